@@ -1,0 +1,70 @@
+import type { StorageConfig } from "./db/open-database.js";
+
+/** Everything the service reads from its environment. The only reader of process.env (INTERFACE.md). */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  adminToken: string | undefined;
+  bootstrap: { companyName: string; apiKey: string } | undefined;
+  storage: StorageConfig;
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** "1m" → 60000. Units ms, s, m, h. */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text);
+  if (!match) throw new ConfigError(`Not a duration: '${text}' (use a number with ms, s, m or h)`);
+  return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
+}
+
+export function parseSchedule(text: string): number[] {
+  if (text.trim() === "") return [];
+  return text.split(",").map(parseDuration);
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === "") return fallback;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new ConfigError(`${name} must be true or false, not '${value}'`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const portText = env.PORT ?? "8080";
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0..65535, not '${portText}'`);
+  const host = env.HOST || "127.0.0.1";
+
+  const databaseUrl = env.DATABASE_URL;
+  const storage: StorageConfig = databaseUrl
+    ? { kind: "postgres", url: databaseUrl, poolSize: env.DATABASE_POOL_SIZE ? Number(env.DATABASE_POOL_SIZE) : undefined }
+    : { kind: "pglite", dataDir: env.BILLING_DATA_DIR || "./data" };
+
+  const bootstrapCompany = env.BILLING_BOOTSTRAP_COMPANY;
+  const bootstrapKey = env.BILLING_BOOTSTRAP_API_KEY;
+  if (Boolean(bootstrapCompany) !== Boolean(bootstrapKey)) {
+    throw new ConfigError("Set both BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY, or neither");
+  }
+
+  return {
+    port,
+    host,
+    // PORT=0 picks a free port; main.ts fills in the real one once listening.
+    publicUrl: (env.BILLING_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
+    adminToken: env.BILLING_ADMIN_TOKEN || undefined,
+    bootstrap: bootstrapCompany && bootstrapKey ? { companyName: bootstrapCompany, apiKey: bootstrapKey } : undefined,
+    storage,
+    webhooks: {
+      retryScheduleMs: parseSchedule(env.BILLING_WEBHOOK_RETRY_SCHEDULE ?? "1m,5m,30m,2h,6h,12h,24h"),
+      timeoutMs: parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s"),
+      allowPrivate: parseBoolean("BILLING_WEBHOOK_ALLOW_PRIVATE", env.BILLING_WEBHOOK_ALLOW_PRIVATE, false),
+    },
+    logLevel: env.LOG_LEVEL || "info",
+  };
+}

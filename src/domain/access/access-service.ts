@@ -1,0 +1,177 @@
+import { randomBytes } from "node:crypto";
+import { hash as argonHash, verify as argonVerify } from "@node-rs/argon2";
+import type { Database } from "../../db/database.js";
+import { ALL_SCOPES, isScope, type Actor, type Scope } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import * as repo from "./access-repository.js";
+import { displayPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
+
+export interface Company {
+  object: "company";
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKey {
+  object: "api_key";
+  id: string;
+  name: string | null;
+  prefix: string;
+  scopes: Scope[];
+  created_at: string;
+  expires_at: string | null;
+}
+
+export interface User {
+  object: "user";
+  id: string;
+  email: string;
+  company_id: string;
+}
+
+const presentCompany = (row: repo.CompanyRow): Company => ({
+  object: "company",
+  id: row.id,
+  name: row.name,
+  created_at: row.created_at.toISOString(),
+});
+
+const presentApiKey = (row: repo.ApiKeyRow): ApiKey => ({
+  object: "api_key",
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: (row.scopes ?? [...ALL_SCOPES]) as Scope[],
+  created_at: row.created_at.toISOString(),
+  expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+});
+
+function checkScopes(scopes: readonly string[] | undefined): Scope[] | null {
+  if (scopes === undefined) return null;
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length > 0) {
+    throw new ValidationError(`Unknown scope: ${unknown.join(", ")}. Known scopes: ${ALL_SCOPES.join(", ")}`, "invalid_scope");
+  }
+  if (scopes.length === 0) throw new ValidationError("scopes must name at least one scope, or be left out for full access", "invalid_scope");
+  return [...new Set(scopes)] as Scope[];
+}
+
+// argon2id with OWASP's second recommended profile (19 MiB, 2 passes): memory-hard, ~30 ms here.
+const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export function createAccessService({ db, clock }: { db: Database; clock: Clock }) {
+  async function createApiKeyRow(
+    q: Parameters<typeof repo.insertApiKey>[0],
+    companyId: string,
+    key: string,
+    input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+  ): Promise<repo.ApiKeyRow> {
+    const row: repo.ApiKeyRow = {
+      id: newId(),
+      company_id: companyId,
+      name: input.name ?? null,
+      prefix: displayPrefix(key),
+      key_hash: hashApiKey(key),
+      scopes: checkScopes(input.scopes),
+      created_at: clock.now(),
+      expires_at: input.expiresAt ?? null,
+      revoked_at: null,
+    };
+    await repo.insertApiKey(q, row);
+    return row;
+  }
+
+  return {
+    async createCompany(name: string): Promise<Company> {
+      const row = { id: newId(), name, created_at: clock.now() };
+      await repo.insertCompany(db, row);
+      return presentCompany(row);
+    },
+
+    async createApiKey(
+      companyId: string,
+      input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+    ): Promise<ApiKey & { key: string }> {
+      if (!isUuid(companyId) || !(await repo.findCompanyById(db, companyId))) throw new NotFoundError("company");
+      if (input.expiresAt && input.expiresAt.getTime() <= clock.now().getTime()) {
+        throw new ValidationError("expires_at must be in the future", "invalid_expires_at");
+      }
+      const key = generateApiKey();
+      const row = await createApiKeyRow(db, companyId, key, input);
+      return { ...presentApiKey(row), key };
+    },
+
+    async revokeApiKey(id: string): Promise<ApiKey & { revoked_at: string }> {
+      const row = isUuid(id) ? await repo.revokeApiKey(db, id, clock.now()) : undefined;
+      if (!row) throw new NotFoundError("api_key");
+      return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
+    },
+
+    /** The caller behind a presented API key, or 401 `Invalid API key`. */
+    async authenticate(presentedKey: string): Promise<Actor> {
+      const row = await repo.findApiKeyByHash(db, hashApiKey(presentedKey));
+      const now = clock.now().getTime();
+      if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) {
+        throw UnauthenticatedError.invalid();
+      }
+      return {
+        companyId: row.company_id,
+        scopes: new Set((row.scopes ?? ALL_SCOPES) as Scope[]),
+        credentialId: row.id,
+      };
+    },
+
+    async createUser(companyId: string, email: string, password: string): Promise<User> {
+      if (!isUuid(companyId) || !(await repo.findCompanyById(db, companyId))) throw new NotFoundError("company");
+      const row: repo.UserRow = {
+        id: newId(),
+        company_id: companyId,
+        email: email.trim().toLowerCase(),
+        password_hash: await argonHash(password, ARGON_OPTIONS),
+        created_at: clock.now(),
+      };
+      if (!(await repo.insertUser(db, row))) throw new ConflictError("A user with this email already exists", "email_taken");
+      return { object: "user", id: row.id, email: row.email, company_id: row.company_id };
+    },
+
+    /** The user whose email and password match, or undefined. Runs the hash even for unknown emails (no timing oracle). */
+    async verifyUserPassword(email: string, password: string): Promise<User | undefined> {
+      const row = await repo.findUserByEmail(db, email.trim().toLowerCase());
+      const hashToCheck = row?.password_hash ?? (await dummyHash());
+      const ok = await argonVerify(hashToCheck, password).catch(() => false);
+      if (!row || !ok) return undefined;
+      return { object: "user", id: row.id, email: row.email, company_id: row.company_id };
+    },
+
+    /**
+     * INTERFACE.md bootstrap: a company with this name exists and this exact key is one of its full-access
+     * keys. Idempotent, and safe when several processes start together.
+     */
+    async bootstrap(companyName: string, key: string): Promise<{ company: Company; createdKey: boolean }> {
+      return db.transaction(async (tx) => {
+        await repo.lockBootstrap(tx);
+        let company = await repo.findOldestCompanyByName(tx, companyName);
+        if (!company) {
+          company = { id: newId(), name: companyName, created_at: clock.now() };
+          await repo.insertCompany(tx, company);
+        }
+        const existing = await repo.findApiKeyByHash(tx, hashApiKey(key));
+        if (existing && existing.company_id !== company.id) {
+          throw new Error("BILLING_BOOTSTRAP_API_KEY already belongs to another company");
+        }
+        if (!existing) await createApiKeyRow(tx, company.id, key, { name: "bootstrap" });
+        return { company: presentCompany(company), createdKey: !existing };
+      });
+    },
+  };
+}
+
+// A real argon2id hash of a random string, verified against when the email is unknown, so that an
+// unknown email costs as much as a wrong password.
+let dummyHashPromise: Promise<string> | undefined;
+const dummyHash = () => (dummyHashPromise ??= argonHash(randomBytes(16).toString("hex"), ARGON_OPTIONS));
+
+export type AccessService = ReturnType<typeof createAccessService>;

@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/** Trimmed, non-empty, bounded text. */
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const createCustomerInput = z
+  .object({
+    name: text(200).describe("Display name"),
+    external_id: text(255).optional().describe("Your own id for the customer; unique per company"),
+    email: z.string().trim().max(254).pipe(z.email()).optional(),
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .max(253)
+      .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, "must be a domain name such as example.com")
+      .optional(),
+    country: text(100).optional(),
+    address: text(1000).optional(),
+    registration_number: text(100).optional().describe("Legal entity number; not used for matching"),
+    payment_terms_days: z.number().int().min(0).max(3650).optional().describe("Stored and shown as `Net {n}`"),
+  })
+  .strict();
+
+export type CreateCustomerInput = z.infer<typeof createCustomerInput>;
+
+export const customerSchema = z.object({
+  object: z.literal("customer"),
+  id: z.string().uuid(),
+  name: z.string(),
+  external_id: z.string().nullable(),
+  email: z.string().nullable(),
+  domain: z.string().nullable(),
+  country: z.string().nullable(),
+  address: z.string().nullable(),
+  registration_number: z.string().nullable(),
+  payment_terms_days: z.number().int().nullable(),
+  payment_terms: z.string().nullable().describe("`Net {n}`"),
+  created_at: z.string(),
+});
+
+export type Customer = z.infer<typeof customerSchema>;
+
+export const listCustomersQuery = z
+  .object({
+    external_id: z.string().max(255).optional(),
+  })
+  .strict();

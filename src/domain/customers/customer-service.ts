@@ -1,0 +1,87 @@
+import type { Database } from "../../db/database.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
+import { recordEvent } from "../webhooks/outbox.js";
+import * as repo from "./customer-repository.js";
+import type { CreateCustomerInput, Customer } from "./customer-schemas.js";
+
+export function presentCustomer(row: repo.CustomerRow): Customer {
+  const days = row.payment_terms ? Number(row.payment_terms.slice("Net ".length)) : null;
+  return {
+    object: "customer",
+    id: row.id,
+    name: row.name,
+    external_id: row.external_id,
+    email: row.email,
+    domain: row.domain,
+    country: row.country,
+    address: row.address,
+    registration_number: row.registration_number,
+    payment_terms_days: days,
+    payment_terms: row.payment_terms,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export function createCustomerService({ db, clock }: { db: Database; clock: Clock }) {
+  return {
+    /**
+     * Creates a customer and its `customer.created` event in one transaction. Customers are never matched
+     * by name; an `external_id` the company already uses answers 409 with the existing customer.
+     */
+    async create(actor: Actor, input: CreateCustomerInput): Promise<Customer> {
+      requireScope(actor, "customers:write", "usage:write");
+      return db.transaction(async (tx) => {
+        const row: repo.CustomerRow = {
+          company_id: actor.companyId,
+          id: newId(),
+          name: input.name,
+          external_id: input.external_id ?? null,
+          email: input.email ?? null,
+          domain: input.domain ?? null,
+          country: input.country ?? null,
+          address: input.address ?? null,
+          registration_number: input.registration_number ?? null,
+          payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
+          created_at: clock.now(),
+        };
+        const inserted = await repo.insertCustomerUnlessExternalIdTaken(tx, row);
+        if (!inserted) {
+          const existing = await repo.findCustomerByExternalId(tx, actor.companyId, row.external_id!);
+          throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
+            customer: existing ? presentCustomer(existing) : undefined,
+          });
+        }
+        const customer = presentCustomer(inserted);
+        await recordEvent(tx, clock, actor.companyId, "customer.created", customer);
+        return customer;
+      });
+    },
+
+    async list(actor: Actor, filter: { externalId?: string | undefined }, page: PageRequest): Promise<Page<Customer>> {
+      requireScope(actor, "customers:read", "usage:write");
+      let after: repo.CustomerRow | undefined;
+      if (page.startingAfter !== undefined) {
+        after = isUuid(page.startingAfter)
+          ? await repo.findCustomerById(db, actor.companyId, page.startingAfter)
+          : undefined;
+        if (!after) throw new ValidationError("starting_after does not name a customer of this list", "invalid_cursor");
+      }
+      const rows = await repo.listCustomers(db, actor.companyId, filter, after, page.limit);
+      const result = toPage(rows, page.limit);
+      return { items: result.items.map(presentCustomer), hasMore: result.hasMore };
+    },
+
+    async get(actor: Actor, id: string): Promise<Customer> {
+      requireScope(actor, "customers:read", "usage:write");
+      const row = isUuid(id) ? await repo.findCustomerById(db, actor.companyId, id) : undefined;
+      if (!row) throw new NotFoundError("customer");
+      return presentCustomer(row);
+    },
+  };
+}
+
+export type CustomerService = ReturnType<typeof createCustomerService>;

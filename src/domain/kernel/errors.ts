@@ -1,0 +1,65 @@
+/**
+ * Typed domain errors. Each carries a stable snake_case code; surfaces map them to HTTP (and MCP)
+ * in exactly one place each.
+ */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  abstract readonly kind: "not_found" | "conflict" | "invalid" | "unauthenticated" | "forbidden" | "rate_limited";
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 404. The message is always "Not found" (spec section 7): another company's id looks exactly like a missing one. */
+export class NotFoundError extends DomainError {
+  readonly kind = "not_found" as const;
+  constructor(readonly resource: string) {
+    super("Not found", "resource_missing");
+  }
+}
+
+/** 409, optionally with the existing resource (spec: customer external_id conflict). */
+export class ConflictError extends DomainError {
+  readonly kind = "conflict" as const;
+  constructor(
+    message: string,
+    code: string,
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message, code);
+  }
+}
+
+/** 400 for input the schema accepts but the domain refuses. */
+export class ValidationError extends DomainError {
+  readonly kind = "invalid" as const;
+  constructor(message: string, code = "invalid_request", details?: ErrorDetail[]) {
+    super(message, code, details);
+  }
+}
+
+export class UnauthenticatedError extends DomainError {
+  readonly kind = "unauthenticated" as const;
+  static missing() {
+    return new UnauthenticatedError("Missing API key", "missing_api_key");
+  }
+  static invalid() {
+    return new UnauthenticatedError("Invalid API key", "invalid_api_key");
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  readonly kind = "forbidden" as const;
+  constructor(readonly requiredScopes: readonly string[]) {
+    super(`This API key lacks the required scope: ${requiredScopes.join(" or ")}`, "insufficient_scope");
+  }
+}

@@ -1,0 +1,27 @@
+import type { Queryable } from "../../db/database.js";
+
+export interface EventRow {
+  company_id: string;
+  id: string;
+  type: string;
+  body: string;
+  created_at: Date;
+}
+
+export async function insertEvent(db: Queryable, event: EventRow): Promise<void> {
+  await db.query("INSERT INTO events (company_id, id, type, body, created_at) VALUES ($1, $2, $3, $4, $5)", [
+    event.company_id,
+    event.id,
+    event.type,
+    event.body,
+    event.created_at,
+  ]);
+}
+
+export async function listEventsForCompany(db: Queryable, companyId: string, limit: number): Promise<EventRow[]> {
+  const { rows } = await db.query<EventRow>(
+    "SELECT company_id, id, type, body, created_at FROM events WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
+    [companyId, limit],
+  );
+  return rows;
+}

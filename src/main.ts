@@ -1,0 +1,40 @@
+import { createApp } from "./app.js";
+import { ConfigError, loadConfig } from "./config.js";
+
+/** config → app → listen; SIGTERM/SIGINT → stop accepting, finish in-flight requests, close the database. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await createApp(config);
+  const address = await app.http.listen({ port: config.port, host: config.host });
+  app.logger.info({ url: address, storage: config.storage.kind }, `billing service listening on ${address}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal }, "shutting down");
+    const force = setTimeout(() => {
+      app.logger.error("shutdown took longer than 25 s; exiting");
+      process.exit(1);
+    }, 25_000);
+    force.unref();
+    try {
+      await app.close();
+      process.exit(0);
+    } catch (error) {
+      app.logger.error({ err: error }, "error during shutdown");
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../../config.js";
+import { migrate } from "../../db/migrate.js";
+import { openDatabase } from "../../db/open-database.js";
+import { DomainError } from "../../domain/kernel/errors.js";
+import { systemClock } from "../../domain/kernel/clock.js";
+import { createServices, type Services } from "../../domain/services.js";
+import { toHttpError } from "../http/error-handler.js";
+
+const USAGE = `Usage: billing <command>
+
+  billing serve                                         start the service (same as npm start)
+  billing companies create --name NAME
+  billing api-keys create --company ID [--scopes a,b] [--name N] [--expires-at ISO]
+  billing api-keys revoke ID
+  billing users create --company ID --email E --password P
+
+Works on the configured database directly (DATABASE_URL, or the embedded one in BILLING_DATA_DIR).
+The embedded database is single-process: stop the server first, or use the admin API.`;
+
+class UsageError extends Error {}
+
+type Flags = Record<string, string | undefined>;
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+const commands: Record<string, (services: Services, flags: Flags, positional: string[]) => Promise<unknown>> = {
+  "companies create": (s, f) => s.access.createCompany(required(f, "name")),
+  "api-keys create": (s, f) =>
+    s.access.createApiKey(required(f, "company"), {
+      name: f.name,
+      scopes: f.scopes?.split(",").map((x) => x.trim()).filter(Boolean),
+      expiresAt: f["expires-at"] ? new Date(f["expires-at"]) : undefined,
+    }),
+  "api-keys revoke": (s, _f, pos) => {
+    if (!pos[0]) throw new UsageError("api-keys revoke needs the key id");
+    return s.access.revokeApiKey(pos[0]);
+  },
+  "users create": async (s, f) => {
+    const user = await s.access.createUser(required(f, "company"), required(f, "email"), required(f, "password"));
+    return { object: user.object, id: user.id, email: user.email };
+  },
+};
+
+export async function runCli(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: "string" },
+      company: { type: "string" },
+      scopes: { type: "string" },
+      email: { type: "string" },
+      password: { type: "string" },
+      "expires-at": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 && !values.help ? 2 : 0;
+  }
+  if (positionals[0] === "serve") {
+    await import("../../main.js");
+    return -1; // keeps running
+  }
+  const name = positionals.slice(0, 2).join(" ");
+  const command = commands[name];
+  if (!command) throw new UsageError(`Unknown command '${positionals.join(" ")}'`);
+
+  const config = loadConfig();
+  const db = await openDatabase(config.storage);
+  try {
+    await migrate(db);
+    const services = createServices({ db, clock: systemClock, publicUrl: config.publicUrl });
+    const result = await command(services, values as Flags, positionals.slice(2));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+
+runCli(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+    } else if (error instanceof DomainError) {
+      process.stderr.write(`${JSON.stringify(toHttpError(error).body)}\n`);
+      process.exitCode = 1;
+    } else {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

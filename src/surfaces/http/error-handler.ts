@@ -1,0 +1,78 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
+import { ConflictError, DomainError, type ErrorDetail } from "../../domain/kernel/errors.js";
+
+export interface HttpErrorBody {
+  error: string;
+  code: string;
+  details?: ErrorDetail[];
+  [extra: string]: unknown;
+}
+
+const STATUS_BY_KIND: Record<DomainError["kind"], number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+};
+
+// Fastify's own client errors, with the code and sentence we answer instead.
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: "invalid_json", message: "The body is not valid JSON" },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: "invalid_json", message: "The body is empty; send a JSON object" },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: "payload_too_large", message: "The body is larger than 1 MiB" },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: "unsupported_media_type",
+    message: "Send the body as application/json",
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "invalid_request", message: "Content-Length does not match the body" },
+  FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Send the body as application/json" },
+};
+
+const pathOf = (path: readonly PropertyKey[]): string => path.map(String).join(".");
+
+/** The one mapping from errors to HTTP answers: `{ error, code, details? }` (decisions.md "Errors and limits"). */
+export function toHttpError(error: unknown): { status: number; body: HttpErrorBody; unexpected: boolean } {
+  if (error instanceof DomainError) {
+    const body: HttpErrorBody = { error: error.message, code: error.code };
+    if (error.details) body.details = error.details;
+    if (error instanceof ConflictError && error.extra) Object.assign(body, error.extra);
+    return { status: STATUS_BY_KIND[error.kind], body, unexpected: false };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const details = error.validation.map((issue) => {
+      const where = issue.instancePath.replace(/^\//, "").replaceAll("/", ".");
+      const field = [error.validationContext === "body" ? "" : error.validationContext, where].filter(Boolean).join(".");
+      const keys = (issue.params as { keys?: unknown }).keys;
+      const message =
+        issue.keyword === "unrecognized_keys" && Array.isArray(keys)
+          ? `Unknown field: ${keys.map((k) => pathOf([...(where ? [where] : []), String(k)])).join(", ")}`
+          : issue.message;
+      return { path: field, message: message ?? "is invalid" };
+    });
+    const first = details[0];
+    const sentence = first ? (first.path && !first.message.startsWith("Unknown field") ? `${first.path}: ${first.message}` : first.message) : "Invalid request";
+    return { status: 400, body: { error: `Invalid request. ${sentence}`, code: "invalid_request", details }, unexpected: false };
+  }
+  const fastifyError = error as FastifyError;
+  const known = fastifyError?.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+  if (known) return { status: known.status, body: { error: known.message, code: known.code }, unexpected: false };
+  const status = fastifyError?.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return {
+      status,
+      body: { error: fastifyError.message, code: (fastifyError.code ?? "invalid_request").toLowerCase() },
+      unexpected: false,
+    };
+  }
+  return { status: 500, body: { error: "Internal server error", code: "internal_error" }, unexpected: true };
+}
+
+export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body, unexpected } = toHttpError(error);
+  if (unexpected) request.log.error({ err: error }, "unhandled error");
+  void reply.code(status).send(body);
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import fastifySwagger from "@fastify/swagger";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import type { Database } from "../../db/database.js";
+import type { Services } from "../../domain/services.js";
+import type { Logger } from "../../platform/logger.js";
+import type { Metrics } from "../../platform/metrics.js";
+import { apiKeyAuth } from "./authenticate.js";
+import { handleError } from "./error-handler.js";
+import { adminRoutes } from "./routes/admin-routes.js";
+import { customerRoutes } from "./routes/customer-routes.js";
+import { serviceRoutes } from "./routes/service-routes.js";
+
+export interface HttpAppDeps {
+  services: Services;
+  db: Database;
+  logger: Logger;
+  metrics: Metrics;
+  publicUrl: string;
+  adminToken: string | undefined;
+}
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
+export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }), // one line per request, in onResponse below
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.code(404).send({ error: "Not found", code: "not_found" });
+  });
+  app.decorateRequest("actor", undefined);
+
+  app.addHook("onRequest", async (request, reply) => {
+    void reply.header("request-id", request.id);
+  });
+  app.addHook("onSend", async (_request, reply) => {
+    void reply.header("x-content-type-options", "nosniff");
+    void reply.header("cache-control", "no-store");
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    deps.metrics.httpRequests.inc({ method: request.method, route, status: reply.statusCode });
+    deps.metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    request.log.info(
+      { method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      "request",
+    );
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Usage-based billing API",
+        version: "1.0",
+        description: "Usage events, contracts, pricing programs, invoices, customers and webhook endpoints.",
+      },
+      servers: [{ url: deps.publicUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: "http", scheme: "bearer", description: "API key as a bearer token" },
+          apiKeyHeader: { type: "apiKey", in: "header", name: "X-Api-Key" },
+        },
+      },
+      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
+  if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
+
+  // Everything under /v1 (but the OpenAPI document) needs an API key.
+  await app.register(async (v1) => {
+    v1.addHook("onRequest", apiKeyAuth(deps.services.access));
+    await v1.register(customerRoutes(deps.services));
+  });
+
+  return app as unknown as FastifyInstance;
+}

@@ -1,0 +1,66 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import type { FastifyRequest } from "fastify";
+import { z } from "zod";
+import { secretsEqual } from "../../../domain/access/api-key-secret.js";
+import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
+import { UnauthenticatedError } from "../../../domain/kernel/errors.js";
+import type { Services } from "../../../domain/services.js";
+
+const companyBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
+const apiKeyBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    scopes: z.array(z.string().max(64)).max(ALL_SCOPES.length).optional(),
+    expires_at: z.iso.datetime({ offset: true }).optional(),
+  })
+  .strict();
+const userBody = z
+  .object({
+    email: z.string().trim().max(254).pipe(z.email()),
+    password: z.string().min(8).max(1024),
+  })
+  .strict();
+const idParams = z.object({ id: z.string().max(100) });
+
+/**
+ * The operators' API (INTERFACE.md "Admin API"). Mounted only when BILLING_ADMIN_TOKEN is set; otherwise
+ * these paths do not exist and answer 404 like any unknown path.
+ */
+export function adminRoutes(services: Services, adminToken: string): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.addHook("onRequest", async (request: FastifyRequest) => {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
+      if (!match) throw new UnauthenticatedError("Missing admin token", "missing_admin_token");
+      if (!secretsEqual(match[1]!, adminToken)) throw new UnauthenticatedError("Invalid admin token", "invalid_admin_token");
+    });
+
+    const hide = { hide: true } as const;
+
+    app.post("/admin/v1/companies", { schema: { ...hide, body: companyBody } }, async (request, reply) => {
+      return reply.code(201).send(await services.access.createCompany(request.body.name));
+    });
+
+    app.post(
+      "/admin/v1/companies/:id/api-keys",
+      { schema: { ...hide, params: idParams, body: apiKeyBody.optional() } },
+      async (request, reply) => {
+        const body = request.body ?? {};
+        const key = await services.access.createApiKey(request.params.id, {
+          name: body.name,
+          scopes: body.scopes,
+          expiresAt: body.expires_at ? new Date(body.expires_at) : undefined,
+        });
+        return reply.code(201).send(key);
+      },
+    );
+
+    app.delete("/admin/v1/api-keys/:id", { schema: { ...hide, params: idParams } }, async (request) => {
+      return services.access.revokeApiKey(request.params.id);
+    });
+
+    app.post("/admin/v1/companies/:id/users", { schema: { ...hide, params: idParams, body: userBody } }, async (request, reply) => {
+      const user = await services.access.createUser(request.params.id, request.body.email, request.body.password);
+      return reply.code(201).send({ object: user.object, id: user.id, email: user.email });
+    });
+  };
+}
