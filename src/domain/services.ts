@@ -1,7 +1,11 @@
 import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
+import { createContractService } from "./contracts/contract-service.js";
 import { createCustomerService } from "./customers/customer-service.js";
+import { createDraftInvoices } from "./invoices/draft-invoices.js";
+import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
+import { createUsageService } from "./usage/usage-service.js";
 
 export interface ServiceDeps {
   db: Database;
@@ -11,9 +15,13 @@ export interface ServiceDeps {
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */
 export function createServices(deps: ServiceDeps) {
+  const drafts = createDraftInvoices(deps);
   return {
     access: createAccessService(deps),
     customers: createCustomerService(deps),
+    contracts: createContractService(deps),
+    usage: createUsageService({ ...deps, drafts }),
+    invoices: createInvoiceService({ ...deps, drafts }),
   };
 }
 

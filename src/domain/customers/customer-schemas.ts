@@ -1,7 +1,8 @@
 import { z } from "zod";
 
-/** Trimmed, non-empty, bounded text. */
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** Trimmed, non-empty, bounded text. PostgreSQL text cannot hold NUL, so it is refused here (400, not 500). */
+export const noNul = (s: z.ZodString) => s.regex(/^[^\u0000]*$/, "must not contain NUL characters");
+const text = (max: number) => noNul(z.string().trim().min(1).max(max));
 
 export const createCustomerInput = z
   .object({

@@ -6,10 +6,14 @@ import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
+import { ValidationError } from "../../domain/kernel/errors.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { adminRoutes } from "./routes/admin-routes.js";
+import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
 import { customerRoutes } from "./routes/customer-routes.js";
+import { invoiceRoutes } from "./routes/invoice-routes.js";
+import { usageRoutes } from "./routes/usage-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 
 export interface HttpAppDeps {
@@ -44,6 +48,19 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     void reply.code(404).send({ error: "Not found", code: "not_found" });
   });
   app.decorateRequest("actor", undefined);
+
+  // PostgreSQL text cannot hold NUL: refuse it at the door, for every endpoint, as a 400 rather than a 500.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    if ((body as string).includes("\\u0000")) {
+      done(new ValidationError("Text must not contain NUL characters (\\u0000)", "invalid_request"), undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
+  app.addHook("onRequest", async (request) => {
+    if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");
+  });
 
   app.addHook("onRequest", async (request, reply) => {
     void reply.header("request-id", request.id);
@@ -83,12 +100,16 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
 
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
+  await app.register(agreementRoutes(deps.services));
   if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.
   await app.register(async (v1) => {
     v1.addHook("onRequest", apiKeyAuth(deps.services.access));
     await v1.register(customerRoutes(deps.services));
+    await v1.register(contractRoutes(deps.services));
+    await v1.register(usageRoutes(deps.services));
+    await v1.register(invoiceRoutes(deps.services));
   });
 
   return app as unknown as FastifyInstance;

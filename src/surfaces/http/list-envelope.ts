@@ -10,7 +10,13 @@ export const pageQuery = {
     .max(MAX_PAGE_LIMIT)
     .default(DEFAULT_PAGE_LIMIT)
     .describe(`1 to ${MAX_PAGE_LIMIT}, default ${DEFAULT_PAGE_LIMIT}`),
-  starting_after: z.string().min(1).max(255).optional().describe("Cursor: the id of the last item of the previous page"),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^\u0000]*$/, "must not contain NUL characters") // PostgreSQL would refuse it with a 500
+    .optional()
+    .describe("Cursor: the id of the last item of the previous page"),
 };
 
 export const toPageRequest = (query: { limit: number; starting_after?: string | undefined }): PageRequest => ({

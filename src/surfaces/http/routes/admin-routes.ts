@@ -6,10 +6,13 @@ import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { UnauthenticatedError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 
-const companyBody = z.object({ name: z.string().trim().min(1).max(200) }).strict();
+// PostgreSQL text cannot hold NUL: refuse it here (400) rather than let the insert fail (500).
+const noNul = /^[^\u0000]*$/;
+const name = z.string().trim().min(1).max(200).regex(noNul, "must not contain NUL characters");
+const companyBody = z.object({ name }).strict();
 const apiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: name.optional(),
     scopes: z.array(z.string().max(64)).max(ALL_SCOPES.length).optional(),
     expires_at: z.iso.datetime({ offset: true }).optional(),
   })
@@ -28,6 +31,9 @@ const idParams = z.object({ id: z.string().max(100) });
  */
 export function adminRoutes(services: Services, adminToken: string): FastifyPluginAsyncZod {
   return async (app) => {
+    // Bodies are JSON only: without this, Fastify's built-in text/plain parser answers 400, not 415.
+    app.removeContentTypeParser("text/plain");
+
     app.addHook("onRequest", async (request: FastifyRequest) => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
       if (!match) throw new UnauthenticatedError("Missing admin token", "missing_admin_token");
@@ -42,7 +48,8 @@ export function adminRoutes(services: Services, adminToken: string): FastifyPlug
 
     app.post(
       "/admin/v1/companies/:id/api-keys",
-      { schema: { ...hide, params: idParams, body: apiKeyBody.optional() } },
+      // Every field is optional, so the body may be left out (Fastify then hands over null, not undefined).
+      { schema: { ...hide, params: idParams, body: apiKeyBody.nullish() } },
       async (request, reply) => {
         const body = request.body ?? {};
         const key = await services.access.createApiKey(request.params.id, {

@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createCustomerInput, customerSchema } from "../../../domain/customers/customer-schemas.js";
+import { createCustomerInput, customerSchema, noNul } from "../../../domain/customers/customer-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 
 export function customerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
+    // Bodies are JSON only (spec section 1): without this, Fastify's built-in text/plain parser answers 400, not 415.
+    app.removeContentTypeParser("text/plain");
+
     app.post(
       "/v1/billing/customers",
       {
@@ -34,7 +37,7 @@ export function customerRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Customers"],
           summary: "List customers, newest first",
           description: "Scope `customers:read` or `usage:write`.",
-          querystring: z.object({ external_id: z.string().min(1).max(255).optional(), ...pageQuery }),
+          querystring: z.object({ external_id: noNul(z.string().min(1).max(255)).optional(), ...pageQuery }),
           response: { 200: listSchema(customerSchema) },
         },
       },

@@ -1,0 +1,164 @@
+import type { Queryable } from "../../db/database.js";
+import type { PricingRule } from "./pricing-rule.js";
+
+export interface ContractRow {
+  company_id: string;
+  id: string;
+  contract_number: string;
+  customer_id: string;
+  customer_name: string;
+  status: string;
+  start_date: string;
+  end_date: string | null;
+  currency: string;
+  billing_cadence: string;
+  sample: boolean;
+  current_version: number;
+  metrics: string[];
+  pdf_token: string;
+  created_at: Date;
+}
+
+export interface ProgramVersionRow {
+  company_id: string;
+  contract_id: string;
+  version: number;
+  effective_date: string;
+  rules: PricingRule[];
+  created_at: Date;
+}
+
+const CONTRACT_COLUMNS = `company_id, id, contract_number, customer_id, customer_name, status, start_date, end_date, currency,
+  billing_cadence, sample, current_version, metrics, pdf_token, created_at`;
+
+/** The next value of a per-company counter (contract and invoice numbers); locks the counter row until commit. */
+export async function nextCounterValues(tx: Queryable, companyId: string, name: string, count: number): Promise<number> {
+  const { rows } = await tx.query<{ value: string }>(
+    `INSERT INTO company_counters (company_id, name, value) VALUES ($1, $2, $3)
+     ON CONFLICT (company_id, name) DO UPDATE SET value = company_counters.value + EXCLUDED.value
+     RETURNING value`,
+    [companyId, name, count],
+  );
+  return Number(rows[0]!.value);
+}
+
+export async function contractIdExists(db: Queryable, companyId: string, id: string): Promise<boolean> {
+  const { rows } = await db.query("SELECT 1 FROM contracts WHERE company_id = $1 AND id = $2", [companyId, id]);
+  return rows.length > 0;
+}
+
+/** Inserts unless the id is taken; returns whether it was inserted. */
+export async function insertContractUnlessIdTaken(tx: Queryable, c: ContractRow): Promise<boolean> {
+  const result = await tx.query(
+    `INSERT INTO contracts (${CONTRACT_COLUMNS})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     ON CONFLICT (company_id, id) DO NOTHING`,
+    [
+      c.company_id,
+      c.id,
+      c.contract_number,
+      c.customer_id,
+      c.customer_name,
+      c.status,
+      c.start_date,
+      c.end_date,
+      c.currency,
+      c.billing_cadence,
+      c.sample,
+      c.current_version,
+      c.metrics,
+      c.pdf_token,
+      c.created_at,
+    ],
+  );
+  return result.rowCount === 1;
+}
+
+export async function findContract(db: Queryable, companyId: string, id: string): Promise<ContractRow | undefined> {
+  const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2`, [
+    companyId,
+    id,
+  ]);
+  return rows[0];
+}
+
+export async function lockContract(tx: Queryable, companyId: string, id: string): Promise<ContractRow | undefined> {
+  const { rows } = await tx.query<ContractRow>(
+    `SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2 FOR UPDATE`,
+    [companyId, id],
+  );
+  return rows[0];
+}
+
+export async function findContractByPdfToken(db: Queryable, token: string): Promise<ContractRow | undefined> {
+  const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE pdf_token = $1`, [token]);
+  return rows[0];
+}
+
+/** All contracts of a company, newest first (the list is not paginated: spec section 4). */
+export async function listContracts(db: Queryable, companyId: string, status: string | undefined): Promise<ContractRow[]> {
+  const { rows } = await db.query<ContractRow>(
+    `SELECT ${CONTRACT_COLUMNS} FROM contracts
+      WHERE company_id = $1 AND ($2::text IS NULL OR status = $2)
+      ORDER BY seq DESC`,
+    [companyId, status ?? null],
+  );
+  return rows;
+}
+
+export async function setCurrentVersion(tx: Queryable, companyId: string, id: string, version: number, metrics: string[]): Promise<void> {
+  await tx.query("UPDATE contracts SET current_version = $3, metrics = $4 WHERE company_id = $1 AND id = $2", [
+    companyId,
+    id,
+    version,
+    metrics,
+  ]);
+}
+
+export async function insertProgramVersion(tx: Queryable, v: ProgramVersionRow): Promise<void> {
+  await tx.query(
+    `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6)`,
+    [v.company_id, v.contract_id, v.version, v.effective_date, JSON.stringify(v.rules), v.created_at],
+  );
+}
+
+export async function findProgramVersion(
+  db: Queryable,
+  companyId: string,
+  contractId: string,
+  version: number,
+): Promise<ProgramVersionRow | undefined> {
+  const { rows } = await db.query<ProgramVersionRow>(
+    `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
+      WHERE company_id = $1 AND contract_id = $2 AND version = $3`,
+    [companyId, contractId, version],
+  );
+  return rows[0];
+}
+
+/** What rating needs of each contract named in a batch, with its active program, in one query. */
+export interface RatingContextRow {
+  id: string;
+  status: string;
+  start_date: string;
+  end_date: string | null;
+  currency: string;
+  current_version: number;
+  metrics: string[];
+  rules: PricingRule[];
+  payment_terms: string | null;
+}
+
+export async function findRatingContexts(db: Queryable, companyId: string, ids: readonly string[]): Promise<RatingContextRow[]> {
+  const { rows } = await db.query<RatingContextRow>(
+    `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version, c.metrics, p.rules, cu.payment_terms
+       FROM contracts c
+       JOIN pricing_program_versions p
+         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
+       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
+      WHERE c.company_id = $1 AND c.id = ANY($2::text[])`,
+    [companyId, ids],
+  );
+  return rows;
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
+
+export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
+
+/** POST /v1/billing/contracts: a customer id only; a name or contract id is refused (issue: sample contracts). */
+export const createSampleContractInput = z
+  .object({ customer_id: z.string().min(1).max(100).describe("The customer's UUID") })
+  .strict();
+
+export const contractSchema = z.object({
+  object: z.literal("contract"),
+  id: z.string().describe("The contract's external id: the value sent as external_contract_id on usage events"),
+  customer_id: z.string(),
+  customer_name: z.string(),
+  contract_number: z.string(),
+  status: z.enum(CONTRACT_STATUSES),
+  start_date: z.string(),
+  end_date: z.string().nullable(),
+  currency: z.string(),
+  billing_cadence: z.string(),
+  metrics: z.array(z.string()),
+  pdf_url: z.string(),
+  sample: z.boolean(),
+  created_at: z.string(),
+});
+export type Contract = z.infer<typeof contractSchema>;
+
+const decimalInput = z.union([z.number(), z.string().max(40)]);
+const scopeText = z.string().trim().min(1).max(255);
+
+const ruleFieldShape = {
+  name: z.string().trim().min(1).max(200),
+  type: z.enum(RULE_TYPES),
+  model: z.enum(RULE_MODELS),
+  amount: decimalInput.describe("Money amount as a decimal string, for flat rules (per unit on usage rules)"),
+  rate: decimalInput.describe("Fraction, for percentage rules: 0.05 is 5 percent"),
+  metric: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, _ . : -"),
+  frequency: z.literal("monthly"),
+  monthly_cap: decimalInput.describe("Money amount: the most the rule's rate-based charges add up to in a month"),
+  currency: z.string().length(3),
+  counterparty: scopeText,
+  counterparty_side: scopeText,
+  pair: scopeText,
+};
+
+export const ruleIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_.-]+$/, "may contain letters, digits, _ . -");
+
+/** POST …/pricing-rules. Cross-field rules (a percentage rule needs a rate …) are checked by normalizeRule. */
+export const addPricingRuleInput = z
+  .object({
+    id: ruleIdSchema.optional(),
+    ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.optional()])),
+  } as { id: z.ZodOptional<typeof ruleIdSchema> } & { [K in keyof typeof ruleFieldShape]: z.ZodOptional<(typeof ruleFieldShape)[K]> })
+  .strict();
+
+/** PUT …/pricing-rules/{rule_id}: any subset, merged into the rule; null clears an optional field. */
+export const updatePricingRuleInput = z
+  .object({
+    id: ruleIdSchema.optional(),
+    ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.nullable().optional()])),
+  } as { id: z.ZodOptional<typeof ruleIdSchema> } & {
+    [K in keyof typeof ruleFieldShape]: z.ZodOptional<z.ZodNullable<(typeof ruleFieldShape)[K]>>;
+  })
+  .strict();
+
+export const pricingRuleSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(RULE_TYPES),
+  model: z.enum(RULE_MODELS),
+  amount: z.string().nullable(),
+  rate: z.number().nullable(),
+  metric: z.string().nullable(),
+  frequency: z.literal("monthly").nullable(),
+  monthly_cap: z.string().nullable(),
+  currency: z.string(),
+  counterparty: z.string().nullable(),
+  counterparty_side: z.string().nullable(),
+  pair: z.string().nullable(),
+});
+
+export const pricingProgramSchema = z.object({
+  object: z.literal("pricing_program"),
+  contract: z.string(),
+  version: z.number().int(),
+  effective_date: z.string(),
+  rules: z.array(pricingRuleSchema),
+});
+
+export const pricingRuleResponseSchema = z.object({
+  object: z.literal("pricing_rule"),
+  contract: z.string(),
+  version: z.number().int(),
+  rule: pricingRuleSchema,
+});

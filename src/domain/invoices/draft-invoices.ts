@@ -1,0 +1,202 @@
+import type { Database, Tx } from "../../db/database.js";
+import { addDays } from "../kernel/billing-period.js";
+import type { Clock } from "../kernel/clock.js";
+import { Big, toDecimalString } from "../kernel/money.js";
+import { nextCounterValues } from "../contracts/contract-repository.js";
+import { applyMinimum, totalsOf, type Line, type LineKindName } from "./invoice-lines.js";
+import * as repo from "./invoice-repository.js";
+
+/** A locked draft invoice and its lines, changed in memory, then saved in the same transaction. */
+export interface DraftInvoice {
+  number: string;
+  contractId: string;
+  periodStart: string;
+  currency: string;
+  minimum: Big | null;
+  projectedAt: Date | null;
+  lines: Map<string, Line>;
+  original: Map<string, repo.LineRow>;
+}
+
+export interface WantedInvoice {
+  contractId: string;
+  periodStart: string;
+  periodEnd: string;
+  currency: string;
+  paymentTerms: string | null;
+}
+
+/** Thrown inside a transaction that found a (contract, period) without a draft: create it, then try again. */
+export class MissingDraftInvoices extends Error {
+  constructor(readonly wanted: WantedInvoice[]) {
+    super("draft invoices missing");
+  }
+}
+
+/** Thrown inside a transaction whose premises changed under it (a concurrent writer): run it again. */
+export class RetryTransaction extends Error {
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+export const periodKey = (contractId: string, periodStart: string) => `${contractId}|${periodStart}`;
+
+export const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
+
+const termsDays = (paymentTerms: string | null) => {
+  const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;
+  return Number.isInteger(days) ? days : 30;
+};
+
+function toLine(row: repo.LineRow): Line {
+  return {
+    key: row.key,
+    kind: row.kind as LineKindName,
+    ruleId: row.rule_id,
+    metric: row.metric,
+    description: row.description,
+    quantity: new Big(row.quantity),
+    unitPrice: new Big(row.unit_price),
+    chargeTotal: new Big(row.charge_total),
+    cappedTotal: new Big(row.capped_total),
+    amount: new Big(row.amount),
+  };
+}
+
+function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
+  return {
+    invoiceNumber,
+    key: line.key,
+    kind: line.kind,
+    ruleId: line.ruleId,
+    metric: line.metric,
+    description: line.description,
+    quantity: toDecimalString(line.quantity),
+    unitPrice: toDecimalString(line.unitPrice),
+    chargeTotal: toDecimalString(line.chargeTotal),
+    cappedTotal: toDecimalString(line.cappedTotal),
+    amount: toDecimalString(line.amount),
+  };
+}
+
+const sameLine = (a: repo.LineWrite, b: repo.LineRow) =>
+  a.kind === b.kind &&
+  a.ruleId === b.rule_id &&
+  a.metric === b.metric &&
+  a.description === b.description &&
+  new Big(a.quantity).eq(b.quantity) &&
+  new Big(a.unitPrice).eq(b.unit_price) &&
+  new Big(a.chargeTotal).eq(b.charge_total) &&
+  new Big(a.cappedTotal).eq(b.capped_total) &&
+  new Big(a.amount).eq(b.amount);
+
+/**
+ * Draft invoices as ingestion and projection share them: one per contract and calendar month, locked for the
+ * length of one transaction, saved with one statement.
+ */
+export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock }) {
+  return {
+    /**
+     * Creates the missing drafts in a short transaction of its own. It is the only place that takes the
+     * company's invoice-number counter, and it takes it before any invoice lock, so that requests never deadlock.
+     */
+    async ensure(companyId: string, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
+      if (wanted.length === 0) return new Set();
+      const sorted = [...wanted].sort((a, b) => periodKey(a.contractId, a.periodStart).localeCompare(periodKey(b.contractId, b.periodStart)));
+      return db.transaction(async (tx) => {
+        const last = await nextCounterValues(tx, companyId, "invoice_number", sorted.length);
+        const first = last - sorted.length + 1;
+        const rows = sorted.map((w, i) => {
+          const issuedDate = addDays(w.periodEnd, 1);
+          return {
+            number: formatInvoiceNumber(first + i),
+            seq: first + i,
+            contractId: w.contractId,
+            currency: w.currency,
+            periodStart: w.periodStart,
+            periodEnd: w.periodEnd,
+            issuedDate,
+            dueDate: addDays(issuedDate, termsDays(w.paymentTerms)),
+          };
+        });
+        return new Set(await repo.insertDraftInvoices(tx, companyId, rows, clock.now()));
+      });
+    },
+
+    /** Locks the drafts of these pairs (sorted order) and loads their lines; throws MissingDraftInvoices for absent ones. */
+    async lock(tx: Tx, companyId: string, wanted: readonly WantedInvoice[]): Promise<Map<string, DraftInvoice>> {
+      const rows = await repo.lockInvoicesWithLines(
+        tx,
+        companyId,
+        wanted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
+      );
+      const drafts = new Map<string, DraftInvoice>();
+      for (const row of rows) {
+        drafts.set(periodKey(row.contract_id, row.period_start), {
+          number: row.number,
+          contractId: row.contract_id,
+          periodStart: row.period_start,
+          currency: row.currency,
+          minimum: row.minimum_amount === null ? null : new Big(row.minimum_amount),
+          projectedAt: null,
+          lines: new Map(row.lines.map((l) => [l.key, toLine(l)])),
+          original: new Map(row.lines.map((l) => [l.key, l])),
+        });
+      }
+      const missing = wanted.filter((w) => !drafts.has(periodKey(w.contractId, w.periodStart)));
+      if (missing.length > 0) throw new MissingDraftInvoices(missing);
+      return drafts;
+    },
+
+    /** Re-applies the minimum true-up, then writes changed lines and totals of these drafts in one statement. */
+    async save(tx: Tx, companyId: string, drafts: Iterable<DraftInvoice>): Promise<void> {
+      const lines: repo.LineWrite[] = [];
+      const removed: { invoiceNumber: string; key: string }[] = [];
+      const invoices: repo.InvoiceTotalsWrite[] = [];
+      for (const draft of drafts) {
+        applyMinimum(draft.lines, draft.minimum, draft.currency);
+        for (const line of draft.lines.values()) {
+          const write = toLineWrite(draft.number, line);
+          const before = draft.original.get(line.key);
+          if (!before || !sameLine(write, before)) lines.push(write);
+        }
+        for (const key of draft.original.keys()) {
+          if (!draft.lines.has(key)) removed.push({ invoiceNumber: draft.number, key });
+        }
+        const totals = totalsOf(draft.lines.values());
+        invoices.push({
+          number: draft.number,
+          subtotal: toDecimalString(totals.subtotal),
+          tax: toDecimalString(totals.tax),
+          total: toDecimalString(totals.total),
+          minimumAmount: draft.minimum === null ? null : toDecimalString(draft.minimum),
+          projectedAt: draft.projectedAt,
+        });
+      }
+      if (invoices.length > 0) await repo.saveDraftState(tx, companyId, { lines, removed, invoices }, clock.now());
+    },
+  };
+}
+
+export type DraftInvoices = ReturnType<typeof createDraftInvoices>;
+
+/**
+ * Runs `work` in a transaction; when it meets missing drafts, creates them (own transaction) and runs it again.
+ * Also retries on RetryTransaction and on a deadlock or serialization failure reported by PostgreSQL.
+ */
+export async function withDrafts<T>(db: Database, drafts: DraftInvoices, companyId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (error) {
+      if (error instanceof MissingDraftInvoices && attempt < 3) {
+        await drafts.ensure(companyId, error.wanted);
+        continue;
+      }
+      const code = (error as { code?: string }).code;
+      if ((error instanceof RetryTransaction || code === "40P01" || code === "40001") && attempt < 5) continue;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,250 @@
+import type { Queryable } from "../../db/database.js";
+
+export interface InvoiceRow {
+  company_id: string;
+  number: string;
+  seq: string;
+  contract_id: string;
+  status: string;
+  currency: string;
+  period_start: string;
+  period_end: string;
+  subtotal: string;
+  tax: string;
+  total: string;
+  minimum_amount: string | null;
+  projected_at: Date | null;
+  issued_date: string;
+  due_date: string;
+  paid_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+  metrics: string[];
+}
+
+export interface LineRow {
+  key: string;
+  kind: string;
+  rule_id: string | null;
+  metric: string | null;
+  description: string;
+  quantity: string;
+  unit_price: string;
+  charge_total: string;
+  capped_total: string;
+  amount: string;
+}
+
+export interface LockedInvoice {
+  number: string;
+  contract_id: string;
+  period_start: string;
+  currency: string;
+  minimum_amount: string | null;
+  lines: LineRow[];
+}
+
+export interface PeriodKey {
+  contractId: string;
+  periodStart: string;
+}
+
+const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
+  i.subtotal, i.tax, i.total, i.minimum_amount, i.projected_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
+  i.updated_at, c.metrics`;
+
+// Lines travel as JSON with decimals as text, so that no amount passes through a float.
+const LINES_JSON = `COALESCE((
+  SELECT json_agg(json_build_object(
+    'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
+    'quantity', l.quantity::text, 'unit_price', l.unit_price::text, 'charge_total', l.charge_total::text,
+    'capped_total', l.capped_total::text, 'amount', l.amount::text) ORDER BY l.line_key)
+  FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json)`;
+
+/**
+ * Locks the draft invoices of these (contract, period) pairs in one sorted order (no deadlocks between
+ * requests) and returns them with their lines. Pairs without an invoice are simply absent.
+ */
+export async function lockInvoicesWithLines(tx: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
+  const { rows } = await tx.query<LockedInvoice>(
+    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, ${LINES_JSON} AS lines
+       FROM invoices i
+      WHERE i.company_id = $1
+        AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
+      ORDER BY i.contract_id, i.period_start
+      FOR UPDATE OF i`,
+    [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
+  );
+  return rows;
+}
+
+export interface NewInvoice {
+  number: string;
+  seq: number;
+  contractId: string;
+  currency: string;
+  periodStart: string;
+  periodEnd: string;
+  issuedDate: string;
+  dueDate: string;
+}
+
+/** Inserts empty draft invoices; a pair that got its invoice meanwhile keeps that one. Returns the inserted numbers. */
+export async function insertDraftInvoices(tx: Queryable, companyId: string, invoices: readonly NewInvoice[], now: Date): Promise<string[]> {
+  const { rows } = await tx.query<{ number: string }>(
+    `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
+                           subtotal, tax, total, issued_date, due_date, created_at, updated_at)
+     SELECT $1, v.number, v.seq, v.contract_id, 'draft', v.currency, v.period_start, v.period_end, 0, 0, 0,
+            v.issued_date, v.due_date, $2, $2
+       FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::date[], $8::date[], $9::date[], $10::date[])
+            AS v(number, seq, contract_id, currency, period_start, period_end, issued_date, due_date)
+     ON CONFLICT (company_id, contract_id, period_start) DO NOTHING
+     RETURNING number`,
+    [
+      companyId,
+      now,
+      invoices.map((i) => i.number),
+      invoices.map((i) => i.seq),
+      invoices.map((i) => i.contractId),
+      invoices.map((i) => i.currency),
+      invoices.map((i) => i.periodStart),
+      invoices.map((i) => i.periodEnd),
+      invoices.map((i) => i.issuedDate),
+      invoices.map((i) => i.dueDate),
+    ],
+  );
+  return rows.map((r) => r.number);
+}
+
+export interface LineWrite {
+  invoiceNumber: string;
+  key: string;
+  kind: string;
+  ruleId: string | null;
+  metric: string | null;
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  chargeTotal: string;
+  cappedTotal: string;
+  amount: string;
+}
+
+export interface InvoiceTotalsWrite {
+  number: string;
+  subtotal: string;
+  tax: string;
+  total: string;
+  minimumAmount: string | null;
+  projectedAt: Date | null;
+}
+
+/**
+ * Writes the new state of locked draft invoices in one statement: upserted lines (absolute values, computed
+ * under the lock), removed lines, and the invoices' totals.
+ */
+export async function saveDraftState(
+  tx: Queryable,
+  companyId: string,
+  state: { lines: readonly LineWrite[]; removed: readonly { invoiceNumber: string; key: string }[]; invoices: readonly InvoiceTotalsWrite[] },
+  now: Date,
+): Promise<void> {
+  const { lines, removed, invoices } = state;
+  await tx.query(
+    `WITH upserted AS (
+       INSERT INTO invoice_lines (company_id, invoice_number, line_key, kind, rule_id, metric, description,
+                                  quantity, unit_price, charge_total, capped_total, amount)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                                $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::numeric[])
+       ON CONFLICT (company_id, invoice_number, line_key) DO UPDATE SET
+         kind = EXCLUDED.kind, rule_id = EXCLUDED.rule_id, metric = EXCLUDED.metric, description = EXCLUDED.description,
+         quantity = EXCLUDED.quantity, unit_price = EXCLUDED.unit_price, charge_total = EXCLUDED.charge_total,
+         capped_total = EXCLUDED.capped_total, amount = EXCLUDED.amount
+       RETURNING 1
+     ), removed AS (
+       DELETE FROM invoice_lines
+        WHERE company_id = $1 AND (invoice_number, line_key) IN (SELECT * FROM unnest($13::text[], $14::text[]))
+       RETURNING 1
+     )
+     UPDATE invoices i
+        SET subtotal = v.subtotal, tax = v.tax, total = v.total, minimum_amount = v.minimum_amount,
+            projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $21
+       FROM unnest($15::text[], $16::numeric[], $17::numeric[], $18::numeric[], $19::numeric[], $20::timestamptz[])
+            AS v(number, subtotal, tax, total, minimum_amount, projected_at)
+      WHERE i.company_id = $1 AND i.number = v.number`,
+    [
+      companyId,
+      lines.map((l) => l.invoiceNumber),
+      lines.map((l) => l.key),
+      lines.map((l) => l.kind),
+      lines.map((l) => l.ruleId),
+      lines.map((l) => l.metric),
+      lines.map((l) => l.description),
+      lines.map((l) => l.quantity),
+      lines.map((l) => l.unitPrice),
+      lines.map((l) => l.chargeTotal),
+      lines.map((l) => l.cappedTotal),
+      lines.map((l) => l.amount),
+      removed.map((r) => r.invoiceNumber),
+      removed.map((r) => r.key),
+      invoices.map((i) => i.number),
+      invoices.map((i) => i.subtotal),
+      invoices.map((i) => i.tax),
+      invoices.map((i) => i.total),
+      invoices.map((i) => i.minimumAmount),
+      invoices.map((i) => i.projectedAt),
+      now,
+    ],
+  );
+}
+
+/** One-time rules of a contract already billed on an invoice other than `exceptNumber`. */
+export async function findOneTimeRulesBilled(db: Queryable, companyId: string, contractId: string, exceptNumber: string): Promise<Set<string>> {
+  const { rows } = await db.query<{ rule_id: string }>(
+    `SELECT DISTINCT l.rule_id FROM invoice_lines l
+       JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
+      WHERE l.company_id = $1 AND i.contract_id = $2 AND l.kind = 'one_time' AND l.invoice_number <> $3`,
+    [companyId, contractId, exceptNumber],
+  );
+  return new Set(rows.map((r) => r.rule_id));
+}
+
+export async function findInvoice(db: Queryable, companyId: string, number: string): Promise<(InvoiceRow & { lines: LineRow[] }) | undefined> {
+  const { rows } = await db.query<InvoiceRow & { lines: LineRow[] }>(
+    `SELECT ${INVOICE_COLUMNS}, ${LINES_JSON} AS lines
+       FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
+      WHERE i.company_id = $1 AND i.number = $2`,
+    [companyId, number],
+  );
+  return rows[0];
+}
+
+export async function findInvoiceSeq(db: Queryable, companyId: string, number: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ seq: string }>("SELECT seq FROM invoices WHERE company_id = $1 AND number = $2", [companyId, number]);
+  return rows[0]?.seq;
+}
+
+export interface InvoiceFilter {
+  contractId?: string | undefined;
+  status?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** Newest first; fetches limit + 1 rows. */
+export async function listInvoices(db: Queryable, companyId: string, filter: InvoiceFilter, afterSeq: string | undefined, limit: number): Promise<InvoiceRow[]> {
+  const { rows } = await db.query<InvoiceRow>(
+    `SELECT ${INVOICE_COLUMNS}
+       FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
+      WHERE i.company_id = $1
+        AND ($2::text IS NULL OR i.contract_id = $2)
+        AND ($3::text IS NULL OR i.status = $3)
+        AND ($4::date IS NULL OR i.period_start >= $4)
+        AND ($5::date IS NULL OR i.period_end <= $5)
+        AND ($6::bigint IS NULL OR i.seq < $6)
+      ORDER BY i.seq DESC
+      LIMIT $7`,
+    [companyId, filter.contractId ?? null, filter.status ?? null, filter.from ?? null, filter.to ?? null, afterSeq ?? null, limit + 1],
+  );
+  return rows;
+}

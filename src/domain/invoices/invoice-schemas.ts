@@ -1,0 +1,59 @@
+import { z } from "zod";
+
+export const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
+
+export const lineItemSchema = z.object({
+  description: z.string(),
+  quantity: z.number(),
+  unit_price: z.number(),
+  amount: z.number(),
+  kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
+  rule_id: z.string().nullable(),
+  metric: z.string().nullable(),
+});
+
+export const invoiceSchema = z.object({
+  object: z.literal("invoice"),
+  number: z.string(),
+  contract: z.string(),
+  status: z.string(),
+  subtotal: z.number(),
+  tax: z.number(),
+  total: z.number(),
+  currency: z.string(),
+  billing_period: billingPeriodSchema,
+  issued_date: z.string(),
+  due_date: z.string(),
+  paid_date: z.string().nullable(),
+  metrics: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+export const invoiceWithLinesSchema = invoiceSchema.extend({ line_items: z.array(lineItemSchema) });
+export type InvoiceWithLines = z.infer<typeof invoiceWithLinesSchema>;
+
+const date = z.iso.date();
+
+export const projectInvoiceInput = z
+  .object({
+    external_contract_id: z.string().min(1).max(255),
+    billing_period_start: date.describe("First day of a calendar month"),
+    billing_period_end: date.describe("Last day of the same month"),
+  })
+  .strict();
+
+export const invoiceProjectionSchema = z.object({
+  object: z.literal("invoice"),
+  number: z.string(),
+  contract: z.string(),
+  status: z.string(),
+  is_new: z.boolean().describe("true when the draft was created rather than updated"),
+  subtotal: z.number(),
+  tax: z.number(),
+  total: z.number(),
+  currency: z.string(),
+  billing_period: billingPeriodSchema,
+});
+export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;

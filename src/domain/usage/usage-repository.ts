@@ -1,0 +1,134 @@
+import type { Queryable } from "../../db/database.js";
+
+export interface UsageEventRow {
+  id: string;
+  seq: string;
+  contract_id: string;
+  metric: string;
+  quantity: string;
+  fee_amount: string | null;
+  applied_rate: string | null;
+  counterparty: string | null;
+  counterparty_side: string | null;
+  pair: string | null;
+  rated_amount: string;
+  rule_id: string;
+  pricing_version: number;
+  invoice_number: string;
+  service_period_start: string;
+  service_period_end: string;
+  event_timestamp: Date;
+  ingested_at: Date;
+  status: string;
+}
+
+/** A rated event ready to store; decimals as strings. */
+export interface RatedEventWrite {
+  id: string;
+  contractId: string;
+  metric: string;
+  quantity: string;
+  feeAmount: string | null;
+  appliedRate: string | null;
+  counterparty: string | null;
+  counterpartySide: string | null;
+  pair: string | null;
+  ratedAmount: string;
+  ruleId: string;
+  pricingVersion: number;
+  invoiceNumber: string;
+  lineKey: string;
+  periodStart: string;
+  periodEnd: string;
+  timestamp: string;
+}
+
+const EVENT_COLUMNS = `id, seq, contract_id, metric, quantity, fee_amount, applied_rate, counterparty, counterparty_side, pair,
+  rated_amount, rule_id, pricing_version, invoice_number, service_period_start, service_period_end, event_timestamp,
+  ingested_at, status`;
+
+/** Which of these event ids the company has stored already. */
+export async function findStoredEventIds(db: Queryable, companyId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>("SELECT id FROM usage_events WHERE company_id = $1 AND id = ANY($2::text[])", [
+    companyId,
+    ids,
+  ]);
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Stores rated events in one statement. An id stored meanwhile by a concurrent request is skipped
+ * (ON CONFLICT DO NOTHING); the caller compares the returned ids with what it sent.
+ */
+export async function insertRatedEvents(tx: Queryable, companyId: string, events: readonly RatedEventWrite[], ingestedAt: Date): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
+                               counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
+                               service_period_start, service_period_end, event_timestamp, ingested_at, status)
+     SELECT $1, v.*, $19, 'rated'
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::numeric[], $7::numeric[], $8::text[], $9::text[],
+                   $10::text[], $11::numeric[], $12::text[], $13::int[], $14::text[], $15::text[], $16::date[], $17::date[],
+                   $18::timestamptz[])
+            AS v(id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty, counterparty_side, pair,
+                 rated_amount, rule_id, pricing_version, invoice_number, line_key, period_start, period_end, event_timestamp)
+     ON CONFLICT (company_id, id) DO NOTHING
+     RETURNING id`,
+    [
+      companyId,
+      events.map((e) => e.id),
+      events.map((e) => e.contractId),
+      events.map((e) => e.metric),
+      events.map((e) => e.quantity),
+      events.map((e) => e.feeAmount),
+      events.map((e) => e.appliedRate),
+      events.map((e) => e.counterparty),
+      events.map((e) => e.counterpartySide),
+      events.map((e) => e.pair),
+      events.map((e) => e.ratedAmount),
+      events.map((e) => e.ruleId),
+      events.map((e) => e.pricingVersion),
+      events.map((e) => e.invoiceNumber),
+      events.map((e) => e.lineKey),
+      events.map((e) => e.periodStart),
+      events.map((e) => e.periodEnd),
+      events.map((e) => e.timestamp),
+      ingestedAt,
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function findUsageEvent(db: Queryable, companyId: string, id: string): Promise<UsageEventRow | undefined> {
+  const { rows } = await db.query<UsageEventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2`, [
+    companyId,
+    id,
+  ]);
+  return rows[0];
+}
+
+export interface UsageFilter {
+  contractId?: string | undefined;
+  metric?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  status?: string | undefined;
+}
+
+/** Newest first; fetches limit + 1 rows after the cursor's position. */
+export async function listUsageEvents(db: Queryable, companyId: string, filter: UsageFilter, afterSeq: string | undefined, limit: number): Promise<UsageEventRow[]> {
+  const { rows } = await db.query<UsageEventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM usage_events
+      WHERE company_id = $1
+        AND ($2::text IS NULL OR contract_id = $2)
+        AND ($3::text IS NULL OR metric = $3)
+        AND ($4::date IS NULL OR service_period_start >= date_trunc('month', $4::date)::date)
+        AND ($5::date IS NULL OR service_period_start <= $5)
+        AND ($6::text IS NULL OR status = $6)
+        AND ($7::bigint IS NULL OR seq < $7)
+      ORDER BY seq DESC
+      LIMIT $8`,
+    [companyId, filter.contractId ?? null, filter.metric ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, afterSeq ?? null, limit + 1],
+  );
+  return rows;
+}

@@ -1,0 +1,109 @@
+import { z } from "zod";
+import { Big, CHARGE_DP, fractionDigits, parseDecimal } from "../kernel/money.js";
+
+export const MAX_EVENTS_PER_REQUEST = 100;
+const MAX_DECIMAL = new Big("1e15");
+
+/** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
+const decimal = (what: string) =>
+  z.union([z.number(), z.string().max(40)]).transform((value, ctx): Big => {
+    const parsed = typeof value === "number" ? (Number.isFinite(value) ? new Big(value) : undefined) : parseDecimal(value.trim());
+    if (!parsed) {
+      ctx.addIssue({ code: "custom", message: `${what} must be a finite decimal number` });
+      return z.NEVER;
+    }
+    if (parsed.lt(0)) {
+      ctx.addIssue({ code: "custom", message: `${what} must not be negative` });
+      return z.NEVER;
+    }
+    if (parsed.gte(MAX_DECIMAL)) {
+      ctx.addIssue({ code: "custom", message: `${what} must be less than 10^15` });
+      return z.NEVER;
+    }
+    if (fractionDigits(parsed) > CHARGE_DP) {
+      ctx.addIssue({ code: "custom", message: `${what} has more than ${CHARGE_DP} decimal places` });
+      return z.NEVER;
+    }
+    return parsed.eq(0) ? new Big(0) : parsed; // -0 is 0
+  });
+
+const id = z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters");
+const scope = z.string().trim().min(1).max(255).optional();
+
+/** One usage event (spec section 4, submitUsage). Unknown fields are refused: a misspelt field must not bill silently. */
+export const usageEventInput = z
+  .object({
+    external_contract_id: id.describe("The contract's external id"),
+    event_id: id.describe("Unique per company: the idempotency key"),
+    metric: z.string().min(1).max(100).describe("Must be a metric of the contract"),
+    quantity: decimal("quantity"),
+    timestamp: z.iso.datetime({ offset: true }).describe("ISO 8601 with a time zone; decides the service period (UTC month)"),
+    fee_amount: decimal("fee_amount").optional().describe("Billed as is; overrides the contract rate"),
+    applied_rate: decimal("applied_rate").optional().describe("Overrides the rule's rate or per-unit price"),
+    counterparty: scope,
+    counterparty_side: scope,
+    pair: scope,
+  })
+  .strict();
+
+export type UsageEventInput = z.output<typeof usageEventInput>;
+
+/**
+ * The request body. Events are checked one by one by the service (a bad event is rejected on its own,
+ * decisions.md Rating 7), so here each is only required to be there; the document shows the event schema.
+ */
+export const submitUsageBody = z
+  .object({
+    events: z
+      .array(z.unknown().meta({ ...z.toJSONSchema(usageEventInput, { io: "input", unrepresentable: "any" }), $schema: undefined }))
+      .min(1)
+      .max(MAX_EVENTS_PER_REQUEST)
+      .describe(`1 to ${MAX_EVENTS_PER_REQUEST} usage events`),
+  })
+  .strict();
+
+export const REJECTION_CODES = [
+  "contract_not_found",
+  "contract_not_active",
+  "outside_contract_term",
+  "unknown_metric",
+  "invalid_event",
+] as const;
+export type RejectionCode = (typeof REJECTION_CODES)[number];
+
+export const submitResultSchema = z.object({
+  accepted: z.number().int(),
+  rejected: z.number().int(),
+  events: z.array(
+    z.object({
+      event_id: z.string().nullable(),
+      status: z.enum(["accepted", "rejected"]),
+      duplicate: z.boolean().optional().describe("true when this event_id was already stored (or came earlier in the batch)"),
+      error: z.object({ code: z.enum(REJECTION_CODES), message: z.string() }).optional(),
+    }),
+  ),
+});
+export type SubmitResult = z.infer<typeof submitResultSchema>;
+
+export const usageEventSchema = z.object({
+  object: z.literal("usage_event"),
+  id: z.string(),
+  contract: z.string(),
+  metric: z.string(),
+  quantity: z.number(),
+  fee_amount: z.number().optional(),
+  applied_rate: z.number().nullable(),
+  counterparty: z.string().optional(),
+  counterparty_side: z.string().optional(),
+  pair: z.string().optional(),
+  rated_amount: z.number(),
+  rule_id: z.string().describe("The pricing rule that priced the event"),
+  pricing_version: z.number().int().describe("The program version that priced the event"),
+  invoice_number: z.string(),
+  service_period_start: z.string(),
+  service_period_end: z.string(),
+  timestamp: z.string(),
+  ingested_at: z.string(),
+  status: z.enum(["accepted", "rated"]),
+});
+export type UsageEvent = z.infer<typeof usageEventSchema>;

@@ -1,0 +1,63 @@
+import type { Database } from "../../db/database.js";
+import type { DraftInvoices } from "../invoices/draft-invoices.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { NotFoundError, ValidationError } from "../kernel/errors.js";
+import { toJsonNumber } from "../kernel/money.js";
+import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
+import { createUsageIngestion } from "./ingest-usage.js";
+import * as repo from "./usage-repository.js";
+import type { UsageEvent } from "./usage-schemas.js";
+
+export function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
+  const event: UsageEvent = {
+    object: "usage_event",
+    id: row.id,
+    contract: row.contract_id,
+    metric: row.metric,
+    quantity: toJsonNumber(row.quantity),
+    applied_rate: row.applied_rate === null ? null : toJsonNumber(row.applied_rate),
+    rated_amount: toJsonNumber(row.rated_amount),
+    rule_id: row.rule_id,
+    pricing_version: row.pricing_version,
+    invoice_number: row.invoice_number,
+    service_period_start: row.service_period_start,
+    service_period_end: row.service_period_end,
+    timestamp: row.event_timestamp.toISOString(),
+    ingested_at: row.ingested_at.toISOString(),
+    status: row.status as UsageEvent["status"],
+  };
+  if (row.fee_amount !== null) event.fee_amount = toJsonNumber(row.fee_amount);
+  if (row.counterparty !== null) event.counterparty = row.counterparty;
+  if (row.counterparty_side !== null) event.counterparty_side = row.counterparty_side;
+  if (row.pair !== null) event.pair = row.pair;
+  return event;
+}
+
+export function createUsageService(deps: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+  const { db } = deps;
+  return {
+    submit: createUsageIngestion(deps),
+
+    async list(actor: Actor, filter: repo.UsageFilter, page: PageRequest): Promise<Page<UsageEvent>> {
+      requireScope(actor, "usage:read", "usage:write");
+      let afterSeq: string | undefined;
+      if (page.startingAfter !== undefined) {
+        afterSeq = (await repo.findUsageEvent(db, actor.companyId, page.startingAfter))?.seq;
+        if (afterSeq === undefined) throw new ValidationError("starting_after does not name a usage event of this company", "invalid_cursor");
+      }
+      const rows = await repo.listUsageEvents(db, actor.companyId, filter, afterSeq, page.limit);
+      const result = toPage(rows, page.limit);
+      return { items: result.items.map(presentUsageEvent), hasMore: result.hasMore };
+    },
+
+    async get(actor: Actor, eventId: string): Promise<UsageEvent> {
+      requireScope(actor, "usage:read", "usage:write");
+      const row = await repo.findUsageEvent(db, actor.companyId, eventId);
+      if (!row) throw new NotFoundError("usage_event");
+      return presentUsageEvent(row);
+    },
+  };
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;

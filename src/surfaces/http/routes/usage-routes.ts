@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { Services } from "../../../domain/services.js";
+import { submitResultSchema, submitUsageBody, usageEventSchema } from "../../../domain/usage/usage-schemas.js";
+import { actorOf } from "../authenticate.js";
+import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
+
+const date = z.iso.date();
+
+export function usageRoutes(services: Services): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      "/v1/billing/usage",
+      {
+        schema: {
+          tags: ["Usage"],
+          summary: "Submit 1 to 100 usage events",
+          description:
+            "Each event is judged on its own: valid ones are stored, rated at once and put on the draft invoice; rejected ones say why. An event_id already stored answers accepted (duplicate: true) and bills nothing.",
+          body: submitUsageBody,
+          response: { 200: submitResultSchema, 400: errorSchema },
+        },
+      },
+      async (request) => services.usage.submit(actorOf(request), request.body.events),
+    );
+
+    app.get(
+      "/v1/billing/usage",
+      {
+        schema: {
+          tags: ["Usage"],
+          summary: "List usage events, newest first",
+          querystring: z.object({
+            contract: z.string().min(1).max(255).optional(),
+            metric: z.string().min(1).max(100).optional(),
+            from: date.optional().describe("Service periods ending on or after this date"),
+            to: date.optional().describe("Service periods starting on or before this date"),
+            status: z.enum(["accepted", "rated"]).optional(),
+            ...pageQuery,
+          }),
+          response: { 200: listSchema(usageEventSchema) },
+        },
+      },
+      async (request) => {
+        const q = request.query;
+        const page = await services.usage.list(
+          actorOf(request),
+          { contractId: q.contract, metric: q.metric, from: q.from, to: q.to, status: q.status },
+          toPageRequest(q),
+        );
+        return listEnvelope(page);
+      },
+    );
+
+    app.get(
+      "/v1/billing/usage/:event_id",
+      {
+        schema: {
+          tags: ["Usage"],
+          summary: "Get a usage event",
+          params: z.object({ event_id: z.string().min(1).max(255) }),
+          response: { 200: usageEventSchema, 404: errorSchema },
+        },
+      },
+      async (request) => services.usage.get(actorOf(request), request.params.event_id),
+    );
+  };
+}
