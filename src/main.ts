@@ -1,5 +1,6 @@
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { DataDirInUseError } from "./db/open-database.js";
 
 /** config → app → listen; SIGTERM/SIGINT → stop accepting, finish in-flight requests, close the database. */
 async function main(): Promise<void> {
@@ -31,8 +32,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`configuration error: ${error.message}\n`);
+  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+    process.stderr.write(`cannot start: ${error.message}\n`);
   } else {
     process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }

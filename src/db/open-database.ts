@@ -1,5 +1,6 @@
 import pg from "pg";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Database, QueryResult, Tx } from "./database.js";
 
 /** What the configuration says about storage. */
@@ -78,14 +79,54 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
     return wrapPool(pool, "postgres", async () => {});
   }
 
+  const releaseLock = config.dataDir.startsWith("memory://") ? () => {} : lockDataDir(config.dataDir);
   const { PGlite } = await import("@electric-sql/pglite");
   const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
-  if (!config.dataDir.startsWith("memory://")) mkdirSync(config.dataDir, { recursive: true });
-  const pglite = await PGlite.create(config.dataDir);
+  let pglite;
+  try {
+    pglite = await PGlite.create(config.dataDir);
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
   // PGlite is a single session: one connection, so transactions queue behind each other.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, types: typeOverrides } as pg.PoolConfig);
   pool.on("error", () => {});
   return wrapPool(pool, "pglite", async () => {
     await pglite.close();
+    releaseLock();
   });
+}
+
+export class DataDirInUseError extends Error {}
+
+/**
+ * The embedded database belongs to one process at a time (PGlite is a single session): a second process
+ * opening the same folder would corrupt it. A pid file keeps it out with a clear message instead.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockFile = join(dataDir, "billing.pid");
+  try {
+    const holder = Number(readFileSync(lockFile, "utf8").trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+      throw new DataDirInUseError(
+        `The embedded database in ${dataDir} is in use by process ${holder}. Stop that process first, or use the admin API of the running service.`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof DataDirInUseError) throw error;
+    // no lock file, or an unreadable one: take it
+  }
+  writeFileSync(lockFile, String(process.pid));
+  return () => rmSync(lockFile, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -1,6 +1,7 @@
 // The contract's "Usage-based services agreement" as a PDF: parties, term, pricing table, minimum, footer.
-// Rendered with pdfkit and the DejaVu Sans font (embedded, subset) so accented and non-Latin names print;
-// characters DejaVu lacks (CJK) render as the font's missing-glyph box instead of failing.
+// Rendered with pdfkit and the DejaVu Sans font (embedded, subset) so accented, Greek, Cyrillic and other
+// names DejaVu covers print as written; characters it lacks (CJK) are drawn as U+FFFD instead of failing,
+// and the document metadata (Title, Author, Subject) keeps the exact text.
 // The output is a pure function of the input: metadata dates come from `generatedAt`, nothing reads the clock.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -65,7 +66,7 @@ let fontCache: LoadedFonts | undefined;
  * fontkit can read WOFF itself, but it inflates tables with a pure-JavaScript inflater on every access,
  * which makes laying out and subsetting DejaVu take seconds per document; from the sfnt it takes milliseconds.
  */
-export function woffToSfnt(woff: Buffer): Buffer {
+function woffToSfnt(woff: Buffer): Buffer {
   if (woff.toString("latin1", 0, 4) !== "wOFF") throw new Error("not a WOFF 1.0 font");
   const flavor = woff.readUInt32BE(4);
   const numTables = woff.readUInt16BE(12);
@@ -167,8 +168,8 @@ function drawableInput(input: AgreementPdfInput, fonts: LoadedFonts): AgreementP
     text === null || text === undefined ? text : d(text);
   return {
     ...input,
-    companyName: d(input.companyName),
-    customerName: d(input.customerName),
+    companyName: input.companyName.trim() === "" ? "Provider" : d(input.companyName),
+    customerName: input.customerName.trim() === "" ? "Customer" : d(input.customerName),
     contractId: d(input.contractId),
     contractNumber: d(input.contractNumber),
     startDate: d(input.startDate),
@@ -236,7 +237,6 @@ function pad2(n: number): string {
 
 /** UTC timestamp "2025-01-31 14:05 UTC". */
 function formatTimestamp(at: Date): string {
-  if (Number.isNaN(at.getTime())) return "unknown date";
   return (
     `${at.getUTCFullYear()}-${pad2(at.getUTCMonth() + 1)}-${pad2(at.getUTCDate())} ` +
     `${pad2(at.getUTCHours())}:${pad2(at.getUTCMinutes())} UTC`
@@ -305,6 +305,7 @@ function describePrice(rule: Rule, contractCurrency: string): string {
     const money = formatMoney(amount, currency);
     switch (rule.type) {
       case "subscription":
+      case "minimum":
         return money + frequencySuffix(rule.frequency);
       case "usage":
         return `${money} / unit`;
@@ -671,6 +672,9 @@ function draw(doc: Doc, input: AgreementPdfInput): void {
 
 /** Renders the agreement as a PDF. The same input gives the same bytes. */
 export async function renderAgreementPdf(input: AgreementPdfInput): Promise<Buffer> {
+  if (!(input.generatedAt instanceof Date) || Number.isNaN(input.generatedAt.getTime())) {
+    throw new TypeError("renderAgreementPdf: generatedAt must be a valid Date");
+  }
   const fonts = loadFonts();
   const doc = new PDFDocument({
     size: "A4",

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../../config.js";
 import { migrate } from "../../db/migrate.js";
-import { openDatabase } from "../../db/open-database.js";
+import { DataDirInUseError, openDatabase } from "../../db/open-database.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { systemClock } from "../../domain/kernel/clock.js";
 import { createServices, type Services } from "../../domain/services.js";
@@ -94,6 +94,9 @@ runCli(process.argv.slice(2)).then(
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
       process.exitCode = 2;
+    } else if (error instanceof DataDirInUseError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exitCode = 1;
     } else if (error instanceof DomainError) {
       process.stderr.write(`${JSON.stringify(toHttpError(error).body)}\n`);
       process.exitCode = 1;
