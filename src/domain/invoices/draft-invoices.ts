@@ -124,25 +124,38 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       });
     },
 
-    /** Locks the drafts of these pairs (sorted order) and loads their lines; throws MissingDraftInvoices for absent ones. */
+    /**
+     * Locks the drafts of these pairs (sorted order), then loads their lines in a second statement, whose
+     * snapshot is taken after the locks are held. Throws MissingDraftInvoices for absent drafts.
+     */
     async lock(tx: Tx, companyId: string, wanted: readonly WantedInvoice[]): Promise<Map<string, DraftInvoice>> {
-      const rows = await repo.lockInvoicesWithLines(
+      const rows = await repo.lockInvoices(
         tx,
         companyId,
         wanted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
       );
       const drafts = new Map<string, DraftInvoice>();
+      const byNumber = new Map<string, DraftInvoice>();
       for (const row of rows) {
-        drafts.set(periodKey(row.contract_id, row.period_start), {
+        const draft: DraftInvoice = {
           number: row.number,
           contractId: row.contract_id,
           periodStart: row.period_start,
           currency: row.currency,
           minimum: row.minimum_amount === null ? null : new Big(row.minimum_amount),
           projectedAt: null,
-          lines: new Map(row.lines.map((l) => [l.key, toLine(l)])),
-          original: new Map(row.lines.map((l) => [l.key, l])),
-        });
+          lines: new Map(),
+          original: new Map(),
+        };
+        drafts.set(periodKey(row.contract_id, row.period_start), draft);
+        byNumber.set(row.number, draft);
+      }
+      if (rows.length > 0) {
+        for (const line of await repo.findLinesOfInvoices(tx, companyId, [...byNumber.keys()])) {
+          const draft = byNumber.get(line.invoice_number)!;
+          draft.lines.set(line.key, toLine(line));
+          draft.original.set(line.key, line);
+        }
       }
       const missing = wanted.filter((w) => !drafts.has(periodKey(w.contractId, w.periodStart)));
       if (missing.length > 0) throw new MissingDraftInvoices(missing);

@@ -41,7 +41,6 @@ export interface LockedInvoice {
   period_start: string;
   currency: string;
   minimum_amount: string | null;
-  lines: LineRow[];
 }
 
 export interface PeriodKey {
@@ -63,17 +62,28 @@ const LINES_JSON = `COALESCE((
 
 /**
  * Locks the draft invoices of these (contract, period) pairs in one sorted order (no deadlocks between
- * requests) and returns them with their lines. Pairs without an invoice are simply absent.
+ * requests). Pairs without an invoice are simply absent. Read the lines with `findLinesOfInvoices` in a
+ * statement of its own: a statement that waited for a lock still reads with the snapshot it started with.
  */
-export async function lockInvoicesWithLines(tx: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
+export async function lockInvoices(tx: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
   const { rows } = await tx.query<LockedInvoice>(
-    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, ${LINES_JSON} AS lines
+    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount
        FROM invoices i
       WHERE i.company_id = $1
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
       ORDER BY i.contract_id, i.period_start
       FOR UPDATE OF i`,
     [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
+  );
+  return rows;
+}
+
+export async function findLinesOfInvoices(tx: Queryable, companyId: string, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
+  const { rows } = await tx.query<LineRow & { invoice_number: string }>(
+    `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, unit_price::text,
+            charge_total::text, capped_total::text, amount::text
+       FROM invoice_lines WHERE company_id = $1 AND invoice_number = ANY($2::text[])`,
+    [companyId, numbers],
   );
   return rows;
 }

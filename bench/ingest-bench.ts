@@ -1,0 +1,447 @@
+/**
+ * `npm run bench`: usage ingestion against the database's own ceiling (issue: performance).
+ *
+ * In one run, side by side:
+ *   ceiling   the same events inserted straight into PostgreSQL (INSERT … SELECT FROM unnest … ON CONFLICT
+ *             DO NOTHING, 100 rows a transaction, 8 connections) into a table with the service's indexes;
+ *   (a)       the service (a separate process on the same PostgreSQL), 16 clients, 100-event batches,
+ *             events spread over many contracts;
+ *   (b)       every event on one contract (one hot draft invoice);
+ *   (c)       4 clients;
+ *   (d)       replays of events already stored;
+ *   (e)       the service on its embedded PGlite database.
+ * Each case reports events/s, request latency p50/p99/max, the service's peak RSS and the ratio to the
+ * ceiling, then checks the stored data (counts, charges = invoice lines), so a fast wrong run cannot pass.
+ *
+ * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_SECONDS
+ * (default 10 per case), BENCH_SMOKE=1 (a few seconds in all, correctness only, run by `npm test`),
+ * BENCH_CASES=a,b (a subset), BENCH_SERVICE=tsx (run the service from source instead of dist/).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import { createServer } from "node:net";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { migrate } from "../src/db/migrate.js";
+import { openDatabase } from "../src/db/open-database.js";
+import { verifyBilling } from "../src/domain/invariants/verify.js";
+
+const SMOKE = process.env.BENCH_SMOKE === "1";
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const CASES = new Set((process.env.BENCH_CASES ?? "ceiling,a,b,c,d,e").split(","));
+const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
+const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
+const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
+const CONTRACTS = SMOKE ? 10 : 200;
+const BATCH = 100;
+
+export interface CaseResult {
+  name: string;
+  clients: number;
+  requests: number;
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  peakRssMb: number | null;
+  ratio: number | null;
+  verified: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Databases
+
+async function createDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Events
+
+const timestamp = new Date().toISOString();
+const metrics = ["domestic_wire", "international_wire"];
+
+function batchBody(prefix: string, contracts: string[], seq: number): string {
+  const events: string[] = [];
+  for (let i = 0; i < BATCH; i++) {
+    const contract = contracts[(seq * BATCH + i) % contracts.length]!;
+    events.push(
+      `{"external_contract_id":"${contract}","event_id":"${prefix}-${seq}-${i}","metric":"${metrics[i % 2]}","quantity":${(i % 5) + 1},"timestamp":"${timestamp}"}`,
+    );
+  }
+  return `{"events":[${events.join(",")}]}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The ceiling: the database alone
+
+async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
+  const connections = 8;
+  const pool = new pg.Pool({ connectionString: url, max: connections });
+  const sql = `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
+                 counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
+                 service_period_start, service_period_end, event_timestamp, ingested_at, status)
+               SELECT $1, v.id, v.contract_id, v.metric, v.quantity, NULL, v.applied_rate, NULL, NULL, NULL, v.rated_amount,
+                      'rule', 1, 'INV-000001', 'usage|rule|20', date_trunc('month', now())::date,
+                      (date_trunc('month', now()) + interval '1 month - 1 day')::date, now(), now(), 'rated'
+                 FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::numeric[], $7::numeric[])
+                      AS v(id, contract_id, metric, quantity, applied_rate, rated_amount)
+               ON CONFLICT (company_id, id) DO NOTHING`;
+  const latencies: number[] = [];
+  let events = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async (_, worker) => {
+      for (let seq = 0; performance.now() < deadline; seq++) {
+        const ids: string[] = [];
+        const contracts: string[] = [];
+        const ms: string[] = [];
+        const qs: string[] = [];
+        for (let i = 0; i < BATCH; i++) {
+          ids.push(`ceiling-${worker}-${seq}-${i}`);
+          contracts.push(`c${i % CONTRACTS}`);
+          ms.push(metrics[i % 2]!);
+          qs.push(String((i % 5) + 1));
+        }
+        const t0 = performance.now();
+        await pool.query(sql, [companyId, ids, contracts, ms, qs, qs.map(() => "20"), qs.map((q) => String(Number(q) * 20))]);
+        latencies.push(performance.now() - t0);
+        events += BATCH;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const { rows } = await pool.query("SELECT count(*)::int AS n FROM usage_events WHERE id LIKE 'ceiling-%'");
+  await pool.end();
+  return summarize("ceiling (PostgreSQL alone, 8 conns)", connections, latencies, events, seconds, null, rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The service, as its own process
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+interface Service {
+  port: number;
+  child: ChildProcess;
+  peakRssMb(): number | null;
+  stop(): Promise<void>;
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const args = FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      BILLING_BOOTSTRAP_COMPANY: "bench",
+      BILLING_BOOTSTRAP_API_KEY: API_KEY,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  for (let i = 0; ; i++) {
+    try {
+      const res = await request(port, "GET", "/readyz");
+      if (res.status === 200) break;
+    } catch {
+      // not up yet
+    }
+    if (child.exitCode !== null || i > 600) throw new Error("the service did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    child,
+    peakRssMb() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+        return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+      } catch {
+        return null;
+      }
+    },
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function request(port: number, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${API_KEY}`,
+          ...(body !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+/** Customers and sample contracts through the API; returns the contract ids. */
+async function setupContracts(port: number, count: number, tag: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const customer = await request(port, "POST", "/v1/billing/customers", JSON.stringify({ name: `${tag} customer ${i}` }));
+    if (customer.status !== 201) throw new Error(`customer: ${customer.status} ${customer.body}`);
+    const contract = await request(port, "POST", "/v1/billing/contracts", JSON.stringify({ customer_id: JSON.parse(customer.body).id }));
+    if (contract.status !== 201) throw new Error(`contract: ${contract.status} ${contract.body}`);
+    ids.push(JSON.parse(contract.body).id);
+  }
+  return ids;
+}
+
+interface LoadOutcome {
+  latencies: number[];
+  events: number;
+  accepted: number;
+  duplicates: number;
+  seconds: number;
+  bodies: string[];
+}
+
+/** `clients` loops sending 100-event batches for SECONDS (or replaying `replay` bodies). */
+async function load(port: number, clients: number, prefix: string, contracts: string[], replay?: string[]): Promise<LoadOutcome> {
+  const latencies: number[] = [];
+  const bodies: string[] = [];
+  let events = 0;
+  let accepted = 0;
+  let duplicates = 0;
+  let next = 0;
+  const deadline = performance.now() + SECONDS * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const seq = next++;
+        let body: string;
+        if (replay) {
+          if (replay.length === 0) return;
+          body = replay[seq % replay.length]!;
+        } else {
+          body = batchBody(prefix, contracts, seq);
+          bodies.push(body);
+        }
+        const t0 = performance.now();
+        const res = await request(port, "POST", "/v1/billing/usage", body);
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`usage: ${res.status} ${res.body.slice(0, 300)}`);
+        const result = JSON.parse(res.body) as { accepted: number; events: { duplicate?: boolean }[] };
+        events += BATCH;
+        accepted += result.accepted;
+        duplicates += result.events.filter((e) => e.duplicate).length;
+      }
+    }),
+  );
+  return { latencies, events, accepted, duplicates, seconds: (performance.now() - started) / 1000, bodies };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function summarize(name: string, clients: number, latencies: number[], events: number, seconds: number, peakRssMb: number | null, verified: string): CaseResult {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const round = (n: number) => Math.round(n * 10) / 10;
+  return {
+    name,
+    clients,
+    requests: latencies.length,
+    events,
+    seconds: round(seconds),
+    eventsPerSecond: Math.round(events / seconds),
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted[sorted.length - 1] ?? 0),
+    peakRssMb,
+    ratio: null,
+    verified,
+  };
+}
+
+/** Stored data must match what was acknowledged, and every invariant must hold. */
+async function verify(url: string | { dataDir: string }, expectedNew: number, prefixes: string[]): Promise<string> {
+  const db = await openDatabase(typeof url === "string" ? { kind: "postgres", url } : { kind: "pglite", dataDir: url.dataDir });
+  try {
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM usage_events WHERE ${prefixes.map((_, i) => `id LIKE $${i + 1}`).join(" OR ")}`,
+      prefixes.map((p) => `${p}-%`),
+    );
+    const stored = Number(rows[0]!.n);
+    if (stored !== expectedNew) throw new Error(`stored ${stored} events, but ${expectedNew} were acknowledged as new`);
+    const report = await verifyBilling(db);
+    if (!report.ok) throw new Error(`invariants broken:\n${report.problems.slice(0, 10).join("\n")}`);
+    return `ok: ${stored} stored, charges = lines`;
+  } finally {
+    await db.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (!FROM_SOURCE) {
+    const build = spawnSync("npm", ["run", "--silent", "build"], { stdio: "inherit" });
+    if (build.status !== 0) throw new Error("build failed");
+  }
+  const stamp = Date.now().toString(36);
+  const results: CaseResult[] = [];
+  const print = (r: CaseResult) =>
+    console.log(
+      `${r.name.padEnd(44)} ${String(r.eventsPerSecond).padStart(8)} ev/s  p50 ${String(r.p50Ms).padStart(6)} ms  p99 ${String(r.p99Ms).padStart(6)} ms  max ${String(r.maxMs).padStart(6)} ms  rss ${String(r.peakRssMb ?? "-").padStart(4)} MB  ${r.verified}`,
+    );
+
+  let ceiling: CaseResult | undefined;
+  if (CASES.has("ceiling")) {
+    const name = `billing_bench_ceiling_${stamp}`;
+    const url = await createDatabase(name);
+    try {
+      const db = await openDatabase({ kind: "postgres", url });
+      await migrate(db);
+      const companyId = "00000000-0000-4000-8000-000000000001";
+      await db.query("INSERT INTO companies (id, name, created_at) VALUES ($1, 'ceiling', now())", [companyId]);
+      await db.close();
+      ceiling = await runCeiling(url, companyId);
+      results.push(ceiling);
+      print(ceiling);
+    } finally {
+      await dropDatabase(name);
+    }
+  }
+
+  const serviceCases = ["a", "b", "c", "d"].filter((c) => CASES.has(c));
+  if (serviceCases.length > 0) {
+    const name = `billing_bench_service_${stamp}`;
+    const url = await createDatabase(name);
+    const service = await startService({ DATABASE_URL: url });
+    try {
+      const spread = await setupContracts(service.port, CONTRACTS, "spread");
+      const [hot] = await setupContracts(service.port, 1, "hot");
+      let acceptedNew = 0;
+      const prefixes: string[] = [];
+      let stored: string[] = [];
+      const runCase = async (label: string, key: string, clients: number, contracts: string[], replay?: string[]) => {
+        const prefix = `${key}${stamp}`;
+        const outcome = await load(service.port, clients, prefix, contracts, replay);
+        const fresh = outcome.accepted - outcome.duplicates;
+        if (!replay) {
+          prefixes.push(prefix);
+          acceptedNew += fresh;
+          stored = stored.concat(outcome.bodies);
+        } else if (fresh !== 0) {
+          throw new Error(`replays stored ${fresh} new events`);
+        }
+        const verified = await verify(url, acceptedNew, prefixes);
+        const result = summarize(label, clients, outcome.latencies, outcome.events, outcome.seconds, service.peakRssMb(), verified);
+        results.push(result);
+        print(result);
+      };
+      if (CASES.has("a")) await runCase(`(a) service, 16 clients, ${CONTRACTS} contracts`, "a", 16, spread);
+      if (CASES.has("b")) await runCase("(b) service, 16 clients, one contract", "b", 16, [hot!]);
+      if (CASES.has("c")) await runCase(`(c) service, 4 clients, ${CONTRACTS} contracts`, "c", 4, spread);
+      if (CASES.has("d")) await runCase("(d) service, 16 clients, replays", "d", 16, spread, stored);
+    } finally {
+      await service.stop();
+      await dropDatabase(name);
+    }
+  }
+
+  if (CASES.has("e") && !SKIP_PGLITE) {
+    const dataDir = mkdtempSync(join(tmpdir(), "billing-bench-"));
+    try {
+      const service = await startService({ BILLING_DATA_DIR: dataDir });
+      let outcome: LoadOutcome;
+      let rss: number | null;
+      const prefix = `e${stamp}`;
+      try {
+        const spread = await setupContracts(service.port, CONTRACTS, "pglite");
+        outcome = await load(service.port, 16, prefix, spread);
+        rss = service.peakRssMb();
+      } finally {
+        await service.stop();
+      }
+      const verified = await verify({ dataDir }, outcome.accepted - outcome.duplicates, [prefix]);
+      const result = summarize(`(e) service on PGlite, 16 clients, ${CONTRACTS} contracts`, 16, outcome.latencies, outcome.events, outcome.seconds, rss, verified);
+      results.push(result);
+      print(result);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  if (ceiling) for (const r of results) r.ratio = Math.round((r.eventsPerSecond / ceiling.eventsPerSecond) * 100) / 100;
+  console.log("\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | stored data |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${r.verified} |`);
+  }
+  if (!SMOKE) {
+    mkdirSync("bench/results", { recursive: true });
+    const file = `bench/results/${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`;
+    writeFileSync(
+      file,
+      `${JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version }, seconds: SECONDS, results }, null, 2)}\n`,
+    );
+    console.log(`\nwritten to ${file}`);
+  }
+  agent.destroy();
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
