@@ -159,7 +159,9 @@ interface Service {
 
 async function startService(env: Record<string, string>): Promise<Service> {
   const port = await freePort();
-  const args = FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"];
+  // BENCH_PROFILE=dir writes a V8 CPU profile of the service there (node --cpu-prof), to find the real cost.
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const args = [...profile, ...(FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"])];
   const child = spawn(process.execPath, args, {
     env: {
       ...process.env,

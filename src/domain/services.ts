@@ -1,6 +1,7 @@
 import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
 import { createContractService } from "./contracts/contract-service.js";
+import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCustomerService } from "./customers/customer-service.js";
 import { createDraftInvoices } from "./invoices/draft-invoices.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
@@ -16,11 +17,12 @@ export interface ServiceDeps {
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */
 export function createServices(deps: ServiceDeps) {
   const drafts = createDraftInvoices(deps);
+  const contexts = createRatingContextCache();
   return {
     access: createAccessService(deps),
     customers: createCustomerService(deps),
-    contracts: createContractService(deps),
-    usage: createUsageService({ ...deps, drafts }),
+    contracts: createContractService({ ...deps, contexts }),
+    usage: createUsageService({ ...deps, drafts, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
   };
 }

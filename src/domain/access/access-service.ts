@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hash as argonHash, verify as argonVerify } from "@node-rs/argon2";
+import { z } from "zod";
 import type { Database } from "../../db/database.js";
 import { ALL_SCOPES, isScope, type Actor, type Scope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
@@ -59,6 +60,33 @@ function checkScopes(scopes: readonly string[] | undefined): Scope[] | null {
   return [...new Set(scopes)] as Scope[];
 }
 
+// The admin API validates these in its schemas; the CLI calls the service directly, so the service checks
+// them too (a blank company name, an invalid date or a one-letter password must not get in by the CLI).
+function checkName(field: string, name: string): string {
+  const trimmed = name.trim();
+  if (trimmed.length < 1 || trimmed.length > 200 || trimmed.includes("\u0000")) {
+    throw new ValidationError(`${field} must be 1 to 200 characters`, "invalid_request");
+  }
+  return trimmed;
+}
+
+function checkExpiry(expiresAt: Date | null | undefined, now: Date): void {
+  if (!expiresAt) return;
+  if (Number.isNaN(expiresAt.getTime())) throw new ValidationError("expires_at is not a valid date", "invalid_expires_at");
+  if (expiresAt.getTime() <= now.getTime()) throw new ValidationError("expires_at must be in the future", "invalid_expires_at");
+}
+
+const emailSchema = z.string().trim().max(254).pipe(z.email());
+
+function checkUser(email: string, password: string): string {
+  const parsed = emailSchema.safeParse(email);
+  if (!parsed.success) throw new ValidationError("email must be a valid email address", "invalid_request");
+  if (password.length < 8 || password.length > 1024) {
+    throw new ValidationError("password must be 8 to 1024 characters", "invalid_request");
+  }
+  return parsed.data.toLowerCase();
+}
+
 // argon2id with OWASP's second recommended profile (19 MiB, 2 passes): memory-hard, ~30 ms here.
 const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
@@ -72,7 +100,7 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
     const row: repo.ApiKeyRow = {
       id: newId(),
       company_id: companyId,
-      name: input.name ?? null,
+      name: input.name == null ? null : checkName("name", input.name),
       prefix: displayPrefix(key),
       key_hash: hashApiKey(key),
       scopes: checkScopes(input.scopes),
@@ -86,7 +114,7 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
 
   return {
     async createCompany(name: string): Promise<Company> {
-      const row = { id: newId(), name, created_at: clock.now() };
+      const row = { id: newId(), name: checkName("name", name), created_at: clock.now() };
       await repo.insertCompany(db, row);
       return presentCompany(row);
     },
@@ -96,9 +124,7 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
       input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
     ): Promise<ApiKey & { key: string }> {
       if (!isUuid(companyId) || !(await repo.findCompanyById(db, companyId))) throw new NotFoundError("company");
-      if (input.expiresAt && input.expiresAt.getTime() <= clock.now().getTime()) {
-        throw new ValidationError("expires_at must be in the future", "invalid_expires_at");
-      }
+      checkExpiry(input.expiresAt, clock.now());
       const key = generateApiKey();
       const row = await createApiKeyRow(db, companyId, key, input);
       return { ...presentApiKey(row), key };
@@ -125,11 +151,12 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
     },
 
     async createUser(companyId: string, email: string, password: string): Promise<User> {
+      const normalizedEmail = checkUser(email, password);
       if (!isUuid(companyId) || !(await repo.findCompanyById(db, companyId))) throw new NotFoundError("company");
       const row: repo.UserRow = {
         id: newId(),
         company_id: companyId,
-        email: email.trim().toLowerCase(),
+        email: normalizedEmail,
         password_hash: await argonHash(password, ARGON_OPTIONS),
         created_at: clock.now(),
       };

@@ -10,6 +10,7 @@ import { isUuid } from "../kernel/ids.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import { renderAgreementPdf } from "./agreement-pdf.js";
 import * as repo from "./contract-repository.js";
+import type { RatingContextCache } from "./rating-context-cache.js";
 import type { Contract } from "./contract-schemas.js";
 import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
 
@@ -42,7 +43,17 @@ export function sampleRules(): PricingRule[] {
   ];
 }
 
-export function createContractService({ db, clock, publicUrl }: { db: Database; clock: Clock; publicUrl: string }) {
+export function createContractService({
+  db,
+  clock,
+  publicUrl,
+  contexts,
+}: {
+  db: Database;
+  clock: Clock;
+  publicUrl: string;
+  contexts: RatingContextCache;
+}) {
   const pdfUrl = (token: string) => `${publicUrl}/v1/agreements/${token}.pdf`;
 
   const present = (row: repo.ContractRow): Contract => ({
@@ -83,6 +94,13 @@ export function createContractService({ db, clock, publicUrl }: { db: Database; 
     });
     await repo.setCurrentVersion(tx, contract.company_id, contract.id, version, metricsOf(rules));
     return version;
+  }
+
+  /** This process rates with the new version at once; other processes find out at their next write. */
+  async function afterCommitForget<T>(actor: Actor, contractId: string, committed: Promise<T>): Promise<T> {
+    const result = await committed;
+    contexts.invalidate(actor.companyId, [contractId]);
+    return result;
   }
 
   async function lockedContractWithRules(tx: Parameters<typeof repo.lockContract>[0], actor: Actor, contractId: string) {
@@ -176,7 +194,7 @@ export function createContractService({ db, clock, publicUrl }: { db: Database; 
     /** Appends a rule as a new program version (201); a supplied id that exists answers 409. */
     async addRule(actor: Actor, contractId: string, fields: RuleFields) {
       requireScope(actor, "contracts:write");
-      return db.transaction(async (tx) => {
+      return afterCommitForget(actor, contractId, db.transaction(async (tx) => {
         const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
         if (fields.id !== undefined && rules.some((r) => r.id === fields.id)) {
           throw new ConflictError(`A pricing rule with id '${fields.id}' already exists on this contract`, "rule_exists");
@@ -185,13 +203,13 @@ export function createContractService({ db, clock, publicUrl }: { db: Database; 
         if (result.errors) throw new ValidationError(`Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, "invalid_pricing_rule", result.errors);
         const version = await appendVersion(tx, contract, [...rules, result.rule]);
         return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
-      });
+      }));
     },
 
     /** Merges the supplied fields into a rule (null clears a field) and writes a new program version. */
     async updateRule(actor: Actor, contractId: string, ruleId: string, fields: RuleFields) {
       requireScope(actor, "contracts:write");
-      return db.transaction(async (tx) => {
+      return afterCommitForget(actor, contractId, db.transaction(async (tx) => {
         const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
         const index = rules.findIndex((r) => r.id === ruleId);
         if (index < 0) throw new NotFoundError("pricing_rule");
@@ -210,7 +228,7 @@ export function createContractService({ db, clock, publicUrl }: { db: Database; 
         const next = rules.map((r, i) => (i === index ? result.rule : r));
         const version = await appendVersion(tx, contract, next);
         return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
-      });
+      }));
     },
 
     /** The agreement PDF behind a `pdf_url` (no API key: the token in the URL is the capability). */

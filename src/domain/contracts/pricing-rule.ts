@@ -97,14 +97,17 @@ export function normalizeRule(
   const cap = decimalField(fields.monthly_cap, "monthly_cap", minorUnitExponent(currency), errors);
   const metric = fields.metric ?? null;
   const scoped = fields.counterparty != null || fields.counterparty_side != null || fields.pair != null;
+  // "Required" means not supplied: a supplied but malformed value already has its own error above.
+  const amountGiven = fields.amount != null;
+  const rateGiven = fields.rate != null;
 
   if (type === "usage") {
     if (!metric) errors.push({ path: "metric", message: "is required on a usage rule" });
-    if (model === "percentage" && rate === null) errors.push({ path: "rate", message: "is required on a percentage rule" });
-    if (model === "flat" && amount === null) errors.push({ path: "amount", message: "is required on a flat rule (the price per unit)" });
+    if (model === "percentage" && !rateGiven) errors.push({ path: "rate", message: "is required on a percentage rule" });
+    if (model === "flat" && !amountGiven) errors.push({ path: "amount", message: "is required on a flat rule (the price per unit)" });
   } else if (type) {
     if (model !== "flat") errors.push({ path: "model", message: `must be flat on a ${type} rule` });
-    if (amount === null) errors.push({ path: "amount", message: `is required on a ${type} rule` });
+    if (!amountGiven) errors.push({ path: "amount", message: `is required on a ${type} rule` });
     if (metric) errors.push({ path: "metric", message: "applies to usage rules only" });
     if (cap !== null) errors.push({ path: "monthly_cap", message: "applies to usage rules only" });
     if (scoped) errors.push({ path: "counterparty", message: "counterparty scopes apply to usage rules only" });

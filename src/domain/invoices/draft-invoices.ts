@@ -105,9 +105,19 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       if (wanted.length === 0) return new Set();
       const sorted = [...wanted].sort((a, b) => periodKey(a.contractId, a.periodStart).localeCompare(periodKey(b.contractId, b.periodStart)));
       return db.transaction(async (tx) => {
-        const last = await nextCounterValues(tx, companyId, "invoice_number", sorted.length);
-        const first = last - sorted.length + 1;
-        const rows = sorted.map((w, i) => {
+        // Take the counter (and with it the right to create drafts) first, then number only the drafts
+        // still missing, so that numbers have no gaps but for rolled-back transactions.
+        await nextCounterValues(tx, companyId, "invoice_number", 0);
+        const existing = new Set(
+          (await repo.findExistingPeriods(tx, companyId, sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })))).map((k) =>
+            periodKey(k.contractId, k.periodStart),
+          ),
+        );
+        const missing = sorted.filter((w) => !existing.has(periodKey(w.contractId, w.periodStart)));
+        if (missing.length === 0) return new Set<string>();
+        const last = await nextCounterValues(tx, companyId, "invoice_number", missing.length);
+        const first = last - missing.length + 1;
+        const rows = missing.map((w, i) => {
           const issuedDate = addDays(w.periodEnd, 1);
           return {
             number: formatInvoiceNumber(first + i),

@@ -174,7 +174,7 @@ describe("addCharge", () => {
       lines: [{ key: "usage|wire|10", description: "wire usage", quantity: "3", unitPrice: "10", chargeTotal: "15", cappedTotal: "15", amount: "15" }],
     },
     {
-      name: "makes one fee line per metric whose unit price is total over quantity",
+      name: "makes one fee line per metric whose unit price is amount over quantity",
       charges: [fee(wire, "1", "10"), fee(wire, "2", "5")],
       lines: [{ key: "fee|wire", description: "wire fees", quantity: "3", unitPrice: "5", chargeTotal: "15", cappedTotal: "0", amount: "15" }],
     },
@@ -187,6 +187,11 @@ describe("addCharge", () => {
       name: "keeps a fee line's unit price to twelve digits when the division does not end",
       charges: [fee(wire, "3", "10")],
       lines: [{ key: "fee|wire", description: "wire fees", quantity: "3", unitPrice: "3.333333333333", chargeTotal: "10", cappedTotal: "0", amount: "10" }],
+    },
+    {
+      name: "divides the rounded line amount, not the exact charges, for a fee line's unit price",
+      charges: [fee(wire, "10000", "12.345")],
+      lines: [{ key: "fee|wire", description: "wire fees", quantity: "10000", unitPrice: "0.001234", chargeTotal: "12.345", cappedTotal: "0", amount: "12.34" }],
     },
     {
       name: "gives a fee line of zero quantity a unit price of 0",

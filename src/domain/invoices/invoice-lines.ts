@@ -43,24 +43,32 @@ export interface Charge {
   cappedCharge: Big;
 }
 
+/** Which line a charge belongs on, and that line's description. */
+export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "unitPrice">): { key: string; description: string } {
+  return charge.kind === "fee"
+    ? { key: feeLineKey(charge.metric), description: `${charge.metric} fees` }
+    : { key: usageLineKey(charge.rule.id, charge.unitPrice!), description: usageDescription(charge.rule, charge.metric) };
+}
+
 /** The line after one more charge is added to it. Pure. */
 export function addCharge(line: Line | undefined, charge: Charge, currency: string): Line {
-  const key = charge.kind === "fee" ? feeLineKey(charge.metric) : usageLineKey(charge.rule.id, charge.unitPrice!);
+  const { key, description } = lineIdentity(charge);
   const quantity = (line?.quantity ?? ZERO).plus(charge.quantity);
   const chargeTotal = (line?.chargeTotal ?? ZERO).plus(charge.charge);
-  const unitPrice =
-    charge.kind === "fee" ? (quantity.eq(0) ? ZERO : roundCharge(chargeTotal.div(quantity))) : charge.unitPrice!;
+  const amount = roundToMinorUnit(chargeTotal, currency);
+  // Fees: unit_price = amount / quantity (decisions.md "Invoices"), kept to 12 decimals.
+  const unitPrice = charge.kind === "fee" ? (quantity.eq(0) ? ZERO : roundCharge(amount.div(quantity))) : charge.unitPrice!;
   return {
     key,
     kind: charge.kind,
     ruleId: charge.rule.id,
     metric: charge.metric,
-    description: charge.kind === "fee" ? `${charge.metric} fees` : usageDescription(charge.rule, charge.metric),
+    description,
     quantity,
     unitPrice,
     chargeTotal,
     cappedTotal: (line?.cappedTotal ?? ZERO).plus(charge.cappedCharge),
-    amount: roundToMinorUnit(chargeTotal, currency),
+    amount,
   };
 }
 

@@ -78,6 +78,16 @@ export async function lockInvoices(tx: Queryable, companyId: string, keys: reado
   return rows;
 }
 
+/** Which of these (contract, period) pairs have a draft, without locking anything. */
+export async function findExistingPeriods(db: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<PeriodKey[]> {
+  const { rows } = await db.query<{ contract_id: string; period_start: string }>(
+    `SELECT contract_id, period_start FROM invoices
+      WHERE company_id = $1 AND (contract_id, period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))`,
+    [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
+  );
+  return rows.map((r) => ({ contractId: r.contract_id, periodStart: r.period_start }));
+}
+
 export async function findLinesOfInvoices(tx: Queryable, companyId: string, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
   const { rows } = await tx.query<LineRow & { invoice_number: string }>(
     `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, unit_price::text,

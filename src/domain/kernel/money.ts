@@ -46,7 +46,8 @@ export function toDecimalString(amount: Big): string {
 
 /** A decimal string with exactly the currency's minor-unit digits ("1000.00", "15", "1.250"). */
 export function toMoneyString(amount: Big, currency: string): string {
-  return amount.toFixed(minorUnitExponent(currency));
+  // Rounded first: big.js's toFixed keeps the sign of the unrounded value, printing -0.001 as "-0.00".
+  return roundToMinorUnit(amount, currency).toFixed(minorUnitExponent(currency));
 }
 
 /**

@@ -1,19 +1,50 @@
 import type { Database, Tx } from "../../db/database.js";
 import type { RatingContextRow } from "../contracts/contract-repository.js";
-import { findRatingContexts } from "../contracts/contract-repository.js";
-import { addCharge, capUsedByRule, feeLineKey, usageLineKey } from "../invoices/invoice-lines.js";
+import type { RatingContextCache } from "../contracts/rating-context-cache.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { addCharge, capUsedByRule, lineIdentity } from "../invoices/invoice-lines.js";
 import { periodKey, RetryTransaction, withDrafts, type DraftInvoices, type WantedInvoice } from "../invoices/draft-invoices.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { Big, toDecimalString } from "../kernel/money.js";
-import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
+import { Big, minorUnitExponent, toDecimalString } from "../kernel/money.js";
+import { rateEvent, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
 import { usageEventInput, type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
-import { findStoredEventIds, insertRatedEvents, type RatedEventWrite } from "./usage-repository.js";
+import { createBatchWriter, StaleContracts } from "./batch-writer.js";
+import {
+  findStaleContracts,
+  findStoredEventIds,
+  insertRatedEvents,
+  type BatchEventWrite,
+  type RatedEventWrite,
+} from "./usage-repository.js";
 
 type Outcome =
   | { kind: "accepted"; duplicate: boolean }
   | { kind: "rejected"; code: RejectionCode; message: string };
+
+interface Parsed {
+  index: number;
+  input: UsageEventInput;
+}
+
+/** The verdict on one parsed event: a candidate to rate, or its refusal. Pure. */
+function judgeParsed({ index, input }: Parsed, contracts: ReadonlyMap<string, RatingContextRow>): { candidate: Candidate } | { refusal: Outcome } {
+  const ratable: RatableEvent = {
+    metric: input.metric,
+    quantity: input.quantity,
+    feeAmount: input.fee_amount ?? null,
+    appliedRate: input.applied_rate ?? null,
+    counterparty: input.counterparty ?? null,
+    counterpartySide: input.counterparty_side ?? null,
+    pair: input.pair ?? null,
+  };
+  const contract = contracts.get(input.external_contract_id);
+  const refusal = judge(input, ratable, contract);
+  if (refusal) return { refusal };
+  const period = periodOf(new Date(input.timestamp));
+  return { candidate: { index, input, ratable, contract: contract!, periodStart: period.start, periodEnd: period.end } };
+}
 
 interface Candidate {
   index: number;
@@ -60,78 +91,47 @@ export function judge(input: UsageEventInput, ratable: RatableEvent, contract: R
  * Usage ingestion (spec section 4, submitUsage; decisions.md "Rating an event"). One request is one
  * transaction: every new event is stored, rated and put on its draft invoice together, or none is.
  */
-export function createUsageIngestion({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createUsageIngestion({
+  db,
+  clock,
+  drafts,
+  contexts,
+}: {
+  db: Database;
+  clock: Clock;
+  drafts: DraftInvoices;
+  contexts: RatingContextCache;
+}) {
+  const batchWriter = createBatchWriter({ db, clock, drafts });
   return async function submit(actor: Actor, rawEvents: readonly unknown[]): Promise<SubmitResult> {
     requireScope(actor, "usage:write");
     const outcomes: Outcome[] = new Array(rawEvents.length);
     const eventIds: (string | null)[] = new Array(rawEvents.length).fill(null);
-    const firstIndexOf = new Map<string, number>();
-    const parsed: { index: number; input: UsageEventInput }[] = [];
+    const parsed: Parsed[] = [];
 
-    // 1. Shape of each event, and copies within the batch (the first copy decides).
+    // 1. The shape of each event on its own.
     rawEvents.forEach((raw, index) => {
       const rawId = (raw as { event_id?: unknown } | null)?.event_id;
       if (typeof rawId === "string") eventIds[index] = rawId;
       const result = usageEventInput.safeParse(raw);
-      if (!result.success) {
+      if (result.success) {
+        parsed.push({ index, input: result.data });
+      } else {
         const issue = result.error.issues[0]!;
         outcomes[index] = { kind: "rejected", code: "invalid_event", message: describeIssue(issue as never) };
-        return;
       }
-      const first = firstIndexOf.get(result.data.event_id);
-      if (first !== undefined) return; // settled after the first copy is
-      firstIndexOf.set(result.data.event_id, index);
-      parsed.push({ index, input: result.data });
     });
 
-    // 2. Ids stored already answer accepted and change nothing (Rating 8).
-    const stored = await findStoredEventIds(db, actor.companyId, parsed.map((p) => p.input.event_id));
-    const fresh = parsed.filter((p) => {
-      if (!stored.has(p.input.event_id)) return true;
-      outcomes[p.index] = { kind: "accepted", duplicate: true };
-      return false;
-    });
-
-    // 3. Judge the rest against their contracts (one query for the batch).
-    const contracts = new Map(
-      (await findRatingContexts(db, actor.companyId, [...new Set(fresh.map((p) => p.input.external_contract_id))])).map((c) => [c.id, c]),
-    );
-    const candidates: Candidate[] = [];
-    for (const { index, input } of fresh) {
-      const ratable: RatableEvent = {
-        metric: input.metric,
-        quantity: input.quantity,
-        feeAmount: input.fee_amount ?? null,
-        appliedRate: input.applied_rate ?? null,
-        counterparty: input.counterparty ?? null,
-        counterpartySide: input.counterparty_side ?? null,
-        pair: input.pair ?? null,
-      };
-      const contract = contracts.get(input.external_contract_id);
-      const verdict = judge(input, ratable, contract);
-      if (verdict) {
-        outcomes[index] = verdict;
-        continue;
-      }
-      const period = periodOf(new Date(input.timestamp));
-      candidates.push({ index, input, ratable, contract: contract!, periodStart: period.start, periodEnd: period.end });
-    }
-
-    // 4. Rate and store under the draft invoices' locks.
-    if (candidates.length > 0) {
-      const attempt = { recheckStored: false };
-      const duplicates = await withDrafts(db, drafts, actor.companyId, (tx) => rateAndStore(tx, actor.companyId, candidates, attempt));
-      for (const candidate of candidates) {
-        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
+    // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes);
+        break;
+      } catch (error) {
+        if (!(error instanceof StaleContracts) || attempt >= 3) throw error;
+        contexts.invalidate(actor.companyId, error.contractIds);
       }
     }
-
-    // Later copies within the batch share their first copy's outcome, marked duplicate when accepted.
-    rawEvents.forEach((_, index) => {
-      if (outcomes[index]) return;
-      const first = outcomes[firstIndexOf.get(eventIds[index]!)!]!;
-      outcomes[index] = first.kind === "accepted" ? { kind: "accepted", duplicate: true } : first;
-    });
 
     let accepted = 0;
     const events = outcomes.map((outcome, index) => {
@@ -144,10 +144,101 @@ export function createUsageIngestion({ db, clock, drafts }: { db: Database; cloc
     return { accepted, rejected: rawEvents.length - accepted, events };
   };
 
+  async function judgeRateAndStore(companyId: string, parsed: Parsed[], eventIds: (string | null)[], outcomes: Outcome[]): Promise<void> {
+    // 2. Judge each event against its contract (cached, or one query for the batch).
+    const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
+    let contracts = await contexts.get(db, companyId, ids);
+    let verdicts = parsed.map((p) => judgeParsed(p, contracts));
+    // A refusal is never based on a cached contract: confirm it against fresh rows.
+    const refusedContracts = [...new Set(parsed.filter((_, i) => !("candidate" in verdicts[i]!)).map((p) => p.input.external_contract_id))];
+    if (refusedContracts.length > 0) {
+      const fresh = await contexts.get(db, companyId, refusedContracts, true);
+      contracts = new Map(contracts);
+      for (const id of refusedContracts) {
+        if (fresh.has(id)) contracts.set(id, fresh.get(id)!);
+        else contracts.delete(id);
+      }
+      verdicts = parsed.map((p) => judgeParsed(p, contracts));
+    }
+
+    // Copies of an id within the batch: the first copy that is judged good is the event; copies before it
+    // keep their own refusals, copies after it are duplicates of it (decisions.md, Rating 8).
+    const candidates: Candidate[] = [];
+    const chosen = new Map<string, Candidate>();
+    parsed.forEach((p, i) => {
+      const verdict = verdicts[i]!;
+      if (chosen.has(p.input.event_id)) return;
+      if ("candidate" in verdict) {
+        chosen.set(p.input.event_id, verdict.candidate);
+        candidates.push(verdict.candidate);
+      } else {
+        outcomes[p.index] = verdict.refusal;
+      }
+    });
+
+    // 3. An id stored already answers accepted and changes nothing, even if this copy would be refused
+    //    (Rating 8). Candidates learn it from the write itself; refused ids are looked up here.
+    const refusedIds = [
+      ...new Set(
+        outcomes.flatMap((o, index) => (o?.kind === "rejected" && eventIds[index] !== null && !chosen.has(eventIds[index]!) ? [eventIds[index]!] : [])),
+      ),
+    ];
+    if (refusedIds.length > 0) {
+      const stored = await findStoredEventIds(db, companyId, refusedIds);
+      outcomes.forEach((o, index) => {
+        if (o?.kind === "rejected" && eventIds[index] !== null && stored.has(eventIds[index]!)) {
+          outcomes[index] = { kind: "accepted", duplicate: true };
+        }
+      });
+    }
+
+    // 4. Rate and store. Without monthly caps, rating needs nothing from the stored state, so the batch
+    //    goes to the database in one call; a capped rule's remainder depends on the locked draft.
+    if (candidates.length > 0) {
+      const capped = candidates.some((c) => selectRule(c.contract.rules, c.ratable)!.monthly_cap !== null);
+      const duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
+      for (const candidate of candidates) {
+        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
+      }
+    }
+    parsed.forEach((p) => {
+      const first = chosen.get(p.input.event_id);
+      if (first && first.index !== p.index && p.index > first.index) outcomes[p.index] = { kind: "accepted", duplicate: true };
+    });
+  }
+
+  /** The one-round-trip path (migrations/0005). Returns the ids found stored already. */
+  async function batchPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
+    const writes: BatchEventWrite[] = candidates.map((c) => {
+      const rule = selectRule(c.contract.rules, c.ratable)!;
+      const rating = rateEvent(c.ratable, rule, new Big(0));
+      const line = lineIdentity({ kind: rating.kind, rule, metric: c.input.metric, unitPrice: rating.appliedRate });
+      return {
+        ...eventWrite(c, rule, rating),
+        lineKey: line.key,
+        kind: rating.kind,
+        description: line.description,
+        unitPrice: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+        exponent: minorUnitExponent(c.contract.currency),
+      };
+    });
+    return batchWriter.write(companyId, writes, (contractId, periodStart) =>
+      wantedInvoice(candidates.find((c) => c.contract.id === contractId && c.periodStart === periodStart)!),
+    );
+  }
+
+  /** The locking path for batches with capped rules: see rateAndStore. Stored duplicates never reach it. */
+  async function lockingPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
+    const stored = await findStoredEventIds(db, companyId, candidates.map((c) => c.input.event_id));
+    const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
+    const attempt = { recheckStored: false };
+    const meanwhile = fresh.length > 0 ? await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, fresh, attempt)) : new Set<string>();
+    return new Set([...stored, ...meanwhile]);
+  }
+
   /**
    * Inside one transaction: lock the drafts (sorted), rate each event in batch order against its rule's cap
-   * room, store the events, save the drafts. Returns ids that turned out to be stored by a concurrent request
-   * (only possible when the batch is then retried: see below).
+   * room, store the events, save the drafts. Returns the ids found stored by a concurrent request.
    */
   async function rateAndStore(
     tx: Tx,
@@ -156,16 +247,10 @@ export function createUsageIngestion({ db, clock, drafts }: { db: Database; cloc
     attempt: { recheckStored: boolean },
   ): Promise<Set<string>> {
     const wanted = new Map<string, WantedInvoice>();
-    for (const c of candidates) {
-      wanted.set(periodKey(c.contract.id, c.periodStart), {
-        contractId: c.contract.id,
-        periodStart: c.periodStart,
-        periodEnd: c.periodEnd,
-        currency: c.contract.currency,
-        paymentTerms: c.contract.payment_terms,
-      });
-    }
+    for (const c of candidates) wanted.set(periodKey(c.contract.id, c.periodStart), wantedInvoice(c));
     const locked = await drafts.lock(tx, companyId, [...wanted.values()]);
+    const stale = await findStaleContracts(tx, companyId, new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])));
+    if (stale.length > 0) throw new StaleContracts(stale);
 
     // After a clash with a concurrent request (below), look again for ids stored since the first check.
     const storedMeanwhile = attempt.recheckStored
@@ -182,42 +267,18 @@ export function createUsageIngestion({ db, clock, drafts }: { db: Database; cloc
       const rule = selectRule(c.contract.rules, c.ratable)!;
       const rating = rateEvent(c.ratable, rule, used.get(rule.id) ?? new Big(0));
       if (rating.kind === "usage") used.set(rule.id, (used.get(rule.id) ?? new Big(0)).plus(rating.cappedCharge));
-      const lineKey = rating.kind === "fee" ? feeLineKey(c.input.metric) : usageLineKey(rule.id, rating.appliedRate!);
-      draft.lines.set(
-        lineKey,
-        addCharge(
-          draft.lines.get(lineKey),
-          {
-            kind: rating.kind,
-            rule,
-            metric: c.input.metric,
-            quantity: c.input.quantity,
-            unitPrice: rating.appliedRate,
-            charge: rating.charge,
-            cappedCharge: rating.cappedCharge,
-          },
-          draft.currency,
-        ),
-      );
-      writes.push({
-        id: c.input.event_id,
-        contractId: c.contract.id,
+      const charge = {
+        kind: rating.kind,
+        rule,
         metric: c.input.metric,
-        quantity: toDecimalString(c.input.quantity),
-        feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
-        appliedRate: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
-        counterparty: c.input.counterparty ?? null,
-        counterpartySide: c.input.counterparty_side ?? null,
-        pair: c.input.pair ?? null,
-        ratedAmount: toDecimalString(rating.charge),
-        ruleId: rule.id,
-        pricingVersion: c.contract.current_version,
-        invoiceNumber: draft.number,
-        lineKey,
-        periodStart: c.periodStart,
-        periodEnd: c.periodEnd,
-        timestamp: c.input.timestamp,
-      });
+        quantity: c.input.quantity,
+        unitPrice: rating.appliedRate,
+        charge: rating.charge,
+        cappedCharge: rating.cappedCharge,
+      };
+      const { key } = lineIdentity(charge);
+      draft.lines.set(key, addCharge(draft.lines.get(key), charge, draft.currency));
+      writes.push({ ...eventWrite(c, rule, rating), invoiceNumber: draft.number, lineKey: key });
     }
 
     if (writes.length > 0) {
@@ -232,4 +293,35 @@ export function createUsageIngestion({ db, clock, drafts }: { db: Database; cloc
     }
     return storedMeanwhile;
   }
+}
+
+function wantedInvoice(c: Candidate): WantedInvoice {
+  return {
+    contractId: c.contract.id,
+    periodStart: c.periodStart,
+    periodEnd: c.periodEnd,
+    currency: c.contract.currency,
+    paymentTerms: c.contract.payment_terms,
+  };
+}
+
+/** The stored fields of a rated event, but for where it lands. */
+function eventWrite(c: Candidate, rule: PricingRule, rating: Rating): Omit<RatedEventWrite, "invoiceNumber" | "lineKey"> {
+  return {
+    id: c.input.event_id,
+    contractId: c.contract.id,
+    metric: c.input.metric,
+    quantity: toDecimalString(c.input.quantity),
+    feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
+    appliedRate: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+    counterparty: c.input.counterparty ?? null,
+    counterpartySide: c.input.counterparty_side ?? null,
+    pair: c.input.pair ?? null,
+    ratedAmount: toDecimalString(rating.charge),
+    ruleId: rule.id,
+    pricingVersion: c.contract.current_version,
+    periodStart: c.periodStart,
+    periodEnd: c.periodEnd,
+    timestamp: c.input.timestamp,
+  };
 }

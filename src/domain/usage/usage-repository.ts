@@ -99,6 +99,76 @@ export async function insertRatedEvents(tx: Queryable, companyId: string, events
   return rows.map((r) => r.id);
 }
 
+/** A rated event for the one-round-trip path; its invoice is found by the database function. */
+export interface BatchEventWrite extends Omit<RatedEventWrite, "invoiceNumber"> {
+  kind: "usage" | "fee";
+  description: string;
+  unitPrice: string | null;
+  exponent: number;
+}
+
+export type BatchOutcome = { stale: string[]; missing: { contractId: string; periodStart: string }[]; stored: string[] };
+
+/**
+ * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage
+ * (migrations/0005): one round trip, one short transaction. Reports contracts that changed since they were
+ * read, or drafts that must be created first (then nothing was written), else the ids it stored.
+ */
+export async function ingestRatedBatch(db: Queryable, companyId: string, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
+  const { rows } = await db.query<{ outcome: string; contract_id: string | null; period_start: string | null; event_id: string | null }>(
+    `SELECT outcome, contract_id, period_start, event_id FROM billing_ingest_usage(
+       $1, $2, $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[], $10::text[],
+       $11::text[], $12::numeric[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::numeric[],
+       $19::date[], $20::date[], $21::timestamptz[], $22::int[])`,
+    [
+      companyId,
+      now,
+      events.map((e) => e.id),
+      events.map((e) => e.contractId),
+      events.map((e) => e.metric),
+      events.map((e) => e.quantity),
+      events.map((e) => e.feeAmount),
+      events.map((e) => e.appliedRate),
+      events.map((e) => e.counterparty),
+      events.map((e) => e.counterpartySide),
+      events.map((e) => e.pair),
+      events.map((e) => e.ratedAmount),
+      events.map((e) => e.ruleId),
+      events.map((e) => e.pricingVersion),
+      events.map((e) => e.lineKey),
+      events.map((e) => e.kind),
+      events.map((e) => e.description),
+      events.map((e) => e.unitPrice),
+      events.map((e) => e.periodStart),
+      events.map((e) => e.periodEnd),
+      events.map((e) => e.timestamp),
+      events.map((e) => e.exponent),
+    ],
+  );
+  const outcome: BatchOutcome = { stale: [], missing: [], stored: [] };
+  for (const row of rows) {
+    if (row.outcome === "stored") outcome.stored.push(row.event_id!);
+    else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
+    else outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
+  }
+  return outcome;
+}
+
+/** Contracts (of these) that are not active at the given version any more. */
+export async function findStaleContracts(
+  db: Queryable,
+  companyId: string,
+  versions: ReadonlyMap<string, number>,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT w.id FROM unnest($2::text[], $3::int[]) AS w(id, version)
+       LEFT JOIN contracts k ON k.company_id = $1 AND k.id = w.id
+      WHERE k.id IS NULL OR k.current_version <> w.version OR k.status <> 'active'`,
+    [companyId, [...versions.keys()], [...versions.values()]],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function findUsageEvent(db: Queryable, companyId: string, id: string): Promise<UsageEventRow | undefined> {
   const { rows } = await db.query<UsageEventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2`, [
     companyId,

@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database.js";
+import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { DraftInvoices } from "../invoices/draft-invoices.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
@@ -34,7 +35,7 @@ export function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
   return event;
 }
 
-export function createUsageService(deps: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createUsageService(deps: { db: Database; clock: Clock; drafts: DraftInvoices; contexts: RatingContextCache }) {
   const { db } = deps;
   return {
     submit: createUsageIngestion(deps),

@@ -30,6 +30,8 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "invalid_request", message: "Content-Length does not match the body" },
   FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Send the body as application/json" },
+  // Reaches this handler only once http-app.ts routes Fastify's `frameworkErrors` here.
+  FST_ERR_BAD_URL: { status: 400, code: "invalid_request", message: "The URL is not valid" },
 };
 
 const pathOf = (path: readonly PropertyKey[]): string => path.map(String).join(".");

@@ -28,6 +28,19 @@ export interface HttpAppDeps {
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** Where in a parsed JSON value strings (or keys) hold a NUL character. */
+function pathsWithNul(value: unknown, path = ""): string[] {
+  if (typeof value === "string") return value.includes("\u0000") ? [path] : [];
+  if (value === null || typeof value !== "object") return [];
+  const found: string[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const childPath = path ? `${path}.${key}` : key;
+    if (key.includes("\u0000")) found.push(childPath);
+    found.push(...pathsWithNul(child, childPath));
+  }
+  return found;
+}
+
 /** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -39,6 +52,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
+    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -52,11 +67,23 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // PostgreSQL text cannot hold NUL: refuse it at the door, for every endpoint, as a 400 rather than a 500.
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if ((body as string).includes("\\u0000")) {
-      done(new ValidationError("Text must not contain NUL characters (\\u0000)", "invalid_request"), undefined);
+    if (!(body as string).includes("\\u0000")) {
+      parseJson(request, body as string, done);
       return;
     }
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (error, value) => {
+      if (error) return done(error, undefined);
+      const paths = pathsWithNul(value);
+      if (paths.length === 0) return done(null, value);
+      done(
+        new ValidationError(
+          `Invalid request. ${paths[0]}: must not contain NUL characters`,
+          "invalid_request",
+          paths.map((path) => ({ path, message: "must not contain NUL characters" })),
+        ),
+        undefined,
+      );
+    });
   });
   app.addHook("onRequest", async (request) => {
     if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");

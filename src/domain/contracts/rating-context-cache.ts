@@ -1,0 +1,45 @@
+import type { Queryable } from "../../db/database.js";
+import { findRatingContexts, type RatingContextRow } from "./contract-repository.js";
+
+/** Entries kept per process; the oldest go first. */
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Contracts with their active pricing program, as ingestion rates against them, kept in memory so that a
+ * batch need not load them again (issue: performance). An entry may be stale; it is never trusted blindly:
+ * the write checks that each contract is still active at the version the events were rated with (and
+ * ingestion starts over with fresh entries if not), and refusals are confirmed against fresh rows.
+ */
+export function createRatingContextCache() {
+  const entries = new Map<string, RatingContextRow>();
+  const key = (companyId: string, contractId: string) => `${companyId}|${contractId}`;
+
+  return {
+    /** The contexts of these contracts: cached ones unless `fresh`, the rest loaded in one query. */
+    async get(db: Queryable, companyId: string, ids: readonly string[], fresh = false): Promise<Map<string, RatingContextRow>> {
+      const found = new Map<string, RatingContextRow>();
+      const missing: string[] = [];
+      for (const id of ids) {
+        const cached = fresh ? undefined : entries.get(key(companyId, id));
+        if (cached) found.set(id, cached);
+        else missing.push(id);
+      }
+      if (missing.length > 0) {
+        for (const row of await findRatingContexts(db, companyId, missing)) {
+          found.set(row.id, row);
+          const k = key(companyId, row.id);
+          entries.delete(k);
+          entries.set(k, row);
+        }
+        while (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      }
+      return found;
+    },
+
+    invalidate(companyId: string, ids: Iterable<string>): void {
+      for (const id of ids) entries.delete(key(companyId, id));
+    },
+  };
+}
+
+export type RatingContextCache = ReturnType<typeof createRatingContextCache>;
