@@ -17,22 +17,18 @@
  * (default 10 per case), BENCH_SMOKE=1 (a few seconds in all, correctness only, run by `npm test`),
  * BENCH_CASES=a,b (a subset), BENCH_SERVICE=tsx (run the service from source instead of dist/).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
-import { createServer } from "node:net";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
+import { agent, createDatabase, dropDatabase, GIVEN_URL, percentile, request, SMOKE, startService } from "./bench-kit.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
 
-const SMOKE = process.env.BENCH_SMOKE === "1";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
-const GIVEN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-const BASE_URL = GIVEN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
 const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,b,c,d,e")).split(","));
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
@@ -54,27 +50,6 @@ export interface CaseResult {
   peakRssMb: number | null;
   ratio: number | null;
   verified: string;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Databases
-
-async function createDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: BASE_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(BASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: BASE_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -142,99 +117,6 @@ async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
 // ---------------------------------------------------------------------------------------------------------
 // The service, as its own process
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-interface Service {
-  port: number;
-  child: ChildProcess;
-  peakRssMb(): number | null;
-  stop(): Promise<void>;
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const port = await freePort();
-  // BENCH_PROFILE=dir writes a V8 CPU profile of the service there (node --cpu-prof), to find the real cost.
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const args = [...profile, ...(FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"])];
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      BILLING_BOOTSTRAP_COMPANY: "bench",
-      BILLING_BOOTSTRAP_API_KEY: API_KEY,
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  for (let i = 0; ; i++) {
-    try {
-      const res = await request(port, "GET", "/readyz");
-      if (res.status === 200) break;
-    } catch {
-      // not up yet
-    }
-    if (child.exitCode !== null || i > 600) throw new Error("the service did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    port,
-    child,
-    peakRssMb() {
-      try {
-        const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
-        return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
-      } catch {
-        return null;
-      }
-    },
-    async stop() {
-      child.kill("SIGTERM");
-      await exited;
-    },
-  };
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function request(port: number, method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: "127.0.0.1",
-        port,
-        method,
-        path,
-        agent,
-        headers: {
-          authorization: `Bearer ${API_KEY}`,
-          ...(body !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    req.end();
-  });
-}
-
 /** Customers and sample contracts through the API; returns the contract ids. */
 async function setupContracts(port: number, count: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
@@ -291,11 +173,6 @@ async function load(port: number, clients: number, prefix: string, contracts: st
     }),
   );
   return { latencies, events, accepted, duplicates, seconds: (performance.now() - started) / 1000, bodies };
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
 function summarize(name: string, clients: number, latencies: number[], events: number, seconds: number, peakRssMb: number | null, verified: string): CaseResult {
@@ -371,7 +248,7 @@ async function main(): Promise<void> {
   if (serviceCases.length > 0) {
     const name = `billing_bench_service_${stamp}`;
     const url = await createDatabase(name);
-    const service = await startService({ DATABASE_URL: url });
+    const service = await startService({ DATABASE_URL: url }, API_KEY);
     try {
       const spread = await setupContracts(service.port, CONTRACTS, "spread");
       const [hot] = await setupContracts(service.port, 1, "hot");
@@ -407,7 +284,7 @@ async function main(): Promise<void> {
   if (CASES.has("e") && !SKIP_PGLITE) {
     const dataDir = mkdtempSync(join(tmpdir(), "billing-bench-"));
     try {
-      const service = await startService({ BILLING_DATA_DIR: dataDir });
+      const service = await startService({ BILLING_DATA_DIR: dataDir }, API_KEY);
       let outcome: LoadOutcome;
       let rss: number | null;
       const prefix = `e${stamp}`;

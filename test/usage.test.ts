@@ -69,6 +69,14 @@ describeEachEngine("usage ingestion", (t) => {
     assert.equal((await eventsOf(t(), key, contract.id)).length, 100, "a refused request stores nothing");
   });
 
+  it("answers 415 to a body that is not JSON and 400 invalid_json to JSON that does not parse", async () => {
+    const { key, contract } = await companyWithContract(t());
+    const text = JSON.stringify({ events: [usageEvent(contract.id)] });
+    expectError(await t().call({ method: "POST", url: USAGE, key, payload: text, headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
+    expectError(await t().call({ method: "POST", url: USAGE, key, payload: `${text.slice(0, -2)}`, headers: { "content-type": "application/json" } }), 400, "invalid_json");
+    assert.equal((await eventsOf(t(), key, contract.id)).length, 0);
+  });
+
   it("rejects an event for an unknown contract with contract_not_found", async () => {
     const { key } = await companyWithContract(t());
     await rejectionOf(t(), key, usageEvent("no-such-contract"), "contract_not_found");
@@ -329,6 +337,10 @@ describeEachEngine("usage ingestion", (t) => {
     assert.deepEqual(await ids(`contract=${contract.id}&status=accepted`), []);
     assert.deepEqual(await ids(`contract=${contract.id}&from=2026-04-01`), [april.event_id]);
     assert.deepEqual(await ids(`contract=${contract.id}&to=2026-03-31`), [march2, march1].map((e) => e.event_id));
+    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-05&to=2026-03-20`), [march2, march1].map((e) => e.event_id));
+    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-01&to=2026-04-30`), [april, march2, march1].map((e) => e.event_id));
+    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-15&to=2026-04-02`), [april, march2, march1].map((e) => e.event_id));
+    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-05-01&to=2026-05-31`), []);
     assert.deepEqual(await ids(`contract=${contract.id}&limit=1&starting_after=${april.event_id}`), [march2.event_id]);
     expectError(await t().call({ method: "GET", url: `${USAGE}?starting_after=nope`, key }), 400, "invalid_cursor");
   });

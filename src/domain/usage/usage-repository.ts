@@ -185,20 +185,37 @@ export interface UsageFilter {
   status?: string | undefined;
 }
 
-/** Newest first; fetches limit + 1 rows after the cursor's position. */
+/**
+ * Newest first; fetches limit + 1 rows after the cursor's position. `from`/`to` keep events whose service
+ * month overlaps them; when that is a single month it is matched by equality, so that the index
+ * (company_id, contract_id, service_period_start, seq) serves the order and the cursor without a sort.
+ */
 export async function listUsageEvents(db: Queryable, companyId: string, filter: UsageFilter, afterSeq: string | undefined, limit: number): Promise<UsageEventRow[]> {
+  const firstMonth = filter.from ? `${filter.from.slice(0, 7)}-01` : null;
+  const singleMonth = firstMonth !== null && filter.to !== undefined && filter.to.slice(0, 7) === filter.from!.slice(0, 7) ? firstMonth : null;
   const { rows } = await db.query<UsageEventRow>(
     `SELECT ${EVENT_COLUMNS} FROM usage_events
       WHERE company_id = $1
         AND ($2::text IS NULL OR contract_id = $2)
         AND ($3::text IS NULL OR metric = $3)
-        AND ($4::date IS NULL OR service_period_start >= date_trunc('month', $4::date)::date)
+        AND ($4::date IS NULL OR service_period_start >= $4)
         AND ($5::date IS NULL OR service_period_start <= $5)
-        AND ($6::text IS NULL OR status = $6)
-        AND ($7::bigint IS NULL OR seq < $7)
+        AND ($6::date IS NULL OR service_period_start = $6)
+        AND ($7::text IS NULL OR status = $7)
+        AND ($8::bigint IS NULL OR seq < $8)
       ORDER BY seq DESC
-      LIMIT $8`,
-    [companyId, filter.contractId ?? null, filter.metric ?? null, filter.from ?? null, filter.to ?? null, filter.status ?? null, afterSeq ?? null, limit + 1],
+      LIMIT $9`,
+    [
+      companyId,
+      filter.contractId ?? null,
+      filter.metric ?? null,
+      singleMonth ? null : firstMonth,
+      singleMonth ? null : (filter.to ?? null),
+      singleMonth,
+      filter.status ?? null,
+      afterSeq ?? null,
+      limit + 1,
+    ],
   );
   return rows;
 }

@@ -64,6 +64,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
   app.decorateRequest("actor", undefined);
 
+  // Bodies are JSON only (spec section 1): anything else is 415, not a 400 from Fastify's text/plain parser.
+  app.removeContentTypeParser("text/plain");
+
   // PostgreSQL text cannot hold NUL: refuse it at the door, for every endpoint, as a 400 rather than a 500.
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {

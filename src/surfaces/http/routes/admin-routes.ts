@@ -31,8 +31,6 @@ const idParams = z.object({ id: z.string().max(100) });
  */
 export function adminRoutes(services: Services, adminToken: string): FastifyPluginAsyncZod {
   return async (app) => {
-    // Bodies are JSON only: without this, Fastify's built-in text/plain parser answers 400, not 415.
-    app.removeContentTypeParser("text/plain");
 
     app.addHook("onRequest", async (request: FastifyRequest) => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");

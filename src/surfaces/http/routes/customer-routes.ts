@@ -7,8 +7,6 @@ import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from 
 
 export function customerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-    // Bodies are JSON only (spec section 1): without this, Fastify's built-in text/plain parser answers 400, not 415.
-    app.removeContentTypeParser("text/plain");
 
     app.post(
       "/v1/billing/customers",

@@ -1,0 +1,133 @@
+/** What the benchmarks share: throwaway databases, the service as a child process, an HTTP client. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import { createServer } from "node:net";
+import pg from "pg";
+
+export const GIVEN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+export const BASE_URL = GIVEN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+export const SMOKE = process.env.BENCH_SMOKE === "1";
+const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
+
+// ---------------------------------------------------------------------------------------------------------
+// Databases
+
+export async function createDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(BASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: BASE_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}
+
+export interface Service {
+  port: number;
+  child: ChildProcess;
+  peakRssMb(): number | null;
+  stop(): Promise<void>;
+}
+
+export async function startService(env: Record<string, string>, apiKey: string): Promise<Service> {
+  currentKey = apiKey;
+  const port = await freePort();
+  // BENCH_PROFILE=dir writes a V8 CPU profile of the service there (node --cpu-prof), to find the real cost.
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const args = [...profile, ...(FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"])];
+  const child = spawn(process.execPath, args, {
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      BILLING_BOOTSTRAP_COMPANY: "bench",
+      BILLING_BOOTSTRAP_API_KEY: apiKey,
+    },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  for (let i = 0; ; i++) {
+    try {
+      const res = await request(port, "GET", "/readyz");
+      if (res.status === 200) break;
+    } catch {
+      // not up yet
+    }
+    if (child.exitCode !== null || i > 600) throw new Error("the service did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    child,
+    peakRssMb() {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+        const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+        return Number.isFinite(kb) ? Math.round(kb / 1024) : null;
+      } catch {
+        return null;
+      }
+    },
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+let currentKey = "";
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+export function request(port: number, method: string, path: string, body?: string, apiKey = currentKey): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method,
+        path,
+        agent,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          ...(body !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
