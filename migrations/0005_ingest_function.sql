@@ -33,27 +33,43 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_numbers text[];
   v_count integer;
+  v_missing_contracts text[];
+  v_missing_periods date[];
 BEGIN
+  -- Lookups below are LATERAL ... LIMIT 1 on purpose: one index probe per distinct key, never a hash join
+  -- that would read all of the company's invoices or events.
+
   -- 1. The events were rated against the contracts as they are now (the service caches contracts).
   RETURN QUERY
-    SELECT DISTINCT 'stale'::text, w.c, NULL::date, NULL::text
-      FROM unnest(p_contracts, p_versions) AS w(c, version)
-      LEFT JOIN contracts k ON k.company_id = p_company AND k.id = w.c
-     WHERE k.id IS NULL OR k.current_version <> w.version OR k.status <> 'active';
+    SELECT 'stale'::text, w.c, NULL::date, NULL::text
+      FROM (SELECT DISTINCT c, version FROM unnest(p_contracts, p_versions) AS u(c, version)) AS w
+      LEFT JOIN LATERAL (SELECT k.current_version, k.status FROM contracts k
+                          WHERE k.company_id = p_company AND k.id = w.c LIMIT 1) AS k ON true
+     WHERE k.status IS DISTINCT FROM 'active' OR k.current_version <> w.version;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   IF v_count > 0 THEN
     RETURN;
   END IF;
 
   -- 2. Every new event's draft must exist (a stored duplicate needs none); nothing is locked yet.
-  RETURN QUERY
-    SELECT DISTINCT 'missing'::text, w.c, w.p, NULL::text
-      FROM unnest(p_ids, p_contracts, p_period_starts) AS w(id, c, p)
-     WHERE NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = p_company AND i.contract_id = w.c AND i.period_start = w.p)
-       AND NOT EXISTS (SELECT 1 FROM usage_events e WHERE e.company_id = p_company AND e.id = w.id);
-  GET DIAGNOSTICS v_count = ROW_COUNT;
-  IF v_count > 0 THEN
-    RETURN;
+  WITH pairs AS (
+    SELECT w.c, w.p, i.number
+      FROM (SELECT DISTINCT c, p FROM unnest(p_contracts, p_period_starts) AS u(c, p)) AS w
+      LEFT JOIN LATERAL (SELECT number FROM invoices i
+                          WHERE i.company_id = p_company AND i.contract_id = w.c AND i.period_start = w.p LIMIT 1) AS i ON true
+  )
+  SELECT array_agg(c), array_agg(p) INTO v_missing_contracts, v_missing_periods FROM pairs WHERE number IS NULL;
+  IF v_missing_contracts IS NOT NULL THEN
+    RETURN QUERY
+      SELECT DISTINCT 'missing'::text, w.c, w.p, NULL::text
+        FROM unnest(p_ids, p_contracts, p_period_starts) AS w(id, c, p)
+        JOIN unnest(v_missing_contracts, v_missing_periods) AS m(c, p) ON m.c = w.c AND m.p = w.p
+        LEFT JOIN LATERAL (SELECT 1 AS found FROM usage_events e WHERE e.company_id = p_company AND e.id = w.id LIMIT 1) AS e ON true
+       WHERE e.found IS NULL;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF v_count > 0 THEN
+      RETURN;
+    END IF;
   END IF;
 
   -- 3. Store the events; ids stored already are skipped (decisions.md, Rating 8).
@@ -75,7 +91,9 @@ BEGIN
                               service_period_start, service_period_end, event_timestamp, ingested_at, status)
     SELECT p_company, v.id, v.contract_id, v.metric, v.quantity, v.fee, v.rate, v.counterparty, v.side, v.pair,
            v.charge, v.rule_id, v.version, i.number, v.line_key, v.period_start, v.period_end, v.ts, p_now, 'rated'
-      FROM v JOIN invoices i ON i.company_id = p_company AND i.contract_id = v.contract_id AND i.period_start = v.period_start
+      FROM v JOIN LATERAL (SELECT number FROM invoices i
+                            WHERE i.company_id = p_company AND i.contract_id = v.contract_id AND i.period_start = v.period_start
+                            LIMIT 1) AS i ON true
     ON CONFLICT (company_id, id) DO NOTHING
     RETURNING id, invoice_number, line_key, quantity, rated_amount
   )
