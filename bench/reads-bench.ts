@@ -81,11 +81,14 @@ async function main(): Promise<void> {
       `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
                                  counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
                                  service_period_start, service_period_end, event_timestamp, ingested_at, status)
+       WITH seed AS MATERIALIZED (
+         SELECT *, (row_number() OVER (ORDER BY id) - 1)::int AS k FROM usage_events WHERE id LIKE 'seed-%'
+       )
        SELECT s.company_id, 'bulk-' || g, s.contract_id, s.metric, 1 + g % 5, NULL, s.applied_rate, NULL, NULL, NULL,
               s.applied_rate * (1 + g % 5), s.rule_id, s.pricing_version, s.invoice_number, s.line_key,
               s.service_period_start, s.service_period_end, s.event_timestamp, now(), 'rated'
          FROM generate_series(1, $1::int) AS g
-         JOIN LATERAL (SELECT * FROM usage_events WHERE id LIKE 'seed-%' ORDER BY id OFFSET g % $2 LIMIT 1) AS s ON true`,
+         JOIN seed AS s ON s.k = g % $2`,
       [EVENTS, seed.length],
     );
     await db.query(

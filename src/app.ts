@@ -7,12 +7,16 @@ import { systemClock, type Clock } from "./domain/kernel/clock.js";
 import { createServices, type Services } from "./domain/services.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import { createMetrics } from "./platform/metrics.js";
+import { createOutboundHttp } from "./platform/outbound-http.js";
 import { buildHttpApp } from "./surfaces/http/http-app.js";
+import { createDeliveryWorker, type DeliveryWorker } from "./surfaces/worker/delivery-worker.js";
 
 export interface App {
   db: Database;
   services: Services;
   http: FastifyInstance;
+  /** The webhook delivery worker; `main.ts` starts it, tests drive it with `drain()`. */
+  worker: DeliveryWorker;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -31,7 +35,15 @@ export async function createApp(
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ applied }, "migrations applied");
-    const services = createServices({ db, clock: options.clock ?? systemClock, publicUrl: config.publicUrl });
+    const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
+    const services = createServices({
+      db,
+      clock: options.clock ?? systemClock,
+      publicUrl: config.publicUrl,
+      webhookSettings: config.webhooks,
+      outboundHttp,
+    });
+    const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
     if (config.bootstrap) {
       const { company, createdKey } = await services.access.bootstrap(config.bootstrap.companyName, config.bootstrap.apiKey);
       logger.info({ company_id: company.id, created_key: createdKey }, "bootstrap company ready");
@@ -48,9 +60,13 @@ export async function createApp(
       db,
       services,
       http,
+      worker,
       logger,
+      /** Stops accepting requests, finishes those in flight and the webhook attempts under way, then closes. */
       async close() {
         await http.close();
+        await worker.stop();
+        await outboundHttp.close();
         if (ownsDb) await db.close();
       },
     };

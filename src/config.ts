@@ -8,7 +8,9 @@ export interface Config {
   adminToken: string | undefined;
   bootstrap: { companyName: string; apiKey: string } | undefined;
   storage: StorageConfig;
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean; pollIntervalMs: number };
+  /** Whether this process runs the webhook delivery worker beside the API (BILLING_WORKER, default on). */
+  runWorker: boolean;
   logLevel: string;
 }
 
@@ -64,7 +66,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryScheduleMs: parseSchedule(env.BILLING_WEBHOOK_RETRY_SCHEDULE ?? "1m,5m,30m,2h,6h,12h,24h"),
       timeoutMs: parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s"),
       allowPrivate: parseBoolean("BILLING_WEBHOOK_ALLOW_PRIVATE", env.BILLING_WEBHOOK_ALLOW_PRIVATE, false),
+      pollIntervalMs: parseDuration(env.BILLING_WEBHOOK_POLL_INTERVAL ?? "1s"),
     },
+    runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     logLevel: env.LOG_LEVEL || "info",
   };
 }

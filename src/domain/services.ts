@@ -7,11 +7,16 @@ import { createDraftInvoices } from "./invoices/draft-invoices.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
 import { createUsageService } from "./usage/usage-service.js";
+import { createWebhookService, type WebhookSettings } from "./webhooks/webhook-service.js";
+import type { OutboundHttp } from "../platform/outbound-http.js";
 
 export interface ServiceDeps {
   db: Database;
   clock: Clock;
   publicUrl: string;
+  webhookSettings: WebhookSettings;
+  /** How webhooks leave the building (SSRF-checked, address-pinned); platform/outbound-http.ts. */
+  outboundHttp: OutboundHttp;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */
@@ -24,6 +29,7 @@ export function createServices(deps: ServiceDeps) {
     contracts: createContractService({ ...deps, contexts }),
     usage: createUsageService({ ...deps, drafts, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
+    webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
   };
 }
 

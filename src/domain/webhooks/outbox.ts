@@ -2,6 +2,7 @@ import type { Tx } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
 import { newEventId } from "../kernel/ids.js";
 import { insertEvent } from "./event-repository.js";
+import { insertDeliveriesForEvent } from "./webhook-repository.js";
 
 export const EVENT_TYPES = ["customer.created", "contract.created"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -21,18 +22,16 @@ export function buildEnvelope(type: EventType, object: unknown, createdAt: Date,
 }
 
 /**
- * Records an event in the caller's transaction (transactional outbox, decisions.md "Webhooks"):
- * it commits with the resource that caused it, or not at all. The body is serialised once, here,
- * so that every attempt and resend sends the same bytes.
+ * Records an event and its deliveries in the caller's transaction (transactional outbox, decisions.md
+ * "Webhooks"): they commit with the resource that caused them, or not at all. The body is serialised once,
+ * here, so that every attempt and resend sends the same bytes.
  */
 export async function recordEvent(tx: Tx, clock: Clock, companyId: string, type: EventType, object: unknown): Promise<EventEnvelope> {
   const envelope = buildEnvelope(type, object, clock.now());
-  await insertEvent(tx, {
-    company_id: companyId,
-    id: envelope.id,
-    type,
-    body: JSON.stringify(envelope),
-    created_at: new Date(envelope.created_at),
-  });
+  const body = JSON.stringify(envelope);
+  const createdAt = new Date(envelope.created_at);
+  await insertEvent(tx, { company_id: companyId, id: envelope.id, type, body, created_at: createdAt });
+  // Its deliveries too, one per subscribed endpoint: what the workers send is decided here, once.
+  await insertDeliveriesForEvent(tx, { companyId, eventId: envelope.id, type, body, createdAt });
   return envelope;
 }

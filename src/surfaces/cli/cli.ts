@@ -5,11 +5,13 @@ import { DataDirInUseError, openDatabase } from "../../db/open-database.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { systemClock } from "../../domain/kernel/clock.js";
 import { createServices, type Services } from "../../domain/services.js";
+import { createOutboundHttp } from "../../platform/outbound-http.js";
 import { toHttpError } from "../http/error-handler.js";
 
 const USAGE = `Usage: billing <command>
 
   billing serve                                         start the service (same as npm start)
+  billing worker                                        deliver webhooks only, beside other service processes
   billing companies create --name NAME
   billing api-keys create --company ID [--scopes a,b] [--name N] [--expires-at ISO]
   billing api-keys revoke ID
@@ -69,6 +71,10 @@ export async function runCli(argv: string[]): Promise<number> {
     await import("../../main.js");
     return -1; // keeps running
   }
+  if (positionals[0] === "worker") {
+    await runWorker();
+    return -1; // keeps running until SIGTERM
+  }
   const name = positionals.slice(0, 2).join(" ");
   const command = commands[name];
   if (!command) throw new UsageError(`Unknown command '${positionals.join(" ")}'`);
@@ -77,13 +83,31 @@ export async function runCli(argv: string[]): Promise<number> {
   const db = await openDatabase(config.storage);
   try {
     await migrate(db);
-    const services = createServices({ db, clock: systemClock, publicUrl: config.publicUrl });
+    const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
+    const services = createServices({ db, clock: systemClock, publicUrl: config.publicUrl, webhookSettings: config.webhooks, outboundHttp });
     const result = await command(services, values as Flags, positionals.slice(2));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } finally {
     await db.close();
   }
+}
+
+/** `billing worker`: the webhook delivery worker as a process of its own (no HTTP listener). */
+async function runWorker(): Promise<void> {
+  const { createApp } = await import("../../app.js");
+  const app = await createApp(loadConfig());
+  app.worker.start();
+  app.logger.info("webhook delivery worker started");
+  const stop = () => {
+    app.logger.info("worker stopping: finishing the attempts in flight");
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
 }
 
 runCli(process.argv.slice(2)).then(
