@@ -8,7 +8,14 @@ export interface Config {
   adminToken: string | undefined;
   bootstrap: { companyName: string; apiKey: string } | undefined;
   storage: StorageConfig;
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; allowPrivate: boolean; pollIntervalMs: number };
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    allowPrivate: boolean;
+    pollIntervalMs: number;
+    /** How long a worker holds a claimed delivery (BILLING_WEBHOOK_LEASE); unset: timeout*3+30s. */
+    leaseMs: number | undefined;
+  };
   /** Whether this process runs the webhook delivery worker beside the API (BILLING_WORKER, default on). */
   runWorker: boolean;
   logLevel: string;
@@ -54,6 +61,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("Set both BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY, or neither");
   }
 
+  const timeoutMs = parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s");
+  const leaseMs = env.BILLING_WEBHOOK_LEASE ? parseDuration(env.BILLING_WEBHOOK_LEASE) : undefined;
+  // A lease that can run out while its attempt is still waiting for the receiver would let a second worker
+  // send the same attempt again on purpose.
+  if (leaseMs !== undefined && leaseMs <= timeoutMs) {
+    throw new ConfigError(`BILLING_WEBHOOK_LEASE (${env.BILLING_WEBHOOK_LEASE}) must be longer than BILLING_WEBHOOK_TIMEOUT`);
+  }
+
   return {
     port,
     host,
@@ -64,9 +79,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storage,
     webhooks: {
       retryScheduleMs: parseSchedule(env.BILLING_WEBHOOK_RETRY_SCHEDULE ?? "1m,5m,30m,2h,6h,12h,24h"),
-      timeoutMs: parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s"),
+      timeoutMs,
       allowPrivate: parseBoolean("BILLING_WEBHOOK_ALLOW_PRIVATE", env.BILLING_WEBHOOK_ALLOW_PRIVATE, false),
       pollIntervalMs: parseDuration(env.BILLING_WEBHOOK_POLL_INTERVAL ?? "1s"),
+      leaseMs,
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     logLevel: env.LOG_LEVEL || "info",

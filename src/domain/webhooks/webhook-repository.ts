@@ -169,7 +169,36 @@ export async function claimDueDeliveries(db: Queryable, now: Date, leaseUntil: D
   return rows;
 }
 
-/** Records an attempt's outcome, unless the row moved on meanwhile (claimed again after a lost lease). */
+/**
+ * Starts the attempt of a claimed delivery: renews its lease from now (a claimed row may have waited in its
+ * worker's queue behind slower attempts) and reads the endpoint as it is now, so that a rotated secret or
+ * a changed URL applies at once. Undefined when this worker must not send it: the row moved on since the
+ * claim (claimed again by another worker once its lease ran out, resent, or stopped because the endpoint
+ * was disabled), or the endpoint is disabled or gone.
+ */
+export async function startClaimedAttempt(
+  db: Queryable,
+  d: { companyId: string; id: string; attempts: number },
+  leaseUntil: Date,
+): Promise<{ url: string; secret: string } | undefined> {
+  const { rows } = await db.query<{ url: string; secret: string }>(
+    `UPDATE webhook_deliveries d
+        SET next_attempt_at = $4
+       FROM webhook_endpoints e
+      WHERE d.company_id = $1 AND d.id = $2 AND d.attempts = $3 AND d.status = 'pending'
+        AND e.company_id = d.company_id AND e.id = d.endpoint_id AND e.enabled
+     RETURNING e.url, e.secret`,
+    [d.companyId, d.id, d.attempts, leaseUntil],
+  );
+  return rows[0];
+}
+
+/**
+ * Records an attempt's outcome, unless the row moved on meanwhile (claimed again after a lost lease, or
+ * resent). A row stopped meanwhile (its endpoint disabled while the attempt was in flight: status
+ * 'failed', "endpoint disabled") stays stopped unless the attempt succeeded: a failed attempt must not
+ * put it back to 'pending', where enabling the endpoint again would revive it.
+ */
 export async function recordAttempt(
   db: Queryable,
   d: { companyId: string; id: string; attempts: number },
@@ -184,7 +213,7 @@ export async function recordAttempt(
   const result = await db.query(
     `UPDATE webhook_deliveries
         SET status = $4, last_status_code = $5, last_error = $6, next_attempt_at = $7, delivered_at = COALESCE($8, delivered_at)
-      WHERE company_id = $1 AND id = $2 AND attempts = $3`,
+      WHERE company_id = $1 AND id = $2 AND attempts = $3 AND (status = 'pending' OR $4 = 'succeeded')`,
     [d.companyId, d.id, d.attempts, outcome.status, outcome.statusCode, outcome.error, outcome.nextAttemptAt, outcome.deliveredAt],
   );
   return result.rowCount === 1;

@@ -16,6 +16,8 @@ export interface WebhookSettings {
   retryScheduleMs: number[];
   timeoutMs: number;
   allowPrivate: boolean;
+  /** How long a claimed delivery is leased to its worker; default timeout*3+30s. Must exceed timeoutMs. */
+  leaseMs?: number | undefined;
 }
 
 /** The deliveries list shows this many, newest first (spec section 8). */
@@ -288,9 +290,10 @@ export function createWebhookService({
      */
     async deliverDue(options: { limit: number; perEndpoint: number }): Promise<number> {
       const now = clock.now();
-      // A lease longer than any attempt can take, so that a live worker never loses its rows.
-      const leaseUntil = new Date(now.getTime() + settings.timeoutMs * 3 + 30_000);
-      const claimed = await repo.claimDueDeliveries(db, now, leaseUntil, options.limit);
+      // A lease longer than any attempt can take, so that a live worker never loses its rows. It is renewed
+      // when each attempt starts: a claimed row may wait behind slower attempts to the same endpoint.
+      const leaseMs = settings.leaseMs ?? settings.timeoutMs * 3 + 30_000;
+      const claimed = await repo.claimDueDeliveries(db, now, new Date(now.getTime() + leaseMs), options.limit);
       const byEndpoint = new Map<string, repo.ClaimedDelivery[]>();
       for (const d of claimed) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
       const attempts = maxAttempts(settings.retryScheduleMs);
@@ -298,12 +301,16 @@ export function createWebhookService({
         [...byEndpoint.values()].map(async (queue) => {
           const lanes = Array.from({ length: Math.min(options.perEndpoint, queue.length) }, async () => {
             for (let d = queue.shift(); d; d = queue.shift()) {
-              const outcome = await attempt(d, d);
+              const key = { companyId: d.company_id, id: d.id, attempts: d.attempts };
+              // Sent only if still ours, to the endpoint as it is now (secret, URL, enabled).
+              const endpoint = await repo.startClaimedAttempt(db, key, new Date(clock.now().getTime() + leaseMs));
+              if (!endpoint) continue;
+              const outcome = await attempt(d, endpoint);
               const finishedAt = clock.now();
               const retryAt = outcome.ok ? null : d.attempts >= attempts ? null : nextAttemptAt(d.attempts, settings.retryScheduleMs, finishedAt);
               await repo.recordAttempt(
                 db,
-                { companyId: d.company_id, id: d.id, attempts: d.attempts },
+                key,
                 {
                   status: outcome.ok ? "succeeded" : retryAt ? "pending" : "failed",
                   statusCode: outcome.statusCode,
