@@ -306,8 +306,7 @@ describeEachEngine(
         [[owner.deliveryId, 1]],
         "no test was sent and no resend made on the owner's behalf",
       );
-      // The secret did not rotate: a customer event still verifies with the original secret elsewhere
-      // (webhook-delivery.test.ts); here it is enough that PATCH answers the original secret.
+      // The secret did not rotate: PATCH (which shows it) still answers the original one.
       const patched = await patchEndpoint(t(), owner.key, owner.endpoint.id, {});
       assert.equal(patched.secret, owner.endpoint.secret);
     });

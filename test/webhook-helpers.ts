@@ -40,8 +40,6 @@ export interface Receiver {
   hang(): void;
   /** Answers every request held open so far with `status`. */
   releaseHeld(status: number): void;
-  /** The requests carrying this event id (Service-Event-Id). */
-  forEvent(eventId: string): ReceivedRequest[];
   close(): Promise<void>;
 }
 
@@ -93,7 +91,6 @@ export async function startReceiver(path = "/hook"): Promise<Receiver> {
         res.end("ok");
       }
     },
-    forEvent: (eventId) => requests.filter((r) => r.headers["service-event-id"] === eventId),
     async close() {
       for (const res of held) res.destroy();
       server.closeAllConnections();
@@ -200,13 +197,6 @@ export async function listDeliveries(t: TestApp, key: string, endpointId: string
   assert.equal(body.object, "list");
   assert.equal(body.total_count, body.data.length);
   return body.data;
-}
-
-/** The one delivery of an endpoint carrying `eventId`. */
-export async function deliveryOf(t: TestApp, key: string, endpointId: string, eventId: string): Promise<DeliveryBody> {
-  const found = (await listDeliveries(t, key, endpointId)).filter((d) => d.event_id === eventId);
-  assert.equal(found.length, 1, `one delivery of ${eventId} to ${endpointId}`);
-  return found[0]!;
 }
 
 export async function resend(t: TestApp, key: string, deliveryId: string): Promise<DeliveryBody> {

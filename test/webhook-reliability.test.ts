@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { createTestDatabase, type TestDatabase } from "./harness.js";
 import { assertSigned, closedPort, startReceiver, waitUntil, type DeliveryBody, type Receiver } from "./webhook-helpers.js";
 
@@ -186,5 +187,21 @@ describe("webhook delivery across service processes [postgres]", { skip }, () =>
       new Set(created),
       "one event per customer created, through either process",
     );
+  });
+});
+
+describe("BILLING_WEBHOOK_LEASE", () => {
+  const base = { BILLING_DATA_DIR: "memory://" };
+
+  it("is unset by default (the worker then leases for timeout*3+30s) and takes a duration", () => {
+    assert.equal(loadConfig(base).webhooks.leaseMs, undefined);
+    assert.equal(loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "90s" }).webhooks.leaseMs, 90_000);
+    assert.equal(loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "3s" }).webhooks.leaseMs, 3_000);
+  });
+
+  it("must be longer than the timeout, and a duration", () => {
+    assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "10s" }), ConfigError);
+    assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "1s" }), ConfigError);
+    assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "soon" }), ConfigError);
   });
 });
