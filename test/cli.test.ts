@@ -89,6 +89,13 @@ describe("billing command line", () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
+  it("checks the stored data with `verify` and exits 0 when nothing is wrong", async () => {
+    const report = await billingJson(["verify"]);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.problems, []);
+    assert.equal(typeof report.events, "number");
+  });
+
   it("creates a company with `companies create --name` and prints it as JSON", async () => {
     const company = await billingJson(["companies", "create", "--name", "Cli Corp"]);
     assert.match(company.id, UUID_RE);

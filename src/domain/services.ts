@@ -3,6 +3,7 @@ import { createAccessService } from "./access/access-service.js";
 import { createContractService } from "./contracts/contract-service.js";
 import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCustomerService } from "./customers/customer-service.js";
+import { verifyBilling } from "./invariants/verify.js";
 import { createDraftInvoices } from "./invoices/draft-invoices.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
@@ -30,6 +31,8 @@ export function createServices(deps: ServiceDeps) {
     usage: createUsageService({ ...deps, drafts, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
+    /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */
+    invariants: { verify: (companyId: string | null) => verifyBilling(deps.db, companyId) },
   };
 }
 

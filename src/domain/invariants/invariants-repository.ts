@@ -88,3 +88,116 @@ export async function countUsageEvents(db: Queryable, companyId: string | null):
   );
   return { count: Number(rows[0]!.count), ratedTotal: rows[0]!.rated_total };
 }
+
+export interface MisplacedEvent {
+  id: string;
+  invoice_number: string;
+  contract_id: string;
+  service_period_start: string;
+}
+
+/** Events whose invoice is missing, or belongs to another contract or month. */
+export async function findMisplacedEvents(db: Queryable, companyId: string | null): Promise<MisplacedEvent[]> {
+  const { rows } = await db.query<MisplacedEvent>(
+    `SELECT e.id, e.invoice_number, e.contract_id, e.service_period_start
+       FROM usage_events e
+       LEFT JOIN invoices i ON i.company_id = e.company_id AND i.number = e.invoice_number
+      WHERE ($1::uuid IS NULL OR e.company_id = $1)
+        AND (i.number IS NULL OR i.contract_id <> e.contract_id OR i.period_start <> e.service_period_start)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface CapExcess {
+  invoice_number: string;
+  rule_id: string;
+  capped_total: string;
+  monthly_cap: string;
+}
+
+/** Rules whose capped charges on one invoice (one contract and month) exceed the largest cap they ever had. */
+export async function findCapExcesses(db: Queryable, companyId: string | null): Promise<CapExcess[]> {
+  const { rows } = await db.query<CapExcess>(
+    `WITH caps AS (
+       SELECT v.company_id, v.contract_id, r->>'id' AS rule_id, max((r->>'monthly_cap')::numeric) AS monthly_cap
+         FROM pricing_program_versions v, jsonb_array_elements(v.rules) AS r
+        WHERE ($1::uuid IS NULL OR v.company_id = $1) AND r->>'monthly_cap' IS NOT NULL
+        GROUP BY 1, 2, 3
+     )
+     SELECT l.invoice_number, l.rule_id, sum(l.capped_total)::text AS capped_total, c.monthly_cap::text AS monthly_cap
+       FROM invoice_lines l
+       JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
+       JOIN caps c ON c.company_id = l.company_id AND c.contract_id = i.contract_id AND c.rule_id = l.rule_id
+      WHERE l.kind = 'usage' AND ($1::uuid IS NULL OR l.company_id = $1)
+      GROUP BY l.invoice_number, l.rule_id, c.monthly_cap
+     HAVING sum(l.capped_total) > c.monthly_cap
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface VersionGap {
+  contract_id: string;
+  current_version: number;
+  versions: number;
+  max_version: number | null;
+}
+
+/** Contracts whose program versions are not exactly 1..current_version. */
+export async function findVersionGaps(db: Queryable, companyId: string | null): Promise<VersionGap[]> {
+  const { rows } = await db.query<VersionGap>(
+    `SELECT c.id AS contract_id, c.current_version, count(v.version)::int AS versions, max(v.version) AS max_version
+       FROM contracts c
+       LEFT JOIN pricing_program_versions v ON v.company_id = c.company_id AND v.contract_id = c.id
+      WHERE ($1::uuid IS NULL OR c.company_id = $1)
+      GROUP BY c.company_id, c.id, c.current_version
+     HAVING count(v.version) <> c.current_version OR max(v.version) IS DISTINCT FROM c.current_version OR min(v.version) <> 1
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface OrphanDelivery {
+  id: string;
+  event_id: string;
+}
+
+/** Deliveries of real (not test) events that have no event row: the outbox must be their only source. */
+export async function findOrphanDeliveries(db: Queryable, companyId: string | null): Promise<OrphanDelivery[]> {
+  const { rows } = await db.query<OrphanDelivery>(
+    `SELECT d.id, d.event_id FROM webhook_deliveries d
+       LEFT JOIN events e ON e.company_id = d.company_id AND e.id = d.event_id
+      WHERE NOT d.test AND e.id IS NULL AND ($1::uuid IS NULL OR d.company_id = $1)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface UndeliveredEvent {
+  id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Events without a delivery for an endpoint that was enabled, subscribed to the type, and created before
+ * the event, and that was never disabled since (updated_at before the event): such an event was lost.
+ */
+export async function findUndeliveredEvents(db: Queryable, companyId: string | null): Promise<UndeliveredEvent[]> {
+  const { rows } = await db.query<UndeliveredEvent>(
+    `SELECT ev.id, w.id AS endpoint_id
+       FROM events ev
+       JOIN webhook_endpoints w ON w.company_id = ev.company_id AND ev.type = ANY (w.events) AND w.enabled
+                               AND w.created_at < ev.created_at AND w.updated_at < ev.created_at
+      WHERE ($1::uuid IS NULL OR ev.company_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+                         WHERE d.company_id = ev.company_id AND d.event_id = ev.id AND d.endpoint_id = w.id)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}

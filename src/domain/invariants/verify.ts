@@ -1,5 +1,5 @@
 import type { Queryable } from "../../db/database.js";
-import { Big, roundToMinorUnit } from "../kernel/money.js";
+import { Big, roundToMinorUnit, toMoneyString } from "../kernel/money.js";
 import * as repo from "./invariants-repository.js";
 
 export interface VerifyReport {
@@ -10,9 +10,12 @@ export interface VerifyReport {
 }
 
 /**
- * Checks the money invariants over the stored data (one company, or all with null): every event on exactly
- * one line whose exact sums match its events, each line amount the half-even rounding of its charges, each
- * invoice's subtotal the sum of its lines and total = subtotal + tax.
+ * Checks the invariants over the stored data (one company, or all with null): every event on exactly one
+ * line of its own contract's invoice for its month, whose exact sums match its events; each line amount
+ * the half-even rounding of its charges; each invoice's subtotal the sum of its lines and total =
+ * subtotal + tax; no rule's capped charges above its monthly cap; program versions 1..current without
+ * gaps; every event delivered (or queued) to each endpoint subscribed when it happened, and no delivery
+ * without its event.
  */
 export async function verifyBilling(db: Queryable, companyId: string | null = null): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -28,11 +31,26 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   for (const line of await repo.listLineAmounts(db, companyId)) {
     const expected = roundToMinorUnit(new Big(line.charge_total), line.currency);
     if (!expected.eq(line.amount)) {
-      problems.push(`invoice ${line.invoice_number}: line ${line.line_key} amount ${line.amount}, expected ${expected.toFixed()}`);
+      problems.push(`invoice ${line.invoice_number}: line ${line.line_key} amount ${line.amount}, expected ${toMoneyString(expected, line.currency)}`);
     }
   }
   for (const i of await repo.findInvoiceTotalMismatches(db, companyId)) {
     problems.push(`invoice ${i.number}: subtotal ${i.subtotal}, total ${i.total}, tax ${i.tax}, but its lines sum to ${i.lines_amount}`);
+  }
+  for (const e of await repo.findMisplacedEvents(db, companyId)) {
+    problems.push(`event ${e.id}: on invoice ${e.invoice_number}, which is not the draft of ${e.contract_id} for ${e.service_period_start}`);
+  }
+  for (const c of await repo.findCapExcesses(db, companyId)) {
+    problems.push(`invoice ${c.invoice_number}: rule ${c.rule_id} charged ${c.capped_total} against a monthly cap of ${c.monthly_cap}`);
+  }
+  for (const v of await repo.findVersionGaps(db, companyId)) {
+    problems.push(`contract ${v.contract_id}: current version ${v.current_version} but ${v.versions} versions stored (highest ${v.max_version ?? "none"})`);
+  }
+  for (const d of await repo.findOrphanDeliveries(db, companyId)) {
+    problems.push(`delivery ${d.id}: its event ${d.event_id} does not exist`);
+  }
+  for (const u of await repo.findUndeliveredEvents(db, companyId)) {
+    problems.push(`event ${u.id}: no delivery to endpoint ${u.endpoint_id}, which was subscribed when it happened`);
   }
   const { count, ratedTotal } = await repo.countUsageEvents(db, companyId);
   return { ok: problems.length === 0, events: count, ratedTotal, problems };

@@ -16,6 +16,7 @@ const USAGE = `Usage: billing <command>
   billing api-keys create --company ID [--scopes a,b] [--name N] [--expires-at ISO]
   billing api-keys revoke ID
   billing users create --company ID --email E --password P
+  billing verify [--company ID]                         check the stored data's invariants; exit 1 if any is broken
 
 Works on the configured database directly (DATABASE_URL, or the embedded one in BILLING_DATA_DIR).
 The embedded database is single-process: stop the server first, or use the admin API.`;
@@ -41,6 +42,11 @@ const commands: Record<string, (services: Services, flags: Flags, positional: st
   "api-keys revoke": (s, _f, pos) => {
     if (!pos[0]) throw new UsageError("api-keys revoke needs the key id");
     return s.access.revokeApiKey(pos[0]);
+  },
+  verify: async (s, f) => {
+    const report = await s.invariants.verify(f.company ?? null);
+    if (!report.ok) process.exitCode = 1;
+    return report;
   },
   "users create": async (s, f) => {
     const user = await s.access.createUser(required(f, "company"), required(f, "email"), required(f, "password"));
@@ -75,7 +81,7 @@ export async function runCli(argv: string[]): Promise<number> {
     await runWorker();
     return -1; // keeps running until SIGTERM
   }
-  const name = positionals.slice(0, 2).join(" ");
+  const name = positionals[0] === "verify" ? "verify" : positionals.slice(0, 2).join(" ");
   const command = commands[name];
   if (!command) throw new UsageError(`Unknown command '${positionals.join(" ")}'`);
 
@@ -85,9 +91,9 @@ export async function runCli(argv: string[]): Promise<number> {
     await migrate(db);
     const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
     const services = createServices({ db, clock: systemClock, publicUrl: config.publicUrl, webhookSettings: config.webhooks, outboundHttp });
-    const result = await command(services, values as Flags, positionals.slice(2));
+    const result = await command(services, values as Flags, positionals.slice(name === "verify" ? 1 : 2));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
   } finally {
     await db.close();
   }

@@ -63,6 +63,12 @@ export function adminRoutes(services: Services, adminToken: string): FastifyPlug
       return services.access.revokeApiKey(request.params.id);
     });
 
+    app.get(
+      "/admin/v1/verify",
+      { schema: { ...hide, querystring: z.object({ company_id: z.string().uuid().optional() }) } },
+      async (request) => services.invariants.verify(request.query.company_id ?? null),
+    );
+
     app.post("/admin/v1/companies/:id/users", { schema: { ...hide, params: idParams, body: userBody } }, async (request, reply) => {
       const user = await services.access.createUser(request.params.id, request.body.email, request.body.password);
       return reply.code(201).send({ object: user.object, id: user.id, email: user.email });
