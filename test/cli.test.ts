@@ -177,11 +177,11 @@ describe("billing command line", () => {
   });
 
   for (const [what, args, code] of [
-    ["creating a key for a company that does not exist", () => ["api-keys", "create", "--company", randomUUID()], "resource_missing"],
+    ["creating a key for a company that does not exist", () => ["api-keys", "create", "--company", randomUUID()], "not_found"],
     ["an unknown scope", () => ["api-keys", "create", "--company", created.companyId, "--scopes", "customers:read,root"], "invalid_scope"],
     ["an --expires-at that is not a date", () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "garbage"], "invalid_expires_at"],
     ["an --expires-at in the past", () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "2001-01-01T00:00:00Z"], "invalid_expires_at"],
-    ["revoking a key that does not exist", () => ["api-keys", "revoke", randomUUID()], "resource_missing"],
+    ["revoking a key that does not exist", () => ["api-keys", "revoke", randomUUID()], "not_found"],
     ["a blank company name", () => ["companies", "create", "--name", "   "], "invalid_request"],
     ["a malformed user email", () => ["users", "create", "--company", created.companyId, "--email", "not-an-email", "--password", "a long password"], "invalid_request"],
     ["a user password shorter than 8 characters", () => ["users", "create", "--company", created.companyId, "--email", "short@cli.example", "--password", "1234"], "invalid_request"],

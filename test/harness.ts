@@ -61,7 +61,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   return loadConfig({
     BILLING_DATA_DIR: "memory://",
     BILLING_ADMIN_TOKEN: ADMIN_TOKEN,
-    BILLING_PUBLIC_URL: "http://billing.test",
+    BILLING_PUBLIC_URL: "http://localhost:8080",
     LOG_LEVEL: "silent",
     ...overrides,
   });

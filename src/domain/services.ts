@@ -5,6 +5,7 @@ import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCustomerService } from "./customers/customer-service.js";
 import { verifyBilling } from "./invariants/verify.js";
 import { createDraftInvoices } from "./invoices/draft-invoices.js";
+import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
 import { createUsageService } from "./usage/usage-service.js";
@@ -24,8 +25,10 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const drafts = createDraftInvoices(deps);
   const contexts = createRatingContextCache();
+  const access = createAccessService(deps);
   return {
-    access: createAccessService(deps),
+    access,
+    oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
     customers: createCustomerService(deps),
     contracts: createContractService({ ...deps, contexts }),
     usage: createUsageService({ ...deps, drafts, contexts }),

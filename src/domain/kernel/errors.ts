@@ -23,7 +23,7 @@ export abstract class DomainError extends Error {
 export class NotFoundError extends DomainError {
   readonly kind = "not_found" as const;
   constructor(readonly resource: string) {
-    super("Not found", "resource_missing");
+    super("Not found", "not_found");
   }
 }
 

@@ -7,6 +7,8 @@ import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
+import fastifyExpress from "@fastify/express";
+import { createMcpApp, mcpAvailable } from "../mcp/mcp-app.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { adminRoutes } from "./routes/admin-routes.js";
@@ -133,6 +135,14 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
 
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
+
+  // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
+  if (mcpAvailable(deps.publicUrl)) {
+    await app.register(fastifyExpress);
+    app.use(createMcpApp({ services: deps.services, publicUrl: deps.publicUrl, logger: deps.logger }));
+  } else {
+    deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
+  }
   await app.register(agreementRoutes(deps.services));
   if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
 

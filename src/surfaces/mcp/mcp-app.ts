@@ -1,0 +1,122 @@
+import express, { type Request, type Response } from "express";
+import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
+import { mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
+import type { Services } from "../../domain/services.js";
+import type { Logger } from "../../platform/logger.js";
+import { buildMcpServer } from "./mcp-tools.js";
+import { consentPage, errorPage, loginPage } from "./oauth-pages.js";
+import { clientName, createOAuthProvider } from "./oauth-provider.js";
+
+const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as const;
+
+/** The SDK refuses a non-https issuer except on localhost; such a deployment serves no MCP. */
+export function mcpAvailable(publicUrl: string): boolean {
+  const url = new URL(publicUrl);
+  return url.protocol === "https:" || ["localhost", "127.0.0.1"].includes(url.hostname);
+}
+
+/**
+ * The agent surface: the OAuth 2.1 authorization server (the SDK's router over our provider, plus our
+ * login and consent pages) and the MCP endpoint, an express app that Fastify mounts (@fastify/express).
+ */
+export function createMcpApp({ services, publicUrl, logger }: { services: Services; publicUrl: string; logger: Logger }) {
+  const app = express();
+  app.disable("x-powered-by");
+  const base = new URL(publicUrl);
+  const mcpUrl = new URL("/mcp", base);
+  const resourceMetadataUrl = new URL("/.well-known/oauth-protected-resource", base).href;
+  const provider = createOAuthProvider(services.oauth);
+
+  const protectedResource = {
+    resource: mcpUrl.href,
+    authorization_servers: [base.href],
+    scopes_supported: [...OAUTH_SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: "Usage-based billing (MCP)",
+  };
+  // RFC 9728 at the host's root, where the spec puts it (the SDK serves it at …/oauth-protected-resource/mcp too).
+  app.get("/.well-known/oauth-protected-resource", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json(protectedResource);
+  });
+
+  app.use(
+    mcpAuthRouter({
+      provider,
+      issuerUrl: base,
+      baseUrl: base,
+      scopesSupported: [...OAUTH_SCOPES],
+      resourceServerUrl: mcpUrl,
+      resourceName: protectedResource.resource_name,
+      // Per-address limits on the protocol endpoints; generous, since every MCP client registers itself.
+      authorizationOptions: { rateLimit: RATE_LIMIT },
+      clientRegistrationOptions: { rateLimit: RATE_LIMIT },
+      tokenOptions: { rateLimit: RATE_LIMIT },
+      revocationOptions: { rateLimit: RATE_LIMIT },
+    }),
+  );
+
+  const form = express.urlencoded({ extended: false, limit: "16kb" });
+  const field = (req: Request, name: string) => (typeof req.body?.[name] === "string" ? (req.body[name] as string) : "");
+  const html = (res: Response, status: number, body: string) => res.status(status).type("html").setHeader("Cache-Control", "no-store").send(body);
+
+  app.post("/oauth/login", form, async (req, res, next) => {
+    try {
+      const requestId = field(req, "request_id");
+      const result = await services.oauth.login(requestId, field(req, "email"), field(req, "password"));
+      if (!result) return html(res, 400, errorPage("This sign-in link has expired or was already used. Start again from your MCP client."));
+      const client = (await services.oauth.getClient((await services.oauth.pendingRequest(requestId))!.client_id)) as { client_id: string; client_name?: string };
+      if (result === "bad_credentials") return html(res, 401, loginPage({ requestId, clientName: clientName(client), error: "Wrong email or password." }));
+      html(res, 200, consentPage({ requestId, clientName: clientName(client), email: field(req, "email"), scopes: result.params.scopes }));
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  app.post("/oauth/consent", form, async (req, res, next) => {
+    try {
+      const target = await services.oauth.decide(field(req, "request_id"), field(req, "decision") === "allow");
+      if (!target) return html(res, 400, errorPage("This authorization has expired or was already answered. Start again from your MCP client."));
+      res.redirect(302, target);
+    } catch (error) {
+      next(error);
+    }
+  });
+
+  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
+
+  app.post("/mcp", bearer, express.json({ limit: "1mb" }), async (req, res, next) => {
+    try {
+      const auth = req.auth!;
+      const companyId = auth.extra?.companyId as string;
+      if (!auth.scopes.some((s) => (OAUTH_SCOPES as readonly string[]).includes(s))) {
+        res.status(403).set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${OAUTH_SCOPES.join(" ")}", resource_metadata="${resourceMetadataUrl}"`);
+        return res.json({ error: "insufficient_scope", error_description: `The token needs ${OAUTH_SCOPES.join(" or ")}` });
+      }
+      const server = buildMcpServer(services, { companyId, clientId: auth.clientId, scopes: auth.scopes });
+      // Stateless: a new transport per request, so that any process can answer any request.
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (error) {
+      next(error);
+    }
+  });
+  const notAllowed = (_req: Request, res: Response) => {
+    res.status(405).set("Allow", "POST").json({ jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this server is stateless; POST JSON-RPC to /mcp" }, id: null });
+  };
+  app.get("/mcp", notAllowed);
+  app.delete("/mcp", notAllowed);
+
+  app.use((error: unknown, _req: Request, res: Response, _next: unknown) => {
+    logger.error({ err: error }, "mcp surface error");
+    if (!res.headersSent) res.status(500).json({ error: "Internal server error", code: "internal_error" });
+  });
+  return app;
+}

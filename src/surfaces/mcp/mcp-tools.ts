@@ -1,0 +1,170 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { CONTRACT_STATUSES, addPricingRuleInput, updatePricingRuleInput } from "../../domain/contracts/contract-schemas.js";
+import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
+import { projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
+import { DomainError } from "../../domain/kernel/errors.js";
+import { actorForGrant, type OAuthScope } from "../../domain/oauth/oauth-service.js";
+import type { Services } from "../../domain/services.js";
+import { toHttpError } from "../http/error-handler.js";
+
+const page = {
+  limit: z.number().int().min(1).max(100).optional().describe("1 to 100, default 50"),
+  starting_after: z.string().min(1).max(255).optional().describe("Cursor: the id (or invoice number) of the last item of the previous page"),
+};
+const date = z.iso.date();
+
+const ok = (value: object): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(value) }],
+  structuredContent: value as Record<string, unknown>,
+});
+
+/** Errors come back as tool errors with the API's `{ error, code }`, never as transport failures. */
+const failure = (body: { error: string; code: string; [k: string]: unknown }): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  structuredContent: body,
+  isError: true,
+});
+
+const list = <T>(page: { items: T[]; hasMore: boolean }) => ({ object: "list", data: page.items, has_more: page.hasMore, total_count: page.items.length });
+
+
+export interface McpCaller {
+  companyId: string;
+  clientId: string;
+  scopes: readonly string[];
+}
+
+/**
+ * The MCP server for one request (stateless: any process answers any request). Every tool parses its
+ * arguments, calls one service function as the token's company, and presents: no rule lives here.
+ */
+export function buildMcpServer(services: Services, caller: McpCaller): McpServer {
+  const server = new McpServer({ name: "usage-billing", version: "1.0.0" }, { capabilities: { tools: {} } });
+  // The SDK's own argument check (and any other tool failure it catches) reports in the API's error shape
+  // too. createToolError is the SDK's single place for that, private in its types only.
+  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
+    failure({ error: message.replace(/^MCP error -?\d+: /, ""), code: "invalid_request" });
+  const actor = actorForGrant({ companyId: caller.companyId, scopes: caller.scopes, credential: `oauth:${caller.clientId}` });
+
+  function tool<Shape extends z.ZodRawShape>(
+    name: string,
+    scope: OAuthScope,
+    description: string,
+    inputSchema: Shape,
+    run: (args: z.infer<z.ZodObject<Shape>>) => Promise<object>,
+  ) {
+    server.registerTool(
+      name,
+      { description: `${description} Needs scope ${scope}.`, inputSchema, annotations: { readOnlyHint: scope === "read:invoices" } },
+      (async (args: z.infer<z.ZodObject<Shape>>) => {
+        if (!caller.scopes.includes(scope)) {
+          return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });
+        }
+        try {
+          return ok(await run(args));
+        } catch (error) {
+          if (error instanceof DomainError) return failure(toHttpError(error).body);
+          throw error;
+        }
+      }) as never,
+    );
+  }
+
+  const { contracts, customers, usage, invoices } = services;
+
+  tool("list_contracts", "read:invoices", "Lists the company's contracts, newest first, optionally by status.", { status: z.enum(CONTRACT_STATUSES).optional() }, async (a) => {
+    const data = await contracts.list(actor, a.status);
+    return { object: "list", data, has_more: false, total_count: data.length };
+  });
+  tool("get_contract", "read:invoices", "Gets one contract by its external id.", { contract_id: z.string().min(1).max(255) }, (a) => contracts.get(actor, a.contract_id));
+  tool(
+    "get_contract_pricing",
+    "read:invoices",
+    "Gets the active pricing program version of a contract, with its rules.",
+    { contract_id: z.string().min(1).max(255) },
+    (a) => contracts.getPricing(actor, a.contract_id),
+  );
+  tool(
+    "create_sample_contract",
+    "write:invoices",
+    "Creates an active sample test contract for a customer: metrics domestic_wire (20/unit) and international_wire (30/unit), a 1000 USD monthly minimum.",
+    { customer_id: z.string().min(1).max(100) },
+    (a) => contracts.createSample(actor, a.customer_id),
+  );
+  tool(
+    "add_pricing_rule",
+    "write:invoices",
+    "Adds a pricing rule to a contract (a new program version). A usage rule needs a metric; a percentage rule a rate (0.05 = 5%); a flat rule an amount.",
+    { contract_id: z.string().min(1).max(255), rule: addPricingRuleInput },
+    (a) => contracts.addRule(actor, a.contract_id, a.rule),
+  );
+  tool(
+    "update_pricing_rule",
+    "write:invoices",
+    "Merges fields into a pricing rule (a new program version); null clears a field.",
+    { contract_id: z.string().min(1).max(255), rule_id: z.string().min(1).max(64), fields: updatePricingRuleInput },
+    (a) => contracts.updateRule(actor, a.contract_id, a.rule_id, a.fields),
+  );
+  tool(
+    "submit_usage",
+    "write:invoices",
+    "Submits 1 to 100 usage events (external_contract_id, event_id, metric, quantity, timestamp; optional fee_amount, applied_rate, counterparty). Each is judged on its own; an event_id already stored is accepted again and billed once.",
+    { events: z.array(z.record(z.string(), z.unknown())).min(1).max(100) },
+    (a) => usage.submit(actor, a.events),
+  );
+  tool(
+    "list_usage_events",
+    "read:invoices",
+    "Lists usage events, newest first, filtered by contract, metric, service-period dates (YYYY-MM-DD) or status.",
+    {
+      contract: z.string().min(1).max(255).optional(),
+      metric: z.string().min(1).max(100).optional(),
+      from: date.optional(),
+      to: date.optional(),
+      status: z.enum(["accepted", "rated"]).optional(),
+      ...page,
+    },
+    async (a) =>
+      list(
+        await usage.list(
+          actor,
+          { contractId: a.contract, metric: a.metric, from: a.from, to: a.to, status: a.status },
+          { limit: a.limit ?? 50, startingAfter: a.starting_after },
+        ),
+      ),
+  );
+  tool("get_usage_event", "read:invoices", "Gets one usage event with its charge, rule and invoice.", { event_id: z.string().min(1).max(255) }, (a) =>
+    usage.get(actor, a.event_id),
+  );
+  tool(
+    "list_invoices",
+    "read:invoices",
+    "Lists invoices, newest first, by contract, status or billing-period dates (YYYY-MM-DD).",
+    { contract: z.string().min(1).max(255).optional(), status: z.string().min(1).max(50).optional(), from: date.optional(), to: date.optional(), ...page },
+    async (a) =>
+      list(await invoices.list(actor, { contractId: a.contract, status: a.status, from: a.from, to: a.to }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
+  );
+  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", { number: z.string().min(1).max(64) }, (a) => invoices.get(actor, a.number));
+  tool(
+    "project_invoice",
+    "write:invoices",
+    "Creates or updates the draft invoice of a contract for one calendar month: subscription lines, usage, and the monthly-minimum true-up.",
+    projectInvoiceInput.shape,
+    (a) =>
+      invoices.project(actor, { contractId: a.external_contract_id, periodStart: a.billing_period_start, periodEnd: a.billing_period_end }),
+  );
+  tool("create_customer", "write:invoices", "Creates a customer (name required; external_id unique per company).", createCustomerInput.shape, (a) =>
+    customers.create(actor, a),
+  );
+  tool(
+    "list_customers",
+    "read:invoices",
+    "Lists customers, newest first, optionally the one with an external_id.",
+    { external_id: z.string().min(1).max(255).optional(), ...page },
+    async (a) => list(await customers.list(actor, { externalId: a.external_id }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
+  );
+
+  return server;
+}
