@@ -35,7 +35,7 @@ describeEachEngine("sample contracts", (t) => {
     assert.deepEqual(contract.metrics, ["domestic_wire", "international_wire"]);
     assert.equal(typeof contract.contract_number, "string");
     assert.ok(contract.contract_number.length > 0);
-    assert.match(contract.pdf_url, /^http:\/\/billing\.test\//);
+    assert.match(contract.pdf_url, /^http:\/\/localhost:8080\/v1\/agreements\/[A-Za-z0-9_-]{43}\.pdf$/);
     assert.equal(contract.created_at, "2026-03-15T12:00:00.000Z");
   });
 

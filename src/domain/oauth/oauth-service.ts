@@ -23,11 +23,34 @@ const REFRESH_TTL_MS = 30 * 24 * 60 * 60_000;
 /** An OAuth protocol error with its RFC 6749 / 8707 code; the MCP surface maps it to the SDK's classes. */
 export class OAuthProtocolError extends Error {
   constructor(
-    readonly code: "invalid_request" | "invalid_client" | "invalid_grant" | "invalid_scope" | "invalid_target" | "invalid_client_metadata" | "access_denied",
+    readonly code:
+      | "invalid_request"
+      | "invalid_client"
+      | "invalid_grant"
+      | "invalid_scope"
+      | "invalid_target"
+      | "invalid_client_metadata"
+      | "invalid_redirect_uri"
+      | "access_denied",
     message: string,
   ) {
     super(message);
   }
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * Why a redirect URI cannot be registered, if it cannot: no fragment (RFC 6749, 3.1.2), and plain http only
+ * on a loopback host (OAuth 2.1, 2.3.1; the MCP authorization spec). https and private-use schemes of
+ * native apps (RFC 8252, 7.1) are fine.
+ */
+function redirectUriProblem(uri: unknown): string | undefined {
+  if (typeof uri !== "string" || !URL.canParse(uri)) return `${String(uri)} is not a URL`;
+  const url = new URL(uri);
+  if (uri.includes("#")) return `${uri} must not contain a fragment`;
+  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) return `${uri}: http is for loopback hosts only; use https`;
+  return undefined;
 }
 
 const hash = (secret: string) => createHash("sha256").update(secret, "utf8").digest();
@@ -48,6 +71,8 @@ export interface AccessGrant {
   scopes: OAuthScope[];
   resource: string | null;
   expiresAt: Date;
+  /** Time left by this service's clock: what the SDK's wall-clock expiry check must be told. */
+  expiresInMs: number;
 }
 
 /** The actor an MCP call acts as: the token's company, with the API scopes its OAuth scopes stand for. */
@@ -88,6 +113,12 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     async registerClient(metadata: Record<string, unknown> & { client_id: string }): Promise<void> {
       if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== "none") {
         throw new OAuthProtocolError("invalid_client_metadata", "Only public clients are supported: token_endpoint_auth_method must be none");
+      }
+      const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+      if (uris.length === 0) throw new OAuthProtocolError("invalid_redirect_uri", "Register at least one redirect URI");
+      for (const uri of uris) {
+        const problem = redirectUriProblem(uri);
+        if (problem) throw new OAuthProtocolError("invalid_redirect_uri", problem);
       }
       await repo.insertClient(db, { client_id: metadata.client_id, metadata, created_at: clock.now() });
     },
@@ -221,7 +252,8 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** A live access token whose user still exists, or undefined. */
     async verifyAccessToken(token: string): Promise<AccessGrant | undefined> {
-      const row = await repo.findLiveToken(db, hash(token), "access", clock.now());
+      const now = clock.now();
+      const row = await repo.findLiveToken(db, hash(token), "access", now);
       if (!row) return undefined;
       return {
         clientId: row.client_id,
@@ -230,6 +262,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
         scopes: row.scopes as OAuthScope[],
         resource: row.resource,
         expiresAt: row.expires_at,
+        expiresInMs: row.expires_at.getTime() - now.getTime(),
       };
     },
 

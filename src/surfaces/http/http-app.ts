@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
@@ -7,8 +8,7 @@ import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
-import fastifyExpress from "@fastify/express";
-import { createMcpApp, mcpAvailable } from "../mcp/mcp-app.js";
+import { createMcpApp, MCP_PATHS, mcpAvailable } from "../mcp/mcp-app.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { adminRoutes } from "./routes/admin-routes.js";
@@ -30,6 +30,47 @@ export interface HttpAppDeps {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Hands the agent surface's paths, and only those, to its express app before Fastify reads the body, so
+ * that the rest of the API never goes through express.
+ */
+function mcpRoutes(expressApp: (req: IncomingMessage, res: ServerResponse, next: () => void) => void) {
+  return async (app: FastifyInstance) => {
+    for (const url of MCP_PATHS) {
+      app.route({
+        method: ["GET", "POST", "DELETE", "OPTIONS"],
+        url,
+        schema: { hide: true },
+        onRequest: (request, reply, done) => {
+          reply.hijack();
+          // Express swaps the prototypes of req and res for its own; keep the methods of the objects we
+          // were given (fastify.inject's are not node's) as own properties, which survive the swap.
+          pinMethods(request.raw);
+          pinMethods(reply.raw);
+          expressApp(request.raw, reply.raw, () => {
+            reply.raw.statusCode = 404;
+            reply.raw.setHeader("content-type", "application/json");
+            reply.raw.end(JSON.stringify({ error: "Not found", code: "not_found" }));
+          });
+          void done;
+        },
+        handler: async () => undefined,
+      });
+    }
+  };
+}
+
+function pinMethods(target: object): void {
+  const proto = Object.getPrototypeOf(target) as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(proto)) {
+    if (name === "constructor") continue;
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    if (descriptor && typeof descriptor.value === "function" && !Object.prototype.hasOwnProperty.call(target, name)) {
+      Object.defineProperty(target, name, { value: descriptor.value, writable: true, configurable: true });
+    }
+  }
+}
 
 /** Where in a parsed JSON value strings (or keys) hold a NUL character. */
 function pathsWithNul(value: unknown, path = ""): string[] {
@@ -138,8 +179,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
   if (mcpAvailable(deps.publicUrl)) {
-    await app.register(fastifyExpress);
-    app.use(createMcpApp({ services: deps.services, publicUrl: deps.publicUrl, logger: deps.logger }));
+    await app.register(mcpRoutes(createMcpApp({ services: deps.services, publicUrl: deps.publicUrl, logger: deps.logger })));
   } else {
     deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
   }

@@ -9,13 +9,18 @@ import {
   InvalidScopeError,
   InvalidTargetError,
   InvalidTokenError,
-  type OAuthError,
+  OAuthError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { OAuthProtocolError, type OAuthService } from "../../domain/oauth/oauth-service.js";
 import { errorPage, loginPage } from "./oauth-pages.js";
+
+/** RFC 7591, 3.2.2: the SDK has no class for it. */
+class InvalidRedirectUriError extends OAuthError {
+  static override errorCode = "invalid_redirect_uri";
+}
 
 const SDK_ERRORS: Record<OAuthProtocolError["code"], new (message: string) => OAuthError> = {
   invalid_request: InvalidRequestError,
@@ -24,6 +29,7 @@ const SDK_ERRORS: Record<OAuthProtocolError["code"], new (message: string) => OA
   invalid_scope: InvalidScopeError,
   invalid_target: InvalidTargetError,
   invalid_client_metadata: InvalidClientMetadataError,
+  invalid_redirect_uri: InvalidRedirectUriError,
   access_denied: AccessDeniedError,
 };
 
@@ -101,7 +107,9 @@ export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
         token,
         clientId: grant.clientId,
         scopes: grant.scopes,
-        expiresAt: Math.floor(grant.expiresAt.getTime() / 1000),
+        // The SDK's bearer middleware refuses a token whose expiresAt is before Date.now(); expiry is this
+        // service's decision (its clock, already applied above), so it gets the time left, on the wall clock.
+        expiresAt: Math.ceil((Date.now() + grant.expiresInMs) / 1000),
         ...(grant.resource ? { resource: new URL(grant.resource) } : {}),
         extra: { companyId: grant.companyId, userId: grant.userId },
       };
