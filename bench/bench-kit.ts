@@ -61,6 +61,7 @@ export async function startService(env: Record<string, string>, apiKey: string):
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
+      BILLING_RATE_LIMIT: "off", // one key drives all the load here
       BILLING_BOOTSTRAP_COMPANY: "bench",
       BILLING_BOOTSTRAP_API_KEY: apiKey,
     },

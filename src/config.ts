@@ -1,4 +1,5 @@
 import type { StorageConfig } from "./db/open-database.js";
+import { parseRateLimit, type RateLimit } from "./platform/rate-limiter.js";
 
 /** Everything the service reads from its environment. The only reader of process.env (INTERFACE.md). */
 export interface Config {
@@ -19,6 +20,8 @@ export interface Config {
   /** Whether this process runs the webhook delivery worker beside the API (BILLING_WORKER, default on). */
   runWorker: boolean;
   logLevel: string;
+  /** Requests per API key and process (BILLING_RATE_LIMIT, default 100/s; off disables). */
+  rateLimit: RateLimit | null;
 }
 
 export class ConfigError extends Error {}
@@ -86,5 +89,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     logLevel: env.LOG_LEVEL || "info",
+    rateLimit: (() => {
+      try {
+        return parseRateLimit(env.BILLING_RATE_LIMIT ?? "100/s");
+      } catch (error) {
+        throw new ConfigError(`BILLING_RATE_LIMIT: ${(error as Error).message}`);
+      }
+    })(),
   };
 }

@@ -63,3 +63,11 @@ export class ForbiddenError extends DomainError {
     super(`This API key lacks the required scope: ${requiredScopes.join(" or ")}`, "insufficient_scope");
   }
 }
+
+/** 429: too many requests for this key; answered with Retry-After. */
+export class RateLimitedError extends DomainError {
+  readonly kind = "rate_limited" as const;
+  constructor(readonly retryAfterSeconds: number) {
+    super(`Too many requests; retry after ${retryAfterSeconds} s`, "rate_limited");
+  }
+}

@@ -70,8 +70,9 @@ export async function findRequest(db: Queryable, id: string): Promise<OAuthReque
   return rows[0];
 }
 
-export async function setRequestUser(db: Queryable, id: string, userId: string, companyId: string): Promise<void> {
-  await db.query("UPDATE oauth_requests SET user_id = $2, company_id = $3 WHERE id = $1", [id, userId, companyId]);
+/** Records who logged in for a request, and moves it to a new id for the consent step. */
+export async function setRequestUser(db: Queryable, id: string, newId: string, userId: string, companyId: string): Promise<void> {
+  await db.query("UPDATE oauth_requests SET id = $2, user_id = $3, company_id = $4 WHERE id = $1 AND user_id IS NULL", [id, newId, userId, companyId]);
 }
 
 /** Takes a request away (single use); returns it if it was there. */

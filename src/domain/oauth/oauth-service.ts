@@ -164,8 +164,11 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
       if (!request) return undefined;
       const user = await access.verifyUserPassword(email, password);
       if (!user) return "bad_credentials";
-      await repo.setRequestUser(db, requestId, user.id, user.company_id);
-      return { ...request, user_id: user.id, company_id: user.company_id };
+      // A new id for the consent step: only the browser that logged in learns it, so a request id planted
+      // in someone else's login form cannot be used to answer their consent.
+      const consentId = randomBytes(32).toString("base64url");
+      await repo.setRequestUser(db, requestId, consentId, user.id, user.company_id);
+      return { ...request, id: consentId, user_id: user.id, company_id: user.company_id };
     },
 
     /** The consent step: a code on Allow, access_denied on Deny; either way the request is used up. Returns the redirect. */

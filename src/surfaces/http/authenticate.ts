@@ -1,7 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { AccessService } from "../../domain/access/access-service.js";
 import type { Actor } from "../../domain/kernel/actor.js";
-import { UnauthenticatedError } from "../../domain/kernel/errors.js";
+import { RateLimitedError, UnauthenticatedError } from "../../domain/kernel/errors.js";
+import type { RateLimiter } from "../../platform/rate-limiter.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -22,13 +23,20 @@ export function presentedApiKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** An onRequest hook: sets `request.actor`, or answers 401 before the body is even read. */
-export function apiKeyAuth(access: AccessService) {
+/**
+ * An onRequest hook: sets `request.actor`, or answers 401 before the body is even read; then 429 with
+ * Retry-After when the key has used up its rate (per key, per process).
+ */
+export function apiKeyAuth(access: AccessService, limiter: RateLimiter | null) {
   return async (request: FastifyRequest): Promise<void> => {
     const key = presentedApiKey(request);
     if (key === undefined) throw UnauthenticatedError.missing();
     if (key.length > 512) throw UnauthenticatedError.invalid();
     request.actor = await access.authenticate(key);
+    if (limiter) {
+      const verdict = limiter.take(request.actor.credentialId);
+      if (!verdict.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
+    }
   };
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
-import { ConflictError, DomainError, type ErrorDetail } from "../../domain/kernel/errors.js";
+import { ConflictError, DomainError, RateLimitedError, type ErrorDetail } from "../../domain/kernel/errors.js";
 
 export interface HttpErrorBody {
   error: string;
@@ -75,6 +75,7 @@ export function toHttpError(error: unknown): { status: number; body: HttpErrorBo
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body, unexpected } = toHttpError(error);
+  if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
   if (unexpected) request.log.error({ err: error }, "unhandled error");
   void reply.code(status).send(body);
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
 import { createMcpApp, MCP_PATHS, mcpAvailable } from "../mcp/mcp-app.js";
+import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { adminRoutes } from "./routes/admin-routes.js";
@@ -26,6 +27,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   publicUrl: string;
   adminToken: string | undefined;
+  /** Requests per API key (null: no limit). */
+  rateLimit: RateLimit | null;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
@@ -91,6 +94,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }), // one line per request, in onResponse below
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client gets 30 s to send its whole request: a slow-loris holds no socket forever.
+    requestTimeout: 30_000,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
@@ -141,9 +146,13 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.addHook("onRequest", async (request, reply) => {
     void reply.header("request-id", request.id);
   });
+  const httpsOnly = deps.publicUrl.startsWith("https://");
   app.addHook("onSend", async (_request, reply) => {
     void reply.header("x-content-type-options", "nosniff");
-    void reply.header("cache-control", "no-store");
+    void reply.header("x-frame-options", "DENY");
+    void reply.header("referrer-policy", "no-referrer");
+    if (!reply.hasHeader("cache-control")) void reply.header("cache-control", "no-store");
+    if (httpsOnly) void reply.header("strict-transport-security", "max-age=31536000; includeSubDomains");
   });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -188,7 +197,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.
   await app.register(async (v1) => {
-    v1.addHook("onRequest", apiKeyAuth(deps.services.access));
+    v1.addHook("onRequest", apiKeyAuth(deps.services.access, deps.rateLimit ? createRateLimiter(deps.rateLimit) : null));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
     await v1.register(usageRoutes(deps.services));

@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from "express";
+import { rateLimit } from "express-rate-limit";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -6,7 +7,7 @@ import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import { buildMcpServer } from "./mcp-tools.js";
-import { consentPage, errorPage, loginPage } from "./oauth-pages.js";
+import { consentPage, errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 import { clientName, createOAuthProvider } from "./oauth-provider.js";
 
 const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as const;
@@ -38,6 +39,11 @@ export function mcpAvailable(publicUrl: string): boolean {
 export function createMcpApp({ services, publicUrl, logger }: { services: Services; publicUrl: string; logger: Logger }) {
   const app = express();
   app.disable("x-powered-by");
+  app.use((_req, res, next) => {
+    res.setHeader("x-content-type-options", "nosniff");
+    res.setHeader("referrer-policy", "no-referrer");
+    next();
+  });
   const base = new URL(publicUrl);
   const mcpUrl = new URL("/mcp", base);
   const resourceMetadataUrl = new URL("/.well-known/oauth-protected-resource", base).href;
@@ -74,16 +80,22 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
 
   const form = express.urlencoded({ extended: false, limit: "16kb" });
   const field = (req: Request, name: string) => (typeof req.body?.[name] === "string" ? (req.body[name] as string) : "");
-  const html = (res: Response, status: number, body: string) => res.status(status).type("html").setHeader("Cache-Control", "no-store").send(body);
+  const html = (res: Response, status: number, body: string) => res.status(status).type("html").set(PAGE_HEADERS).send(body);
 
-  app.post("/oauth/login", form, async (req, res, next) => {
+  // Password guessing is slow work for us (argon2) and for the guesser: 100 tries per address per 15 minutes.
+  const loginLimit = rateLimit({ windowMs: 15 * 60_000, limit: 100, validate: false, standardHeaders: "draft-7", legacyHeaders: false });
+  app.post("/oauth/login", loginLimit, form, async (req, res, next) => {
     try {
       const requestId = field(req, "request_id");
       const result = await services.oauth.login(requestId, field(req, "email"), field(req, "password"));
       if (!result) return html(res, 400, errorPage("This sign-in link has expired or was already used. Start again from your MCP client."));
-      const client = (await services.oauth.getClient((await services.oauth.pendingRequest(requestId))!.client_id)) as { client_id: string; client_name?: string };
-      if (result === "bad_credentials") return html(res, 401, loginPage({ requestId, clientName: clientName(client), error: "Wrong email or password." }));
-      html(res, 200, consentPage({ requestId, clientName: clientName(client), email: field(req, "email"), scopes: result.params.scopes }));
+      if (result === "bad_credentials") {
+        const pending = await services.oauth.pendingRequest(requestId);
+        const client = (pending && (await services.oauth.getClient(pending.client_id))) as { client_id: string; client_name?: string } | undefined;
+        return html(res, 401, loginPage({ requestId, clientName: client ? clientName(client) : "the application", error: "Wrong email or password." }));
+      }
+      const client = (await services.oauth.getClient(result.client_id)) as { client_id: string; client_name?: string };
+      html(res, 200, consentPage({ requestId: result.id, clientName: clientName(client), email: field(req, "email"), scopes: result.params.scopes }));
     } catch (error) {
       next(error);
     }

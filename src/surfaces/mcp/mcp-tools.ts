@@ -57,7 +57,8 @@ export function buildMcpServer(services: Services, caller: McpCaller): McpServer
   ) {
     server.registerTool(
       name,
-      { description: `${description} Needs scope ${scope}.`, inputSchema, annotations: { readOnlyHint: scope === "read:invoices" } },
+      // Strict, like the API's bodies: an unknown (or misspelt) argument is refused, not silently dropped.
+      { description: `${description} Needs scope ${scope}.`, inputSchema: z.strictObject(inputSchema), annotations: { readOnlyHint: scope === "read:invoices" } },
       (async (args: z.infer<z.ZodObject<Shape>>) => {
         if (!caller.scopes.includes(scope)) {
           return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });

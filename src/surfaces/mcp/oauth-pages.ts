@@ -1,5 +1,12 @@
 /** The authorization server's two pages (login, consent) and its error page: plain server-rendered HTML. */
 
+/** Headers of every page: no framing (clickjacking of the consent button), no scripts, no caching. */
+export const PAGE_HEADERS = {
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+} as const;
+
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 

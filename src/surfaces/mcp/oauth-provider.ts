@@ -15,7 +15,7 @@ import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprot
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { OAuthProtocolError, type OAuthService } from "../../domain/oauth/oauth-service.js";
-import { errorPage, loginPage } from "./oauth-pages.js";
+import { errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 
 /** RFC 7591, 3.2.2: the SDK has no class for it. */
 class InvalidRedirectUriError extends OAuthError {
@@ -78,7 +78,7 @@ export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
           scopes: params.scopes,
           resource: params.resource?.href,
         });
-        res.status(200).type("html").setHeader("Cache-Control", "no-store").send(loginPage({ requestId, clientName: clientName(client) }));
+        res.status(200).type("html").set(PAGE_HEADERS).send(loginPage({ requestId, clientName: clientName(client) }));
       } catch (error) {
         if (!(error instanceof OAuthProtocolError)) throw error;
         // Errors after the redirect URI is known go back to the client (RFC 6749, 4.1.2.1).
