@@ -1,20 +1,11 @@
 /** Small helpers shared by the foundation test files (auth, customers, pagination, admin, service endpoints). */
 import assert from "node:assert/strict";
 import type { LightMyRequestResponse } from "fastify";
+import { ALL_SCOPES } from "../src/domain/kernel/actor.js";
 import type { TestApp } from "./harness.js";
 
-export const ALL_SCOPE_NAMES = [
-  "usage:write",
-  "usage:read",
-  "contracts:read",
-  "contracts:write",
-  "invoices:read",
-  "invoices:write",
-  "customers:read",
-  "customers:write",
-  "webhooks:read",
-  "webhooks:write",
-] as const;
+/** INTERFACE.md's scopes, as the service knows them. */
+export const ALL_SCOPE_NAMES = ALL_SCOPES;
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

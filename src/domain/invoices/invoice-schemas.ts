@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { calendarDate } from "../kernel/calendar-date.js";
 
 export const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
 
@@ -34,7 +35,7 @@ export type Invoice = z.infer<typeof invoiceSchema>;
 export const invoiceWithLinesSchema = invoiceSchema.extend({ line_items: z.array(lineItemSchema) });
 export type InvoiceWithLines = z.infer<typeof invoiceWithLinesSchema>;
 
-const date = z.iso.date();
+const date = calendarDate();
 
 export const projectInvoiceInput = z
   .object({

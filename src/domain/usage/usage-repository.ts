@@ -47,6 +47,32 @@ const EVENT_COLUMNS = `id, seq, contract_id, metric, quantity, fee_amount, appli
   rated_amount, rule_id, pricing_version, invoice_number, service_period_start, service_period_end, event_timestamp,
   ingested_at, status`;
 
+/**
+ * The columns both writes share, one array each, in this order: id, contract, metric, quantity, fee,
+ * applied rate, counterparty, side, pair, rated amount, rule, version, line key, period start and end,
+ * timestamp.
+ */
+function ratedColumns(events: readonly Omit<RatedEventWrite, "invoiceNumber">[]): unknown[][] {
+  return [
+    events.map((e) => e.id),
+    events.map((e) => e.contractId),
+    events.map((e) => e.metric),
+    events.map((e) => e.quantity),
+    events.map((e) => e.feeAmount),
+    events.map((e) => e.appliedRate),
+    events.map((e) => e.counterparty),
+    events.map((e) => e.counterpartySide),
+    events.map((e) => e.pair),
+    events.map((e) => e.ratedAmount),
+    events.map((e) => e.ruleId),
+    events.map((e) => e.pricingVersion),
+    events.map((e) => e.lineKey),
+    events.map((e) => e.periodStart),
+    events.map((e) => e.periodEnd),
+    events.map((e) => e.timestamp),
+  ];
+}
+
 /** Which of these event ids the company has stored already. */
 export async function findStoredEventIds(db: Queryable, companyId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
@@ -76,23 +102,9 @@ export async function insertRatedEvents(tx: Queryable, companyId: string, events
      RETURNING id`,
     [
       companyId,
-      events.map((e) => e.id),
-      events.map((e) => e.contractId),
-      events.map((e) => e.metric),
-      events.map((e) => e.quantity),
-      events.map((e) => e.feeAmount),
-      events.map((e) => e.appliedRate),
-      events.map((e) => e.counterparty),
-      events.map((e) => e.counterpartySide),
-      events.map((e) => e.pair),
-      events.map((e) => e.ratedAmount),
-      events.map((e) => e.ruleId),
-      events.map((e) => e.pricingVersion),
+      ...ratedColumns(events).slice(0, 12),
       events.map((e) => e.invoiceNumber),
-      events.map((e) => e.lineKey),
-      events.map((e) => e.periodStart),
-      events.map((e) => e.periodEnd),
-      events.map((e) => e.timestamp),
+      ...ratedColumns(events).slice(12),
       ingestedAt,
     ],
   );
@@ -123,25 +135,11 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
     [
       companyId,
       now,
-      events.map((e) => e.id),
-      events.map((e) => e.contractId),
-      events.map((e) => e.metric),
-      events.map((e) => e.quantity),
-      events.map((e) => e.feeAmount),
-      events.map((e) => e.appliedRate),
-      events.map((e) => e.counterparty),
-      events.map((e) => e.counterpartySide),
-      events.map((e) => e.pair),
-      events.map((e) => e.ratedAmount),
-      events.map((e) => e.ruleId),
-      events.map((e) => e.pricingVersion),
-      events.map((e) => e.lineKey),
+      ...ratedColumns(events).slice(0, 13),
       events.map((e) => e.kind),
       events.map((e) => e.description),
       events.map((e) => e.unitPrice),
-      events.map((e) => e.periodStart),
-      events.map((e) => e.periodEnd),
-      events.map((e) => e.timestamp),
+      ...ratedColumns(events).slice(13),
       events.map((e) => e.exponent),
     ],
   );

@@ -8,6 +8,7 @@ import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
+import { mayHoldUnstorableText, unstorableText } from "../../domain/kernel/storable-text.js";
 import { createMcpApp, MCP_PATHS, mcpAvailable } from "../mcp/mcp-app.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
@@ -75,19 +76,6 @@ function pinMethods(target: object): void {
   }
 }
 
-/** Where in a parsed JSON value strings (or keys) hold a NUL character. */
-function pathsWithNul(value: unknown, path = ""): string[] {
-  if (typeof value === "string") return value.includes("\u0000") ? [path] : [];
-  if (value === null || typeof value !== "object") return [];
-  const found: string[] = [];
-  for (const [key, child] of Object.entries(value)) {
-    const childPath = path ? `${path}.${key}` : key;
-    if (key.includes("\u0000")) found.push(childPath);
-    found.push(...pathsWithNul(child, childPath));
-  }
-  return found;
-}
-
 /** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -116,27 +104,21 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // Bodies are JSON only (spec section 1): anything else is 415, not a 400 from Fastify's text/plain parser.
   app.removeContentTypeParser("text/plain");
 
-  // PostgreSQL text cannot hold NUL: refuse it at the door, for every endpoint, as a 400 rather than a 500.
+  // PostgreSQL text holds neither NUL nor unpaired surrogates (storable-text.ts): refuse them at the door, for
+  // every endpoint, as a 400 rather than a 500 or a silently altered value.
   const parseJson = app.getDefaultJsonParser("error", "error");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
     if ((body as string).trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
-    if (!(body as string).includes("\\u0000")) {
+    if (!mayHoldUnstorableText(body as string)) {
       parseJson(request, body as string, done);
       return;
     }
     parseJson(request, body as string, (error, value) => {
       if (error) return done(error, undefined);
-      const paths = pathsWithNul(value);
-      if (paths.length === 0) return done(null, value);
-      done(
-        new ValidationError(
-          `Invalid request. ${paths[0]}: must not contain NUL characters`,
-          "invalid_request",
-          paths.map((path) => ({ path, message: "must not contain NUL characters" })),
-        ),
-        undefined,
-      );
+      const problems = unstorableText(value);
+      if (problems.length === 0) return done(null, value);
+      done(new ValidationError(`Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`, "invalid_request", problems), undefined);
     });
   });
   app.addHook("onRequest", async (request) => {
@@ -147,7 +129,15 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     void reply.header("request-id", request.id);
   });
   const httpsOnly = deps.publicUrl.startsWith("https://");
+  // Graceful shutdown: a request in flight when close() begins still finishes, but its keep-alive
+  // connection would then hold the close (and the exit) until the client's idle timeout. Ask the client to
+  // hang up after this answer. (Fastify does this itself only for requests that arrive after close().)
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (_request, reply) => {
+    if (closing) void reply.header("connection", "close");
     void reply.header("x-content-type-options", "nosniff");
     void reply.header("x-frame-options", "DENY");
     void reply.header("referrer-policy", "no-referrer");

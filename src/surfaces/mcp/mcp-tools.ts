@@ -4,6 +4,7 @@ import { z } from "zod";
 import { CONTRACT_STATUSES, addPricingRuleInput, updatePricingRuleInput } from "../../domain/contracts/contract-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
 import { projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
+import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { actorForGrant, type OAuthScope } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
@@ -13,7 +14,7 @@ const page = {
   limit: z.number().int().min(1).max(100).optional().describe("1 to 100, default 50"),
   starting_after: z.string().min(1).max(255).optional().describe("Cursor: the id (or invoice number) of the last item of the previous page"),
 };
-const date = z.iso.date();
+const date = calendarDate();
 
 const ok = (value: object): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(value) }],

@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { calendarDate } from "../../../domain/kernel/calendar-date.js";
 import { invoiceProjectionSchema, invoiceSchema, invoiceWithLinesSchema, projectInvoiceInput } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 
-const date = z.iso.date();
+const date = calendarDate();
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {

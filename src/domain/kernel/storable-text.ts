@@ -1,0 +1,61 @@
+/**
+ * PostgreSQL keeps text as UTF-8 and has no NUL. A JavaScript string can hold both a NUL and an unpaired
+ * UTF-16 surrogate (JSON's "\ud800"): the driver would turn the surrogate into U+FFFD, so that two different
+ * ids or names became the same stored value, and jsonb refuses it outright (a 500). Requests carrying either
+ * are refused instead, wherever the string sits.
+ */
+const LONE_SURROGATE = /[\ud800-\udfff]/u; // with the u flag, only unpaired halves match
+
+export interface TextProblem {
+  /** Dotted path of the string (or of the key) in the value. */
+  path: string;
+  message: string;
+}
+
+export const NUL_MESSAGE = "must not contain NUL characters";
+export const SURROGATE_MESSAGE = "must be valid Unicode: an unpaired surrogate such as \\ud800 cannot be stored";
+
+/** Why `text` cannot be stored as PostgreSQL text, or undefined when it can. */
+export function unstorableReason(text: string): string | undefined {
+  if (text.includes("\u0000")) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
+  return undefined;
+}
+
+/** Whether JSON text may hold such a string: a `\u0000` escape or a surrogate escape (a cheap test first). */
+export const mayHoldUnstorableText = (json: string): boolean => /\\u(?:0000|[dD][89a-fA-F])/.test(json);
+
+interface Frame {
+  value: unknown;
+  key: string;
+  parent: Frame | undefined;
+}
+
+function pathOf(frame: Frame): string {
+  const keys: string[] = [];
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) keys.push(f.key);
+  return keys.reverse().join(".");
+}
+
+/**
+ * The strings and keys of a parsed JSON value that cannot be stored (at most `limit` of them). Iterative:
+ * a body may nest far deeper than the call stack.
+ */
+export function unstorableText(value: unknown, limit = 10): TextProblem[] {
+  const found: TextProblem[] = [];
+  const stack: Frame[] = [{ value, key: "", parent: undefined }];
+  while (stack.length > 0 && found.length < limit) {
+    const frame = stack.pop()!;
+    const keyReason = frame.parent ? unstorableReason(frame.key) : undefined;
+    if (keyReason) found.push({ path: pathOf(frame), message: keyReason });
+    if (typeof frame.value === "string") {
+      const reason = unstorableReason(frame.value);
+      if (reason && found.length < limit) found.push({ path: pathOf(frame), message: reason });
+    } else if (frame.value !== null && typeof frame.value === "object") {
+      const entries = Object.entries(frame.value);
+      // pushed last to first, so that they come off the stack in document order
+      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: frame });
+    }
+  }
+  return found;
+}
