@@ -1,0 +1,237 @@
+/**
+ * Property-based tests of pure rating (issue 8): rateEvent + addCharge + capUsedByRule, as the locking path of
+ * ingestion chains them, against random rule sets and events, and against the BigInt reference of
+ * test/rating-reference.ts. No database.
+ *
+ * FC_SEED=<n> replays a run; FC_RUNS=<n> runs every property n times (soak).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { addCharge, capUsedByRule, lineIdentity, totalsOf, type Charge, type Line } from "../invoices/invoice-lines.js";
+import { Big, minorUnitExponent } from "../kernel/money.js";
+import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
+import {
+  SCALE,
+  expectedCapped,
+  fcParams,
+  fromUnits,
+  hasCaps,
+  referenceInvoice,
+  roundHalfEven,
+  scenarioArb,
+  shuffleBy,
+  shuffleKeysArb,
+  toUnits,
+  type EventSpec,
+  type RuleSpec,
+  type Scenario,
+} from "../../../test/rating-reference.js";
+
+const METRICS = ["m_a", "m_b", "m_c"];
+const COUNTERPARTIES = ["acme", "globex"];
+const SIDES = ["maker", "taker"];
+const MAX_EVENTS = 40;
+
+const toPricingRule = (spec: RuleSpec, currency: string): PricingRule => ({
+  id: spec.key,
+  name: spec.key,
+  type: "usage",
+  model: spec.model,
+  amount: spec.model === "flat" ? spec.price : null,
+  rate: spec.model === "percentage" ? spec.price : null,
+  metric: spec.metric,
+  frequency: null,
+  monthly_cap: spec.cap,
+  currency,
+  counterparty: spec.counterparty,
+  counterparty_side: spec.counterpartySide,
+  pair: null,
+});
+
+const toRatable = (e: EventSpec): RatableEvent => ({
+  metric: e.metric,
+  quantity: new Big(e.quantity),
+  feeAmount: e.fee === null ? null : new Big(e.fee),
+  appliedRate: e.appliedRate === null ? null : new Big(e.appliedRate),
+  counterparty: e.counterparty,
+  counterpartySide: e.counterpartySide,
+  pair: null,
+});
+
+/** Ingestion stores an id once; the pure properties rate each id's first copy only. */
+const firstCopies = (events: readonly EventSpec[]): EventSpec[] => {
+  const seen = new Set<string>();
+  return events.filter((e) => !seen.has(e.id) && seen.add(e.id));
+};
+
+interface CodeEvent {
+  id: string;
+  ruleId: string | null;
+  lineKey: string | null;
+  charge: Big | null;
+  cappedCharge: Big | null;
+}
+
+/** Rates events in order as the locking path does: cap room from the lines so far, then the charge onto its line. */
+function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[], currency: string) {
+  const lines = new Map<string, Line>();
+  const rated: CodeEvent[] = [];
+  for (const e of events) {
+    const ratable = toRatable(e);
+    const rule = selectRule(rules, ratable);
+    if (!rule) {
+      rated.push({ id: e.id, ruleId: null, lineKey: null, charge: null, cappedCharge: null });
+      continue;
+    }
+    const used = capUsedByRule(lines.values()).get(rule.id) ?? new Big(0);
+    const rating = rateEvent(ratable, rule, used);
+    const charge: Charge = {
+      kind: rating.kind,
+      rule,
+      metric: e.metric,
+      quantity: ratable.quantity,
+      unitPrice: rating.appliedRate,
+      charge: rating.charge,
+      cappedCharge: rating.cappedCharge,
+    };
+    const { key } = lineIdentity(charge);
+    lines.set(key, addCharge(lines.get(key), charge, currency));
+    rated.push({ id: e.id, ruleId: rule.id, lineKey: key, charge: rating.charge, cappedCharge: rating.cappedCharge });
+  }
+  return { lines, rated, totals: totalsOf(lines.values()) };
+}
+
+const units = (value: Big, scale = SCALE): bigint => toUnits(value.toFixed(), scale);
+
+/** The code's line key in the reference's terms (`usage|<rule>|<unit price units>`, `fee|<metric>`). */
+const refKeyOf = (line: Line): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`);
+
+const scenarioWithCurrency = (digits: number, caps: boolean) =>
+  fc.constantFrom("USD", "USD", "JPY", "KWD").chain((currency) =>
+    scenarioArb({
+      metrics: METRICS,
+      counterparties: COUNTERPARTIES,
+      sides: SIDES,
+      exponent: minorUnitExponent(currency),
+      digits,
+      maxRules: 6,
+      maxEvents: MAX_EVENTS,
+      caps,
+    }).map((scenario) => ({ currency, scenario })),
+  );
+
+/** Properties (a), (b) and (c) for one scenario in its own order. */
+function checkAgainstReference({ currency, scenario }: { currency: string; scenario: Scenario }): void {
+  const exponent = minorUnitExponent(currency);
+  const rules = scenario.rules.map((r) => toPricingRule(r, currency));
+  const events = firstCopies(scenario.events);
+  const code = rateWithCode(rules, events, currency);
+  const ref = referenceInvoice(scenario.rules, events, exponent);
+
+  // Each event: the same rule (or none), the same charge to the last digit.
+  events.forEach((e, i) => {
+    const mine = code.rated[i]!;
+    const theirs = ref.outcomes[i]!;
+    if (theirs.status === "rejected") {
+      assert.equal(mine.ruleId, null, `event ${e.id}: the reference finds no rule, the code finds ${mine.ruleId}`);
+      return;
+    }
+    assert.equal(theirs.status, "rated");
+    if (theirs.status !== "rated") return;
+    assert.equal(mine.ruleId, theirs.ruleKey, `event ${e.id}: rule`);
+    assert.equal(units(mine.charge!), theirs.charge, `event ${e.id}: charge ${mine.charge!.toFixed()} vs reference ${fromUnits(theirs.charge)}`);
+  });
+
+  // (a) Per rule, the capped charges never exceed the cap: on the lines and summed over the events.
+  const usedOnLines = capUsedByRule(code.lines.values());
+  for (const rule of scenario.rules) {
+    if (rule.cap === null) continue;
+    const cap = toUnits(rule.cap);
+    const onLines = usedOnLines.get(rule.key) ?? new Big(0);
+    assert.ok(units(onLines) <= cap, `rule ${rule.key}: ${onLines.toFixed()} on its lines above the cap ${rule.cap}`);
+    let summed = 0n;
+    for (const r of code.rated) if (r.ruleId === rule.key && r.cappedCharge) summed += units(r.cappedCharge);
+    assert.ok(summed <= cap, `rule ${rule.key}: events charged ${fromUnits(summed)} against a cap of ${rule.cap}`);
+    assert.equal(units(onLines), summed, `rule ${rule.key}: the lines' capped totals are the events' capped charges`);
+  }
+
+  // (b) Each line's amount is the half-even rounding of the exact sum of its charges; the total is the sum of amounts.
+  const sums = new Map<string, bigint>();
+  for (const r of code.rated) if (r.lineKey) sums.set(r.lineKey, (sums.get(r.lineKey) ?? 0n) + units(r.charge!));
+  let amounts = 0n;
+  for (const line of code.lines.values()) {
+    const exact = sums.get(line.key)!;
+    assert.equal(units(line.chargeTotal), exact, `line ${line.key}: chargeTotal is the exact sum of its charges`);
+    assert.equal(units(line.amount, exponent), roundHalfEven(exact, SCALE, exponent), `line ${line.key}: amount ${line.amount.toFixed()}`);
+    amounts += units(line.amount, exponent);
+  }
+  assert.equal(units(code.totals.subtotal, exponent), amounts, "subtotal is the sum of the line amounts");
+  assert.equal(units(code.totals.total, exponent), amounts, "total is the subtotal (no tax)");
+
+  // (c) The reference gives the same lines, charge totals and invoice total.
+  const codeLines = new Map([...code.lines.values()].map((l) => [refKeyOf(l), l]));
+  assert.deepEqual([...codeLines.keys()].sort(), [...ref.lines.keys()].sort(), "the same lines");
+  for (const [key, theirs] of ref.lines) {
+    const mine = codeLines.get(key)!;
+    assert.equal(mine.description, theirs.description, `line ${key}: description`);
+    assert.equal(units(mine.quantity), theirs.quantity, `line ${key}: quantity`);
+    assert.equal(units(mine.chargeTotal), theirs.chargeTotal, `line ${key}: charge total ${mine.chargeTotal.toFixed()} vs ${fromUnits(theirs.chargeTotal)}`);
+    assert.equal(units(mine.amount, exponent), theirs.amountMinor, `line ${key}: amount`);
+    assert.equal(units(mine.unitPrice), theirs.unitPrice, `line ${key}: unit price ${mine.unitPrice.toFixed()} vs ${fromUnits(theirs.unitPrice!)}`);
+  }
+  assert.equal(units(code.totals.total, exponent), ref.totalMinor, `invoice total ${code.totals.total.toFixed()} vs ${fromUnits(ref.totalMinor, exponent)}`);
+
+  // With caps: what each capped rule charged is min(cap, what it would have charged uncapped).
+  for (const [ruleKey, expected] of expectedCapped(scenario.rules, ref)) {
+    assert.equal(units(usedOnLines.get(ruleKey) ?? new Big(0)), expected, `rule ${ruleKey}: capped total = min(cap, uncapped sum)`);
+  }
+}
+
+describe("rating properties (pure)", () => {
+  it("caps hold, lines round half-even, and the BigInt reference agrees (prices and quantities of up to 6 decimals)", () => {
+    fc.assert(fc.property(scenarioWithCurrency(6, true), checkAgainstReference), fcParams(300));
+  });
+
+  it("the same with 12-decimal prices and quantities, where each charge is rounded to 12 digits", () => {
+    fc.assert(fc.property(scenarioWithCurrency(12, true), checkAgainstReference), fcParams(200));
+  });
+
+  it("without caps, the invoice does not depend on the order of the events", () => {
+    fc.assert(
+      fc.property(scenarioWithCurrency(6, false), shuffleKeysArb(MAX_EVENTS), ({ currency, scenario }, keys) => {
+        assert.ok(!hasCaps(scenario.rules));
+        const rules = scenario.rules.map((r) => toPricingRule(r, currency));
+        const events = firstCopies(scenario.events);
+        const inOrder = rateWithCode(rules, events, currency);
+        const shuffled = rateWithCode(rules, shuffleBy(events, keys), currency);
+        assert.equal(shuffled.totals.total.toFixed(), inOrder.totals.total.toFixed(), "total");
+        const view = (lines: Map<string, Line>) =>
+          [...lines.values()]
+            .map((l) => [l.key, l.description, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.amount.toFixed(), l.unitPrice.toFixed()].join(" "))
+            .sort();
+        assert.deepEqual(view(shuffled.lines), view(inOrder.lines), "lines");
+      }),
+      fcParams(300),
+    );
+  });
+
+  it("with caps, the order decides who gets the remainder but not what a capped rule charges in all", () => {
+    fc.assert(
+      fc.property(scenarioWithCurrency(6, true), shuffleKeysArb(MAX_EVENTS), ({ currency, scenario }, keys) => {
+        const rules = scenario.rules.map((r) => toPricingRule(r, currency));
+        const events = firstCopies(scenario.events);
+        const ref = referenceInvoice(scenario.rules, events, minorUnitExponent(currency));
+        const expected = expectedCapped(scenario.rules, ref);
+        for (const order of [events, shuffleBy(events, keys)]) {
+          const used = capUsedByRule(rateWithCode(rules, order, currency).lines.values());
+          for (const [ruleKey, total] of expected) {
+            assert.equal(units(used.get(ruleKey) ?? new Big(0)), total, `rule ${ruleKey}: min(cap, uncapped sum) in any order`);
+          }
+        }
+      }),
+      fcParams(300),
+    );
+  });
+});
