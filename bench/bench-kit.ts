@@ -50,34 +50,51 @@ export interface Service {
 
 export async function startService(env: Record<string, string>, apiKey: string): Promise<Service> {
   currentKey = apiKey;
-  const port = await freePort();
   // BENCH_PROFILE=dir writes a V8 CPU profile of the service there (node --cpu-prof), to find the real cost.
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const args = [...profile, ...(FROM_SOURCE ? ["--import", "tsx", "src/main.ts"] : ["dist/src/main.js"])];
-  const child = spawn(process.execPath, args, {
-    env: {
-      ...process.env,
-      ...env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      LOG_LEVEL: "warn",
-      BILLING_RATE_LIMIT: "off", // one key drives all the load here
-      BILLING_BOOTSTRAP_COMPANY: "bench",
-      BILLING_BOOTSTRAP_API_KEY: apiKey,
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  for (let i = 0; ; i++) {
-    try {
-      const res = await request(port, "GET", "/readyz");
-      if (res.status === 200) break;
-    } catch {
-      // not up yet
+  // A free port can be taken by another process before the service binds it (tests run side by side): the
+  // service is ours only when it knows this run's random key; a service that could not bind is started again.
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(process.execPath, args, {
+      env: {
+        ...process.env,
+        ...env,
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        LOG_LEVEL: "warn",
+        BILLING_RATE_LIMIT: "off", // one key drives all the load here
+        BILLING_BOOTSTRAP_COMPANY: "bench",
+        BILLING_BOOTSTRAP_API_KEY: apiKey,
+      },
+      stdio: ["ignore", "inherit", "inherit"],
+    });
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    let up = false;
+    for (let i = 0; i <= 600 && child.exitCode === null; i++) {
+      try {
+        const res = await request(port, "GET", "/v1/billing/customers?limit=1", undefined, apiKey);
+        if (res.status === 200) {
+          up = true;
+          break;
+        }
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
-    if (child.exitCode !== null || i > 600) throw new Error("the service did not start");
-    await new Promise((r) => setTimeout(r, 100));
+    if (!up) {
+      child.kill("SIGKILL");
+      await exited;
+      if (attempt < 2) continue;
+      throw new Error("the service did not start");
+    }
+    return service(port, child, exited);
   }
+}
+
+function service(port: number, child: ChildProcess, exited: Promise<void>): Service {
   return {
     port,
     child,

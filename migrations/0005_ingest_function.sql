@@ -4,16 +4,25 @@
 -- Batches that touch a rule with a monthly cap take the locking path in code instead (ingest-usage.ts),
 -- because the cap's remainder depends on what the locked invoice already holds.
 
--- Half-even rounding, as roundToMinorUnit in money.ts (SQL round() rounds halves away from zero).
--- One SELECT without FROM and not STRICT, so that the planner inlines it instead of calling it per row.
+-- Half-even rounding, as roundToMinorUnit in money.ts (SQL round() rounds halves away from zero). Built on
+-- round() and trunc(), which are exact at any scale (dividing by power(10, n) is not: its scale differs
+-- between PostgreSQL 15 and PGlite's 18). One expression, not STRICT, so that the planner inlines it.
 CREATE FUNCTION billing_round_half_even(value numeric, places integer) RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT round(
-    CASE
-      WHEN value * power(10::numeric, places) - floor(value * power(10::numeric, places)) = 0.5
-        THEN floor(value * power(10::numeric, places)) + mod(abs(floor(value * power(10::numeric, places))), 2)
-      ELSE round(value * power(10::numeric, places))
-    END / power(10::numeric, places), places)
+  SELECT CASE
+    WHEN abs(value - trunc(value, places)) * power(10::numeric, places) = 0.5
+         AND mod(abs(trunc(value, places)) * power(10::numeric, places), 2) = 0
+      THEN trunc(value, places)
+    ELSE round(value, places)
+  END
+$$;
+
+-- A fee line's unit price: amount / quantity kept to 12 decimals (decisions.md "Invoices"; addCharge in
+-- invoice-lines.ts). The division carries 40 decimals first: numeric division would otherwise pick about 16
+-- significant digits from its operands and lose decimals of large quotients before the rounding.
+CREATE FUNCTION billing_fee_unit_price(amount numeric, quantity numeric) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN quantity = 0 THEN 0 ELSE billing_round_half_even(round(amount, 40) / quantity, 12) END
 $$;
 
 -- Answers rows (outcome, contract_id, period_start, event_id):
@@ -117,7 +126,7 @@ BEGIN
                                   quantity, unit_price, charge_total, capped_total, amount)
   SELECT p_company, g.invoice_number, g.line_key, g.kind, g.rule_id, g.metric, g.description, g.quantity,
          CASE WHEN g.kind = 'fee' THEN
-           CASE WHEN g.quantity = 0 THEN 0 ELSE billing_round_half_even(billing_round_half_even(g.charge, g.exponent) / g.quantity, 12) END
+           billing_fee_unit_price(billing_round_half_even(g.charge, g.exponent), g.quantity)
          ELSE g.unit_price END,
          g.charge, g.capped, billing_round_half_even(g.charge, g.exponent)
     FROM (SELECT invoice_number, line_key, min(kind) AS kind, min(rule_id) AS rule_id, min(metric) AS metric,
@@ -132,10 +141,8 @@ BEGIN
     amount = billing_round_half_even(l.charge_total + EXCLUDED.charge_total, scale(EXCLUDED.amount)),
     -- fees: unit_price = amount / quantity (decisions.md "Invoices")
     unit_price = CASE WHEN l.kind = 'fee' THEN
-                   CASE WHEN l.quantity + EXCLUDED.quantity = 0 THEN 0
-                        ELSE billing_round_half_even(
-                               billing_round_half_even(l.charge_total + EXCLUDED.charge_total, scale(EXCLUDED.amount))
-                               / (l.quantity + EXCLUDED.quantity), 12) END
+                   billing_fee_unit_price(billing_round_half_even(l.charge_total + EXCLUDED.charge_total, scale(EXCLUDED.amount)),
+                                          l.quantity + EXCLUDED.quantity)
                  ELSE l.unit_price END;
 
   -- 5. Projected drafts keep their minimum: the true-up line is what the other lines still fall short of.

@@ -361,7 +361,7 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
 
 describeEachEngine("rating properties through the service", (t) => {
   // Found by the property below: the batch path (migrations/0005) stored a fee line's unit price rounded to
-  // about 16 significant digits (142247510.668563300000), the locking path to 12 decimals. Fixed in 0008.
+  // about 16 significant digits (142247510.668563300000), the locking path to 12 decimals. Fixed in migrations/0005 (billing_fee_unit_price).
   it("a fee line's unit price is amount / quantity to 12 decimals on the batch path and on the locking path", async () => {
     const { key, companyId, contract } = await companyWithContract(t());
     const capped = await anotherContract(t(), key);
