@@ -15,6 +15,7 @@ const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
 
 export async function createDatabase(name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: BASE_URL });
+  admin.on("error", () => {});
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${name}`);
@@ -26,6 +27,7 @@ export async function createDatabase(name: string): Promise<string> {
 
 export async function dropDatabase(name: string): Promise<void> {
   const admin = new pg.Client({ connectionString: BASE_URL });
+  admin.on("error", () => {});
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.end();

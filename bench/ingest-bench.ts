@@ -75,6 +75,8 @@ function batchBody(prefix: string, contracts: string[], seq: number): string {
 async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
   const connections = 8;
   const pool = new pg.Pool({ connectionString: url, max: connections });
+  // An idle connection ended by the server (the database is dropped with FORCE right after) must not crash the run.
+  pool.on("error", () => {});
   const sql = `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
                  counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
                  service_period_start, service_period_end, event_timestamp, ingested_at, status)
