@@ -1,23 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
+import { rule } from "../../../test/fixtures/pricing-rules.js";
 
-const rule = (fields: Partial<PricingRule>): PricingRule => ({
-  id: "r",
-  name: "r",
-  type: "usage",
-  model: "flat",
-  amount: null,
-  rate: null,
-  metric: "m",
-  frequency: null,
-  monthly_cap: null,
-  currency: "USD",
-  counterparty: null,
-  counterparty_side: null,
-  pair: null,
-  ...fields,
-});
 
 /** The rule normalizeRule makes of `fields`, failing the test when it lists errors instead. */
 function normalized(fields: RuleFields, currency = "USD"): PricingRule {

@@ -17,23 +17,9 @@ import {
   usageDescription,
   usageLineKey,
 } from "./invoice-lines.js";
+import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
-const rule = (fields: Partial<PricingRule>): PricingRule => ({
-  id: "r",
-  name: "r",
-  type: "usage",
-  model: "flat",
-  amount: null,
-  rate: null,
-  metric: "wire",
-  frequency: null,
-  monthly_cap: null,
-  currency: "USD",
-  counterparty: null,
-  counterparty_side: null,
-  pair: null,
-  ...fields,
-});
+const rule = (fields: Partial<PricingRule>): PricingRule => baseRule({ metric: "wire", ...fields });
 
 const wire = rule({ id: "wire", name: "Wire", metric: "wire", amount: "20.00" });
 const card = rule({ id: "card", name: "Card", metric: "card", model: "percentage", rate: "0.029" });

@@ -3,23 +3,8 @@ import { describe, it } from "node:test";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big } from "../kernel/money.js";
 import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
+import { rule } from "../../../test/fixtures/pricing-rules.js";
 
-const rule = (fields: Partial<PricingRule>): PricingRule => ({
-  id: "r",
-  name: "r",
-  type: "usage",
-  model: "flat",
-  amount: null,
-  rate: null,
-  metric: "m",
-  frequency: null,
-  monthly_cap: null,
-  currency: "USD",
-  counterparty: null,
-  counterparty_side: null,
-  pair: null,
-  ...fields,
-});
 
 const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
   metric: "m",
