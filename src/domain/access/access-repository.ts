@@ -16,6 +16,7 @@ export interface ApiKeyRow {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  last_used_at?: Date | null;
 }
 
 export interface UserRow {
@@ -84,6 +85,29 @@ export async function revokeApiKey(db: Queryable, id: string, at: Date): Promise
   return rows[0];
 }
 
+const API_KEY_COLUMNS = "id, company_id, name, prefix, key_hash, scopes, created_at, expires_at, revoked_at, last_used_at";
+
+/** A company's keys, newest first (Settings → API keys). */
+export async function listApiKeysOfCompany(db: Queryable, companyId: string): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 500`,
+    [companyId],
+  );
+  return rows;
+}
+
+export async function revokeApiKeyOfCompany(db: Queryable, companyId: string, id: string, at: Date): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE company_id = $1 AND id = $2 RETURNING ${API_KEY_COLUMNS}`,
+    [companyId, id, at],
+  );
+  return rows[0];
+}
+
+export async function touchApiKey(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query("UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)", [id, at]);
+}
+
 export async function insertUser(db: Queryable, user: UserRow): Promise<boolean> {
   const result = await db.query(
     `INSERT INTO users (id, company_id, email, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)
@@ -104,4 +128,43 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
 /** Serialises bootstrap across processes starting together. */
 export async function lockBootstrap(tx: Queryable): Promise<void> {
   await tx.query("SELECT pg_advisory_xact_lock($1)", [727_002]);
+}
+
+export interface SessionRow {
+  id: string;
+  token_hash: Buffer;
+  company_id: string;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  ended_at: Date | null;
+}
+
+export async function insertSession(db: Queryable, row: SessionRow): Promise<void> {
+  await db.query(
+    `INSERT INTO dashboard_sessions (id, token_hash, company_id, user_id, created_at, expires_at, ended_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [row.id, row.token_hash, row.company_id, row.user_id, row.created_at, row.expires_at, row.ended_at],
+  );
+}
+
+export interface SessionWithUser extends SessionRow {
+  email: string;
+  company_name: string;
+}
+
+export async function findSessionByHash(db: Queryable, tokenHash: Buffer): Promise<SessionWithUser | undefined> {
+  const { rows } = await db.query<SessionWithUser>(
+    `SELECT s.id, s.token_hash, s.company_id, s.user_id, s.created_at, s.expires_at, s.ended_at, u.email, c.name AS company_name
+       FROM dashboard_sessions s
+       JOIN users u ON u.id = s.user_id AND u.company_id = s.company_id
+       JOIN companies c ON c.id = s.company_id
+      WHERE s.token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}
+
+export async function endSession(db: Queryable, tokenHash: Buffer, at: Date): Promise<void> {
+  await db.query("UPDATE dashboard_sessions SET ended_at = COALESCE(ended_at, $2) WHERE token_hash = $1", [tokenHash, at]);
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { hash as argonHash, verify as argonVerify } from "@node-rs/argon2";
 import { z } from "zod";
 import type { Database } from "../../db/database.js";
@@ -7,7 +7,7 @@ import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import * as repo from "./access-repository.js";
-import { displayPrefix, generateApiKey, hashApiKey } from "./api-key-secret.js";
+import { displayPrefix, generateApiKey, hashApiKey, secretsEqual } from "./api-key-secret.js";
 
 export interface Company {
   object: "company";
@@ -25,6 +25,28 @@ export interface ApiKey {
   created_at: string;
   expires_at: string | null;
 }
+
+/** A key as Settings → API keys lists it: never its secret, with its state and last use. */
+export interface ApiKeyListing extends ApiKey {
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+/** A signed-in dashboard user, resumed from the session cookie. */
+export interface DashboardSession {
+  actor: Actor;
+  user: User;
+  companyName: string;
+  /** Must come back with every state-changing request (a hidden form field). */
+  csrfToken: string;
+}
+
+/** Dashboard sessions last 12 hours from sign-in; signing out ends them at once. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+// last_used_at is written at most once a minute per key and process: a dashboard hint, not a hot-path write.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const csrfTokenOf = (sessionToken: string) => createHmac("sha256", sessionToken).update("billing-dashboard-csrf").digest("base64url");
 
 export interface User {
   object: "user";
@@ -91,6 +113,18 @@ function checkUser(email: string, password: string): string {
 const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 export function createAccessService({ db, clock }: { db: Database; clock: Clock }) {
+  const lastUsedWritten = new Map<string, number>();
+
+  function noteKeyUse(keyId: string): void {
+    const now = clock.now();
+    const last = lastUsedWritten.get(keyId);
+    if (last !== undefined && now.getTime() - last < LAST_USED_RESOLUTION_MS) return;
+    if (lastUsedWritten.size > 10_000) lastUsedWritten.clear();
+    lastUsedWritten.set(keyId, now.getTime());
+    // Not awaited: a request must not wait for (or fail on) this hint.
+    repo.touchApiKey(db, keyId, now).catch(() => lastUsedWritten.delete(keyId));
+  }
+
   async function createApiKeyRow(
     q: Parameters<typeof repo.insertApiKey>[0],
     companyId: string,
@@ -143,11 +177,85 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
       if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) {
         throw UnauthenticatedError.invalid();
       }
+      noteKeyUse(row.id);
       return {
         companyId: row.company_id,
         scopes: new Set((row.scopes ?? ALL_SCOPES) as Scope[]),
         credentialId: row.id,
       };
+    },
+
+    /** Settings → API keys: the actor's own company's keys, newest first. */
+    async listApiKeys(actor: Actor): Promise<ApiKeyListing[]> {
+      const rows = await repo.listApiKeysOfCompany(db, actor.companyId);
+      return rows.map((row) => ({
+        ...presentApiKey(row),
+        revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+        last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
+      }));
+    },
+
+    /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */
+    async revokeOwnApiKey(actor: Actor, id: string): Promise<ApiKey & { revoked_at: string }> {
+      const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(db, actor.companyId, id, clock.now()) : undefined;
+      if (!row) throw new NotFoundError("api_key");
+      return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
+    },
+
+    /**
+     * Dashboard sign-up: a new company and its owner, in one transaction (an email already taken leaves no
+     * company behind).
+     */
+    async signUp(input: { companyName: string; email: string; password: string }): Promise<User> {
+      const companyName = checkName("company name", input.companyName);
+      const email = checkUser(input.email, input.password);
+      const passwordHash = await argonHash(input.password, ARGON_OPTIONS);
+      return db.transaction(async (tx) => {
+        const company = { id: newId(), name: companyName, created_at: clock.now() };
+        await repo.insertCompany(tx, company);
+        const user: repo.UserRow = { id: newId(), company_id: company.id, email, password_hash: passwordHash, created_at: clock.now() };
+        if (!(await repo.insertUser(tx, user))) throw new ConflictError("A user with this email already exists", "email_taken");
+        return { object: "user" as const, id: user.id, email: user.email, company_id: company.id };
+      });
+    },
+
+    /** Starts a dashboard session for a user who has just proven their password; returns the cookie's token. */
+    async startSession(user: User): Promise<{ token: string; expiresAt: Date }> {
+      const token = randomBytes(32).toString("base64url");
+      const now = clock.now();
+      const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+      await repo.insertSession(db, {
+        id: newId(),
+        token_hash: hashApiKey(token),
+        company_id: user.company_id,
+        user_id: user.id,
+        created_at: now,
+        expires_at: expiresAt,
+        ended_at: null,
+      });
+      return { token, expiresAt };
+    },
+
+    /** The session behind a cookie's token, or undefined when it is unknown, ended or expired. */
+    async resumeSession(token: string): Promise<DashboardSession | undefined> {
+      if (token.length < 16 || token.length > 128) return undefined;
+      const row = await repo.findSessionByHash(db, hashApiKey(token));
+      if (!row || row.ended_at || row.expires_at.getTime() <= clock.now().getTime()) return undefined;
+      return {
+        actor: { companyId: row.company_id, scopes: new Set(ALL_SCOPES), credentialId: row.id },
+        user: { object: "user", id: row.user_id, email: row.email, company_id: row.company_id },
+        companyName: row.company_name,
+        csrfToken: csrfTokenOf(token),
+      };
+    },
+
+    /** Whether `presented` is the CSRF token of the session `token` (constant-time). */
+    csrfTokenMatches(token: string, presented: string | undefined): boolean {
+      return typeof presented === "string" && presented.length > 0 && secretsEqual(csrfTokenOf(token), presented);
+    },
+
+    async endSession(token: string): Promise<void> {
+      if (token.length >= 16 && token.length <= 128) await repo.endSession(db, hashApiKey(token), clock.now());
     },
 
     async createUser(companyId: string, email: string, password: string): Promise<User> {

@@ -147,6 +147,17 @@ export interface ClaimedDelivery extends DeliveryRow {
  * rows) and counts the attempt at once, leasing each row until `leaseUntil`: if the worker dies while
  * sending, the lease runs out and the delivery is claimed again (at-least-once, spec section 6).
  */
+/** Deliveries that failed for good, or whose last attempt failed and that wait for a retry; newest first. */
+export async function listFailingDeliveries(db: Queryable, companyId: string, limit: number): Promise<DeliveryRow[]> {
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
+      WHERE company_id = $1 AND (status = 'failed' OR (status = 'pending' AND attempts > 0))
+      ORDER BY seq DESC LIMIT $2`,
+    [companyId, limit],
+  );
+  return rows;
+}
+
 export async function claimDueDeliveries(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>(
     `WITH due AS (

@@ -274,6 +274,12 @@ export function createWebhookService({
       return (await repo.listRecentDeliveries(db, actor.companyId, endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
     },
 
+    /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
+    async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      return (await repo.listFailingDeliveries(db, actor.companyId, Math.min(Math.max(limit, 1), 100))).map(presentDelivery);
+    },
+
     /** Sends the same event again (same id and body), now, as one more attempt. */
     async resend(actor: Actor, deliveryId: string): Promise<Delivery> {
       requireScope(actor, "webhooks:write");

@@ -20,6 +20,7 @@ import { invoiceRoutes } from "./routes/invoice-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
+import { dashboardRoutes } from "../dashboard/dashboard-app.js";
 
 export interface HttpAppDeps {
   services: Services;
@@ -183,6 +184,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
   }
   await app.register(agreementRoutes(deps.services));
+  // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).
+  await app.register(dashboardRoutes({ services: deps.services, publicUrl: deps.publicUrl }));
   if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.

@@ -1,0 +1,128 @@
+/**
+ * The dashboard's only static files: one stylesheet and one small script, served by the service itself
+ * (no build step, no CDN). Pages work without the script; it adds copy buttons and busy states.
+ */
+export const DASHBOARD_CSS = `
+:root { --fg: #1d2330; --muted: #5b6475; --line: #d9dde5; --bg: #f5f6f8; --card: #fff; --accent: #1d4ed8;
+  --accent-fg: #fff; --danger: #b91c1c; --danger-bg: #fee2e2; --ok: #166534; --ok-bg: #dcfce7; --warn-bg: #fef3c7; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible, textarea:focus-visible, summary:focus-visible {
+  outline: 3px solid #f59e0b; outline-offset: 2px; }
+.skip-link { position: absolute; left: -999px; top: 0; background: var(--card); padding: .5rem 1rem; z-index: 10; }
+.skip-link:focus { left: .5rem; top: .5rem; }
+header.top { background: #111827; color: #fff; }
+header.top .bar { display: flex; align-items: center; gap: 1rem; max-width: 80rem; margin: 0 auto; padding: .6rem 1rem; flex-wrap: wrap; }
+header.top .brand { font-weight: 700; color: #fff; text-decoration: none; margin-right: auto; }
+header.top .who { color: #cbd5e1; font-size: .9rem; overflow-wrap: anywhere; }
+header.top form { margin: 0; }
+header.top button { background: transparent; color: #fff; border-color: #6b7280; }
+nav.main { background: #1f2937; overflow-x: auto; }
+nav.main ul { display: flex; gap: .25rem; list-style: none; margin: 0 auto; padding: 0 .5rem; max-width: 80rem; }
+nav.main a { display: block; padding: .6rem .8rem; color: #e5e7eb; text-decoration: none; white-space: nowrap; border-bottom: 3px solid transparent; }
+nav.main a[aria-current="page"] { color: #fff; border-bottom-color: #60a5fa; font-weight: 600; }
+main { max-width: 80rem; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 .75rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1rem; margin-bottom: 1rem; }
+.grid { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); }
+.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; font-size: .95rem; }
+th, td { text-align: left; padding: .5rem .75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #f0f2f6; font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr:last-child td { border-bottom: 0; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .9em; overflow-wrap: anywhere; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+form.stack { display: grid; gap: .75rem; max-width: 36rem; }
+form.inline { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-end; }
+form.inline .field { display: grid; gap: .25rem; }
+label { font-weight: 600; }
+.hint { color: var(--muted); font-size: .875rem; font-weight: 400; }
+input[type=text], input[type=email], input[type=password], input[type=url], input[type=search], input[type=date],
+input[type=number], input[type=datetime-local], select, textarea {
+  width: 100%; padding: .55rem .6rem; border: 1px solid #9aa3b2; border-radius: 6px; font: inherit; background: #fff; color: inherit; min-height: 2.75rem; }
+form.inline input, form.inline select { width: auto; min-width: 10rem; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+fieldset label { font-weight: 400; display: inline-flex; gap: .35rem; align-items: center; margin-right: 1rem; min-height: 2rem; }
+button, .button { display: inline-flex; align-items: center; justify-content: center; gap: .4rem; min-height: 2.75rem; padding: .5rem 1rem;
+  font: inherit; font-weight: 600; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg);
+  cursor: pointer; text-decoration: none; }
+button.secondary, .button.secondary { background: #fff; color: var(--accent); }
+button.danger { background: var(--danger); border-color: var(--danger); }
+button[aria-busy="true"], form[aria-busy="true"] button { opacity: .6; cursor: progress; }
+.actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
+.alert { padding: .75rem 1rem; border-radius: 6px; margin-bottom: 1rem; }
+.alert.error { background: var(--danger-bg); color: var(--danger); }
+.alert.ok { background: var(--ok-bg); color: var(--ok); }
+.alert.warn { background: var(--warn-bg); }
+.empty { text-align: center; color: var(--muted); padding: 2rem 1rem; background: var(--card); border: 1px dashed #b6bdca; border-radius: 8px; }
+.badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; background: #e5e7eb; }
+.badge.ok { background: var(--ok-bg); color: var(--ok); }
+.badge.bad { background: var(--danger-bg); color: var(--danger); }
+.badge.warn { background: var(--warn-bg); }
+.secret { display: flex; gap: .5rem; align-items: center; flex-wrap: wrap; background: #111827; color: #f9fafb; padding: .75rem; border-radius: 6px; }
+.secret code { flex: 1 1 16rem; }
+.pager { display: flex; gap: .75rem; justify-content: space-between; margin: .75rem 0; }
+.chart svg { width: 100%; height: auto; display: block; }
+.chart .bar { fill: #3b82f6; }
+.chart .axis { stroke: #9aa3b2; }
+.chart text { font-size: 11px; fill: var(--muted); }
+.diff-add { background: var(--ok-bg); }
+.diff-del { background: var(--danger-bg); text-decoration: line-through; }
+.diff-chg { background: var(--warn-bg); }
+pre.payload { background: #0f172a; color: #e2e8f0; padding: .75rem; border-radius: 6px; overflow-x: auto; font-size: .85rem; max-height: 24rem; }
+.auth { max-width: 26rem; margin: 3rem auto; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0,0,0,0); white-space: nowrap; border: 0; }
+@media (max-width: 40rem) {
+  main { padding: .75rem; }
+  h1 { font-size: 1.3rem; }
+  th, td { padding: .45rem .5rem; }
+  form.inline { display: grid; }
+  form.inline input, form.inline select { width: 100%; }
+  .auth { margin: 1rem auto; }
+}
+`;
+
+export const DASHBOARD_JS = `
+(function () {
+  "use strict";
+  var live = document.getElementById("live-region");
+  function announce(text) { if (live) { live.textContent = ""; setTimeout(function () { live.textContent = text; }, 50); } }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source) return;
+    var text = source.textContent || "";
+    var done = function () { button.textContent = "Copied"; announce("Copied to the clipboard"); };
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, function () { announce("Copy failed: select the text and copy it"); });
+    } else {
+      var range = document.createRange(); range.selectNodeContents(source);
+      var selection = window.getSelection(); selection.removeAllRanges(); selection.addRange(range);
+      announce("Text selected: press Ctrl+C to copy");
+    }
+  });
+  // Loading state: a submitted form says it is busy and is not sent twice.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (form.getAttribute("aria-busy") === "true") { event.preventDefault(); return; }
+    form.setAttribute("aria-busy", "true");
+    var submitter = event.submitter;
+    if (submitter && submitter.dataset) { submitter.dataset.label = submitter.textContent; submitter.textContent = "Working…"; }
+    announce("Working…");
+  });
+  // Coming back through the history cache: the form is usable again.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[aria-busy=true]").forEach(function (form) {
+      form.removeAttribute("aria-busy");
+      form.querySelectorAll("[data-label]").forEach(function (b) { b.textContent = b.dataset.label; });
+    });
+  });
+})();
+`;

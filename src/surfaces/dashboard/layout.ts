@@ -1,0 +1,143 @@
+import { html, type HtmlValue, type SafeHtml } from "./html.js";
+
+/** What every signed-in page knows about its viewer. */
+export interface PageContext {
+  companyName: string;
+  email: string;
+  csrfToken: string;
+  /** The path of the page, for the navigation's aria-current. */
+  path: string;
+}
+
+export const NAV = [
+  { href: "/", label: "Overview" },
+  { href: "/customers", label: "Customers" },
+  { href: "/contracts", label: "Contracts" },
+  { href: "/usage", label: "Usage" },
+  { href: "/invoices", label: "Invoices" },
+  { href: "/webhooks", label: "Webhooks" },
+  { href: "/settings/api-keys", label: "Settings" },
+] as const;
+
+const isCurrent = (href: string, path: string) =>
+  href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`) || (href.startsWith("/settings") && path.startsWith("/settings"));
+
+function head(title: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Billing</title>
+<link rel="stylesheet" href="/assets/dashboard.css">
+<script src="/assets/dashboard.js" defer></script>
+</head>`;
+}
+
+/** A signed-in page: header, navigation, a live region for announcements, and the content. */
+export function page(ctx: PageContext, title: string, content: HtmlValue, options: { flash?: Flash | undefined } = {}): string {
+  return html`${head(title)}
+<body>
+<a class="skip-link" href="#content">Skip to content</a>
+<header class="top">
+  <div class="bar">
+    <a class="brand" href="/">Billing</a>
+    <span class="who">${ctx.companyName} · ${ctx.email}</span>
+    <form method="post" action="/logout">${csrfField(ctx)}<button type="submit" class="secondary">Log out</button></form>
+  </div>
+</header>
+<nav class="main" aria-label="Main">
+  <ul>${NAV.map((item) => html`<li><a href="${item.href}"${isCurrent(item.href, ctx.path) ? html` aria-current="page"` : ""}>${item.label}</a></li>`)}</ul>
+</nav>
+<main id="content" tabindex="-1">
+<h1>${title}</h1>
+${options.flash ? flashBox(options.flash) : ""}
+${content}
+</main>
+<div id="live-region" class="visually-hidden" role="status" aria-live="polite"></div>
+</body>
+</html>`.value;
+}
+
+/** Sign-in, sign-up and the signed-out error page: no navigation. */
+export function authPage(title: string, content: HtmlValue): string {
+  return html`${head(title)}
+<body>
+<main id="content" class="auth">
+<div class="card">
+<h1>${title}</h1>
+${content}
+</div>
+</main>
+<div id="live-region" class="visually-hidden" role="status" aria-live="polite"></div>
+</body>
+</html>`.value;
+}
+
+export interface Flash {
+  kind: "ok" | "error" | "warn";
+  message: string;
+}
+
+export function flashBox(flash: Flash): SafeHtml {
+  return flash.kind === "error"
+    ? html`<div class="alert error" role="alert">${flash.message}</div>`
+    : html`<div class="alert ${flash.kind}" role="status">${flash.message}</div>`;
+}
+
+/** The hidden CSRF field every state-changing form carries. */
+export const csrfField = (ctx: { csrfToken: string }) => html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}">`;
+
+/** An empty state: says what is missing and what to do about it. */
+export const emptyState = (message: string, action?: HtmlValue) => html`<div class="empty"><p>${message}</p>${action ?? ""}</div>`;
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => HtmlValue;
+  numeric?: boolean;
+}
+
+/** A table with a caption for screen readers, scrolling sideways on a narrow screen instead of overflowing. */
+export function dataTable<T>(caption: string, columns: Column<T>[], rows: readonly T[]): SafeHtml {
+  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
+<table>
+<caption class="visually-hidden">${caption}</caption>
+<thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ""}>${c.header}</th>`)}</tr></thead>
+<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+</table>
+</div>`;
+}
+
+/** "Next page" for cursor pagination: keeps the filters, adds starting_after. */
+export function pager(basePath: string, query: Record<string, string | undefined>, hasMore: boolean, lastId: string | undefined): SafeHtml {
+  const first = query.starting_after ? html`<a href="${link(basePath, { ...query, starting_after: undefined })}">First page</a>` : html`<span></span>`;
+  const next = hasMore && lastId ? html`<a href="${link(basePath, { ...query, starting_after: lastId })}" rel="next">Next page</a>` : "";
+  return html`<nav class="pager" aria-label="Pages">${first}${next}</nav>`;
+}
+
+/** A path with a query string of the defined, non-empty values. */
+export function link(path: string, query: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, value);
+  const text = params.toString();
+  return text ? `${path}?${text}` : path;
+}
+
+export const badge = (text: string, tone: "ok" | "bad" | "warn" | "plain" = "plain") =>
+  html`<span class="badge${tone === "plain" ? "" : ` ${tone}`}">${text}</span>`;
+
+/** Money as the API gives it (a JSON number or decimal string) with its currency; never through float math. */
+export function money(amount: number | string | null | undefined, currency = "USD"): string {
+  if (amount === null || amount === undefined) return "—";
+  const text = typeof amount === "number" ? String(amount) : amount;
+  const [whole = "0", fraction = ""] = text.replace(/^-/, "").split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  const cents = fraction.length >= 2 ? fraction : fraction.padEnd(2, "0");
+  return `${text.startsWith("-") ? "-" : ""}${grouped}.${cents} ${currency}`;
+}
+
+/** An ISO timestamp as "2026-03-15 12:00 UTC", in a <time> element. */
+export function when(iso: string | null | undefined): SafeHtml {
+  if (!iso) return html`—`;
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace("T", " ")} UTC</time>`;
+}

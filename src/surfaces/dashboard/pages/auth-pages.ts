@@ -1,0 +1,125 @@
+import { randomBytes } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { secretsEqual } from "../../../domain/access/api-key-secret.js";
+import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
+import { createRateLimiter } from "../../../platform/rate-limiter.js";
+import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
+import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps } from "../dashboard-app.js";
+import { html, type HtmlValue } from "../html.js";
+import { authPage, flashBox, type Flash } from "../layout.js";
+
+// Sign-in attempts per email and per client address, per process: 10 at once, then one every 6 seconds.
+const LOGIN_LIMIT = { capacity: 10, perSecond: 1 / 6 };
+
+/** Only a path on this site: never `//evil.example` or `/\evil.example` (no open redirect). */
+export function safeNext(next: string | undefined): string {
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /[\u0000-\u001f]/.test(next)) return "/";
+  return next;
+}
+
+/** Login CSRF: the sign-in and sign-up forms carry a token that must match a cookie set with the form. */
+function preloginToken(request: FastifyRequest, reply: FastifyReply): string {
+  const existing = readCookie(request, PRELOGIN_COOKIE);
+  if (existing) return existing;
+  const token = randomBytes(24).toString("base64url");
+  setCookie(reply, PRELOGIN_COOKIE, token, 60 * 60, "Strict");
+  return token;
+}
+
+function preloginValid(request: FastifyRequest): boolean {
+  const cookie = readCookie(request, PRELOGIN_COOKIE);
+  const presented = formOf(request).get("_csrf");
+  return !!cookie && !!presented && secretsEqual(cookie, presented);
+}
+
+const expiredForm: Flash = { kind: "error", message: "The form expired. It has been reloaded: please submit it again." };
+
+function loginForm(token: string, values: { email?: string; next?: string }, flash?: Flash): string {
+  return authPage(
+    "Log in",
+    html`${flash ? flashBox(flash) : ""}
+<form class="stack" method="post" action="/login">
+  <input type="hidden" name="_csrf" value="${token}">
+  <input type="hidden" name="next" value="${values.next ?? "/"}">
+  <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${values.email ?? ""}" autofocus></div>
+  <div><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required></div>
+  <button type="submit">Log in</button>
+</form>
+<p>New here? <a href="/signup">Create an account</a></p>`,
+  );
+}
+
+function signupForm(token: string, values: { company?: string; email?: string }, flash?: Flash): string {
+  const content: HtmlValue = html`${flash ? flashBox(flash) : ""}
+<form class="stack" method="post" action="/signup">
+  <input type="hidden" name="_csrf" value="${token}">
+  <div><label for="company">Company name</label><input id="company" name="company" type="text" autocomplete="organization" required maxlength="200" value="${values.company ?? ""}" autofocus></div>
+  <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ""}"></div>
+  <div><label for="password">Password <span class="hint">(at least 8 characters)</span></label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8"></div>
+  <button type="submit">Create account</button>
+</form>
+<p>Already have an account? <a href="/login">Log in</a></p>`;
+  return authPage("Create your account", content);
+}
+
+async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters<DashboardDeps["services"]["access"]["startSession"]>[0], next: string) {
+  const { token } = await deps.services.access.startSession(user);
+  setCookie(reply, SESSION_COOKIE, token, SESSION_LIFETIME_MS / 1000);
+  clearCookie(reply, PRELOGIN_COOKIE);
+  return seeOther(reply, safeNext(next));
+}
+
+export async function authPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const limiter = createRateLimiter(LOGIN_LIMIT);
+  const open = { config: { dashboardPublic: true } };
+
+  app.get<{ Querystring: { next?: string } }>("/login", open, async (request, reply) => {
+    return sendPage(reply, loginForm(preloginToken(request, reply), { next: safeNext(request.query.next) }));
+  });
+
+  app.post("/login", open, async (request, reply) => {
+    const form = formOf(request);
+    const email = field(form, "email") ?? "";
+    const next = safeNext(field(form, "next"));
+    const token = preloginToken(request, reply);
+    if (!preloginValid(request)) return sendPage(reply, loginForm(token, { email, next }, expiredForm), 403);
+    for (const key of [`email:${email.toLowerCase()}`, `ip:${request.ip}`]) {
+      const verdict = limiter.take(key);
+      if (!verdict.allowed) {
+        const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+        void reply.header("retry-after", String(seconds));
+        return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: `Too many sign-in attempts. Try again in ${seconds} s.` }), 429);
+      }
+    }
+    const user = await deps.services.access.verifyUserPassword(email, form.get("password") ?? "");
+    if (!user) return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: "The email or the password is wrong." }), 401);
+    return signIn(deps, reply, user, next);
+  });
+
+  app.get("/signup", open, async (request, reply) => sendPage(reply, signupForm(preloginToken(request, reply), {})));
+
+  app.post("/signup", open, async (request, reply) => {
+    const form = formOf(request);
+    const values = { company: field(form, "company") ?? "", email: field(form, "email") ?? "" };
+    const token = preloginToken(request, reply);
+    if (!preloginValid(request)) return sendPage(reply, signupForm(token, values, expiredForm), 403);
+    const verdict = limiter.take(`ip:${request.ip}`);
+    if (!verdict.allowed) {
+      return sendPage(reply, signupForm(token, values, { kind: "error", message: "Too many attempts from this address. Try again in a minute." }), 429);
+    }
+    try {
+      const user = await deps.services.access.signUp({ companyName: values.company, email: values.email, password: form.get("password") ?? "" });
+      return await signIn(deps, reply, user, "/");
+    } catch (error) {
+      const { status, flash } = formFailure(error);
+      return sendPage(reply, signupForm(token, values, flash), status);
+    }
+  });
+
+  // Signing out needs the session's CSRF token like any other POST (checked in dashboard-app.ts).
+  app.post("/logout", async (request, reply) => {
+    await deps.services.access.endSession(request.dashboard!.token);
+    clearCookie(reply, SESSION_COOKIE);
+    return seeOther(reply, "/login");
+  });
+}
