@@ -4,6 +4,7 @@ import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";
 import { unstorableText } from "../../domain/kernel/storable-text.js";
 import { toHttpError } from "../http/error-handler.js";
+import type { RateLimit } from "../../platform/rate-limiter.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.js";
 import { html } from "./html.js";
@@ -30,6 +31,8 @@ declare module "fastify" {
 export interface DashboardDeps {
   services: Services;
   publicUrl: string;
+  /** Sign-in and sign-up attempts per client address (null: no limit). Per-email login limits always apply. */
+  authRateLimit: RateLimit | null;
 }
 
 /** What a page handler gets: the signed-in company (as an actor for the services) and its page context. */
@@ -99,6 +102,10 @@ export function formFailure(error: unknown): { status: number; flash: Flash } {
 export function dashboardRoutes(deps: DashboardDeps) {
   return async (app: FastifyInstance) => {
     app.decorateRequest("dashboard", undefined);
+    // Web pages are not API endpoints: keep them out of /v1/openapi.json.
+    app.addHook("onRoute", (route) => {
+      route.schema = { ...(route.schema ?? {}), hide: true };
+    });
 
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",

@@ -21,6 +21,7 @@ import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 import { dashboardRoutes } from "../dashboard/dashboard-app.js";
+import { AUTH_PER_ADDRESS } from "../dashboard/pages/auth-pages.js";
 
 export interface HttpAppDeps {
   services: Services;
@@ -185,7 +186,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   }
   await app.register(agreementRoutes(deps.services));
   // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).
-  await app.register(dashboardRoutes({ services: deps.services, publicUrl: deps.publicUrl }));
+  await app.register(
+    dashboardRoutes({ services: deps.services, publicUrl: deps.publicUrl, authRateLimit: deps.rateLimit ? AUTH_PER_ADDRESS : null }),
+  );
   if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.

@@ -8,8 +8,11 @@ import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps } fr
 import { html, type HtmlValue } from "../html.js";
 import { authPage, flashBox, type Flash } from "../layout.js";
 
-// Sign-in attempts per email and per client address, per process: 10 at once, then one every 6 seconds.
-const LOGIN_LIMIT = { capacity: 10, perSecond: 1 / 6 };
+// Sign-in attempts per email, per process: 10 at once, then one every 6 seconds (always on).
+const LOGIN_PER_EMAIL = { capacity: 10, perSecond: 1 / 6 };
+// Sign-in and sign-up attempts per client address: 30 at once, then one every 2 seconds (off with
+// BILLING_RATE_LIMIT=off, since an office behind one NAT address would share it).
+export const AUTH_PER_ADDRESS = { capacity: 30, perSecond: 1 / 2 };
 
 /** Only a path on this site: never `//evil.example` or `/\evil.example` (no open redirect). */
 export function safeNext(next: string | undefined): string {
@@ -70,7 +73,9 @@ async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters
 }
 
 export async function authPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  const limiter = createRateLimiter(LOGIN_LIMIT);
+  const perEmail = createRateLimiter(LOGIN_PER_EMAIL);
+  const perAddress = deps.authRateLimit ? createRateLimiter(deps.authRateLimit) : null;
+  const take = (key: string) => (key.startsWith("ip:") ? (perAddress?.take(key) ?? { allowed: true as const }) : perEmail.take(key));
   const open = { config: { dashboardPublic: true } };
 
   app.get<{ Querystring: { next?: string } }>("/login", open, async (request, reply) => {
@@ -84,7 +89,7 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     const token = preloginToken(request, reply);
     if (!preloginValid(request)) return sendPage(reply, loginForm(token, { email, next }, expiredForm), 403);
     for (const key of [`email:${email.toLowerCase()}`, `ip:${request.ip}`]) {
-      const verdict = limiter.take(key);
+      const verdict = take(key);
       if (!verdict.allowed) {
         const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
         void reply.header("retry-after", String(seconds));
@@ -103,7 +108,7 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     const values = { company: field(form, "company") ?? "", email: field(form, "email") ?? "" };
     const token = preloginToken(request, reply);
     if (!preloginValid(request)) return sendPage(reply, signupForm(token, values, expiredForm), 403);
-    const verdict = limiter.take(`ip:${request.ip}`);
+    const verdict = take(`ip:${request.ip}`);
     if (!verdict.allowed) {
       return sendPage(reply, signupForm(token, values, { kind: "error", message: "Too many attempts from this address. Try again in a minute." }), 429);
     }
