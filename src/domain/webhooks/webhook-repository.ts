@@ -142,11 +142,6 @@ export interface ClaimedDelivery extends DeliveryRow {
   secret: string;
 }
 
-/**
- * Claims due deliveries of enabled endpoints (FOR UPDATE SKIP LOCKED: concurrent workers take different
- * rows) and counts the attempt at once, leasing each row until `leaseUntil`: if the worker dies while
- * sending, the lease runs out and the delivery is claimed again (at-least-once, spec section 6).
- */
 /** Deliveries that failed for good, or whose last attempt failed and that wait for a retry; newest first. */
 export async function listFailingDeliveries(db: Queryable, companyId: string, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
@@ -158,6 +153,11 @@ export async function listFailingDeliveries(db: Queryable, companyId: string, li
   return rows;
 }
 
+/**
+ * Claims due deliveries of enabled endpoints (FOR UPDATE SKIP LOCKED: concurrent workers take different
+ * rows) and counts the attempt at once, leasing each row until `leaseUntil`: if the worker dies while
+ * sending, the lease runs out and the delivery is claimed again (at-least-once, spec section 6).
+ */
 export async function claimDueDeliveries(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>(
     `WITH due AS (

@@ -274,6 +274,14 @@ export function createWebhookService({
       return (await repo.listRecentDeliveries(db, actor.companyId, endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
     },
 
+    /** One delivery with its payload (dashboard delivery page), even when older than the recent list shows. */
+    async getDelivery(actor: Actor, deliveryId: string): Promise<Delivery> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      const row = isUuid(deliveryId) ? await repo.findDelivery(db, actor.companyId, deliveryId) : undefined;
+      if (!row) throw new NotFoundError("webhook_delivery");
+      return presentDelivery(row);
+    },
+
     /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
     async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
