@@ -162,3 +162,14 @@ export async function findRatingContexts(db: Queryable, companyId: string, ids: 
   );
   return rows;
 }
+
+/** Every program version of a contract, oldest first (the dashboard's version history). */
+export async function listProgramVersions(db: Queryable, companyId: string, contractId: string): Promise<ProgramVersionRow[]> {
+  const { rows } = await db.query<ProgramVersionRow>(
+    `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
+      WHERE company_id = $1 AND contract_id = $2
+      ORDER BY version`,
+    [companyId, contractId],
+  );
+  return rows;
+}

@@ -191,6 +191,15 @@ export function createContractService({
       return presentProgram(contractId, program);
     },
 
+    /** Every version of the contract's pricing program, oldest first, with when each was written. */
+    async pricingHistory(actor: Actor, contractId: string) {
+      requireScope(actor, "contracts:read");
+      const contract = await repo.findContract(db, actor.companyId, contractId);
+      if (!contract) throw new NotFoundError("contract");
+      const versions = await repo.listProgramVersions(db, actor.companyId, contractId);
+      return versions.map((v) => ({ ...presentProgram(contractId, v), created_at: v.created_at.toISOString() }));
+    },
+
     /** Appends a rule as a new program version (201); a supplied id that exists answers 409. */
     async addRule(actor: Actor, contractId: string, fields: RuleFields) {
       requireScope(actor, "contracts:write");

@@ -1,5 +1,343 @@
 import type { FastifyInstance } from "fastify";
-import type { DashboardDeps } from "../dashboard-app.js";
+import { addPricingRuleInput, CONTRACT_STATUSES, createSampleContractInput, updatePricingRuleInput, type Contract } from "../../../domain/contracts/contract-schemas.js";
+import { versionHistoryDiff, type DiffedRuleField, type RuleDiff, type VersionDiff } from "../../../domain/contracts/pricing-diff.js";
+import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
+import type { Customer } from "../../../domain/customers/customer-schemas.js";
+import { ValidationError } from "../../../domain/kernel/errors.js";
+import { Big } from "../../../domain/kernel/money.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../dashboard-app.js";
+import { html, type HtmlValue, type SafeHtml } from "../html.js";
+import { badge, csrfField, dataTable, emptyState, link, money, page, when, type Flash } from "../layout.js";
 
-// Placeholder: a helper is writing these pages.
-export async function contractPages(_app: FastifyInstance, _deps: DashboardDeps): Promise<void> {}
+const DONE: Record<string, Flash> = {
+  created: { kind: "ok", message: "Sample contract created." },
+  "rule-added": { kind: "ok", message: "Rule added: the program has a new version, used for usage from now on." },
+  "rule-changed": { kind: "ok", message: "Rule changed: the program has a new version, used for usage from now on." },
+};
+
+/** The sample form lists this many customers, newest first; any other customer has the same button on its own page. */
+const CUSTOMER_CHOICES = 100;
+
+const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
+
+const STATUS_TONE: Record<Contract["status"], "ok" | "bad" | "warn" | "plain"> = {
+  draft: "plain",
+  active: "ok",
+  completed: "plain",
+  cancelled: "warn",
+  terminated: "bad",
+};
+
+const statusBadge = (status: Contract["status"]) => badge(status, STATUS_TONE[status] ?? "plain");
+
+// ---------------------------------------------------------------------------------------------------
+// The list
+
+function statusFilter(status: string | undefined): SafeHtml {
+  return html`<form class="inline" method="get" action="/contracts" role="search" aria-label="Filter contracts">
+  <div class="field"><label for="filter-status">Status</label><select id="filter-status" name="status">
+    <option value=""${status ? "" : html` selected`}>All statuses</option>
+    ${CONTRACT_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ""}>${s}</option>`)}
+  </select></div>
+  <button type="submit" class="secondary">Filter</button>${status ? html` <a href="/contracts">Clear</a>` : ""}
+</form>`;
+}
+
+async function sampleForm(deps: DashboardDeps, viewer: Viewer, selected?: string): Promise<SafeHtml> {
+  const customers = await deps.services.customers.list(viewer.session.actor, {}, { limit: CUSTOMER_CHOICES });
+  if (customers.items.length === 0) {
+    return html`<section class="card" aria-labelledby="new-contract"><h2 id="new-contract">Create a sample contract</h2>${emptyState(
+      "A contract belongs to a customer, and you have none yet.",
+      html`<p><a class="button" href="/customers">Create a customer first</a></p>`,
+    )}</section>`;
+  }
+  const label = (c: Customer) => (c.external_id ? `${c.name} (${c.external_id})` : c.name);
+  return html`<section class="card" aria-labelledby="new-contract">
+<h2 id="new-contract">Create a sample contract</h2>
+<p class="hint">An active USD contract with monthly billing: 20.00 per domestic wire, 30.00 per international wire and a 1,000.00 monthly minimum.</p>
+<form class="inline" method="post" action="/contracts/sample">
+  ${csrfField(viewer.ctx)}
+  <div class="field"><label for="sample-customer">Customer</label><select id="sample-customer" name="customer_id" required>
+    ${customers.items.map((c) => html`<option value="${c.id}"${c.id === selected ? html` selected` : ""}>${label(c)}</option>`)}
+  </select></div>
+  <button type="submit">Create sample contract</button>
+</form>
+${customers.hasMore ? html`<p class="hint">Only the ${CUSTOMER_CHOICES} newest customers are listed; open any other customer's page to create one for it.</p>` : ""}
+</section>`;
+}
+
+function contractsTable(contracts: Contract[]): SafeHtml {
+  return dataTable("Contracts", [
+    { header: "Contract", cell: (c) => html`<a href="${contractPath(c.id)}">${c.id}</a>` },
+    { header: "Number", cell: (c) => c.contract_number },
+    { header: "Customer", cell: (c) => html`<a href="/customers/${c.customer_id}">${c.customer_name}</a>` },
+    { header: "Status", cell: (c) => statusBadge(c.status) },
+    { header: "Starts", cell: (c) => c.start_date },
+    { header: "Ends", cell: (c) => c.end_date ?? "open-ended" },
+    { header: "Metrics", cell: (c) => (c.metrics.length === 0 ? "—" : html`${c.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`) },
+  ], contracts);
+}
+
+const isStatus = (value: string): value is Contract["status"] => (CONTRACT_STATUSES as readonly string[]).includes(value);
+
+async function listPage(deps: DashboardDeps, viewer: Viewer, query: { status?: string | undefined }, form: SafeHtml, flash?: Flash): Promise<{ markup: string; status: number }> {
+  const wanted = query.status?.trim() || undefined;
+  if (wanted !== undefined && !isStatus(wanted)) {
+    const message = `There is no contract status “${wanted}”; choose one of ${CONTRACT_STATUSES.join(", ")}.`;
+    return { markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(undefined)}`, { flash: { kind: "error", message } }), status: 400 };
+  }
+  const contracts = await deps.services.contracts.list(viewer.session.actor, wanted);
+  const body =
+    contracts.length === 0
+      ? emptyState(wanted ? `No ${wanted} contracts.` : "No contracts yet. Create a sample contract above to try the service.")
+      : contractsTable(contracts);
+  const heading = wanted ? `${wanted[0]!.toUpperCase()}${wanted.slice(1)} contracts` : "All contracts";
+  return { markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(wanted)}<h2>${heading}</h2>${body}`, { flash }), status: 200 };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The detail: facts, the current program and its history
+
+const FIELD_LABEL: Record<DiffedRuleField, string> = {
+  name: "name",
+  type: "type",
+  model: "model",
+  amount: "amount",
+  rate: "rate",
+  metric: "metric",
+  frequency: "frequency",
+  monthly_cap: "monthly cap",
+  currency: "currency",
+  counterparty: "counterparty",
+  counterparty_side: "counterparty side",
+  pair: "pair",
+};
+
+/** A rate (a fraction) as a percentage, shifted in decimal so 0.029 reads "2.9%" and not 2.9000000000000004. */
+function percent(rate: number | string): string {
+  try {
+    return `${new Big(rate).times(100).toFixed()}%`;
+  } catch {
+    return String(rate);
+  }
+}
+
+function price(rule: PresentedRule): string {
+  if (rule.model === "percentage") return rule.rate === null ? "—" : `${percent(rule.rate)} of the event's value`;
+  if (rule.amount === null) return "—";
+  return rule.type === "usage" ? `${money(rule.amount, rule.currency)} per unit` : money(rule.amount, rule.currency);
+}
+
+function scopeOf(rule: PresentedRule): string {
+  if (rule.type !== "usage") return "—";
+  const parts = [
+    rule.counterparty ? `counterparty ${rule.counterparty}` : undefined,
+    rule.counterparty_side ? `side ${rule.counterparty_side}` : undefined,
+    rule.pair ? `pair ${rule.pair}` : undefined,
+  ].filter((p): p is string => p !== undefined);
+  return parts.length === 0 ? "all events" : parts.join(", ");
+}
+
+function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml {
+  if (rules.length === 0) return emptyState("This pricing program has no rules.");
+  return dataTable(caption, [
+    { header: "Name", cell: (r) => r.name },
+    { header: "Type", cell: (r) => r.type.replace("_", "-") },
+    { header: "Model", cell: (r) => r.model },
+    { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
+    { header: "Price", cell: (r) => price(r), numeric: true },
+    { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
+    { header: "Frequency", cell: (r) => r.frequency ?? "—" },
+    { header: "Applies to", cell: (r) => scopeOf(r) },
+    { header: "Rule id", cell: (r) => html`<code>${r.id}</code>` },
+  ], rules);
+}
+
+/** One line about a rule for the history: its name and what it charges. */
+const ruleLine = (rule: PresentedRule): SafeHtml =>
+  html`<strong>${rule.name}</strong> <span class="hint">(${rule.type.replace("_", "-")}${rule.metric ? html`, metric <code>${rule.metric}</code>` : ""}; <code>${rule.id}</code>)</span>: ${price(rule)}${
+    rule.monthly_cap ? `, capped at ${money(rule.monthly_cap, rule.currency)} a month` : ""
+  }${rule.frequency ? `, ${rule.frequency}` : ""}`;
+
+const shown = (value: string | null) => (value === null ? html`<em>none</em>` : html`<code>${value}</code>`);
+
+function diffItem(diff: RuleDiff): SafeHtml {
+  // The words carry the meaning; the colours (diff-add, diff-del, diff-chg) only repeat it.
+  if (diff.kind === "added") return html`<li class="diff-add"><span class="diff-kind">Added</span> ${ruleLine(diff.rule)}</li>`;
+  if (diff.kind === "removed") return html`<li class="diff-del"><span class="diff-kind">Removed</span> ${ruleLine(diff.rule)}</li>`;
+  return html`<li class="diff-chg"><span class="diff-kind">Changed</span> <strong>${diff.after.name}</strong> <span class="hint">(<code>${diff.after.id}</code>)</span>
+<ul class="diff-fields">${diff.changes.map(
+    (c) => html`<li>${FIELD_LABEL[c.field]}: <del>${shown(c.before)}</del> <span aria-hidden="true">→</span><span class="visually-hidden">changed to</span> <ins>${shown(c.after)}</ins></li>`,
+  )}</ul></li>`;
+}
+
+function historySection(history: VersionDiff[], current: number): SafeHtml {
+  if (history.length === 0) return emptyState("This contract has no pricing program versions.");
+  return html`<ol class="versions" reversed>${history.map((v) => {
+    const headingId = `version-${v.version}`;
+    const kept = v.unchanged > 0 ? html`<p class="hint">${v.unchanged === 1 ? "1 rule" : `${v.unchanged} rules`} unchanged.</p>` : "";
+    const changes: HtmlValue =
+      v.diffs.length === 0 ? html`<p>No rule changed in this version.</p>` : html`<ul class="diff-list">${v.diffs.map(diffItem)}</ul>`;
+    return html`<li class="card version">
+<h3 id="${headingId}">Version ${v.version}${v.version === current ? html` ${badge("current", "ok")}` : ""}</h3>
+<p class="hint">Effective ${v.effective_date}${v.created_at ? html` · written ${when(v.created_at)}` : ""}${v.version === 1 ? " · the first version" : ` · compared with version ${v.version - 1}`}</p>
+${changes}${kept}
+</li>`;
+  })}</ol>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Changing the program: the API's own rule schemas and the same service calls, so a form accepts what the API does
+
+const ADD_FIELDS = ["name", "type", "model", "metric", "amount", "rate", "monthly_cap"] as const;
+type AddValues = Partial<Record<(typeof ADD_FIELDS)[number], string>>;
+const CHANGE_FIELDS = ["rule_id", "amount", "rate"] as const;
+type ChangeValues = Partial<Record<(typeof CHANGE_FIELDS)[number], string>>;
+
+/** What the rule forms show: blank, or what was typed when the service refused it. */
+interface RuleForms {
+  add?: AddValues;
+  change?: ChangeValues;
+}
+
+function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partial<Record<K, string>> {
+  const values: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const value = field(form, name);
+    if (value !== undefined) values[name] = value;
+  }
+  return values;
+}
+
+function choice(id: string, name: string, label: string, options: readonly string[], selected: string | undefined, blank: string): SafeHtml {
+  return html`<div><label for="${id}">${label}</label><select id="${id}" name="${name}">
+  <option value="">${blank}</option>
+  ${options.map((o) => html`<option value="${o}"${o === selected ? html` selected` : ""}>${o.replace("_", "-")}</option>`)}
+</select></div>`;
+}
+
+function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | undefined): SafeHtml {
+  const v = values ?? {};
+  const text = (name: keyof AddValues, label: string, hint: string, mode = "text") =>
+    html`<div><label for="add-${name}">${label} <span class="hint">${hint}</span></label><input id="add-${name}" name="${name}" type="text"${mode === "decimal" ? html` inputmode="decimal"` : ""} value="${v[name] ?? ""}"></div>`;
+  return html`<details class="card"${values ? html` open` : ""}>
+<summary><strong>Add a pricing rule</strong></summary>
+<form class="stack" method="post" action="${contractPath(contract.id)}/rules">
+  ${csrfField(viewer.ctx)}
+  ${text("name", "Name", "(optional; the metric by default)")}
+  ${choice("add-type", "type", "Type", RULE_TYPES, v.type, "Usage when a metric is given")}
+  ${choice("add-model", "model", "Model", RULE_MODELS, v.model, "Percentage when a rate is given, else flat")}
+  ${text("metric", "Metric", "(usage rules: the event's metric name)")}
+  ${text("amount", `Amount, ${contract.currency}`, "(flat rules: per unit on usage rules)", "decimal")}
+  ${text("rate", "Rate", "(percentage rules: a fraction, 0.05 is 5%)", "decimal")}
+  ${text("monthly_cap", `Monthly cap, ${contract.currency}`, "(optional, usage rules)", "decimal")}
+  <div><button type="submit">Add rule</button></div>
+</form>
+</details>`;
+}
+
+function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly PresentedRule[], values: ChangeValues | undefined): SafeHtml {
+  if (rules.length === 0) return html``;
+  const v = values ?? {};
+  return html`<details class="card"${values ? html` open` : ""}>
+<summary><strong>Change a rule's price</strong></summary>
+<form class="stack" method="post" action="${contractPath(contract.id)}/rules/change">
+  ${csrfField(viewer.ctx)}
+  <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required>
+    ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${price(r)}</option>`)}
+  </select></div>
+  <div><label for="change-amount">New amount, ${contract.currency} <span class="hint">(flat rules)</span></label><input id="change-amount" name="amount" type="text" inputmode="decimal" value="${v.amount ?? ""}"></div>
+  <div><label for="change-rate">New rate <span class="hint">(percentage rules: a fraction, 0.05 is 5%)</span></label><input id="change-rate" name="rate" type="text" inputmode="decimal" value="${v.rate ?? ""}"></div>
+  <div><button type="submit">Change price</button></div>
+</form>
+</details>`;
+}
+
+async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: string, flash?: Flash, forms: RuleForms = {}): Promise<string> {
+  const actor = viewer.session.actor;
+  const contract = await deps.services.contracts.get(actor, contractId);
+  const versions = await deps.services.contracts.pricingHistory(actor, contract.id);
+  const currentProgram = versions.find((v) => v.version === Math.max(...versions.map((x) => x.version)));
+  const facts = html`<div class="card"><dl class="facts">
+<dt>Contract id</dt><dd><code>${contract.id}</code> <span class="hint">(send it as external_contract_id on usage events)</span></dd>
+<dt>Number</dt><dd>${contract.contract_number}</dd>
+<dt>Customer</dt><dd><a href="/customers/${contract.customer_id}">${contract.customer_name}</a></dd>
+<dt>Status</dt><dd>${statusBadge(contract.status)}</dd>
+<dt>Term</dt><dd>${contract.start_date} to ${contract.end_date ?? "open-ended"}</dd>
+<dt>Currency</dt><dd>${contract.currency}</dd>
+<dt>Billing cadence</dt><dd>${contract.billing_cadence}</dd>
+<dt>Sample</dt><dd>${contract.sample ? "yes, a sample contract" : "no"}</dd>
+<dt>Metrics</dt><dd>${contract.metrics.length === 0 ? "—" : html`${contract.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`}</dd>
+<dt>Created</dt><dd>${when(contract.created_at)}</dd>
+<dt>Agreement</dt><dd><a href="${contract.pdf_url}">Agreement PDF</a> <span class="hint">(anyone with this link can open it)</span></dd>
+</dl></div>`;
+  const program = currentProgram
+    ? html`<h2>Pricing program</h2><p class="hint">Version ${currentProgram.version}, effective ${currentProgram.effective_date}.</p>${rulesTable(
+        `Pricing rules, version ${currentProgram.version}`,
+        currentProgram.rules,
+      )}`
+    : html`<h2>Pricing program</h2>${emptyState("This contract has no pricing program yet.")}`;
+  const change = html`<div class="grid">${addRuleForm(viewer, contract, forms.add)}${changeRuleForm(viewer, contract, currentProgram?.rules ?? [], forms.change)}</div>`;
+  const history = html`<h2>Version history</h2><p class="hint">Newest first; each version compared with the one before it.</p>${historySection(
+    versionHistoryDiff(versions),
+    currentProgram?.version ?? 0,
+  )}`;
+  return page(viewer.ctx, `Contract ${contract.id}`, html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${history}`, { flash });
+}
+
+export async function contractPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  app.get<{ Querystring: { status?: string; done?: string } }>("/contracts", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const { markup, status } = await listPage(deps, viewer, request.query, await sampleForm(deps, viewer), DONE[request.query.done ?? ""]);
+    return sendPage(reply, markup, status);
+  });
+
+  app.post("/contracts/sample", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const customerId = field(formOf(request), "customer_id");
+    try {
+      const input = parseWith(createSampleContractInput, { customer_id: customerId });
+      const contract = await deps.services.contracts.createSample(viewer.session.actor, input.customer_id);
+      return seeOther(reply, link(contractPath(contract.id), { done: "created" }));
+    } catch (error) {
+      const { status, flash } = formFailure(error);
+      const { markup } = await listPage(deps, viewer, {}, await sampleForm(deps, viewer, customerId), flash);
+      return sendPage(reply, markup, status);
+    }
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/contracts/:id", async (request, reply) => {
+    const viewer = viewerOf(request);
+    return sendPage(reply, await detailPage(deps, viewer, request.params.id, DONE[request.query.done ?? ""]));
+  });
+
+  app.post<{ Params: { id: string } }>("/contracts/:id/rules", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const values = valuesOf(formOf(request), ADD_FIELDS);
+    try {
+      const input = parseWith(addPricingRuleInput, values);
+      const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, input);
+      return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
+    } catch (error) {
+      const { status, flash } = formFailure(error);
+      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { add: values }), status);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>("/contracts/:id/rules/change", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const { rule_id: ruleId, ...prices } = valuesOf(formOf(request), CHANGE_FIELDS);
+    try {
+      if (ruleId === undefined) throw new ValidationError("Choose the rule to change");
+      if (prices.amount === undefined && prices.rate === undefined) {
+        throw new ValidationError("Give a new amount (flat rules) or a new rate (percentage rules)");
+      }
+      const input = parseWith(updatePricingRuleInput, prices);
+      const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, input);
+      return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
+    } catch (error) {
+      const { status, flash } = formFailure(error);
+      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { change: { rule_id: ruleId, ...prices } }), status);
+    }
+  });
+}
