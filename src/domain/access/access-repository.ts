@@ -168,3 +168,8 @@ export async function findSessionByHash(db: Queryable, tokenHash: Buffer): Promi
 export async function endSession(db: Queryable, tokenHash: Buffer, at: Date): Promise<void> {
   await db.query("UPDATE dashboard_sessions SET ended_at = COALESCE(ended_at, $2) WHERE token_hash = $1", [tokenHash, at]);
 }
+
+/** A user's ended or expired sessions: deleted at each sign-in, so the table holds only live ones (and a few). */
+export async function deleteStaleSessions(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query("DELETE FROM dashboard_sessions WHERE user_id = $1 AND (ended_at IS NOT NULL OR expires_at <= $2)", [userId, now]);
+}

@@ -224,6 +224,7 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
       const token = randomBytes(32).toString("base64url");
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
+      await repo.deleteStaleSessions(db, user.id, now);
       await repo.insertSession(db, {
         id: newId(),
         token_hash: hashApiKey(token),
