@@ -268,3 +268,21 @@ export async function listInvoices(db: Queryable, companyId: string, filter: Inv
   );
   return rows;
 }
+
+/** Totals per currency of the invoices with this status and period start (the dashboard's month to date). */
+export async function sumInvoiceTotalsByCurrency(
+  db: Queryable,
+  companyId: string,
+  status: string,
+  periodStart: string,
+): Promise<{ currency: string; total: string; invoices: string }[]> {
+  const { rows } = await db.query<{ currency: string; total: string; invoices: string }>(
+    `SELECT currency, sum(total)::text AS total, count(*)::text AS invoices
+       FROM invoices
+      WHERE company_id = $1 AND status = $2 AND period_start = $3
+      GROUP BY currency
+      ORDER BY currency`,
+    [companyId, status, periodStart],
+  );
+  return rows;
+}

@@ -125,6 +125,27 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         };
       });
     },
+
+    /**
+     * This month so far, by the service's clock (dashboard overview): the calendar month, its newest `limit`
+     * draft invoices (one per contract) and the totals per currency over all of the month's drafts.
+     */
+    async monthToDate(
+      actor: Actor,
+      limit: number,
+    ): Promise<{ period: { start: string; end: string }; invoices: Page<Invoice>; totals: { currency: string; total: number; invoices: number }[] }> {
+      requireScope(actor, "invoices:read");
+      const period = periodOf(clock.now());
+      const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
+      const rows = await repo.listInvoices(db, actor.companyId, { status: "draft", from: period.start, to: period.end }, undefined, pageSize);
+      const page = toPage(rows, pageSize);
+      const sums = await repo.sumInvoiceTotalsByCurrency(db, actor.companyId, "draft", period.start);
+      return {
+        period,
+        invoices: { items: page.items.map(presentInvoice), hasMore: page.hasMore },
+        totals: sums.map((s) => ({ currency: s.currency, total: toJsonNumber(s.total), invoices: Number(s.invoices) })),
+      };
+    },
   };
 }
 

@@ -217,3 +217,20 @@ export async function listUsageEvents(db: Queryable, companyId: string, filter: 
   );
   return rows;
 }
+
+/**
+ * Events per UTC day of their timestamp in [from, to), for the dashboard's chart; days without events are
+ * absent. No index covers event_timestamp yet, so this reads all of the company's events; an index on
+ * (company_id, event_timestamp) would serve it.
+ */
+export async function countUsageEventsPerDay(db: Queryable, companyId: string, from: Date, to: Date): Promise<{ day: string; events: string }[]> {
+  const { rows } = await db.query<{ day: string; events: string }>(
+    `SELECT to_char(event_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::text AS events
+       FROM usage_events
+      WHERE company_id = $1 AND event_timestamp >= $2 AND event_timestamp < $3
+      GROUP BY 1
+      ORDER BY 1`,
+    [companyId, from, to],
+  );
+  return rows;
+}

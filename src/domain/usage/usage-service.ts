@@ -58,6 +58,25 @@ export function createUsageService(deps: { db: Database; clock: Clock; drafts: D
       if (!row) throw new NotFoundError("usage_event");
       return presentUsageEvent(row);
     },
+
+    /**
+     * Events per UTC day of their timestamp over the last `days` days up to today by the service's clock
+     * (dashboard overview chart), oldest first, a zero for every day without events.
+     */
+    async dailyEventCounts(actor: Actor, days: number): Promise<{ date: string; events: number }[]> {
+      requireScope(actor, "usage:read", "usage:write");
+      const span = Math.min(Math.max(Math.trunc(days) || 1, 1), 366);
+      const now = deps.clock.now();
+      const dayMs = 86_400_000;
+      const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + dayMs;
+      const first = tomorrow - span * dayMs;
+      const rows = await repo.countUsageEventsPerDay(db, actor.companyId, new Date(first), new Date(tomorrow));
+      const counts = new Map(rows.map((r) => [r.day, Number(r.events)]));
+      return Array.from({ length: span }, (_, i) => {
+        const date = new Date(first + i * dayMs).toISOString().slice(0, 10);
+        return { date, events: counts.get(date) ?? 0 };
+      });
+    },
   };
 }
 

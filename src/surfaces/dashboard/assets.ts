@@ -86,6 +86,32 @@ pre.payload { background: #0f172a; color: #e2e8f0; padding: .75rem; border-radiu
   form.inline input, form.inline select { width: 100%; }
   .auth { margin: 1rem auto; }
 }
+/* Contracts: the pricing version history as a list of cards, each change marked in words and in colour. */
+ol.versions { list-style: none; padding: 0; margin: 0; }
+ul.diff-list, ul.diff-fields { list-style: none; padding: 0; margin: .5rem 0 0; display: grid; gap: .35rem; }
+ul.diff-list > li { padding: .4rem .6rem; border-radius: 6px; overflow-wrap: anywhere; }
+ul.diff-list > li.diff-del { text-decoration: none; }
+ul.diff-fields { margin-left: 1rem; }
+.diff-kind { display: inline-block; min-width: 5.5rem; font-weight: 700; }
+ul.diff-fields del { text-decoration: line-through; }
+ul.diff-fields ins { text-decoration: none; font-weight: 600; }
+/* Overview: the month's totals per currency, the get-started steps, the events chart. */
+ul.totals { list-style: none; padding: 0; margin: .5rem 0 1rem; display: flex; flex-wrap: wrap; gap: .5rem 1.5rem; }
+ol.steps { margin: 0; padding-left: 1.25rem; }
+ol.steps li { margin: .4rem 0; }
+.chart { padding: .5rem; }
+details > summary { cursor: pointer; min-height: 2rem; }
+/* Tables scroll sideways inside their own wrapper, so ids, codes, links, dates and badges keep to one line there
+   (code's overflow-wrap: anywhere otherwise squeezes a column to a letter or two on a phone). */
+.table-wrap code, .table-wrap a, .table-wrap time, .table-wrap .badge { white-space: nowrap; overflow-wrap: normal; }
+/* A card that opens with its heading: no heading margin stacked on the card's padding. */
+.card > h2:first-child, .card > h3:first-child { margin-top: 0; }
+/* The events chart: not taller than a screenful on a desktop; axis labels still readable at 390 px. */
+.chart svg { max-height: 18rem; }
+@media (max-width: 40rem) {
+  .table-wrap th, .table-wrap td { white-space: nowrap; }
+  .chart text { font-size: 20px; }
+}
 `;
 
 export const DASHBOARD_JS = `

@@ -1,5 +1,216 @@
 import type { FastifyInstance } from "fastify";
-import type { DashboardDeps } from "../dashboard-app.js";
+import { z } from "zod";
+import type { Contract } from "../../../domain/contracts/contract-schemas.js";
+import { projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
+import { calendarDate } from "../../../domain/kernel/calendar-date.js";
+import { pageQuery } from "../../http/list-envelope.js";
+import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { html, type SafeHtml } from "../html.js";
+import { badge, csrfField, dataTable, emptyState, link, money, page, pager, when, type Flash } from "../layout.js";
 
-// Placeholder: a helper is writing these pages.
-export async function invoicePages(_app: FastifyInstance, _deps: DashboardDeps): Promise<void> {}
+const PAGE_SIZE = 25;
+
+/** The filters GET /v1/billing/invoices takes (invoice-routes.ts), so a filter the API refuses is refused here too. */
+const invoiceFilterQuery = z.object({
+  contract: z.string().min(1).max(255).optional(),
+  status: z.string().min(1).max(50).optional(),
+  from: calendarDate().optional(),
+  to: calendarDate().optional(),
+  starting_after: pageQuery.starting_after,
+});
+
+const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
+type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
+
+function rawFilters(query: Record<string, unknown>): RawFilters {
+  const raw: RawFilters = {};
+  for (const name of FILTER_NAMES) {
+    const value = query[name];
+    if (typeof value === "string" && value.trim() !== "") raw[name] = value.trim();
+  }
+  return raw;
+}
+
+interface ProjectValues {
+  contract?: string | undefined;
+  billing_period_start?: string | undefined;
+  billing_period_end?: string | undefined;
+}
+
+export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
+const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
+
+export const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
+
+function contractOptions(contracts: readonly Contract[], selected: string | undefined, blank: string): SafeHtml {
+  const known = contracts.some((c) => c.id === selected);
+  return html`<option value="">${blank}</option>
+${contracts.map((c) => html`<option value="${c.id}"${c.id === selected ? html` selected` : ""}>${c.id} (${c.customer_name})</option>`)}
+${selected && !known ? html`<option value="${selected}" selected>${selected}</option>` : ""}`;
+}
+
+function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
+  return html`<form class="inline" method="get" action="/invoices" role="search" aria-label="Filter invoices">
+  <div class="field"><label for="invoice-contract">Contract</label><select id="invoice-contract" name="contract">${contractOptions(contracts, raw.contract, "All contracts")}</select></div>
+  <div class="field"><label for="invoice-status">Status <span class="hint">(e.g. draft)</span></label><input id="invoice-status" name="status" type="text" maxlength="50" value="${raw.status ?? ""}"></div>
+  <div class="field"><label for="invoice-from">Period starts on or after</label><input id="invoice-from" name="from" type="date" value="${raw.from ?? ""}"></div>
+  <div class="field"><label for="invoice-to">Period ends on or before</label><input id="invoice-to" name="to" type="date" value="${raw.to ?? ""}"></div>
+  <button type="submit" class="secondary">Filter</button>${Object.keys(raw).length > 0 ? html` <a href="/invoices">Clear filters</a>` : ""}
+</form>`;
+}
+
+function projectForm(viewer: Viewer, contracts: readonly Contract[], values: ProjectValues = {}): SafeHtml {
+  const open = Object.values(values).some((v) => v !== undefined);
+  return html`<details class="card"${open ? html` open` : ""}>
+<summary><strong>Project a period</strong></summary>
+<p class="hint">Creates or updates the contract's draft invoice for one calendar month: subscription lines, the usage rated so far and the monthly minimum.</p>
+<form class="stack" method="post" action="/invoices/project">
+  ${csrfField(viewer.ctx)}
+  <div><label for="project-contract">Contract</label><select id="project-contract" name="contract" required>${contractOptions(contracts, values.contract, "Choose a contract")}</select></div>
+  <div><label for="project-start">Period start <span class="hint">(the first day of a month)</span></label><input id="project-start" name="billing_period_start" type="date" required value="${values.billing_period_start ?? ""}"></div>
+  <div><label for="project-end">Period end <span class="hint">(the last day of the same month)</span></label><input id="project-end" name="billing_period_end" type="date" required value="${values.billing_period_end ?? ""}"></div>
+  <div><button type="submit">Project invoice</button></div>
+</form>
+</details>`;
+}
+
+function projectionResult(projection: InvoiceProjection): SafeHtml {
+  return html`<section class="card" aria-labelledby="projection-result">
+<h2 id="projection-result">Projection of ${projection.contract} for ${projection.billing_period.start} to ${projection.billing_period.end}</h2>
+<p class="alert ok" role="status">${projection.is_new ? "A new draft invoice was created." : "The draft invoice was brought up to date."}</p>
+<dl class="facts">
+<dt>Invoice</dt><dd><a href="${invoicePath(projection.number)}">${projection.number}</a></dd>
+<dt>Contract</dt><dd><a href="${contractPath(projection.contract)}">${projection.contract}</a></dd>
+<dt>Status</dt><dd>${invoiceStatusBadge(projection.status)}</dd>
+<dt>Subtotal</dt><dd>${money(projection.subtotal, projection.currency)}</dd>
+<dt>Tax</dt><dd>${money(projection.tax, projection.currency)}</dd>
+<dt>Total</dt><dd><strong>${money(projection.total, projection.currency)}</strong></dd>
+</dl>
+</section>`;
+}
+
+export function invoicesTable(caption: string, invoices: readonly Invoice[]): SafeHtml {
+  return dataTable(caption, [
+    { header: "Number", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
+    { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
+    { header: "Period", cell: (i) => `${i.billing_period.start} to ${i.billing_period.end}` },
+    { header: "Status", cell: (i) => invoiceStatusBadge(i.status) },
+    { header: "Subtotal", cell: (i) => money(i.subtotal, i.currency), numeric: true },
+    { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
+    { header: "Issue date", cell: (i) => i.issued_date },
+    { header: "Due date", cell: (i) => i.due_date },
+  ], invoices);
+}
+
+async function listPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  query: Record<string, unknown>,
+  options: { top?: SafeHtml; project?: ProjectValues; flash?: Flash | undefined } = {},
+): Promise<{ markup: string; status: number }> {
+  const actor = viewer.session.actor;
+  const contracts = await deps.services.contracts.list(actor, undefined);
+  const raw = rawFilters(query);
+  let flash = options.flash;
+  let status = 200;
+  let body: SafeHtml;
+  try {
+    const filters = parseWith(invoiceFilterQuery, raw);
+    const result = await deps.services.invoices.list(
+      actor,
+      { contractId: filters.contract, status: filters.status, from: filters.from, to: filters.to },
+      { limit: PAGE_SIZE, startingAfter: filters.starting_after },
+    );
+    const filtered = FILTER_NAMES.some((name) => raw[name] !== undefined);
+    body =
+      result.items.length === 0
+        ? filtered
+          ? emptyState("No invoices match these filters.", html`<p><a href="/invoices">Show all invoices</a></p>`)
+          : emptyState("No invoices yet. A draft invoice appears when usage is rated onto a contract, or when you project a period above.")
+        : html`${invoicesTable("Invoices, newest first", result.items)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
+  } catch (error) {
+    ({ status, flash } = formFailure(error));
+    body = emptyState("Fix the filters above to see invoices.");
+  }
+  const content = html`${options.top ?? ""}${projectForm(viewer, contracts, options.project)}<h2>All invoices</h2>${filterForm(contracts, raw)}${body}`;
+  return { markup: page(viewer.ctx, "Invoices", content, { flash }), status };
+}
+
+export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  app.get<{ Querystring: Record<string, unknown> }>("/invoices", async (request, reply) => {
+    const { markup, status } = await listPage(deps, viewerOf(request), request.query);
+    return sendPage(reply, markup, status);
+  });
+
+  // A projection is shown in this response rather than after a redirect: the result is the page's answer.
+  app.post("/invoices/project", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const form = formOf(request);
+    const values: ProjectValues = {
+      contract: field(form, "contract"),
+      billing_period_start: field(form, "billing_period_start"),
+      billing_period_end: field(form, "billing_period_end"),
+    };
+    try {
+      const input = parseWith(projectInvoiceInput, {
+        external_contract_id: values.contract,
+        billing_period_start: values.billing_period_start,
+        billing_period_end: values.billing_period_end,
+      });
+      const projection = await deps.services.invoices.project(viewer.session.actor, {
+        contractId: input.external_contract_id,
+        periodStart: input.billing_period_start,
+        periodEnd: input.billing_period_end,
+      });
+      const { markup } = await listPage(deps, viewer, {}, { top: projectionResult(projection) });
+      return sendPage(reply, markup);
+    } catch (error) {
+      const failure = formFailure(error);
+      const { markup } = await listPage(deps, viewer, {}, { project: values, flash: failure.flash });
+      return sendPage(reply, markup, failure.status);
+    }
+  });
+
+  app.get<{ Params: { number: string } }>("/invoices/:number", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const invoice = await deps.services.invoices.get(viewer.session.actor, request.params.number);
+    const currency = invoice.currency;
+    const facts = html`<div class="card"><dl class="facts">
+<dt>Number</dt><dd>${invoice.number}</dd>
+<dt>Contract</dt><dd><a href="${contractPath(invoice.contract)}">${invoice.contract}</a></dd>
+<dt>Status</dt><dd>${invoiceStatusBadge(invoice.status)}</dd>
+<dt>Billing period</dt><dd>${invoice.billing_period.start} to ${invoice.billing_period.end}</dd>
+<dt>Issue date</dt><dd>${invoice.issued_date}</dd>
+<dt>Due date</dt><dd>${invoice.due_date}</dd>
+<dt>Paid</dt><dd>${invoice.paid_date ?? "not yet"}</dd>
+<dt>Currency</dt><dd>${currency}</dd>
+<dt>Metrics</dt><dd>${invoice.metrics.length > 0 ? invoice.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`) : "—"}</dd>
+<dt>Last updated</dt><dd>${when(invoice.updated_at)}</dd>
+</dl></div>`;
+    const lines =
+      invoice.line_items.length === 0
+        ? emptyState("No line items yet: project the period to add subscription and minimum lines.")
+        : dataTable(`Line items of invoice ${invoice.number}`, [
+            { header: "Description", cell: (l) => l.description },
+            { header: "Kind", cell: (l) => l.kind },
+            { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
+            { header: "Quantity", cell: (l) => String(l.quantity), numeric: true },
+            { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
+            { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
+          ], invoice.line_items);
+    const totals = html`<div class="card"><dl class="facts">
+<dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
+<dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
+<dt>Total</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
+</dl></div>`;
+    const reproject =
+      invoice.status === "draft"
+        ? html`<form method="post" action="/invoices/project" class="actions">${csrfField(viewer.ctx)}
+<input type="hidden" name="contract" value="${invoice.contract}"><input type="hidden" name="billing_period_start" value="${invoice.billing_period.start}"><input type="hidden" name="billing_period_end" value="${invoice.billing_period.end}">
+<button type="submit" class="secondary">Project this period again</button></form>`
+        : "";
+    const usage = link("/usage", { contract: invoice.contract, from: invoice.billing_period.start, to: invoice.billing_period.end });
+    const content = html`${facts}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
+    return sendPage(reply, page(viewer.ctx, `Invoice ${invoice.number}`, content));
+  });
+}

@@ -1,5 +1,205 @@
 import type { FastifyInstance } from "fastify";
-import type { DashboardDeps } from "../dashboard-app.js";
+import { z } from "zod";
+import type { Contract } from "../../../domain/contracts/contract-schemas.js";
+import type { PresentedRule } from "../../../domain/contracts/pricing-rule.js";
+import { calendarDate } from "../../../domain/kernel/calendar-date.js";
+import { NotFoundError } from "../../../domain/kernel/errors.js";
+import { Big } from "../../../domain/kernel/money.js";
+import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
+import { pageQuery } from "../../http/list-envelope.js";
+import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { html, type SafeHtml } from "../html.js";
+import { badge, dataTable, emptyState, link, money, page, pager, when, type Flash } from "../layout.js";
 
-// Placeholder: a helper is writing these pages.
-export async function usagePages(_app: FastifyInstance, _deps: DashboardDeps): Promise<void> {}
+const PAGE_SIZE = 25;
+
+/** The filters GET /v1/billing/usage takes (usage-routes.ts), so a filter the API refuses is refused here too. */
+const usageFilterQuery = z.object({
+  contract: z.string().min(1).max(255).optional(),
+  metric: z.string().min(1).max(100).optional(),
+  from: calendarDate().optional(),
+  to: calendarDate().optional(),
+  status: z.enum(["accepted", "rated"]).optional(),
+  starting_after: pageQuery.starting_after,
+});
+type UsageFilterQuery = z.infer<typeof usageFilterQuery>;
+
+const FILTER_NAMES = ["contract", "metric", "from", "to", "status", "starting_after"] as const;
+type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
+
+/** The filters as typed (blank ones dropped), kept as text so a refused value is shown back as it was. */
+function rawFilters(query: Record<string, unknown>): RawFilters {
+  const raw: RawFilters = {};
+  for (const name of FILTER_NAMES) {
+    const value = query[name];
+    if (typeof value === "string" && value.trim() !== "") raw[name] = value.trim();
+  }
+  return raw;
+}
+
+const eventPath = (id: string) => `/usage/${encodeURIComponent(id)}`;
+const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
+
+const statusBadge = (status: string) => badge(status, status === "rated" ? "ok" : "plain");
+
+function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
+  const known = contracts.some((c) => c.id === raw.contract);
+  return html`<form class="inline" method="get" action="/usage" role="search" aria-label="Filter usage events">
+  <div class="field"><label for="usage-contract">Contract</label><select id="usage-contract" name="contract">
+    <option value="">All contracts</option>
+    ${contracts.map((c) => html`<option value="${c.id}"${c.id === raw.contract ? html` selected` : ""}>${c.id} (${c.customer_name})</option>`)}
+    ${raw.contract && !known ? html`<option value="${raw.contract}" selected>${raw.contract}</option>` : ""}
+  </select></div>
+  <div class="field"><label for="usage-metric">Metric</label><input id="usage-metric" name="metric" type="text" maxlength="100" value="${raw.metric ?? ""}"></div>
+  <div class="field"><label for="usage-status">Status</label><select id="usage-status" name="status">
+    <option value="">Any status</option>
+    ${["rated", "accepted"].map((s) => html`<option value="${s}"${raw.status === s ? html` selected` : ""}>${s}</option>`)}
+  </select></div>
+  <div class="field"><label for="usage-from">Service period from</label><input id="usage-from" name="from" type="date" value="${raw.from ?? ""}"></div>
+  <div class="field"><label for="usage-to">Service period to</label><input id="usage-to" name="to" type="date" value="${raw.to ?? ""}"></div>
+  <button type="submit" class="secondary">Filter</button>${Object.keys(raw).length > 0 ? html` <a href="/usage">Clear filters</a>` : ""}
+</form>`;
+}
+
+function eventsTable(events: readonly UsageEvent[], currencyOf: ReadonlyMap<string, string>): SafeHtml {
+  return dataTable("Usage events, newest first", [
+    { header: "Event", cell: (e) => html`<a href="${eventPath(e.id)}"><code>${e.id}</code></a>` },
+    { header: "Contract", cell: (e) => html`<a href="${contractPath(e.contract)}">${e.contract}</a>` },
+    { header: "Metric", cell: (e) => html`<code>${e.metric}</code>` },
+    { header: "Quantity", cell: (e) => String(e.quantity), numeric: true },
+    { header: "Amount", cell: (e) => money(e.rated_amount, currencyOf.get(e.contract)), numeric: true },
+    { header: "Status", cell: (e) => statusBadge(e.status) },
+    { header: "Timestamp", cell: (e) => when(e.timestamp) },
+  ], events);
+}
+
+async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<string, unknown>): Promise<{ markup: string; status: number }> {
+  const actor = viewer.session.actor;
+  const contracts = await deps.services.contracts.list(actor, undefined);
+  const raw = rawFilters(query);
+  const form = filterForm(contracts, raw);
+  let flash: Flash | undefined;
+  let status = 200;
+  let body: SafeHtml;
+  try {
+    const filters: UsageFilterQuery = parseWith(usageFilterQuery, raw);
+    const result = await deps.services.usage.list(
+      actor,
+      { contractId: filters.contract, metric: filters.metric, from: filters.from, to: filters.to, status: filters.status },
+      { limit: PAGE_SIZE, startingAfter: filters.starting_after },
+    );
+    const currencyOf = new Map(contracts.map((c) => [c.id, c.currency]));
+    const filtered = FILTER_NAMES.some((name) => name !== "starting_after" && raw[name] !== undefined);
+    body =
+      result.items.length === 0
+        ? filtered || raw.starting_after
+          ? emptyState("No usage events match these filters.", html`<p><a href="/usage">Show all events</a></p>`)
+          : emptyState(
+              "No usage events yet. Send some with POST /v1/billing/usage and an API key; they appear here as soon as they are rated.",
+              html`<p><a href="/settings/api-keys">Create an API key</a></p>`,
+            )
+        : html`${eventsTable(result.items, currencyOf)}${pager("/usage", raw, result.hasMore, result.items.at(-1)?.id)}`;
+  } catch (error) {
+    ({ status, flash } = formFailure(error));
+    body = emptyState("Fix the filters above to see events.");
+  }
+  return { markup: page(viewer.ctx, "Usage", html`${form}<h2>Events</h2>${body}`, { flash }), status };
+}
+
+/** A rate (a fraction) as a percentage, shifted in decimal so 0.029 reads "2.9%" and not 2.9000000000000004. */
+function percent(rate: number | string): string {
+  try {
+    return `${new Big(rate).times(100).toFixed()}%`;
+  } catch {
+    return String(rate);
+  }
+}
+
+function rulePrice(rule: PresentedRule): string {
+  if (rule.model === "percentage") return rule.rate === null ? "—" : `${percent(rule.rate)} of the event's value`;
+  if (rule.amount === null) return "—";
+  return rule.type === "usage" ? `${rule.amount} ${rule.currency} per unit` : `${rule.amount} ${rule.currency}`;
+}
+
+/** The rule that priced the event, looked up in the program version the event was rated with. */
+async function ruleSection(deps: DashboardDeps, viewer: Viewer, event: UsageEvent, currency: string | undefined): Promise<SafeHtml> {
+  let versions: Awaited<ReturnType<DashboardDeps["services"]["contracts"]["pricingHistory"]>> = [];
+  try {
+    versions = await deps.services.contracts.pricingHistory(viewer.session.actor, event.contract);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  const current = versions.at(-1)?.version;
+  const version = versions.find((v) => v.version === event.pricing_version);
+  const rule = version?.rules.find((r) => r.id === event.rule_id);
+  const versionNote =
+    current === undefined
+      ? ""
+      : event.pricing_version === current
+        ? html` <span class="hint">(the current version)</span>`
+        : html` <span class="hint">(the contract is now at version ${current})</span>`;
+  const rate =
+    event.fee_amount !== undefined
+      ? html`none: the event carried its own fee of ${money(event.fee_amount, currency)}, billed as is`
+      : event.applied_rate === null
+        ? "—"
+        : rule?.model === "percentage"
+          ? `${percent(event.applied_rate)} (${event.applied_rate})`
+          : `${event.applied_rate}${currency ? ` ${currency}` : ""} per unit`;
+  const ruleFacts = rule
+    ? html`<dt>Rule</dt><dd>${rule.name} <code>${rule.id}</code></dd>
+<dt>Rule type and model</dt><dd>${rule.type}, ${rule.model}</dd>
+<dt>Rule price</dt><dd>${rulePrice(rule)}</dd>
+${rule.monthly_cap !== null ? html`<dt>Monthly cap</dt><dd>${money(rule.monthly_cap, rule.currency)}</dd>` : ""}`
+    : html`<dt>Rule</dt><dd><code>${event.rule_id}</code> <span class="hint">(not found in version ${event.pricing_version} of the program)</span></dd>`;
+  return html`<section class="card" aria-labelledby="rule-applied">
+<h2 id="rule-applied">Rule and rate applied</h2>
+<dl class="facts">
+${ruleFacts}
+<dt>Program version</dt><dd>${event.pricing_version}${versionNote}</dd>
+<dt>Rate applied</dt><dd>${rate}</dd>
+<dt>Rated amount</dt><dd>${money(event.rated_amount, currency)}</dd>
+</dl>
+<p><a href="${contractPath(event.contract)}">See the contract's pricing program and its versions</a></p>
+</section>`;
+}
+
+export async function usagePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  app.get<{ Querystring: Record<string, unknown> }>("/usage", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const { markup, status } = await listPage(deps, viewer, request.query);
+    return sendPage(reply, markup, status);
+  });
+
+  app.get<{ Params: { id: string } }>("/usage/:id", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const actor = viewer.session.actor;
+    const event = await deps.services.usage.get(actor, request.params.id);
+    let contract: Contract | undefined;
+    try {
+      contract = await deps.services.contracts.get(actor, event.contract);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    const currency = contract?.currency;
+    const optional = (label: string, value: string | undefined) => (value === undefined ? "" : html`<dt>${label}</dt><dd>${value}</dd>`);
+    const facts = html`<div class="card"><dl class="facts">
+<dt>Event id</dt><dd><code>${event.id}</code></dd>
+<dt>Contract</dt><dd><a href="${contractPath(event.contract)}">${event.contract}</a>${contract ? html` <span class="hint">(${contract.customer_name})</span>` : ""}</dd>
+<dt>Metric</dt><dd><code>${event.metric}</code></dd>
+<dt>Quantity</dt><dd>${String(event.quantity)}</dd>
+${event.fee_amount !== undefined ? html`<dt>Fee amount</dt><dd>${money(event.fee_amount, currency)}</dd>` : ""}
+${optional("Counterparty", event.counterparty)}
+${optional("Counterparty side", event.counterparty_side)}
+${optional("Pair", event.pair)}
+<dt>Amount</dt><dd>${money(event.rated_amount, currency)}</dd>
+<dt>Status</dt><dd>${statusBadge(event.status)}</dd>
+<dt>Invoice</dt><dd><a href="/invoices/${encodeURIComponent(event.invoice_number)}">${event.invoice_number}</a></dd>
+<dt>Service period</dt><dd>${event.service_period_start} to ${event.service_period_end}</dd>
+<dt>Timestamp</dt><dd>${when(event.timestamp)}</dd>
+<dt>Received</dt><dd>${when(event.ingested_at)}</dd>
+</dl></div>`;
+    const back = html`<p><a href="${link("/usage", { contract: event.contract })}">More events of this contract</a> · <a href="/usage">All usage</a></p>`;
+    return sendPage(reply, page(viewer.ctx, `Usage event ${event.id}`, html`${facts}${await ruleSection(deps, viewer, event, currency)}${back}`));
+  });
+}
