@@ -46,8 +46,8 @@ function customersTable(customers: Customer[]): SafeHtml {
 async function listPage(deps: DashboardDeps, viewer: Viewer, query: { external_id?: string; starting_after?: string }, form: SafeHtml, flash?: Flash) {
   const externalId = query.external_id?.trim() || undefined;
   const result = await deps.services.customers.list(viewer.session.actor, { externalId }, { limit: 25, startingAfter: query.starting_after });
-  const search = html`<form class="inline" method="get" action="/customers" role="search">
-  <div class="field"><label for="search-external-id">External id</label><input id="search-external-id" name="external_id" type="search" value="${externalId ?? ""}"></div>
+  const search = html`<form class="inline" method="get" action="/customers" role="search" aria-label="Search customers">
+  <div class="field"><label for="search-external-id">Search by external id</label><input id="search-external-id" name="external_id" type="search" value="${externalId ?? ""}"></div>
   <button type="submit" class="secondary">Search</button>${externalId ? html` <a href="/customers">Clear</a>` : ""}
 </form>`;
   const body =
