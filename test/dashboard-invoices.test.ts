@@ -62,7 +62,7 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.equal((await rowsOf("contract=&status=&from=&to=")).length, 5, "blank fields are no filter");
     const kept = await client.get(`/invoices?contract=${b.id}&status=draft`);
     assert.match(kept.body, new RegExp(`<option value="${b.id}" selected>`));
-    assert.match(kept.body, /id="invoice-status" name="status" type="text" maxlength="50" value="draft"/);
+    assert.match(kept.body, /<option value="draft" selected>draft<\/option>/);
     const none = await client.get(`/invoices?status=paid`);
     assert.match(none.body, /No invoices match these filters/);
     const odd = await client.get(`/invoices?status=${encodeURIComponent(`"><script>alert(1)</script>`)}`);

@@ -79,6 +79,10 @@ pre.payload { background: #0f172a; color: #e2e8f0; padding: .75rem; border-radiu
 .auth { max-width: 26rem; margin: 3rem auto; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden; clip: rect(0,0,0,0); white-space: nowrap; border: 0; }
 @media (max-width: 40rem) {
+  header.top .bar { gap: .25rem .75rem; }
+  header.top .who { order: 3; flex-basis: 100%; font-size: .8rem; }
+  nav.main ul { flex-wrap: wrap; padding: .25rem .5rem; }
+  nav.main a { padding: .45rem .6rem; }
   main { padding: .75rem; }
   h1 { font-size: 1.3rem; }
   th, td { padding: .45rem .5rem; }

@@ -20,6 +20,9 @@ const invoiceFilterQuery = z.object({
 });
 
 const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
+// Invoices are drafts today (the service does not issue or collect); the filter still offers the statuses an
+// invoice moves through, as the API's `status` filter takes any text.
+const INVOICE_STATUS_CHOICES = [["", "Any status"], ["draft", "draft"], ["issued", "issued"], ["paid", "paid"], ["void", "void"]] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
 function rawFilters(query: Record<string, unknown>): RawFilters {
@@ -52,7 +55,7 @@ ${selected && !known ? html`<option value="${selected}" selected>${selected}</op
 function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
   return html`<form class="inline" method="get" action="/invoices" role="search" aria-label="Filter invoices">
   <div class="field"><label for="invoice-contract">Contract</label><select id="invoice-contract" name="contract">${contractOptions(contracts, raw.contract, "All contracts")}</select></div>
-  <div class="field"><label for="invoice-status">Status <span class="hint">(e.g. draft)</span></label><input id="invoice-status" name="status" type="text" maxlength="50" value="${raw.status ?? ""}"></div>
+  <div class="field"><label for="invoice-status">Status</label><select id="invoice-status" name="status">${INVOICE_STATUS_CHOICES.map(([value, label]) => html`<option value="${value}"${(raw.status ?? "") === value ? html` selected` : ""}>${label}</option>`)}${raw.status && !INVOICE_STATUS_CHOICES.some(([value]) => value === raw.status) ? html`<option value="${raw.status}" selected>${raw.status}</option>` : ""}</select></div>
   <div class="field"><label for="invoice-from">Period starts on or after</label><input id="invoice-from" name="from" type="date" value="${raw.from ?? ""}"></div>
   <div class="field"><label for="invoice-to">Period ends on or before</label><input id="invoice-to" name="to" type="date" value="${raw.to ?? ""}"></div>
   <button type="submit" class="secondary">Filter</button>${Object.keys(raw).length > 0 ? html` <a href="/invoices">Clear filters</a>` : ""}
