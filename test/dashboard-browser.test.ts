@@ -54,9 +54,6 @@ const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
 const skipAll =
   !haveChromium && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium); set CI=1 to make this a failure instead of a skip` : false;
 
-/** Reads an element's trimmed text. */
-const textOf = async (page: Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? "").trim();
-
 /** A JSON call from the page itself (same origin), with the API key as a bearer token. */
 async function apiFetch(page: Page, key: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
   return page.evaluate(

@@ -58,3 +58,11 @@ export const invoiceProjectionSchema = z.object({
   billing_period: billingPeriodSchema,
 });
 export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;
+
+/** The filters of an invoice list (GET /v1/billing/invoices and the dashboard's Invoices page). */
+export const invoiceListFilters = z.object({
+  contract: z.string().min(1).max(255).optional(),
+  status: z.string().min(1).max(50).optional(),
+  from: calendarDate().optional().describe("Billing period start on or after"),
+  to: calendarDate().optional().describe("Billing period end on or before"),
+});

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
-import { projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
-import { calendarDate } from "../../../domain/kernel/calendar-date.js";
+import { invoiceListFilters, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
 import { pageQuery } from "../../http/list-envelope.js";
 import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
@@ -11,13 +9,7 @@ import { badge, csrfField, dataTable, emptyState, link, money, page, pager, when
 const PAGE_SIZE = 25;
 
 /** The filters GET /v1/billing/invoices takes (invoice-routes.ts), so a filter the API refuses is refused here too. */
-const invoiceFilterQuery = z.object({
-  contract: z.string().min(1).max(255).optional(),
-  status: z.string().min(1).max(50).optional(),
-  from: calendarDate().optional(),
-  to: calendarDate().optional(),
-  starting_after: pageQuery.starting_after,
-});
+const invoiceFilterQuery = invoiceListFilters.extend({ starting_after: pageQuery.starting_after });
 
 const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
 // Invoices are drafts today (the service does not issue or collect); the filter still offers the statuses an

@@ -1,12 +1,9 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { calendarDate } from "../../../domain/kernel/calendar-date.js";
-import { invoiceProjectionSchema, invoiceSchema, invoiceWithLinesSchema, projectInvoiceInput } from "../../../domain/invoices/invoice-schemas.js";
+import { invoiceProjectionSchema, invoiceSchema, invoiceListFilters, invoiceWithLinesSchema, projectInvoiceInput } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
-
-const date = calendarDate();
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -16,11 +13,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         schema: {
           tags: ["Invoices"],
           summary: "List invoices, newest first (without line items)",
-          querystring: z.object({
-            contract: z.string().min(1).max(255).optional(),
-            status: z.string().min(1).max(50).optional(),
-            from: date.optional().describe("Billing period start on or after"),
-            to: date.optional().describe("Billing period end on or before"),
+          querystring: invoiceListFilters.extend({
             ...pageQuery,
             starting_after: pageQuery.starting_after.describe("Cursor: the number of the last invoice of the previous page"),
           }),
