@@ -97,7 +97,11 @@ function fillPath(seed: Seed, route: string): fc.Arbitrary<string> {
 type Csrf = "valid" | "missing" | "forged";
 
 function requests(seed: Seed) {
-  const form = fc.array(fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText), { maxLength: 8 });
+  const form = fc.oneof(
+    fc.array(fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText), { maxLength: 8 }),
+    // the same field twice or more, one copy odd and one plain
+    fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText, fc.string({ maxLength: 10 })).map(([name, odd, plain]) => [[name, odd], [name, plain]] as [string, string][]),
+  );
   const post = fc.record({
     path: fc.constantFrom(...FORM_ROUTES).chain((route) => fillPath(seed, route)),
     fields: form,
@@ -142,8 +146,10 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         const csrf = reachesOut && request.csrf === "valid" ? "forged" : request.csrf;
         const fields = [...request.fields];
         if (request.method === "POST" && csrf !== "missing") fields.push(["_csrf", csrf === "valid" ? seed.csrf : "forged-token-value"]);
-        const body = request.raw ?? formBody(Object.fromEntries(fields.map(([k, v]) => [k, fields.filter(([k2]) => k2 === k).map(([, v2]) => v2)])));
-        const url = request.method === "GET" && fields.length > 0 ? `${request.path}?${formBody(Object.fromEntries(fields))}` : request.path;
+        // Repeated names stay repeated (?status=a&status=b, name=x&name=y): pages must cope with either copy.
+        const encoded = formBody(Object.fromEntries(fields.map(([k]) => [k, fields.filter(([k2]) => k2 === k).map(([, v2]) => v2)])));
+        const body = request.raw ?? encoded;
+        const url = request.method === "GET" && fields.length > 0 ? `${request.path}?${encoded}` : request.path;
         const before = await storedState(t(), seed.companyId);
         const startedAt = performance.now();
         const response = await t().call({

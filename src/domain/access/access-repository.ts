@@ -96,6 +96,11 @@ export async function listApiKeysOfCompany(db: Queryable, companyId: string): Pr
   return rows;
 }
 
+export async function findApiKeyOfCompany(db: Queryable, companyId: string, id: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 AND id = $2`, [companyId, id]);
+  return rows[0];
+}
+
 export async function revokeApiKeyOfCompany(db: Queryable, companyId: string, id: string, at: Date): Promise<ApiKeyRow | undefined> {
   const { rows } = await db.query<ApiKeyRow>(
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE company_id = $1 AND id = $2 RETURNING ${API_KEY_COLUMNS}`,

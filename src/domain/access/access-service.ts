@@ -30,6 +30,8 @@ export interface ApiKey {
 export interface ApiKeyListing extends ApiKey {
   revoked_at: string | null;
   last_used_at: string | null;
+  /** By the service's clock: revoked wins over expired. */
+  state: "active" | "revoked" | "expired";
 }
 
 /** A signed-in dashboard user, resumed from the session cookie. */
@@ -71,6 +73,16 @@ const presentApiKey = (row: repo.ApiKeyRow): ApiKey => ({
   created_at: row.created_at.toISOString(),
   expires_at: row.expires_at ? row.expires_at.toISOString() : null,
 });
+
+function presentListing(row: repo.ApiKeyRow, nowMs: number): ApiKeyListing {
+  const state = row.revoked_at ? "revoked" : row.expires_at && row.expires_at.getTime() <= nowMs ? "expired" : "active";
+  return {
+    ...presentApiKey(row),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
+    state,
+  };
+}
 
 function checkScopes(scopes: readonly string[] | undefined): Scope[] | null {
   if (scopes === undefined) return null;
@@ -188,11 +200,26 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
     /** Settings → API keys: the actor's own company's keys, newest first. */
     async listApiKeys(actor: Actor): Promise<ApiKeyListing[]> {
       const rows = await repo.listApiKeysOfCompany(db, actor.companyId);
-      return rows.map((row) => ({
-        ...presentApiKey(row),
-        revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
-        last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
-      }));
+      const now = clock.now().getTime();
+      return rows.map((row) => presentListing(row, now));
+    },
+
+    /** One of the actor's company's keys; another company's key id is a 404, like a missing one. */
+    async getOwnApiKey(actor: Actor, id: string): Promise<ApiKeyListing> {
+      const row = isUuid(id) ? await repo.findApiKeyOfCompany(db, actor.companyId, id) : undefined;
+      if (!row) throw new NotFoundError("api_key");
+      return presentListing(row, clock.now().getTime());
+    },
+
+    /** A new key for the actor's own company (dashboard Settings → API keys); the key is in this answer only. */
+    async createOwnApiKey(
+      actor: Actor,
+      input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+    ): Promise<ApiKey & { key: string }> {
+      checkExpiry(input.expiresAt, clock.now());
+      const key = generateApiKey();
+      const row = await createApiKeyRow(db, actor.companyId, key, input);
+      return { ...presentApiKey(row), key };
     },
 
     /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */

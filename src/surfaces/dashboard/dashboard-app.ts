@@ -4,7 +4,7 @@ import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";
 import { unstorableText } from "../../domain/kernel/storable-text.js";
 import { toHttpError } from "../http/error-handler.js";
-import type { RateLimit } from "../../platform/rate-limiter.js";
+import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.js";
 import { html } from "./html.js";
@@ -33,6 +33,8 @@ export interface DashboardDeps {
   publicUrl: string;
   /** Sign-in and sign-up attempts per client address (null: no limit). Per-email login limits always apply. */
   authRateLimit: RateLimit | null;
+  /** Requests per signed-in session, like the API's per key (null: no limit). */
+  sessionRateLimit: RateLimit | null;
 }
 
 /** What a page handler gets: the signed-in company (as an actor for the services) and its page context. */
@@ -102,6 +104,7 @@ export function formFailure(error: unknown): { status: number; flash: Flash } {
 export function dashboardRoutes(deps: DashboardDeps) {
   return async (app: FastifyInstance) => {
     app.decorateRequest("dashboard", undefined);
+    const sessionLimiter = deps.sessionRateLimit ? createRateLimiter(deps.sessionRateLimit) : null;
     // Web pages are not API endpoints: keep them out of /v1/openapi.json.
     app.addHook("onRoute", (route) => {
       route.schema = { ...(route.schema ?? {}), hide: true };
@@ -112,9 +115,8 @@ export function dashboardRoutes(deps: DashboardDeps) {
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT_BYTES },
       (_request, body, done) => {
         const form = new URLSearchParams(body as string);
-        const values: Record<string, string> = {};
-        for (const [key, value] of form) values[key] = value;
-        const problems = unstorableText(values);
+        // Every key and every value, repeated fields included: a page may read any copy of a field.
+        const problems = unstorableText([...form].flat());
         if (problems.length > 0) {
           done(Object.assign(new Error("The form holds characters that cannot be stored (NUL or a broken character)"), { statusCode: 400 }), undefined);
           return;
@@ -122,6 +124,14 @@ export function dashboardRoutes(deps: DashboardDeps) {
         done(null, form);
       },
     );
+
+    // A repeated query parameter (?status=a&status=b) arrives as an array; pages read one value, as a form's
+    // `get` does: the first.
+    app.addHook("preValidation", async (request) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (!query || typeof query !== "object") return;
+      for (const [key, value] of Object.entries(query)) if (Array.isArray(value)) query[key] = value[0];
+    });
 
     app.addHook("onSend", async (_request, reply) => {
       if (String(reply.getHeader("content-type") ?? "").startsWith("text/html")) void reply.header("content-security-policy", CSP);
@@ -148,6 +158,14 @@ export function dashboardRoutes(deps: DashboardDeps) {
             ),
             403,
           );
+        }
+      }
+      if (sessionLimiter) {
+        const verdict = sessionLimiter.take(session.actor.credentialId);
+        if (!verdict.allowed) {
+          const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+          void reply.header("retry-after", String(seconds));
+          return sendPage(reply, authPage("Too many requests", html`<p class="alert error" role="alert">Too many requests from this session. Try again in ${seconds} s.</p>`), 429);
         }
       }
       request.dashboard = { session, token };

@@ -187,7 +187,12 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await app.register(agreementRoutes(deps.services));
   // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).
   await app.register(
-    dashboardRoutes({ services: deps.services, publicUrl: deps.publicUrl, authRateLimit: deps.rateLimit ? AUTH_PER_ADDRESS : null }),
+    dashboardRoutes({
+      services: deps.services,
+      publicUrl: deps.publicUrl,
+      authRateLimit: deps.rateLimit ? AUTH_PER_ADDRESS : null,
+      sessionRateLimit: deps.rateLimit,
+    }),
   );
   if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
 

@@ -10,11 +10,7 @@ const DONE: Record<string, Flash> = {
   revoked: { kind: "ok", message: "The key is revoked: requests with it now answer 401." },
 };
 
-function keyState(key: ApiKeyListing, now: Date): SafeHtml {
-  if (key.revoked_at) return badge("revoked", "bad");
-  if (key.expires_at && new Date(key.expires_at).getTime() <= now.getTime()) return badge("expired", "warn");
-  return badge("active", "ok");
-}
+const keyState = (key: ApiKeyListing): SafeHtml => badge(key.state, key.state === "active" ? "ok" : key.state === "revoked" ? "bad" : "warn");
 
 function createForm(viewer: Viewer, values: { name?: string; scopes?: string[] } = {}): SafeHtml {
   return html`<section class="card" aria-labelledby="new-key">
@@ -32,13 +28,13 @@ function createForm(viewer: Viewer, values: { name?: string; scopes?: string[] }
 </section>`;
 }
 
-function keysTable(keys: ApiKeyListing[], now: Date): SafeHtml {
+function keysTable(keys: ApiKeyListing[]): SafeHtml {
   if (keys.length === 0) return emptyState("No API keys yet. Create one above to call the API.");
   return dataTable("API keys", [
     { header: "Name", cell: (k) => k.name ?? "—" },
     { header: "Key", cell: (k) => html`<code>${k.prefix}…</code>` },
     { header: "Scopes", cell: (k) => (k.scopes.length === ALL_SCOPES.length ? "all" : k.scopes.join(", ")) },
-    { header: "State", cell: (k) => keyState(k, now) },
+    { header: "State", cell: (k) => keyState(k) },
     { header: "Created", cell: (k) => when(k.created_at) },
     { header: "Last used", cell: (k) => (k.last_used_at ? when(k.last_used_at) : "never") },
     { header: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never") },
@@ -51,7 +47,7 @@ function keysTable(keys: ApiKeyListing[], now: Date): SafeHtml {
 
 async function listPage(deps: DashboardDeps, viewer: Viewer, top: SafeHtml | string, flash?: Flash): Promise<string> {
   const keys = await deps.services.access.listApiKeys(viewer.session.actor);
-  return page(viewer.ctx, "API keys", html`${top}<h2>Your keys</h2>${keysTable(keys, new Date())}`, { flash });
+  return page(viewer.ctx, "API keys", html`${top}<h2>Your keys</h2>${keysTable(keys)}`, { flash });
 }
 
 export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -59,7 +55,7 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
 
   app.get<{ Querystring: { done?: string } }>("/settings/api-keys", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), DONE[request.query.done ?? ""]));
+    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), typeof request.query.done === "string" && Object.hasOwn(DONE, request.query.done) ? DONE[request.query.done] : undefined));
   });
 
   app.post("/settings/api-keys", async (request, reply) => {
@@ -69,7 +65,7 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
     try {
       const expiresOn = field(form, "expires_on");
       if (expiresOn !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at");
-      const created = await deps.services.access.createApiKey(viewer.session.actor.companyId, {
+      const created = await deps.services.access.createOwnApiKey(viewer.session.actor, {
         name: values.name,
         scopes: values.scopes.length > 0 ? values.scopes : undefined,
         expiresAt: expiresOn ? new Date(`${expiresOn}T00:00:00Z`) : undefined,
@@ -90,9 +86,8 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
 
   app.get<{ Params: { id: string } }>("/settings/api-keys/:id/revoke", async (request, reply) => {
     const viewer = viewerOf(request);
-    const keys = await deps.services.access.listApiKeys(viewer.session.actor);
-    const key = keys.find((k) => k.id === request.params.id && !k.revoked_at);
-    if (!key) return sendPage(reply, page(viewer.ctx, "Not found", html`<p class="alert error" role="alert">This key does not exist or is already revoked.</p><p><a href="/settings/api-keys">Back to API keys</a></p>`), 404);
+    const key = await deps.services.access.getOwnApiKey(viewer.session.actor, request.params.id);
+    if (key.revoked_at) return sendPage(reply, page(viewer.ctx, "Already revoked", html`<p class="alert error" role="alert">This key is already revoked.</p><p><a href="/settings/api-keys">Back to API keys</a></p>`), 409);
     return sendPage(
       reply,
       page(
