@@ -106,6 +106,22 @@ describeEachEngine("dashboard contracts list and sample contracts", (t) => {
     assert.match(shown.body, /role="status">Sample contract created\./);
   });
 
+  it("shows no alert for a ?done= naming what every object inherits, on the contract and customer pages", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, "Proto Co");
+    const contract = await createSampleContract(t(), key, customer.id);
+    const pages = ["/contracts", `/contracts/${contract.id}`, "/customers", `/customers/${customer.id}`];
+    for (const path of pages) {
+      for (const done of ["constructor", "__proto__", "toString"]) {
+        const res = await client.get(`${path}?done=${done}`);
+        assert.equal(res.statusCode, 200, `${path}?done=${done}`);
+        assert.doesNotMatch(res.body, /class="alert/, `${path}?done=${done}`);
+      }
+    }
+    const known = await client.get(`/contracts/${contract.id}?done=created`);
+    assert.match(known.body, /role="status">Sample contract created\./, "a known key still shows its flash");
+  });
+
   it("refuses another company's customer with a 404 alert and creates nothing", async () => {
     const mine = await dashboardCompany(t);
     const theirs = await dashboardCompany(t);

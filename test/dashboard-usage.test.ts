@@ -128,8 +128,21 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(page.body, new RegExp(`<dt>Rule</dt><dd>Domestic wire <code>${api.rule_id}</code></dd>`));
     assert.match(page.body, /<dt>Rule price<\/dt><dd>20\.00 USD per unit<\/dd>/);
     assert.match(page.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the current version\)<\/span><\/dd>/);
-    assert.match(page.body, /<dt>Rate applied<\/dt><dd>20 USD per unit<\/dd>/);
+    assert.match(page.body, /<dt>Rate applied<\/dt><dd>20\.00 USD per unit<\/dd>/);
     assert.doesNotMatch(page.body, /<b>Co<\/b>|<bank>/);
+  });
+
+  it("shows a tiny quantity and its charge in plain decimals, every digit kept, not in exponent notation", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Tiny Co");
+    // 1e-8 units at 20.00: the API answers 1e-8 and 2e-7 as JSON numbers, which String() writes with an exponent.
+    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "tiny", quantity: 1e-8 })]);
+    const rows = tableRows((await client.get("/usage")).body, CAPTION);
+    assert.match(rows[0]!, /<td class="num">0\.00000001<\/td><td class="num">0\.0000002 USD<\/td>/);
+    const page = await client.get("/usage/tiny");
+    assert.match(page.body, /<dt>Quantity<\/dt><dd>0\.00000001<\/dd>/);
+    assert.match(page.body, /<dt>Amount<\/dt><dd>0\.0000002 USD<\/dd>/);
+    assert.doesNotMatch(page.body, /\de-\d/);
   });
 
   it("names the rule of the version an event was rated with after the contract's pricing changed", async () => {
@@ -142,7 +155,7 @@ describeEachEngine("dashboard usage pages", (t) => {
     const before = await client.get("/usage/before-change");
     assert.match(before.body, /<dt>Rule<\/dt><dd>Domestic wire <code>/);
     assert.match(before.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the contract is now at version 2\)<\/span>/);
-    assert.match(before.body, /<dt>Rate applied<\/dt><dd>20 USD per unit<\/dd>/);
+    assert.match(before.body, /<dt>Rate applied<\/dt><dd>20\.00 USD per unit<\/dd>/);
     const after = await client.get("/usage/after-change");
     assert.match(after.body, /<dt>Rule<\/dt><dd>Domestic wire, new price <code>/);
     assert.match(after.body, /<dt>Program version<\/dt><dd>2 <span class="hint">\(the current version\)/);

@@ -157,6 +157,18 @@ describeEachEngine(
       assert.deepEqual(stored.events, ["customer.created"]);
     });
 
+    it("shows no alert for a ?done= naming what every object inherits", async () => {
+      const { client, key } = await company(t);
+      const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/proto" });
+      for (const path of ["/webhooks", `/webhooks/${id}`]) {
+        for (const done of ["constructor", "__proto__", "toString"]) {
+          const res = await client.get(`${path}?done=${done}`);
+          assert.equal(res.statusCode, 200, `${path}?done=${done}`);
+          assert.doesNotMatch(res.body, /class="alert/, `${path}?done=${done}`);
+        }
+      }
+    });
+
     it("disables and enables an endpoint with one button each", async () => {
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/toggle" });

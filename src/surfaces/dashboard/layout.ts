@@ -1,3 +1,4 @@
+import Big from "big.js";
 import { html, type HtmlValue, type SafeHtml } from "./html.js";
 
 /** What every signed-in page knows about its viewer. */
@@ -85,6 +86,14 @@ export function flashBox(flash: Flash): SafeHtml {
     : html`<div class="alert ${flash.kind}" role="status">${flash.message}</div>`;
 }
 
+/**
+ * The flash named by a redirect's `?done=`. Own keys only: a plain lookup would find `constructor` or
+ * `__proto__` on every object and render an empty alert for a crafted link.
+ */
+export function doneFlash(table: Record<string, Flash>, key: unknown): Flash | undefined {
+  return typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** The hidden CSRF field every state-changing form carries. */
 export const csrfField = (ctx: { csrfToken: string }) => html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}">`;
 
@@ -123,17 +132,60 @@ export function link(path: string, query: Record<string, string | undefined>): s
   return text ? `${path}?${text}` : path;
 }
 
+export const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
+
+/**
+ * A list page's filters as typed (blank ones dropped), kept as text so a value the service refuses is shown
+ * back as it was. Only the named filters: the rest of the query string is not the page's business.
+ */
+export function rawFilters<Name extends string>(query: Record<string, unknown>, names: readonly Name[]): Partial<Record<Name, string>> {
+  const raw: Partial<Record<Name, string>> = {};
+  for (const name of names) {
+    const value = query[name];
+    if (typeof value === "string" && value.trim() !== "") raw[name] = value.trim();
+  }
+  return raw;
+}
+
 export const badge = (text: string, tone: "ok" | "bad" | "warn" | "plain" = "plain") =>
   html`<span class="badge${tone === "plain" ? "" : ` ${tone}`}">${text}</span>`;
 
-/** Money as the API gives it (a JSON number or decimal string) with its currency; never through float math. */
-export function money(amount: number | string | null | undefined, currency = "USD"): string {
+/**
+ * A JSON number or decimal string in plain notation, through big.js: String(3e-7) is "3e-7" and String(1e21)
+ * "1e+21", which no reader of an invoice should see. Undefined for text that is not a number, shown as given.
+ */
+function plainDecimal(value: number | string): string | undefined {
+  try {
+    return new Big(value).toFixed();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Groups the integer part in thousands and pads the fraction to `minDecimals`; never drops a digit. */
+function grouped(plain: string, minDecimals: number): string {
+  const negative = plain.startsWith("-");
+  const [whole = "0", fraction = ""] = (negative ? plain.slice(1) : plain).split(".");
+  const digits = fraction.padEnd(minDecimals, "0");
+  return `${negative ? "-" : ""}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${digits ? `.${digits}` : ""}`;
+}
+
+/** A quantity, rate or count as the API gives it: plain notation, grouped thousands, only the digits it has. */
+export function decimal(value: number | string | null | undefined): string {
+  if (value === null || value === undefined) return "—";
+  const plain = plainDecimal(value);
+  return plain === undefined ? String(value) : grouped(plain, 0);
+}
+
+/**
+ * Money as the API gives it (a JSON number or decimal string) with its currency; never through float math.
+ * At least two decimals, and every digit a per-event charge carries. The currency is required: when a page
+ * does not know it (a contract lookup missed), it shows "—" rather than a guess.
+ */
+export function money(amount: number | string | null | undefined, currency: string | undefined): string {
   if (amount === null || amount === undefined) return "—";
-  const text = typeof amount === "number" ? String(amount) : amount;
-  const [whole = "0", fraction = ""] = text.replace(/^-/, "").split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const cents = fraction.length >= 2 ? fraction : fraction.padEnd(2, "0");
-  return `${text.startsWith("-") ? "-" : ""}${grouped}.${cents} ${currency}`;
+  const plain = plainDecimal(amount);
+  return `${plain === undefined ? String(amount) : grouped(plain, 2)} ${currency ?? "—"}`;
 }
 
 /** An ISO timestamp as "2026-03-15 12:00 UTC", in a <time> element. */

@@ -4,7 +4,7 @@ import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
 import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, emptyState, page, when, type Flash } from "../layout.js";
+import { badge, csrfField, dataTable, doneFlash, emptyState, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   revoked: { kind: "ok", message: "The key is revoked: requests with it now answer 401." },
@@ -55,7 +55,7 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
 
   app.get<{ Querystring: { done?: string } }>("/settings/api-keys", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), typeof request.query.done === "string" && Object.hasOwn(DONE, request.query.done) ? DONE[request.query.done] : undefined));
+    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), doneFlash(DONE, request.query.done)));
   });
 
   app.post("/settings/api-keys", async (request, reply) => {

@@ -4,10 +4,10 @@ import { versionHistoryDiff, type DiffedRuleField, type RuleDiff, type VersionDi
 import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { Big } from "../../../domain/kernel/money.js";
 import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../dashboard-app.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, emptyState, link, money, page, when, type Flash } from "../layout.js";
+import { rulePrice } from "../format.js";
+import { badge, contractPath, csrfField, dataTable, doneFlash, emptyState, link, money, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   created: { kind: "ok", message: "Sample contract created." },
@@ -17,8 +17,6 @@ const DONE: Record<string, Flash> = {
 
 /** The sample form lists this many customers, newest first; any other customer has the same button on its own page. */
 const CUSTOMER_CHOICES = 100;
-
-const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
 
 const STATUS_TONE: Record<Contract["status"], "ok" | "bad" | "warn" | "plain"> = {
   draft: "plain",
@@ -113,21 +111,6 @@ const FIELD_LABEL: Record<DiffedRuleField, string> = {
   pair: "pair",
 };
 
-/** A rate (a fraction) as a percentage, shifted in decimal so 0.029 reads "2.9%" and not 2.9000000000000004. */
-function percent(rate: number | string): string {
-  try {
-    return `${new Big(rate).times(100).toFixed()}%`;
-  } catch {
-    return String(rate);
-  }
-}
-
-function price(rule: PresentedRule): string {
-  if (rule.model === "percentage") return rule.rate === null ? "—" : `${percent(rule.rate)} of the event's value`;
-  if (rule.amount === null) return "—";
-  return rule.type === "usage" ? `${money(rule.amount, rule.currency)} per unit` : money(rule.amount, rule.currency);
-}
-
 function scopeOf(rule: PresentedRule): string {
   if (rule.type !== "usage") return "—";
   const parts = [
@@ -145,7 +128,7 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
     { header: "Type", cell: (r) => r.type.replace("_", "-") },
     { header: "Model", cell: (r) => r.model },
     { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
-    { header: "Price", cell: (r) => price(r), numeric: true },
+    { header: "Price", cell: (r) => rulePrice(r), numeric: true },
     { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
     { header: "Frequency", cell: (r) => r.frequency ?? "—" },
     { header: "Applies to", cell: (r) => scopeOf(r) },
@@ -155,7 +138,7 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
 
 /** One line about a rule for the history: its name and what it charges. */
 const ruleLine = (rule: PresentedRule): SafeHtml =>
-  html`<strong>${rule.name}</strong> <span class="hint">(${rule.type.replace("_", "-")}${rule.metric ? html`, metric <code>${rule.metric}</code>` : ""}; <code>${rule.id}</code>)</span>: ${price(rule)}${
+  html`<strong>${rule.name}</strong> <span class="hint">(${rule.type.replace("_", "-")}${rule.metric ? html`, metric <code>${rule.metric}</code>` : ""}; <code>${rule.id}</code>)</span>: ${rulePrice(rule)}${
     rule.monthly_cap ? `, capped at ${money(rule.monthly_cap, rule.currency)} a month` : ""
   }${rule.frequency ? `, ${rule.frequency}` : ""}`;
 
@@ -244,7 +227,7 @@ function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly Pres
 <form class="stack" method="post" action="${contractPath(contract.id)}/rules/change">
   ${csrfField(viewer.ctx)}
   <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required>
-    ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${price(r)}</option>`)}
+    ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePrice(r)}</option>`)}
   </select></div>
   <div><label for="change-amount">New amount, ${contract.currency} <span class="hint">(flat rules)</span></label><input id="change-amount" name="amount" type="text" inputmode="decimal" value="${v.amount ?? ""}"></div>
   <div><label for="change-rate">New rate <span class="hint">(percentage rules: a fraction, 0.05 is 5%)</span></label><input id="change-rate" name="rate" type="text" inputmode="decimal" value="${v.rate ?? ""}"></div>
@@ -288,7 +271,7 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: strin
 export async function contractPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get<{ Querystring: { status?: string; done?: string } }>("/contracts", async (request, reply) => {
     const viewer = viewerOf(request);
-    const { markup, status } = await listPage(deps, viewer, request.query, await sampleForm(deps, viewer), DONE[request.query.done ?? ""]);
+    const { markup, status } = await listPage(deps, viewer, request.query, await sampleForm(deps, viewer), doneFlash(DONE, request.query.done));
     return sendPage(reply, markup, status);
   });
 
@@ -308,7 +291,7 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/contracts/:id", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, await detailPage(deps, viewer, request.params.id, DONE[request.query.done ?? ""]));
+    return sendPage(reply, await detailPage(deps, viewer, request.params.id, doneFlash(DONE, request.query.done)));
   });
 
   app.post<{ Params: { id: string } }>("/contracts/:id/rules", async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { createCustomerInput, type Customer } from "../../../domain/customers/customer-schemas.js";
 import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
-import { csrfField, dataTable, emptyState, page, pager, when, type Flash } from "../layout.js";
+import { contractPath, csrfField, dataTable, doneFlash, emptyState, page, pager, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = { created: { kind: "ok", message: "Customer created." } };
 
@@ -60,7 +60,7 @@ async function listPage(deps: DashboardDeps, viewer: Viewer, query: { external_i
 export async function customerPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get<{ Querystring: { external_id?: string; starting_after?: string; done?: string } }>("/customers", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, await listPage(deps, viewer, request.query, createForm(viewer), DONE[request.query.done ?? ""]));
+    return sendPage(reply, await listPage(deps, viewer, request.query, createForm(viewer), doneFlash(DONE, request.query.done)));
   });
 
   app.post("/customers", async (request, reply) => {
@@ -102,10 +102,10 @@ export async function customerPages(app: FastifyInstance, deps: DashboardDeps): 
       contracts.length === 0
         ? emptyState("No contracts for this customer yet.")
         : dataTable("Contracts of this customer", [
-            { header: "Contract", cell: (c) => html`<a href="/contracts/${c.id}">${c.id}</a>` },
+            { header: "Contract", cell: (c) => html`<a href="${contractPath(c.id)}">${c.id}</a>` },
             { header: "Status", cell: (c) => c.status },
           ], contracts);
     const sample = html`<form method="post" action="/contracts/sample" class="actions">${csrfField(viewer.ctx)}<input type="hidden" name="customer_id" value="${customer.id}"><button type="submit">Create a sample contract</button></form>`;
-    return sendPage(reply, page(viewer.ctx, customer.name, html`${facts}<h2>Contracts</h2>${sample}${contractList}`, { flash: DONE[request.query.done ?? ""] }));
+    return sendPage(reply, page(viewer.ctx, customer.name, html`${facts}<h2>Contracts</h2>${sample}${contractList}`, { flash: doneFlash(DONE, request.query.done) }));
   });
 }

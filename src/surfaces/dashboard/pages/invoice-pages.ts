@@ -4,7 +4,7 @@ import { invoiceListFilters, projectInvoiceInput, type Invoice, type InvoiceProj
 import { pageQuery } from "../../http/list-envelope.js";
 import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, emptyState, link, money, page, pager, when, type Flash } from "../layout.js";
+import { badge, contractPath, csrfField, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -17,15 +17,6 @@ const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as c
 const INVOICE_STATUS_CHOICES = [["", "Any status"], ["draft", "draft"], ["issued", "issued"], ["paid", "paid"], ["void", "void"]] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
-function rawFilters(query: Record<string, unknown>): RawFilters {
-  const raw: RawFilters = {};
-  for (const name of FILTER_NAMES) {
-    const value = query[name];
-    if (typeof value === "string" && value.trim() !== "") raw[name] = value.trim();
-  }
-  return raw;
-}
-
 interface ProjectValues {
   contract?: string | undefined;
   billing_period_start?: string | undefined;
@@ -33,7 +24,6 @@ interface ProjectValues {
 }
 
 export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
-const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
 
 export const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
 
@@ -105,7 +95,7 @@ async function listPage(
 ): Promise<{ markup: string; status: number }> {
   const actor = viewer.session.actor;
   const contracts = await deps.services.contracts.list(actor, undefined);
-  const raw = rawFilters(query);
+  const raw = rawFilters(query, FILTER_NAMES);
   let flash = options.flash;
   let status = 200;
   let body: SafeHtml;
@@ -189,7 +179,7 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
             { header: "Description", cell: (l) => l.description },
             { header: "Kind", cell: (l) => l.kind },
             { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
-            { header: "Quantity", cell: (l) => String(l.quantity), numeric: true },
+            { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
             { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
             { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
           ], invoice.line_items);

@@ -2,19 +2,18 @@ import type { FastifyInstance } from "fastify";
 import type { Delivery } from "../../../domain/webhooks/webhook-schemas.js";
 import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, dataTable, emptyState, link, money, page, when } from "../layout.js";
+import { deliveryStatusBadge } from "../format.js";
+import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";
 import { invoicePath, invoicesTable } from "./invoice-pages.js";
 
 const CHART_DAYS = 30;
 const MONTH_ROWS = 50;
 
-const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
-
 /** "March 2026" for a period starting 2026-03-01; the month comes from the service's clock, not the browser's. */
 const monthName = (periodStart: string) =>
   new Date(`${periodStart}T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const plural = (n: number, one: string, many = `${one}s`) => `${decimal(n)} ${n === 1 ? one : many}`;
 
 type MonthToDate = Awaited<ReturnType<DashboardDeps["services"]["invoices"]["monthToDate"]>>;
 
@@ -67,14 +66,14 @@ function eventsChart(days: readonly { date: string; events: number }[]): SafeHtm
 <title>${summary}</title>
 <line class="axis" x1="${CHART.left}" y1="${baseline}" x2="${CHART.width - CHART.right}" y2="${baseline}"></line>
 <line class="axis" x1="${CHART.left}" y1="${CHART.top}" x2="${CHART.left}" y2="${baseline}"></line>
-<text x="${CHART.left - 6}" y="${CHART.top + 4}" text-anchor="end">${max}</text>
+<text x="${CHART.left - 6}" y="${CHART.top + 4}" text-anchor="end">${decimal(max)}</text>
 <text x="${CHART.left - 6}" y="${baseline}" text-anchor="end">0</text>
 ${bars}
 ${xLabel(0, first, "start")}${xLabel(Math.floor(days.length / 2), middle.date, "middle")}${xLabel(days.length - 1, last, "end")}
 </svg>`;
   const numbers = html`<details><summary>Show the numbers</summary>${dataTable("Usage events per day", [
     { header: "Day (UTC)", cell: (d) => d.date },
-    { header: "Events", cell: (d) => String(d.events), numeric: true },
+    { header: "Events", cell: (d) => decimal(d.events), numeric: true },
   ], days)}</details>`;
   return html`<section aria-labelledby="events-per-day">${heading}<div class="card chart">${svg}</div>${numbers}</section>`;
 }
@@ -86,8 +85,8 @@ function deliveriesSection(deliveries: readonly Delivery[], endpointUrls: Readon
       : dataTable("Failed webhook deliveries, newest first", [
           { header: "Event", cell: (d) => html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}/deliveries/${encodeURIComponent(d.id)}"><code>${d.event_type}</code></a>` },
           { header: "Endpoint", cell: (d) => html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}"><code>${endpointUrls.get(d.endpoint_id) ?? d.endpoint_id}</code></a>` },
-          { header: "Status", cell: (d) => badge(d.status === "failed" ? "failed" : "retrying", d.status === "failed" ? "bad" : "warn") },
-          { header: "Attempts", cell: (d) => String(d.attempts), numeric: true },
+          { header: "Status", cell: (d) => deliveryStatusBadge(d) },
+          { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
           { header: "Last answer", cell: (d) => (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")) },
           { header: "Created", cell: (d) => when(d.created_at) },
         ], deliveries);

@@ -1,15 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
-import type { PresentedRule } from "../../../domain/contracts/pricing-rule.js";
 import { calendarDate } from "../../../domain/kernel/calendar-date.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
-import { Big } from "../../../domain/kernel/money.js";
 import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
 import { pageQuery } from "../../http/list-envelope.js";
 import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, dataTable, emptyState, link, money, page, pager, when, type Flash } from "../layout.js";
+import { percent, perUnit, rulePrice } from "../format.js";
+import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -27,18 +26,7 @@ type UsageFilterQuery = z.infer<typeof usageFilterQuery>;
 const FILTER_NAMES = ["contract", "metric", "from", "to", "status", "starting_after"] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
-/** The filters as typed (blank ones dropped), kept as text so a refused value is shown back as it was. */
-function rawFilters(query: Record<string, unknown>): RawFilters {
-  const raw: RawFilters = {};
-  for (const name of FILTER_NAMES) {
-    const value = query[name];
-    if (typeof value === "string" && value.trim() !== "") raw[name] = value.trim();
-  }
-  return raw;
-}
-
 const eventPath = (id: string) => `/usage/${encodeURIComponent(id)}`;
-const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)}`;
 
 const statusBadge = (status: string) => badge(status, status === "rated" ? "ok" : "plain");
 
@@ -66,7 +54,7 @@ function eventsTable(events: readonly UsageEvent[], currencyOf: ReadonlyMap<stri
     { header: "Event", cell: (e) => html`<a href="${eventPath(e.id)}"><code>${e.id}</code></a>` },
     { header: "Contract", cell: (e) => html`<a href="${contractPath(e.contract)}">${e.contract}</a>` },
     { header: "Metric", cell: (e) => html`<code>${e.metric}</code>` },
-    { header: "Quantity", cell: (e) => String(e.quantity), numeric: true },
+    { header: "Quantity", cell: (e) => decimal(e.quantity), numeric: true },
     { header: "Amount", cell: (e) => money(e.rated_amount, currencyOf.get(e.contract)), numeric: true },
     { header: "Status", cell: (e) => statusBadge(e.status) },
     { header: "Timestamp", cell: (e) => when(e.timestamp) },
@@ -76,7 +64,7 @@ function eventsTable(events: readonly UsageEvent[], currencyOf: ReadonlyMap<stri
 async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<string, unknown>): Promise<{ markup: string; status: number }> {
   const actor = viewer.session.actor;
   const contracts = await deps.services.contracts.list(actor, undefined);
-  const raw = rawFilters(query);
+  const raw = rawFilters(query, FILTER_NAMES);
   const form = filterForm(contracts, raw);
   let flash: Flash | undefined;
   let status = 200;
@@ -106,21 +94,6 @@ async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<strin
   return { markup: page(viewer.ctx, "Usage", html`${form}<h2>Events</h2>${body}`, { flash }), status };
 }
 
-/** A rate (a fraction) as a percentage, shifted in decimal so 0.029 reads "2.9%" and not 2.9000000000000004. */
-function percent(rate: number | string): string {
-  try {
-    return `${new Big(rate).times(100).toFixed()}%`;
-  } catch {
-    return String(rate);
-  }
-}
-
-function rulePrice(rule: PresentedRule): string {
-  if (rule.model === "percentage") return rule.rate === null ? "—" : `${percent(rule.rate)} of the event's value`;
-  if (rule.amount === null) return "—";
-  return rule.type === "usage" ? `${rule.amount} ${rule.currency} per unit` : `${rule.amount} ${rule.currency}`;
-}
-
 /** The rule that priced the event, looked up in the program version the event was rated with. */
 async function ruleSection(deps: DashboardDeps, viewer: Viewer, event: UsageEvent, currency: string | undefined): Promise<SafeHtml> {
   let versions: Awaited<ReturnType<DashboardDeps["services"]["contracts"]["pricingHistory"]>> = [];
@@ -144,8 +117,8 @@ async function ruleSection(deps: DashboardDeps, viewer: Viewer, event: UsageEven
       : event.applied_rate === null
         ? "—"
         : rule?.model === "percentage"
-          ? `${percent(event.applied_rate)} (${event.applied_rate})`
-          : `${event.applied_rate}${currency ? ` ${currency}` : ""} per unit`;
+          ? `${percent(event.applied_rate)} (${decimal(event.applied_rate)})`
+          : perUnit(event.applied_rate, currency);
   const ruleFacts = rule
     ? html`<dt>Rule</dt><dd>${rule.name} <code>${rule.id}</code></dd>
 <dt>Rule type and model</dt><dd>${rule.type}, ${rule.model}</dd>
@@ -187,7 +160,7 @@ export async function usagePages(app: FastifyInstance, deps: DashboardDeps): Pro
 <dt>Event id</dt><dd><code>${event.id}</code></dd>
 <dt>Contract</dt><dd><a href="${contractPath(event.contract)}">${event.contract}</a>${contract ? html` <span class="hint">(${contract.customer_name})</span>` : ""}</dd>
 <dt>Metric</dt><dd><code>${event.metric}</code></dd>
-<dt>Quantity</dt><dd>${String(event.quantity)}</dd>
+<dt>Quantity</dt><dd>${decimal(event.quantity)}</dd>
 ${event.fee_amount !== undefined ? html`<dt>Fee amount</dt><dd>${money(event.fee_amount, currency)}</dd>` : ""}
 ${optional("Counterparty", event.counterparty)}
 ${optional("Counterparty side", event.counterparty_side)}

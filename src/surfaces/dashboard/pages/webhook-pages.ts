@@ -10,7 +10,8 @@ import {
 } from "../../../domain/webhooks/webhook-schemas.js";
 import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../dashboard-app.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, emptyState, link, page, when, type Flash } from "../layout.js";
+import { deliveryStatusBadge } from "../format.js";
+import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, link, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   updated: { kind: "ok", message: "Endpoint saved." },
@@ -43,12 +44,6 @@ function endpointValues(form: FormBody): EndpointFormValues {
 }
 
 const statusBadge = (endpoint: Endpoint) => (endpoint.status === "enabled" ? badge("enabled", "ok") : badge("disabled", "bad"));
-
-function deliveryBadge(delivery: Delivery): SafeHtml {
-  if (delivery.status === "succeeded") return badge("succeeded", "ok");
-  if (delivery.status === "failed") return badge("failed", "bad");
-  return delivery.attempts > 0 ? badge("retrying", "warn") : badge("pending", "warn");
-}
 
 const eventList = (events: readonly string[]): SafeHtml => html`${events.map((type, i) => html`${i > 0 ? ", " : ""}<code>${type}</code>`)}`;
 
@@ -129,8 +124,8 @@ function deliveriesTable(endpoint: Endpoint, deliveries: Delivery[]): SafeHtml {
     { header: "Event", cell: (d) => html`<a href="/webhooks/${endpoint.id}/deliveries/${d.id}"><code>${d.event_type}</code></a>` },
     { header: "Event id", cell: (d) => html`<code>${d.event_id}</code>` },
     { header: "Kind", cell: (d) => (d.test ? badge("test") : "live") },
-    { header: "Status", cell: (d) => deliveryBadge(d) },
-    { header: "Attempts", cell: (d) => d.attempts, numeric: true },
+    { header: "Status", cell: (d) => deliveryStatusBadge(d) },
+    { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
     { header: "Last answer", cell: (d) => lastAnswer(d) },
     { header: "Created", cell: (d) => when(d.created_at) },
     { header: "Delivered", cell: (d) => when(d.delivered_at) },
@@ -195,8 +190,8 @@ function deliveryPage(viewer: Viewer, endpoint: Endpoint, delivery: Delivery, fl
 <dt>Event type</dt><dd><code>${delivery.event_type}</code></dd>
 <dt>Event id</dt><dd><code>${delivery.event_id}</code></dd>
 <dt>Kind</dt><dd>${delivery.test ? badge("test") : "live"}</dd>
-<dt>Status</dt><dd>${deliveryBadge(delivery)}</dd>
-<dt>Attempts</dt><dd>${delivery.attempts}</dd>
+<dt>Status</dt><dd>${deliveryStatusBadge(delivery)}</dd>
+<dt>Attempts</dt><dd>${decimal(delivery.attempts)}</dd>
 <dt>Last answer</dt><dd>${lastAnswer(delivery)}</dd>
 <dt>Next attempt</dt><dd>${delivery.next_attempt_at ? when(delivery.next_attempt_at) : "none scheduled"}</dd>
 <dt>Created</dt><dd>${when(delivery.created_at)}</dd>
@@ -225,7 +220,7 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
 
   app.get<{ Querystring: { done?: string } }>("/webhooks", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), DONE[request.query.done ?? ""]));
+    return sendPage(reply, await listPage(deps, viewer, createForm(viewer), doneFlash(DONE, request.query.done)));
   });
 
   app.post("/webhooks", async (request, reply) => {
@@ -249,7 +244,7 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
   app.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string } }>("/webhooks/:id", async (request, reply) => {
     const viewer = viewerOf(request);
     const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    let flash = DONE[request.query.done ?? ""];
+    let flash = doneFlash(DONE, request.query.done);
     if (request.query.done === "test" && request.query.delivery) {
       // A stale or foreign id in the address only loses the flash, not the page.
       const delivery = await deliveryOf(deps, viewer, endpoint, request.query.delivery).catch((error: unknown) => {
