@@ -55,6 +55,7 @@ export async function createApp(
       metrics: createMetrics(),
       publicUrl: config.publicUrl,
       adminToken: config.adminToken,
+      requestTimeoutMs: config.requestTimeoutMs,
       rateLimit: config.rateLimit,
     });
     return {

@@ -22,6 +22,8 @@ export interface Config {
   logLevel: string;
   /** Requests per API key and process (BILLING_RATE_LIMIT, default 100/s; off disables). */
   rateLimit: RateLimit | null;
+  /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -88,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs,
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
+    requestTimeoutMs: parseDuration(env.BILLING_REQUEST_TIMEOUT ?? "30s"),
     logLevel: env.LOG_LEVEL || "info",
     rateLimit: (() => {
       try {

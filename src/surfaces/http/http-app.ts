@@ -30,6 +30,8 @@ export interface HttpAppDeps {
   metrics: Metrics;
   publicUrl: string;
   adminToken: string | undefined;
+  /** How long a client has to send its whole request; a slow-loris holds no socket forever. */
+  requestTimeoutMs: number;
   /** Requests per API key (null: no limit). */
   rateLimit: RateLimit | null;
 }
@@ -78,19 +80,45 @@ function pinMethods(target: object): void {
   }
 }
 
+// Errors node raises before Fastify sees a request (a client too slow to send it, headers too large, bytes
+// that are not HTTP), answered in the API's `{ error, code }` shape, then the connection is closed.
+const CLIENT_ERRORS: Record<string, { status: string; error: string; code: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: "408 Request Timeout", error: "The request was not received in time", code: "request_timeout" },
+  HPE_HEADER_OVERFLOW: { status: "431 Request Header Fields Too Large", error: "The request headers are too large", code: "headers_too_large" },
+};
+
+function answerClientError(error: Error & { code?: string }, socket: import("node:net").Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const known = CLIENT_ERRORS[error.code ?? ""] ?? { status: "400 Bad Request", error: "The request is not valid HTTP", code: "invalid_request" };
+  const body = JSON.stringify({ error: known.error, code: known.code });
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${known.status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
 /** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }), // one line per request, in onResponse below
     bodyLimit: BODY_LIMIT_BYTES,
-    // A client gets 30 s to send its whole request: a slow-loris holds no socket forever.
-    requestTimeout: 30_000,
+    requestTimeout: deps.requestTimeoutMs,
+    // Node checks request deadlines every connectionsCheckingInterval (30 s by default): check often enough
+    // that a deadline is kept to within a tenth of itself.
+    // Given to node's createServer as well: a request timeout set only afterwards (as Fastify does) is not
+    // enforced once the headers are in, so a client that stalls in the body would hold its socket.
+    http: {
+      requestTimeout: deps.requestTimeoutMs,
+      headersTimeout: Math.min(deps.requestTimeoutMs, 60_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.round(deps.requestTimeoutMs / 10))),
+    },
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: answerClientError,
     // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
