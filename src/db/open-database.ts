@@ -2,11 +2,29 @@ import pg from "pg";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Database, QueryResult, Tx } from "./database.js";
+import { startPgliteThread, type PgliteThread } from "./pglite-thread.js";
 
 /** What the configuration says about storage. */
 export type StorageConfig =
   | { kind: "postgres"; url: string; poolSize?: number }
-  | { kind: "pglite"; dataDir: string };
+  | {
+      kind: "pglite";
+      dataDir: string;
+      /**
+       * Where PGlite's SQL runs: "thread" (default) on a worker thread of its own, so that a long statement
+       * never stalls the event loop; "in-process" on the caller's event loop, as before. The environment
+       * variable BILLING_PGLITE_THREAD=off selects "in-process" when this is not given.
+       */
+      runOn?: "thread" | "in-process";
+    };
+
+/**
+ * The embedded backend's memory settings (PostgreSQL's defaults are sized for a server: 128 MB of shared
+ * buffers alone, every page of it touched at start-up). `BILLING_PGLITE_SHARED_BUFFERS` overrides the size.
+ */
+function pgliteSettings(): Record<string, string> {
+  return { shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "32MB" };
+}
 
 // DATE columns stay "YYYY-MM-DD" strings: pg's default turns them into local-time Dates, which shifts days.
 // numeric and int8 already come back as strings, so money never passes through a float.
@@ -80,11 +98,39 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
   }
 
   const releaseLock = config.dataDir.startsWith("memory://") ? () => {} : lockDataDir(config.dataDir);
+  const runOn = config.runOn ?? (process.env.BILLING_PGLITE_THREAD === "off" ? "in-process" : "thread");
+  if (runOn === "thread") {
+    let thread: PgliteThread;
+    try {
+      thread = await startPgliteThread(config.dataDir, pgliteSettings());
+    } catch (error) {
+      releaseLock();
+      throw error;
+    }
+    // pg drives the worker's backend as it drives a server: one connection (one session), same parsers.
+    const pool = new pg.Pool({
+      stream: () => thread.stream(),
+      user: "postgres",
+      database: "postgres",
+      ssl: false,
+      max: 1,
+      idleTimeoutMillis: 0,
+      types: typeOverrides,
+    } as pg.PoolConfig);
+    pool.on("error", () => {});
+    return wrapPool(pool, "pglite", async () => {
+      await thread.close();
+      releaseLock();
+    });
+  }
+
   const { PGlite } = await import("@electric-sql/pglite");
   const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
   let pglite;
   try {
-    pglite = await PGlite.create(config.dataDir);
+    const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams;
+    const settings = Object.entries(pgliteSettings()).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    pglite = await PGlite.create(config.dataDir, { startParams: [...defaults, ...settings] });
   } catch (error) {
     releaseLock();
     throw error;
