@@ -31,3 +31,20 @@ describeEachEngine(
   },
   { env: { BILLING_REQUEST_TIMEOUT: "1s" } },
 );
+
+describeEachEngine("database deadlines", (t, engine) => {
+  it("cancels a statement that runs longer than its deadline on PostgreSQL", { skip: engine === "pglite" ? "PGlite is one in-process session: no server-side deadline" : false }, async () => {
+    const { openDatabase } = await import("../src/db/open-database.js");
+    const url = process.env.TEST_DATABASE_URL!;
+    const db = await openDatabase({ kind: "postgres", url, poolSize: 1, statementTimeoutMs: 200 });
+    try {
+      await assert.rejects(db.query("SELECT pg_sleep(5)"), (error: { code?: string }) => error.code === "57014");
+      const { rows } = await db.query<{ ok: number }>("SELECT 1 AS ok");
+      assert.equal(rows[0]!.ok, 1);
+      const settings = await t().app.db.query<{ statement_timeout: string }>("SHOW statement_timeout");
+      assert.equal(settings.rows[0]!.statement_timeout, "1min");
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -34,6 +34,9 @@ export function loadMigrations(dir = findMigrationsDir()): Migration[] {
  */
 export async function migrate(db: Database, migrations = loadMigrations()): Promise<string[]> {
   return db.transaction(async (tx) => {
+    // A migration may build an index over a large table: the pool's one-minute statement deadline is for
+    // requests, not for this. (A second process waits here for the lock, also without a deadline.)
+    await tx.query("SET LOCAL statement_timeout = 0");
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_KEY]);
     await tx.query(
       `CREATE TABLE IF NOT EXISTS schema_migrations (

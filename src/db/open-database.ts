@@ -6,7 +6,7 @@ import { startPgliteThread, type PgliteThread } from "./pglite-thread.js";
 
 /** What the configuration says about storage. */
 export type StorageConfig =
-  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "postgres"; url: string; poolSize?: number; statementTimeoutMs?: number }
   | {
       kind: "pglite";
       dataDir: string;
@@ -91,6 +91,11 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
       max: config.poolSize ?? 10,
       types: typeOverrides,
       connectionTimeoutMillis: 10_000,
+      // Deadlines on the server's side: no statement runs, and no transaction sits idle holding its locks,
+      // for longer than a minute (a request's work takes milliseconds; `billing verify` on a million events
+      // under a second).
+      statement_timeout: config.statementTimeoutMs ?? 60_000,
+      idle_in_transaction_session_timeout: 60_000,
     });
     // An idle client that loses its server emits 'error'; without a listener that would crash the process.
     pool.on("error", () => {});
