@@ -146,6 +146,46 @@ export function request(port: number, method: string, path: string, body?: strin
   });
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; 0 when it is gone or unknown. */
+export function cpuSeconds(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces, hence the last ')'): utime and stime are 14 and 15.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+const CLOCK_TICKS = 100; // getconf CLK_TCK on Linux
+
+/**
+ * CPU used by the PostgreSQL backends serving one database between start() and stop(), read from /proc:
+ * the share of the database's work the service's queries cost (not the WAL writer or checkpointer).
+ * Other databases' backends (tests running beside the benchmark) are not counted.
+ */
+export async function postgresCpu(database: string): Promise<{ stop(): Promise<number> }> {
+  const pids = async () => {
+    const admin = new pg.Client({ connectionString: BASE_URL });
+    admin.on("error", () => {});
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
+      return rows.map((r) => r.pid);
+    } finally {
+      await admin.end();
+    }
+  };
+  const before = new Map((await pids()).map((pid) => [pid, cpuSeconds(pid)]));
+  return {
+    async stop() {
+      let used = 0;
+      for (const pid of await pids()) used += cpuSeconds(pid) - (before.get(pid) ?? 0);
+      return used;
+    },
+  };
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -15,7 +15,8 @@
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_SECONDS
  * (default 10 per case), BENCH_SMOKE=1 (a few seconds in all, correctness only, run by `npm test`),
- * BENCH_CASES=a,b (a subset), BENCH_SERVICE=tsx (run the service from source instead of dist/).
+ * BENCH_CASES=a,b (a subset), BENCH_SERVICE=tsx (run the service from source instead of dist/), BENCH_RESULTS
+ * (the folder for the results file, default bench/results: A/B runs can go elsewhere).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -24,7 +25,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
-import { agent, createDatabase, dropDatabase, GIVEN_URL, percentile, request, SMOKE, startService } from "./bench-kit.js";
+import { agent, cpuSeconds, createDatabase, dropDatabase, GIVEN_URL, percentile, postgresCpu, request, SMOKE, startService } from "./bench-kit.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
 
@@ -50,6 +51,9 @@ export interface CaseResult {
   peakRssMb: number | null;
   ratio: number | null;
   verified: string;
+  /** CPU per event sent, in µs, from /proc: the service process, and the PostgreSQL backends of its database. */
+  serviceCpuUsPerEvent?: number | null;
+  postgresCpuUsPerEvent?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -72,7 +76,7 @@ function batchBody(prefix: string, contracts: string[], seq: number): string {
 // ---------------------------------------------------------------------------------------------------------
 // The ceiling: the database alone
 
-async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
+async function runCeiling(url: string, database: string, companyId: string): Promise<CaseResult> {
   const connections = 8;
   const pool = new pg.Pool({ connectionString: url, max: connections });
   // An idle connection ended by the server (the database is dropped with FORCE right after) must not crash the run.
@@ -88,6 +92,9 @@ async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
                ON CONFLICT (company_id, id) DO NOTHING`;
   const latencies: number[] = [];
   let events = 0;
+  // Open the connections first, so that the CPU of their backends is measured from the start.
+  await Promise.all(Array.from({ length: connections }, () => pool.connect())).then((clients) => clients.forEach((c) => c.release()));
+  const pgCpu = await postgresCpu(database);
   const deadline = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -111,9 +118,13 @@ async function runCeiling(url: string, companyId: string): Promise<CaseResult> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const postgresCpuUsPerEvent = Math.round(((await pgCpu.stop()) / events) * 1e6 * 10) / 10;
   const { rows } = await pool.query("SELECT count(*)::int AS n FROM usage_events WHERE id LIKE 'ceiling-%'");
   await pool.end();
-  return summarize("ceiling (PostgreSQL alone, 8 conns)", connections, latencies, events, seconds, null, rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`);
+  return {
+    ...summarize("ceiling (PostgreSQL alone, 8 conns)", connections, latencies, events, seconds, null, rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`),
+    postgresCpuUsPerEvent,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -225,7 +236,7 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   const print = (r: CaseResult) =>
     console.log(
-      `${r.name.padEnd(44)} ${String(r.eventsPerSecond).padStart(8)} ev/s  p50 ${String(r.p50Ms).padStart(6)} ms  p99 ${String(r.p99Ms).padStart(6)} ms  max ${String(r.maxMs).padStart(6)} ms  rss ${String(r.peakRssMb ?? "-").padStart(4)} MB  ${r.verified}`,
+      `${r.name.padEnd(44)} ${String(r.eventsPerSecond).padStart(8)} ev/s  p50 ${String(r.p50Ms).padStart(6)} ms  p99 ${String(r.p99Ms).padStart(6)} ms  max ${String(r.maxMs).padStart(6)} ms  rss ${String(r.peakRssMb ?? "-").padStart(4)} MB  cpu/event µs: service ${r.serviceCpuUsPerEvent ?? "-"} pg ${r.postgresCpuUsPerEvent ?? "-"}  ${r.verified}`,
     );
 
   let ceiling: CaseResult | undefined;
@@ -238,7 +249,7 @@ async function main(): Promise<void> {
       const companyId = "00000000-0000-4000-8000-000000000001";
       await db.query("INSERT INTO companies (id, name, created_at) VALUES ($1, 'ceiling', now())", [companyId]);
       await db.close();
-      ceiling = await runCeiling(url, companyId);
+      ceiling = await runCeiling(url, name, companyId);
       results.push(ceiling);
       print(ceiling);
     } finally {
@@ -259,7 +270,11 @@ async function main(): Promise<void> {
       let stored: string[] = [];
       const runCase = async (label: string, key: string, clients: number, contracts: string[], replay?: string[]) => {
         const prefix = `${key}${stamp}`;
+        const serviceCpu = cpuSeconds(service.child.pid!);
+        const pgCpu = await postgresCpu(name);
         const outcome = await load(service.port, clients, prefix, contracts, replay);
+        const perEvent = (seconds: number) => Math.round((seconds / outcome.events) * 1e6 * 10) / 10;
+        const cpu = { serviceCpuUsPerEvent: perEvent(cpuSeconds(service.child.pid!) - serviceCpu), postgresCpuUsPerEvent: perEvent(await pgCpu.stop()) };
         const fresh = outcome.accepted - outcome.duplicates;
         if (!replay) {
           prefixes.push(prefix);
@@ -269,7 +284,7 @@ async function main(): Promise<void> {
           throw new Error(`replays stored ${fresh} new events`);
         }
         const verified = await verify(url, acceptedNew, prefixes);
-        const result = summarize(label, clients, outcome.latencies, outcome.events, outcome.seconds, service.peakRssMb(), verified);
+        const result = { ...summarize(label, clients, outcome.latencies, outcome.events, outcome.seconds, service.peakRssMb(), verified), ...cpu };
         results.push(result);
         print(result);
       };
@@ -316,8 +331,9 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${r.verified} |`);
   }
   if (!SMOKE) {
-    mkdirSync("bench/results", { recursive: true });
-    const file = `bench/results/${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`;
+    const dir = process.env.BENCH_RESULTS ?? "bench/results";
+    mkdirSync(dir, { recursive: true });
+    const file = `${dir}/${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`;
     writeFileSync(
       file,
       `${JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version }, seconds: SECONDS, results }, null, 2)}\n`,

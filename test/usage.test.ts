@@ -249,6 +249,30 @@ describeEachEngine("usage ingestion", (t) => {
     assert.equal((await invoiceFor(t(), key, contract.id)).total, 40);
   });
 
+  it("bills only the new events of a batch that mixes them with stored ids, and opens no line for a stored copy priced elsewhere", async () => {
+    // The ingest function gets the lines already summed; when its insert finds ids stored before, it must
+    // sum again over the events it did insert (migrations/0009).
+    const { key, contract } = await companyWithContract(t());
+    const stored = usageEvent(contract.id, { quantity: 2 });
+    await submitAccepted(t(), key, [stored]);
+    const fresh = usageEvent(contract.id, { quantity: 3 });
+    const again = await submit(t(), key, [{ ...stored, metric: "international_wire", quantity: 7 }, fresh]);
+    assert.deepEqual(
+      again.events.map((e) => [e.event_id, e.status, e.duplicate]),
+      [
+        [stored.event_id, "accepted", true],
+        [fresh.event_id, "accepted", false],
+      ],
+    );
+    const invoice = await invoiceFor(t(), key, contract.id);
+    assert.deepEqual(
+      invoice.line_items.filter((l) => l.kind === "usage").map((l) => [l.description, l.quantity, l.amount]),
+      [["domestic_wire usage", 5, 100]],
+    );
+    assert.equal(invoice.total, 100);
+    await assertInvoicesMatchEvents(t(), key, contract.id);
+  });
+
   it(
     "makes no draft invoice for a resubmitted event_id whose body names another month or another contract",
     async () => {

@@ -30,7 +30,7 @@ export const MAX_EVENTS_PER_CALL = 1000;
 
 /**
  * Group commit for rated batches (issue: performance). Requests of one company that arrive while its
- * previous call is in flight are folded into the next call of billing_ingest_usage: one transaction, one
+ * previous call is in flight are folded into the next call of billing_ingest_usage_lines: one transaction, one
  * commit, one pass over the draft invoices for all of them. Each request's events still land together or
  * not at all, and a company never has two calls racing for the same invoice locks inside one process.
  * Requests of different companies never wait for each other.
@@ -96,10 +96,15 @@ export function createBatchWriter({ db, clock, drafts }: { db: Database; clock: 
         for (const p of group) p.reject(error);
         return;
       }
-      const stored = new Set(outcome.stored);
+      // A request's duplicates: its ids that this call did not store (stored before, or sent by an
+      // earlier request of the group).
+      const stored = outcome.stored === "all" ? null : new Set(outcome.stored);
       group.forEach((p, i) => {
-        const mine = new Set(sentBy[i]!.filter((w) => stored.has(w.id)).map((w) => w.id));
-        p.resolve(new Set(p.writes.filter((w) => !mine.has(w.id)).map((w) => w.id)));
+        const mine = new Set<string>();
+        for (const w of sentBy[i]!) if (stored === null || stored.has(w.id)) mine.add(w.id);
+        const duplicates = new Set<string>();
+        for (const w of p.writes) if (!mine.has(w.id)) duplicates.add(w.id);
+        p.resolve(duplicates);
       });
       return;
     }

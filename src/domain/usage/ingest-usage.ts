@@ -9,7 +9,8 @@ import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, minorUnitExponent, toDecimalString } from "../kernel/money.js";
 import { rateEvent, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
-import { usageEventInput, type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
+import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
+import { parseUsageEvent } from "./parse-usage-event.js";
 import { createBatchWriter, StaleContracts } from "./batch-writer.js";
 import {
   findStaleContracts,
@@ -18,6 +19,8 @@ import {
   type BatchEventWrite,
   type RatedEventWrite,
 } from "./usage-repository.js";
+
+const ZERO = new Big(0);
 
 type Outcome =
   | { kind: "accepted"; duplicate: boolean }
@@ -40,10 +43,12 @@ function judgeParsed({ index, input }: Parsed, contracts: ReadonlyMap<string, Ra
     pair: input.pair ?? null,
   };
   const contract = contracts.get(input.external_contract_id);
-  const refusal = judge(input, ratable, contract);
+  const instant = new Date(input.timestamp);
+  const rule = contract ? selectRule(contract.rules, ratable) : undefined;
+  const refusal = judge(input, toDateString(instant), contract, rule);
   if (refusal) return { refusal };
-  const period = periodOf(new Date(input.timestamp));
-  return { candidate: { index, input, ratable, contract: contract!, periodStart: period.start, periodEnd: period.end } };
+  const period = periodOf(instant);
+  return { candidate: { index, input, ratable, contract: contract!, rule: rule!, periodStart: period.start, periodEnd: period.end } };
 }
 
 interface Candidate {
@@ -51,24 +56,21 @@ interface Candidate {
   input: UsageEventInput;
   ratable: RatableEvent;
   contract: RatingContextRow;
+  /** The rule that prices the event (selectRule), chosen once. */
+  rule: PricingRule;
   periodStart: string;
   periodEnd: string;
 }
 
-function describeIssue(issue: { path: PropertyKey[]; message: string; code: string; keys?: string[] }): string {
-  if (issue.code === "unrecognized_keys" && issue.keys) return `Unknown field: ${issue.keys.join(", ")}`;
-  const path = issue.path.map(String).join(".");
-  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return `${path} is required`;
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
-
-/** Judges an event against its contract (decisions.md, Rating 1 to 3). Pure. */
-export function judge(input: UsageEventInput, ratable: RatableEvent, contract: RatingContextRow | undefined): Outcome | undefined {
+/**
+ * Judges an event against its contract (decisions.md, Rating 1 to 3). `day` is the event's UTC date, `rule`
+ * the contract's rule for it (selectRule), if any. Pure.
+ */
+export function judge(input: UsageEventInput, day: string, contract: RatingContextRow | undefined, rule: PricingRule | undefined): Outcome | undefined {
   if (!contract) return { kind: "rejected", code: "contract_not_found", message: `No contract '${input.external_contract_id}'` };
   if (contract.status !== "active") {
     return { kind: "rejected", code: "contract_not_active", message: `Contract '${contract.id}' is ${contract.status}, not active` };
   }
-  const day = toDateString(new Date(input.timestamp));
   if (day < contract.start_date || (contract.end_date !== null && day > contract.end_date)) {
     return {
       kind: "rejected",
@@ -76,7 +78,7 @@ export function judge(input: UsageEventInput, ratable: RatableEvent, contract: R
       message: `timestamp ${input.timestamp} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
     };
   }
-  if (!contract.metrics.includes(input.metric) || !selectRule(contract.rules, ratable)) {
+  if (!contract.metrics.includes(input.metric) || !rule) {
     const known = contract.metrics.length > 0 ? contract.metrics.join(", ") : "none: add a usage rule first";
     return {
       kind: "rejected",
@@ -85,6 +87,25 @@ export function judge(input: UsageEventInput, ratable: RatableEvent, contract: R
     };
   }
   return undefined;
+}
+
+/** What every event priced at a rule's own rate shares: the rate as text, its line key and description. */
+interface RuleLine {
+  unitPrice: string;
+  key: string;
+  description: string;
+}
+const ruleLines = new WeakMap<PricingRule, RuleLine>();
+
+/** The line of a usage charge at the rule's own rate, worked out once per rule object (rules are not mutated). */
+function ruleLine(rule: PricingRule, metric: string, rate: Big): RuleLine {
+  let line = ruleLines.get(rule);
+  if (!line) {
+    const identity = lineIdentity({ kind: "usage", rule, metric, unitPrice: rate });
+    line = { unitPrice: toDecimalString(rate), key: identity.key, description: identity.description };
+    ruleLines.set(rule, line);
+  }
+  return line;
 }
 
 /**
@@ -113,13 +134,9 @@ export function createUsageIngestion({
     rawEvents.forEach((raw, index) => {
       const rawId = (raw as { event_id?: unknown } | null)?.event_id;
       if (typeof rawId === "string") eventIds[index] = rawId;
-      const result = usageEventInput.safeParse(raw);
-      if (result.success) {
-        parsed.push({ index, input: result.data });
-      } else {
-        const issue = result.error.issues[0]!;
-        outcomes[index] = { kind: "rejected", code: "invalid_event", message: describeIssue(issue as never) };
-      }
+      const result = parseUsageEvent(raw);
+      if (result.ok) parsed.push({ index, input: result.input });
+      else outcomes[index] = { kind: "rejected", code: "invalid_event", message: result.message };
     });
 
     // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile.
@@ -195,7 +212,7 @@ export function createUsageIngestion({
     // 4. Rate and store. Without monthly caps, rating needs nothing from the stored state, so the batch
     //    goes to the database in one call; a capped rule's remainder depends on the locked draft.
     if (candidates.length > 0) {
-      const capped = candidates.some((c) => selectRule(c.contract.rules, c.ratable)!.monthly_cap !== null);
+      const capped = candidates.some((c) => c.rule.monthly_cap !== null);
       const duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
       for (const candidate of candidates) {
         outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
@@ -207,21 +224,46 @@ export function createUsageIngestion({
     });
   }
 
-  /** The one-round-trip path (migrations/0005). Returns the ids found stored already. */
+  /** The one-round-trip path (migrations/0009). Returns the ids found stored already. */
   async function batchPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
-    const writes: BatchEventWrite[] = candidates.map((c) => {
-      const rule = selectRule(c.contract.rules, c.ratable)!;
-      const rating = rateEvent(c.ratable, rule, new Big(0));
-      const line = lineIdentity({ kind: rating.kind, rule, metric: c.input.metric, unitPrice: rating.appliedRate });
-      return {
-        ...eventWrite(c, rule, rating),
+    const writes = new Array<BatchEventWrite>(candidates.length);
+    for (let i = 0; i < candidates.length; i++) {
+      const c = candidates[i]!;
+      const rule = c.rule;
+      const rating = rateEvent(c.ratable, rule, ZERO);
+      // A usage charge at the rule's own rate (the usual case) shares its line's strings with every other.
+      const line =
+        rating.kind === "usage" && c.ratable.appliedRate === null
+          ? ruleLine(rule, c.input.metric, rating.appliedRate!)
+          : {
+              ...lineIdentity({ kind: rating.kind, rule, metric: c.input.metric, unitPrice: rating.appliedRate }),
+              unitPrice: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+            };
+      writes[i] = {
+        id: c.input.event_id,
+        contractId: c.contract.id,
+        metric: c.input.metric,
+        quantity: toDecimalString(c.input.quantity),
+        feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
+        appliedRate: line.unitPrice,
+        counterparty: c.input.counterparty ?? null,
+        counterpartySide: c.input.counterparty_side ?? null,
+        pair: c.input.pair ?? null,
+        ratedAmount: toDecimalString(rating.charge),
+        ruleId: rule.id,
+        pricingVersion: c.contract.current_version,
+        periodStart: c.periodStart,
+        periodEnd: c.periodEnd,
+        timestamp: c.input.timestamp,
         lineKey: line.key,
         kind: rating.kind,
         description: line.description,
-        unitPrice: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+        unitPrice: line.unitPrice,
         exponent: minorUnitExponent(c.contract.currency),
+        quantityDecimal: c.input.quantity,
+        chargeDecimal: rating.charge,
       };
-    });
+    }
     return batchWriter.write(companyId, writes, (contractId, periodStart) =>
       wantedInvoice(candidates.find((c) => c.contract.id === contractId && c.periodStart === periodStart)!),
     );
@@ -264,7 +306,7 @@ export function createUsageIngestion({
       const draft = locked.get(periodKey(c.contract.id, c.periodStart))!;
       let used = capUsed.get(draft.number);
       if (!used) capUsed.set(draft.number, (used = capUsedByRule(draft.lines.values())));
-      const rule = selectRule(c.contract.rules, c.ratable)!;
+      const rule = c.rule;
       const rating = rateEvent(c.ratable, rule, used.get(rule.id) ?? new Big(0));
       if (rating.kind === "usage") used.set(rule.id, (used.get(rule.id) ?? new Big(0)).plus(rating.cappedCharge));
       const charge = {

@@ -59,6 +59,15 @@ export function selectRule(rules: readonly PricingRule[], event: RatableEvent): 
   return best;
 }
 
+const ruleRates = new WeakMap<PricingRule, Big>();
+
+/** A rule's own rate or per-unit price, parsed once per rule object (rules and Big values are not mutated). */
+export function ruleRate(rule: PricingRule): Big {
+  let rate = ruleRates.get(rule);
+  if (!rate) ruleRates.set(rule, (rate = new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0)));
+  return rate;
+}
+
 /**
  * The charge for one event under `rule` (decisions.md, Rating 4 and 5). Pure.
  * `capUsed` is what the rule has already charged against its monthly cap in the event's service period;
@@ -68,7 +77,7 @@ export function rateEvent(event: RatableEvent, rule: PricingRule, capUsed: Big):
   if (event.feeAmount !== null) {
     return { rule, appliedRate: null, charge: event.feeAmount, cappedCharge: new Big(0), kind: "fee" };
   }
-  const appliedRate = event.appliedRate ?? new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0);
+  const appliedRate = event.appliedRate ?? ruleRate(rule);
   let charge = roundCharge(event.quantity.times(appliedRate));
   if (rule.monthly_cap !== null) {
     const room = new Big(rule.monthly_cap).minus(capUsed);

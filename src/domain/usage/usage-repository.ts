@@ -1,4 +1,6 @@
 import type { Queryable } from "../../db/database.js";
+import { toDecimalString } from "../kernel/money.js";
+import { groupByLine, type GroupableEvent } from "./line-deltas.js";
 
 export interface UsageEventRow {
   id: string;
@@ -112,43 +114,98 @@ export async function insertRatedEvents(tx: Queryable, companyId: string, events
 }
 
 /** A rated event for the one-round-trip path; its invoice is found by the database function. */
-export interface BatchEventWrite extends Omit<RatedEventWrite, "invoiceNumber"> {
-  kind: "usage" | "fee";
-  description: string;
-  unitPrice: string | null;
-  exponent: number;
-}
+export interface BatchEventWrite extends Omit<RatedEventWrite, "invoiceNumber">, GroupableEvent {}
 
-export type BatchOutcome = { stale: string[]; missing: { contractId: string; periodStart: string }[]; stored: string[] };
+export type BatchOutcome = { stale: string[]; missing: { contractId: string; periodStart: string }[]; stored: "all" | string[] };
 
 /**
- * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage
- * (migrations/0005): one round trip, one short transaction. Reports contracts that changed since they were
- * read, or drafts that must be created first (then nothing was written), else the ids it stored.
+ * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage_lines
+ * (migrations/0009): one round trip, one short transaction; the lines' sums go along, already added up.
+ * Reports contracts that changed since they were read, or drafts that must be created first (then nothing
+ * was written), else which events it stored: all of them, or those listed (the others were duplicates).
  */
 export async function ingestRatedBatch(db: Queryable, companyId: string, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
+  const { pairs, lines, eventLines } = groupByLine(events);
+  // The parameter arrays, each filled in one pass; indexes become 1-based for SQL. An event's metric and
+  // applied rate are its line's. A column that is NULL for every event goes as an empty array (unnest pads
+  // it with NULLs): most events have no fee, counterparty, side or pair.
+  const n = events.length;
+  const ids = new Array<string>(n);
+  const lineOf = new Array<number>(n);
+  const quantities = new Array<string>(n);
+  const charges = new Array<string>(n);
+  const ruleIds = new Array<string>(n);
+  const timestamps = new Array<string>(n);
+  const fees = new Array<string | null>(n);
+  const counterparties = new Array<string | null>(n);
+  const sides = new Array<string | null>(n);
+  const scopePairs = new Array<string | null>(n);
+  let anyFee = false;
+  let anyCounterparty = false;
+  let anySide = false;
+  let anyPair = false;
+  for (let i = 0; i < n; i++) {
+    const e = events[i]!;
+    ids[i] = e.id;
+    lineOf[i] = eventLines[i]! + 1;
+    quantities[i] = e.quantity;
+    charges[i] = e.ratedAmount;
+    ruleIds[i] = e.ruleId;
+    timestamps[i] = e.timestamp;
+    fees[i] = e.feeAmount;
+    counterparties[i] = e.counterparty;
+    sides[i] = e.counterpartySide;
+    scopePairs[i] = e.pair;
+    if (e.feeAmount !== null) anyFee = true;
+    if (e.counterparty !== null) anyCounterparty = true;
+    if (e.counterpartySide !== null) anySide = true;
+    if (e.pair !== null) anyPair = true;
+  }
   const { rows } = await db.query<{ outcome: string; contract_id: string | null; period_start: string | null; event_id: string | null }>(
-    `SELECT outcome, contract_id, period_start, event_id FROM billing_ingest_usage(
-       $1, $2, $3::text[], $4::text[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::text[], $10::text[],
-       $11::text[], $12::numeric[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[], $18::numeric[],
-       $19::date[], $20::date[], $21::timestamptz[], $22::int[])`,
+    `SELECT outcome, contract_id, period_start, event_id FROM billing_ingest_usage_lines(
+       $1, $2, $3::text[], $4::int[], $5::date[], $6::date[], $7::int[],
+       $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::numeric[], $15::numeric[], $16::numeric[],
+       $17::text[], $18::int[], $19::numeric[], $20::numeric[], $21::text[], $22::timestamptz[],
+       $23::numeric[], $24::text[], $25::text[], $26::text[])`,
     [
       companyId,
       now,
-      ...ratedColumns(events).slice(0, 13),
-      events.map((e) => e.kind),
-      events.map((e) => e.description),
-      events.map((e) => e.unitPrice),
-      ...ratedColumns(events).slice(13),
-      events.map((e) => e.exponent),
+      pairs.map((p) => p.contractId),
+      pairs.map((p) => p.version),
+      pairs.map((p) => p.periodStart),
+      pairs.map((p) => p.periodEnd),
+      pairs.map((p) => p.exponent),
+      lines.map((l) => l.pair + 1),
+      lines.map((l) => l.key),
+      lines.map((l) => l.kind),
+      lines.map((l) => l.ruleId),
+      lines.map((l) => l.metric),
+      lines.map((l) => l.description),
+      lines.map((l) => l.unitPrice),
+      lines.map((l) => toDecimalString(l.quantity)),
+      lines.map((l) => toDecimalString(l.charge)),
+      ids,
+      lineOf,
+      quantities,
+      charges,
+      ruleIds,
+      timestamps,
+      anyFee ? fees : [],
+      anyCounterparty ? counterparties : [],
+      anySide ? sides : [],
+      anyPair ? scopePairs : [],
     ],
   );
   const outcome: BatchOutcome = { stale: [], missing: [], stored: [] };
+  const stored: string[] = [];
   for (const row of rows) {
-    if (row.outcome === "stored") outcome.stored.push(row.event_id!);
-    else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
+    if (row.outcome === "stored") {
+      if (row.event_id === null) outcome.stored = "all";
+      else stored.push(row.event_id);
+    } else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
     else outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
   }
+  if (outcome.stored !== "all") outcome.stored = stored;
   return outcome;
 }
 

@@ -3,41 +3,51 @@ import { Big, CHARGE_DP, fractionDigits, parseDecimal } from "../kernel/money.js
 
 export const MAX_EVENTS_PER_REQUEST = 100;
 const MAX_DECIMAL = new Big("1e15");
+/** Longest decimal string accepted, before trimming. */
+export const MAX_DECIMAL_TEXT = 40;
+
+/**
+ * The decimal a field holds, or why it holds none: a finite JSON number, or a decimal string (trimmed), not
+ * negative, under 10^15, with at most 12 fractional digits. Shared by the schema below and the fast path
+ * (parse-usage-event.ts), so that both decide alike.
+ */
+export function readDecimal(value: number | string, what: string): Big | { message: string } {
+  const parsed = typeof value === "number" ? (Number.isFinite(value) ? new Big(value) : undefined) : parseDecimal(value.trim());
+  if (!parsed) return { message: `${what} must be a finite decimal number` };
+  if (parsed.lt(0)) return { message: `${what} must not be negative` };
+  if (parsed.gte(MAX_DECIMAL)) return { message: `${what} must be less than 10^15` };
+  if (fractionDigits(parsed) > CHARGE_DP) return { message: `${what} has more than ${CHARGE_DP} decimal places` };
+  return parsed.eq(0) ? new Big(0) : parsed; // -0 is 0
+}
 
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
 const decimal = (what: string) =>
-  z.union([z.number(), z.string().max(40)]).transform((value, ctx): Big => {
-    const parsed = typeof value === "number" ? (Number.isFinite(value) ? new Big(value) : undefined) : parseDecimal(value.trim());
-    if (!parsed) {
-      ctx.addIssue({ code: "custom", message: `${what} must be a finite decimal number` });
-      return z.NEVER;
-    }
-    if (parsed.lt(0)) {
-      ctx.addIssue({ code: "custom", message: `${what} must not be negative` });
-      return z.NEVER;
-    }
-    if (parsed.gte(MAX_DECIMAL)) {
-      ctx.addIssue({ code: "custom", message: `${what} must be less than 10^15` });
-      return z.NEVER;
-    }
-    if (fractionDigits(parsed) > CHARGE_DP) {
-      ctx.addIssue({ code: "custom", message: `${what} has more than ${CHARGE_DP} decimal places` });
-      return z.NEVER;
-    }
-    return parsed.eq(0) ? new Big(0) : parsed; // -0 is 0
+  z.union([z.number(), z.string().max(MAX_DECIMAL_TEXT)]).transform((value, ctx): Big => {
+    const read = readDecimal(value, what);
+    if (read instanceof Big) return read;
+    ctx.addIssue({ code: "custom", message: read.message });
+    return z.NEVER;
   });
 
-const id = z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters");
-const scope = z.string().trim().min(1).max(255).optional();
+/** Limits shared with the fast path (parse-usage-event.ts). */
+export const ID_MAX = 255;
+export const ID_PATTERN = /^[^\u0000-\u001f\u007f]+$/;
+export const METRIC_MAX = 100;
+export const SCOPE_MAX = 255;
+
+const id = z.string().min(1).max(ID_MAX).regex(ID_PATTERN, "must not contain control characters");
+const scope = z.string().trim().min(1).max(SCOPE_MAX).optional();
+/** An ISO 8601 instant with a time zone; its pattern is zod's own, read back by the fast path. */
+export const eventTimestamp = z.iso.datetime({ offset: true });
 
 /** One usage event (spec section 4, submitUsage). Unknown fields are refused: a misspelt field must not bill silently. */
 export const usageEventInput = z
   .object({
     external_contract_id: id.describe("The contract's external id"),
     event_id: id.describe("Unique per company: the idempotency key"),
-    metric: z.string().min(1).max(100).describe("Must be a metric of the contract"),
+    metric: z.string().min(1).max(METRIC_MAX).describe("Must be a metric of the contract"),
     quantity: decimal("quantity"),
-    timestamp: z.iso.datetime({ offset: true }).describe("ISO 8601 with a time zone; decides the service period (UTC month)"),
+    timestamp: eventTimestamp.describe("ISO 8601 with a time zone; decides the service period (UTC month)"),
     fee_amount: decimal("fee_amount").optional().describe("Billed as is; overrides the contract rate"),
     applied_rate: decimal("applied_rate").optional().describe("Overrides the rule's rate or per-unit price"),
     counterparty: scope,
