@@ -8,7 +8,6 @@ import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { isUuid } from "../kernel/ids.js";
 import { recordEvent } from "../webhooks/outbox.js";
-import { renderAgreementPdf } from "./agreement-pdf.js";
 import * as repo from "./contract-repository.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
 import type { Contract } from "./contract-schemas.js";
@@ -250,6 +249,9 @@ export function createContractService({
       ]);
       const rules = program?.rules ?? [];
       const minimums = rules.filter((r) => r.type === "minimum");
+      // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders an agreement
+      // pays for them (docs/performance.md, peak RSS).
+      const { renderAgreementPdf } = await import("./agreement-pdf.js");
       return renderAgreementPdf({
         companyName: company?.name ?? "",
         customerName: contract.customer_name,
