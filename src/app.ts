@@ -42,6 +42,7 @@ export async function createApp(
       publicUrl: config.publicUrl,
       webhookSettings: config.webhooks,
       outboundHttp,
+      ingestCallsInFlight: config.ingestCallsInFlight,
     });
     const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
     if (config.bootstrap) {

@@ -24,6 +24,8 @@ export interface Config {
   rateLimit: RateLimit | null;
   /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
   requestTimeoutMs: number;
+  /** Usage writes of one company in flight at once per process (BILLING_INGEST_CALLS_IN_FLIGHT, default 1). */
+  ingestCallsInFlight: number;
 }
 
 export class ConfigError extends Error {}
@@ -58,7 +60,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL;
   const storage: StorageConfig = databaseUrl
     ? { kind: "postgres", url: databaseUrl, poolSize: env.DATABASE_POOL_SIZE ? Number(env.DATABASE_POOL_SIZE) : undefined }
-    : { kind: "pglite", dataDir: env.BILLING_DATA_DIR || "./data" };
+    : {
+        kind: "pglite",
+        dataDir: env.BILLING_DATA_DIR || "./data",
+        runOn: env.BILLING_PGLITE_THREAD === "off" ? "in-process" : "thread",
+        ...(env.BILLING_PGLITE_SHARED_BUFFERS ? { sharedBuffers: env.BILLING_PGLITE_SHARED_BUFFERS } : {}),
+      };
 
   const bootstrapCompany = env.BILLING_BOOTSTRAP_COMPANY;
   const bootstrapKey = env.BILLING_BOOTSTRAP_API_KEY;
@@ -91,6 +98,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     requestTimeoutMs: parseDuration(env.BILLING_REQUEST_TIMEOUT ?? "30s"),
+    ingestCallsInFlight: (() => {
+      const value = Number(env.BILLING_INGEST_CALLS_IN_FLIGHT ?? 1);
+      if (!Number.isInteger(value) || value < 1 || value > 64) {
+        throw new ConfigError(`BILLING_INGEST_CALLS_IN_FLIGHT must be an integer from 1 to 64, not '${env.BILLING_INGEST_CALLS_IN_FLIGHT}'`);
+      }
+      return value;
+    })(),
     logLevel: env.LOG_LEVEL || "info",
     rateLimit: (() => {
       try {

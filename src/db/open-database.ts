@@ -12,18 +12,20 @@ export type StorageConfig =
       dataDir: string;
       /**
        * Where PGlite's SQL runs: "thread" (default) on a worker thread of its own, so that a long statement
-       * never stalls the event loop; "in-process" on the caller's event loop, as before. The environment
-       * variable BILLING_PGLITE_THREAD=off selects "in-process" when this is not given.
+       * never stalls the event loop; "in-process" on the caller's event loop, as before
+       * (BILLING_PGLITE_THREAD=off, read by config.ts).
        */
       runOn?: "thread" | "in-process";
+      /** PostgreSQL's shared_buffers inside PGlite (BILLING_PGLITE_SHARED_BUFFERS; default 32MB). */
+      sharedBuffers?: string;
     };
 
 /**
  * The embedded backend's memory settings (PostgreSQL's defaults are sized for a server: 128 MB of shared
- * buffers alone, every page of it touched at start-up). `BILLING_PGLITE_SHARED_BUFFERS` overrides the size.
+ * buffers alone, every page of it touched at start-up).
  */
-function pgliteSettings(): Record<string, string> {
-  return { shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "32MB" };
+function pgliteSettings(sharedBuffers: string | undefined): Record<string, string> {
+  return { shared_buffers: sharedBuffers || "32MB" };
 }
 
 // DATE columns stay "YYYY-MM-DD" strings: pg's default turns them into local-time Dates, which shifts days.
@@ -103,11 +105,11 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
   }
 
   const releaseLock = config.dataDir.startsWith("memory://") ? () => {} : lockDataDir(config.dataDir);
-  const runOn = config.runOn ?? (process.env.BILLING_PGLITE_THREAD === "off" ? "in-process" : "thread");
+  const runOn = config.runOn ?? "thread";
   if (runOn === "thread") {
     let thread: PgliteThread;
     try {
-      thread = await startPgliteThread(config.dataDir, pgliteSettings());
+      thread = await startPgliteThread(config.dataDir, pgliteSettings(config.sharedBuffers));
     } catch (error) {
       releaseLock();
       throw error;
@@ -134,7 +136,7 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
   let pglite;
   try {
     const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams;
-    const settings = Object.entries(pgliteSettings()).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const settings = Object.entries(pgliteSettings(config.sharedBuffers)).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
     pglite = await PGlite.create(config.dataDir, { startParams: [...defaults, ...settings] });
   } catch (error) {
     releaseLock();

@@ -19,6 +19,8 @@ export interface ServiceDeps {
   webhookSettings: WebhookSettings;
   /** How webhooks leave the building (SSRF-checked, address-pinned); platform/outbound-http.ts. */
   outboundHttp: OutboundHttp;
+  /** Usage writes of one company in flight at once in this process (group commit). */
+  ingestCallsInFlight?: number | undefined;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */

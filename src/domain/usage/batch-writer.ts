@@ -15,8 +15,12 @@ interface CompanyQueue {
   running: number;
 }
 
-/** Calls in flight per company and process: two keep both of a small machine's cores busy. */
-export const MAX_CALLS_IN_FLIGHT = Number(process.env.BILLING_INGEST_CALLS_IN_FLIGHT ?? 2);
+/**
+ * Calls in flight per company and process (BILLING_INGEST_CALLS_IN_FLIGHT). One by default: a second call of
+ * the same company mostly waits for the first one's invoice locks, and costs PostgreSQL ~25 % more CPU per
+ * event for it (docs/performance.md, step 13).
+ */
+export const DEFAULT_CALLS_IN_FLIGHT = 1;
 
 /** Thrown to a request whose events were rated against contracts that changed since: rate them again. */
 export class StaleContracts extends Error {
@@ -26,7 +30,7 @@ export class StaleContracts extends Error {
 }
 
 /** At most this many events go to the database in one call; more wait for the next. */
-export const MAX_EVENTS_PER_CALL = 1000;
+export const MAX_EVENTS_PER_CALL = 2000;
 
 /**
  * Group commit for rated batches (issue: performance). Requests of one company that arrive while its
@@ -35,7 +39,17 @@ export const MAX_EVENTS_PER_CALL = 1000;
  * not at all, and a company never has two calls racing for the same invoice locks inside one process.
  * Requests of different companies never wait for each other.
  */
-export function createBatchWriter({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createBatchWriter({
+  db,
+  clock,
+  drafts,
+  callsInFlight = DEFAULT_CALLS_IN_FLIGHT,
+}: {
+  db: Database;
+  clock: Clock;
+  drafts: DraftInvoices;
+  callsInFlight?: number | undefined;
+}) {
   const queues = new Map<string, CompanyQueue>();
 
   async function drain(companyId: string, queue: CompanyQueue): Promise<void> {
@@ -117,7 +131,7 @@ export function createBatchWriter({ db, clock, drafts }: { db: Database; clock: 
         let queue = queues.get(companyId);
         if (!queue) queues.set(companyId, (queue = { pending: [], running: 0 }));
         queue.pending.push({ writes, wanted, resolve, reject });
-        if (queue.running < MAX_CALLS_IN_FLIGHT) void drain(companyId, queue);
+        if (queue.running < callsInFlight) void drain(companyId, queue);
       });
     },
   };

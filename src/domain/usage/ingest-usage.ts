@@ -117,13 +117,15 @@ export function createUsageIngestion({
   clock,
   drafts,
   contexts,
+  ingestCallsInFlight,
 }: {
   db: Database;
   clock: Clock;
   drafts: DraftInvoices;
   contexts: RatingContextCache;
+  ingestCallsInFlight?: number | undefined;
 }) {
-  const batchWriter = createBatchWriter({ db, clock, drafts });
+  const batchWriter = createBatchWriter({ db, clock, drafts, callsInFlight: ingestCallsInFlight });
   return async function submit(actor: Actor, rawEvents: readonly unknown[]): Promise<SubmitResult> {
     requireScope(actor, "usage:write");
     const outcomes: Outcome[] = new Array(rawEvents.length);

@@ -35,7 +35,13 @@ export function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
   return event;
 }
 
-export function createUsageService(deps: { db: Database; clock: Clock; drafts: DraftInvoices; contexts: RatingContextCache }) {
+export function createUsageService(deps: {
+  db: Database;
+  clock: Clock;
+  drafts: DraftInvoices;
+  contexts: RatingContextCache;
+  ingestCallsInFlight?: number | undefined;
+}) {
   const { db } = deps;
   return {
     submit: createUsageIngestion(deps),
