@@ -280,6 +280,45 @@ describe("secrets never reach the logs", () => {
       expectStatus(await call("DELETE", `/admin/v1/api-keys/${spare.json.id}`, admin), 200);
       expectStatus(await call("GET", "/v1/billing/customers", { authorization: `Bearer ${revokedKey}` }), 401);
       expectStatus(await call("GET", "/v1/billing/customers", { "x-api-key": `${apiKey}x` }), 401);
+      // The dashboard: sign-up with a password, a session cookie and its CSRF token, a key created on a page,
+      // a failed sign-in.
+      const dashboardPassword = `Dash-${hex(12)}`;
+      const wrongDashboardPassword = `Dash-${hex(12)}`;
+      const cookies = new Map<string, string>();
+      const browse = async (method: string, path: string, form?: Record<string, string>) => {
+        calls += 1;
+        const res = await fetch(`${service.base}${path}`, {
+          method,
+          redirect: "manual",
+          headers: {
+            cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+            ...(form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
+          },
+          body: form ? new URLSearchParams(form).toString() : undefined,
+          signal: AbortSignal.timeout(15_000),
+        });
+        for (const line of res.headers.getSetCookie()) {
+          const [pair] = line.split(";");
+          const [name, value] = [pair!.slice(0, pair!.indexOf("=")), pair!.slice(pair!.indexOf("=") + 1)];
+          if (value) cookies.set(name, value);
+          else cookies.delete(name);
+        }
+        return { status: res.status, body: await res.text() };
+      };
+      const csrfOf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
+      const signupForm = await browse("GET", "/signup");
+      const preloginToken = csrfOf(signupForm.body);
+      assert.equal((await browse("POST", "/signup", { company: "Dash Logged", email: "owner@dash-logged.example", password: dashboardPassword, _csrf: preloginToken })).status, 303);
+      const sessionToken = cookies.get("__Host-billing_session")!;
+      const keysPage = await browse("GET", "/settings/api-keys");
+      const sessionCsrf = csrfOf(keysPage.body);
+      const keyPage = await browse("POST", "/settings/api-keys", { name: "dashboard key", _csrf: sessionCsrf });
+      assert.equal(keyPage.status, 200);
+      const dashboardKey = /id="new-api-key">([^<]+)</.exec(keyPage.body)![1]!;
+      assert.equal((await browse("POST", "/logout", { _csrf: sessionCsrf })).status, 303);
+      const loginForm = await browse("GET", "/login");
+      assert.equal((await browse("POST", "/login", { email: "owner@dash-logged.example", password: wrongDashboardPassword, _csrf: csrfOf(loginForm.body) })).status, 401);
+
       await waitFor(
         "the webhook for the second customer to be delivered",
         () => receiver.requests.some((r) => (JSON.parse(r.body) as { data: { object: { name?: string } } }).data.object.name === "Second Customer"),
@@ -306,6 +345,12 @@ describe("secrets never reach the logs", () => {
         "refused user's password": rejectedPassword,
         "webhook secret": firstSecret,
         "rotated webhook secret": secondSecret,
+        "dashboard password": dashboardPassword,
+        "wrong dashboard password": wrongDashboardPassword,
+        "dashboard session token": sessionToken,
+        "dashboard CSRF token": sessionCsrf,
+        "sign-up form token": preloginToken,
+        "API key created in the dashboard": dashboardKey,
       };
       for (const [what, secret] of Object.entries(secrets)) {
         assert.ok(secret.length >= 16, `${what} is a real secret`);
