@@ -241,30 +241,16 @@ export function createUsageIngestion({
               ...lineIdentity({ kind: rating.kind, rule, metric: c.input.metric, unitPrice: rating.appliedRate }),
               unitPrice: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
             };
-      writes[i] = {
-        id: c.input.event_id,
-        contractId: c.contract.id,
-        metric: c.input.metric,
-        quantity: toDecimalString(c.input.quantity),
-        feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
-        appliedRate: line.unitPrice,
-        counterparty: c.input.counterparty ?? null,
-        counterpartySide: c.input.counterparty_side ?? null,
-        pair: c.input.pair ?? null,
-        ratedAmount: toDecimalString(rating.charge),
-        ruleId: rule.id,
-        pricingVersion: c.contract.current_version,
-        periodStart: c.periodStart,
-        periodEnd: c.periodEnd,
-        timestamp: c.input.timestamp,
-        lineKey: line.key,
-        kind: rating.kind,
-        description: line.description,
-        unitPrice: line.unitPrice,
-        exponent: minorUnitExponent(c.contract.currency),
-        quantityDecimal: c.input.quantity,
-        chargeDecimal: rating.charge,
-      };
+      // The stored fields, then where it lands (added in one fixed order: every write has the same shape).
+      const write = eventWrite(c, rule, rating, line.unitPrice) as BatchEventWrite;
+      write.lineKey = line.key;
+      write.kind = rating.kind;
+      write.description = line.description;
+      write.unitPrice = line.unitPrice;
+      write.exponent = minorUnitExponent(c.contract.currency);
+      write.quantityDecimal = c.input.quantity;
+      write.chargeDecimal = rating.charge;
+      writes[i] = write;
     }
     return batchWriter.write(companyId, writes, (contractId, periodStart) =>
       wantedInvoice(candidates.find((c) => c.contract.id === contractId && c.periodStart === periodStart)!),
@@ -349,15 +335,20 @@ function wantedInvoice(c: Candidate): WantedInvoice {
   };
 }
 
-/** The stored fields of a rated event, but for where it lands. */
-function eventWrite(c: Candidate, rule: PricingRule, rating: Rating): Omit<RatedEventWrite, "invoiceNumber" | "lineKey"> {
+/** The stored fields of a rated event, but for where it lands. `appliedRate`: the rating's rate as text. */
+function eventWrite(
+  c: Candidate,
+  rule: PricingRule,
+  rating: Rating,
+  appliedRate: string | null = rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+): Omit<RatedEventWrite, "invoiceNumber" | "lineKey"> {
   return {
     id: c.input.event_id,
     contractId: c.contract.id,
     metric: c.input.metric,
     quantity: toDecimalString(c.input.quantity),
     feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
-    appliedRate: rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+    appliedRate,
     counterparty: c.input.counterparty ?? null,
     counterpartySide: c.input.counterparty_side ?? null,
     pair: c.input.pair ?? null,
