@@ -99,7 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     requestTimeoutMs: parseDuration(env.BILLING_REQUEST_TIMEOUT ?? "30s"),
     ingestCallsInFlight: (() => {
-      const value = Number(env.BILLING_INGEST_CALLS_IN_FLIGHT ?? 1);
+      const value = Number(env.BILLING_INGEST_CALLS_IN_FLIGHT || 1);
       if (!Number.isInteger(value) || value < 1 || value > 64) {
         throw new ConfigError(`BILLING_INGEST_CALLS_IN_FLIGHT must be an integer from 1 to 64, not '${env.BILLING_INGEST_CALLS_IN_FLIGHT}'`);
       }
