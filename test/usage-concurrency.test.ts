@@ -29,7 +29,9 @@ async function submitInParallel(t: TestApp, key: string, batches: unknown[][]): 
   });
 }
 
-describeEachEngine("usage under concurrency", (t) => {
+// Once with the default (one write of a company in flight per process), once with several: then calls of one
+// company race inside one process for the same draft invoices, and only the invoice locks keep them apart.
+for (const callsInFlight of ["1", "4"]) describeEachEngine(`usage under concurrency (${callsInFlight} ingest call(s) in flight)`, (t) => {
   it("stores and bills an event once when 30 requests send it at the same time", async () => {
     const { key, contract } = await companyWithContract(t());
     const event = usageEvent(contract.id, { quantity: 2 });
@@ -183,7 +185,7 @@ describeEachEngine("usage under concurrency", (t) => {
     assert.equal(invoice.total, 1000);
     await assertInvoicesMatchEvents(t(), key, contract.id);
   });
-});
+}, { env: { BILLING_INGEST_CALLS_IN_FLIGHT: callsInFlight } });
 
 describeEachEngine("invoice numbering under concurrency", (t) => {
   it("numbers drafts without gaps when ten first projections of one month race", async () => {
