@@ -139,6 +139,25 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     assert.match(String(replay.headers.location), /^\/login/);
   });
 
+  it("deletes a user's ended sessions when they sign in again, keeping live ones", async () => {
+    const { client, email, password } = await signUp(t);
+    const other = dashboardClient(t);
+    const otherForm = await other.get("/login");
+    assert.equal((await other.post("/login", { email, password, _csrf: csrfIn(otherForm.body)! })).statusCode, 303);
+    await client.post("/logout");
+    const sessionsOf = async () =>
+      (await t().app.db.query<{ ended: boolean }>(
+        "SELECT s.ended_at IS NOT NULL AS ended FROM dashboard_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 ORDER BY s.created_at",
+        [email],
+      )).rows.map((r) => r.ended);
+    assert.deepEqual((await sessionsOf()).sort(), [false, true]);
+    const again = dashboardClient(t);
+    const form = await again.get("/login");
+    assert.equal((await again.post("/login", { email, password, _csrf: csrfIn(form.body)! })).statusCode, 303);
+    assert.deepEqual(await sessionsOf(), [false, false]);
+    assert.equal((await other.get("/customers")).statusCode, 200, "the other live session still works");
+  });
+
   it("expires a session after 12 hours", async () => {
     const { client } = await signUp(t);
     assert.equal((await client.get("/customers")).statusCode, 200);
