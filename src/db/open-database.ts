@@ -2,6 +2,7 @@ import pg from "pg";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Database, QueryResult, Tx } from "./database.js";
+import { startEmbeddedMaintenance } from "./embedded-maintenance.js";
 import { startPgliteThread, type PgliteThread } from "./pglite-thread.js";
 
 /** What the configuration says about storage. */
@@ -18,6 +19,8 @@ export type StorageConfig =
       runOn?: "thread" | "in-process";
       /** PostgreSQL's shared_buffers inside PGlite (BILLING_PGLITE_SHARED_BUFFERS; default 32MB). */
       sharedBuffers?: string;
+      /** How often the embedded autovacuum looks for tables to analyze or vacuum (embedded-maintenance.ts). */
+      maintenanceIntervalMs?: number;
     };
 
 /**
@@ -85,6 +88,18 @@ function wrapPool(pool: pg.Pool, engine: Database["engine"], onClose: () => Prom
   };
 }
 
+/** PGlite has no autovacuum: the service analyzes and vacuums its tables itself (embedded-maintenance.ts). */
+function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined): Database {
+  const maintenance = startEmbeddedMaintenance(db, intervalMs);
+  return {
+    ...db,
+    async close() {
+      await maintenance.stop();
+      await db.close();
+    },
+  };
+}
+
 /** The only place that knows PGlite from PostgreSQL. Both are driven through `pg`, so types parse alike. */
 export async function openDatabase(config: StorageConfig): Promise<Database> {
   if (config.kind === "postgres") {
@@ -125,10 +140,13 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
       types: typeOverrides,
     } as pg.PoolConfig);
     pool.on("error", () => {});
-    return wrapPool(pool, "pglite", async () => {
-      await thread.close();
-      releaseLock();
-    });
+    return withEmbeddedMaintenance(
+      wrapPool(pool, "pglite", async () => {
+        await thread.close();
+        releaseLock();
+      }),
+      config.maintenanceIntervalMs,
+    );
   }
 
   const { PGlite } = await import("@electric-sql/pglite");
@@ -145,10 +163,13 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
   // PGlite is a single session: one connection, so transactions queue behind each other.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, types: typeOverrides } as pg.PoolConfig);
   pool.on("error", () => {});
-  return wrapPool(pool, "pglite", async () => {
-    await pglite.close();
-    releaseLock();
-  });
+  return withEmbeddedMaintenance(
+    wrapPool(pool, "pglite", async () => {
+      await pglite.close();
+      releaseLock();
+    }),
+    config.maintenanceIntervalMs,
+  );
 }
 
 export class DataDirInUseError extends Error {}
