@@ -275,6 +275,8 @@ describeEachEngine("dashboard API keys", (t) => {
     const created = await client.post("/settings/api-keys", { name: "to-revoke" });
     const key = /id="new-api-key">([^<]+)</.exec(created.body)![1]!;
     const id = /\/settings\/api-keys\/([0-9a-f-]{36})\/revoke/.exec(created.body)![1]!;
+    // Used once first: an embedded service remembers the keys it has seen, and must forget a revoked one.
+    assert.equal((await t().call({ method: "GET", url: "/v1/billing/customers", key })).statusCode, 200);
     const confirm = await client.get(`/settings/api-keys/${id}/revoke`);
     assert.equal(confirm.statusCode, 200);
     assert.match(confirm.body, /This cannot be undone/);

@@ -124,8 +124,20 @@ function checkUser(email: string, password: string): string {
 // argon2id with OWASP's second recommended profile (19 MiB, 2 passes): memory-hard, ~30 ms here.
 const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+/** At most this many API keys are remembered by an embedded service (see `knownKeys`). */
+const KNOWN_KEYS_LIMIT = 10_000;
+
 export function createAccessService({ db, clock }: { db: Database; clock: Clock }) {
   const lastUsedWritten = new Map<string, number>();
+  /**
+   * API keys by hash, remembered between requests on the embedded database only. PGlite's data folder is
+   * locked to this one process, so every revocation goes through this service and clears the map: nothing
+   * can be stale. A PostgreSQL database may be shared by several processes, where a key revoked by one must
+   * stop working at once in all, so there every request reads its key. The lookup is a round trip to
+   * PGlite's single thread per request (~0.5 ms; docs/performance.md, step 15). Unknown keys are never
+   * remembered, so random keys cannot grow the map; expiry is checked on every use, as for a key read.
+   */
+  const knownKeys = db.engine === "pglite" ? new Map<string, repo.ApiKeyRow>() : null;
 
   function noteKeyUse(keyId: string): void {
     const now = clock.now();
@@ -178,13 +190,22 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
 
     async revokeApiKey(id: string): Promise<ApiKey & { revoked_at: string }> {
       const row = isUuid(id) ? await repo.revokeApiKey(db, id, clock.now()) : undefined;
+      knownKeys?.clear();
       if (!row) throw new NotFoundError("api_key");
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
     },
 
     /** The caller behind a presented API key, or 401 `Invalid API key`. */
     async authenticate(presentedKey: string): Promise<Actor> {
-      const row = await repo.findApiKeyByHash(db, hashApiKey(presentedKey));
+      const hash = hashApiKey(presentedKey);
+      let row = knownKeys?.get(hash.toString("base64"));
+      if (!row) {
+        row = await repo.findApiKeyByHash(db, hash);
+        if (knownKeys && row && !row.revoked_at) {
+          if (knownKeys.size >= KNOWN_KEYS_LIMIT) knownKeys.clear();
+          knownKeys.set(hash.toString("base64"), row);
+        }
+      }
       const now = clock.now().getTime();
       if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) {
         throw UnauthenticatedError.invalid();
@@ -225,6 +246,7 @@ export function createAccessService({ db, clock }: { db: Database; clock: Clock 
     /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */
     async revokeOwnApiKey(actor: Actor, id: string): Promise<ApiKey & { revoked_at: string }> {
       const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(db, actor.companyId, id, clock.now()) : undefined;
+      knownKeys?.clear();
       if (!row) throw new NotFoundError("api_key");
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
     },
