@@ -11,15 +11,18 @@ import type { Queryable } from "../src/db/database.js";
 import { createTestDatabase, type EngineName } from "./harness.js";
 
 describe("maintenanceDue: autovacuum's default thresholds", () => {
+  const never = { secondsSinceAnalyze: null, secondsSinceVacuum: null };
   const cases: [string, Parameters<typeof maintenanceDue>[0], { analyze: boolean; vacuum: boolean }][] = [
-    ["never analyzed, few changes", { table: "t", reltuples: -1, modifiedSinceAnalyze: 50, dead: 0, insertedSinceVacuum: 50 }, { analyze: false, vacuum: false }],
-    ["never analyzed, 51 changes", { table: "t", reltuples: -1, modifiedSinceAnalyze: 51, dead: 0, insertedSinceVacuum: 51 }, { analyze: true, vacuum: false }],
-    ["1,000 rows, 150 changed", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 150, dead: 0, insertedSinceVacuum: 0 }, { analyze: false, vacuum: false }],
-    ["1,000 rows, 151 changed", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 151, dead: 0, insertedSinceVacuum: 0 }, { analyze: true, vacuum: false }],
-    ["1,000 rows, 251 dead", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 251, insertedSinceVacuum: 0 }, { analyze: false, vacuum: true }],
-    ["1,000 rows, 250 dead", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 250, insertedSinceVacuum: 0 }, { analyze: false, vacuum: false }],
-    ["1,000 rows, 1,201 inserted", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 0, insertedSinceVacuum: 1201 }, { analyze: false, vacuum: true }],
-    ["1,000,000 rows, 100,001 changed", { table: "t", reltuples: 1e6, modifiedSinceAnalyze: 100_051, dead: 0, insertedSinceVacuum: 100_051 }, { analyze: true, vacuum: false }],
+    ["never analyzed, few changes", { table: "t", reltuples: -1, modifiedSinceAnalyze: 50, dead: 0, insertedSinceVacuum: 50, ...never }, { analyze: false, vacuum: false }],
+    ["never analyzed, 51 changes", { table: "t", reltuples: -1, modifiedSinceAnalyze: 51, dead: 0, insertedSinceVacuum: 51, ...never }, { analyze: true, vacuum: false }],
+    ["1,000 rows, 150 changed", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 150, dead: 0, insertedSinceVacuum: 0, ...never }, { analyze: false, vacuum: false }],
+    ["1,000 rows, 151 changed", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 151, dead: 0, insertedSinceVacuum: 0, ...never }, { analyze: true, vacuum: false }],
+    ["1,000 rows, 251 dead", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 251, insertedSinceVacuum: 0, ...never }, { analyze: false, vacuum: true }],
+    ["1,000 rows, 250 dead", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 250, insertedSinceVacuum: 0, ...never }, { analyze: false, vacuum: false }],
+    ["1,000 rows, 1,201 inserted", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 0, dead: 0, insertedSinceVacuum: 1201, ...never }, { analyze: false, vacuum: true }],
+    ["1,000,000 rows, 100,001 changed", { table: "t", reltuples: 1e6, modifiedSinceAnalyze: 100_051, dead: 0, insertedSinceVacuum: 100_051, ...never }, { analyze: true, vacuum: false }],
+    ["analyzed 59 s ago, 151 changed of 1,000", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 151, dead: 251, insertedSinceVacuum: 0, secondsSinceAnalyze: 59, secondsSinceVacuum: 60 }, { analyze: false, vacuum: true }],
+    ["vacuumed 30 s ago, 251 dead of 1,000", { table: "t", reltuples: 1000, modifiedSinceAnalyze: 151, dead: 251, insertedSinceVacuum: 0, secondsSinceAnalyze: 61, secondsSinceVacuum: 30 }, { analyze: true, vacuum: false }],
   ];
   for (const [name, activity, expected] of cases) {
     it(name, () => assert.deepEqual(maintenanceDue(activity), expected));
