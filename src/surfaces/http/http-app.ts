@@ -9,7 +9,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
 import { mayHoldUnstorableText, unstorableText } from "../../domain/kernel/storable-text.js";
-import { createMcpApp, MCP_PATHS, mcpAvailable } from "../mcp/mcp-app.js";
+import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
@@ -39,12 +39,17 @@ export interface HttpAppDeps {
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
+type ExpressApp = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
 /**
  * Hands the agent surface's paths, and only those, to its express app before Fastify reads the body, so
- * that the rest of the API never goes through express.
+ * that the rest of the API never goes through express. The routes exist from the start; the express app
+ * (with the MCP SDK) is loaded by the first request to one of them, and kept.
  */
-function mcpRoutes(expressApp: (req: IncomingMessage, res: ServerResponse, next: () => void) => void) {
+function mcpRoutes(load: () => Promise<ExpressApp>) {
   return async (app: FastifyInstance) => {
+    let loaded: ExpressApp | undefined;
+    let loading: Promise<ExpressApp> | undefined;
     for (const url of MCP_PATHS) {
       app.route({
         method: ["GET", "POST", "DELETE", "OPTIONS"],
@@ -56,11 +61,28 @@ function mcpRoutes(expressApp: (req: IncomingMessage, res: ServerResponse, next:
           // were given (fastify.inject's are not node's) as own properties, which survive the swap.
           pinMethods(request.raw);
           pinMethods(reply.raw);
-          expressApp(request.raw, reply.raw, () => {
-            reply.raw.statusCode = 404;
+          const send = (status: number, body: object) => {
+            reply.raw.statusCode = status;
             reply.raw.setHeader("content-type", "application/json");
-            reply.raw.end(JSON.stringify({ error: "Not found", code: "not_found" }));
-          });
+            reply.raw.end(JSON.stringify(body));
+          };
+          const run = (expressApp: ExpressApp) => expressApp(request.raw, reply.raw, () => send(404, { error: "Not found", code: "not_found" }));
+          if (loaded) {
+            run(loaded);
+          } else {
+            // The body stays unread in the request stream meanwhile. A failed load is tried again by the next request.
+            loading ??= load().then(
+              (expressApp) => (loaded = expressApp),
+              (error: unknown) => {
+                loading = undefined;
+                throw error;
+              },
+            );
+            loading.then(run).catch((error: unknown) => {
+              request.log.error({ err: error }, "mcp surface error");
+              if (!reply.raw.headersSent) send(500, { error: "Internal server error", code: "internal_error" });
+            });
+          }
           void done;
         },
         handler: async () => undefined,
@@ -208,7 +230,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
   if (mcpAvailable(deps.publicUrl)) {
-    await app.register(mcpRoutes(createMcpApp({ services: deps.services, publicUrl: deps.publicUrl, logger: deps.logger })));
+    // Imported on first use: the MCP SDK and express cost ~17 MB of memory once loaded (docs/performance.md, peak RSS).
+    const { services, publicUrl, logger } = deps;
+    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger })));
   } else {
     deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
   }

@@ -12,26 +12,6 @@ import { clientName, createOAuthProvider } from "./oauth-provider.js";
 
 const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as const;
 
-/** The paths this express app answers; Fastify routes exactly these to it. */
-export const MCP_PATHS = [
-  "/mcp",
-  "/authorize",
-  "/token",
-  "/register",
-  "/revoke",
-  "/oauth/login",
-  "/oauth/consent",
-  "/.well-known/oauth-authorization-server",
-  "/.well-known/oauth-protected-resource",
-  "/.well-known/oauth-protected-resource/mcp",
-] as const;
-
-/** The SDK refuses a non-https issuer except on localhost; such a deployment serves no MCP. */
-export function mcpAvailable(publicUrl: string): boolean {
-  const url = new URL(publicUrl);
-  return url.protocol === "https:" || ["localhost", "127.0.0.1"].includes(url.hostname);
-}
-
 /**
  * The agent surface: the OAuth 2.1 authorization server (the SDK's router over our provider, plus our
  * login and consent pages) and the MCP endpoint: an express app to which Fastify hands MCP_PATHS.
