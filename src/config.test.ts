@@ -20,14 +20,14 @@ describe("configuration: request timeout, ingestion and the embedded database", 
     }
   });
 
-  it("runs the embedded database on its own thread with 32 MB of shared buffers unless told otherwise", () => {
+  it("runs the embedded database on its own thread with 16 MB of shared buffers unless told otherwise", () => {
     const storage = loadConfig(base).storage;
     assert.deepEqual(storage, { kind: "pglite", dataDir: "memory://", runOn: "thread" });
-    assert.deepEqual(loadConfig({ ...base, BILLING_PGLITE_THREAD: "off", BILLING_PGLITE_SHARED_BUFFERS: "16MB" }).storage, {
+    assert.deepEqual(loadConfig({ ...base, BILLING_PGLITE_THREAD: "off", BILLING_PGLITE_SHARED_BUFFERS: "32MB" }).storage, {
       kind: "pglite",
       dataDir: "memory://",
       runOn: "in-process",
-      sharedBuffers: "16MB",
+      sharedBuffers: "32MB",
     });
   });
 });

@@ -17,7 +17,7 @@ export type StorageConfig =
        * (BILLING_PGLITE_THREAD=off, read by config.ts).
        */
       runOn?: "thread" | "in-process";
-      /** PostgreSQL's shared_buffers inside PGlite (BILLING_PGLITE_SHARED_BUFFERS; default 32MB). */
+      /** PostgreSQL's shared_buffers inside PGlite (BILLING_PGLITE_SHARED_BUFFERS; default 16MB). */
       sharedBuffers?: string;
       /** How often the embedded autovacuum looks for tables to analyze or vacuum (embedded-maintenance.ts). */
       maintenanceIntervalMs?: number;
@@ -28,7 +28,7 @@ export type StorageConfig =
  * buffers alone, every page of it touched at start-up).
  */
 function pgliteSettings(sharedBuffers: string | undefined): Record<string, string> {
-  return { shared_buffers: sharedBuffers || "32MB" };
+  return { shared_buffers: sharedBuffers || "16MB" };
 }
 
 // DATE columns stay "YYYY-MM-DD" strings: pg's default turns them into local-time Dates, which shifts days.

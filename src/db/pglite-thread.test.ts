@@ -68,7 +68,7 @@ describe("PGlite on a worker thread", () => {
 
   it("starts both with the smaller memory settings", async () => {
     for (const db of [thread, inProcess]) {
-      assert.deepEqual((await db.query("SHOW shared_buffers")).rows, [{ shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "32MB" }]);
+      assert.deepEqual((await db.query("SHOW shared_buffers")).rows, [{ shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "16MB" }]);
     }
   });
 

@@ -43,6 +43,9 @@ export async function startPgliteThread(dataDir: string, settings: Record<string
   const worker = new Worker(workerFile, {
     eval: fromSource,
     workerData: { dataDir, settings, ...modules } satisfies PgliteWorkerData,
+    // The thread's own JavaScript is small (its memory is PGlite's WebAssembly heap, outside V8's): a young
+    // generation of 6 MB instead of V8's 16–32 MB holds the same work (docs/performance.md, peak RSS).
+    resourceLimits: { maxYoungGenerationSizeMb: 6 },
   });
   const sockets = new Map<number, WorkerSocket>();
   let nextConn = 1;
