@@ -18,3 +18,16 @@ it("runs every benchmark case and finds the stored data exactly as acknowledged"
   assert.ok(rows.length >= 1, `no case ran:\n${run.stdout}`);
   for (const row of rows) assert.match(row, /ok: \d+ stored, charges = lines/);
 });
+
+for (const engine of ["pglite", "postgres"] as const) {
+  const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
+  it(`runs the ingest function's own benchmark and finds its invoices exact [${engine}]`, { skip, timeout: 120_000 }, () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/ingest-sql-bench.ts"], {
+      env: { ...process.env, SQL_BENCH_ENGINE: engine, SQL_BENCH_CALLS: "3", SQL_BENCH_EVENTS: "300", LOG_LEVEL: "warn" },
+      encoding: "utf8",
+      timeout: 110_000,
+    });
+    assert.equal(run.status, 0, `benchmark failed:\n${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, new RegExp(`^${engine} shape a: 3 calls of 300 events: .*verify: ok$`, "m"));
+  });
+}
