@@ -50,6 +50,14 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/**
+ * The C allocator's settings `npm start` gives the service (package.json): glibc hands memory freed by V8's
+ * compilers (PGlite's WebAssembly is compiled at start-up, partly on background threads) back to the system
+ * instead of keeping it in per-thread arenas (docs/performance.md, step 18). A setting already in the
+ * environment wins, as in the start script.
+ */
+export const MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "32768", MALLOC_TRIM_THRESHOLD_: "32768" } as const;
+
 export async function startService(env: Record<string, string>, apiKey: string): Promise<Service> {
   currentKey = apiKey;
   // BENCH_PROFILE=dir writes a V8 CPU profile of the service there (node --cpu-prof), to find the real cost.
@@ -61,6 +69,7 @@ export async function startService(env: Record<string, string>, apiKey: string):
     const port = await freePort();
     const child = spawn(process.execPath, args, {
       env: {
+        ...MALLOC_ENV,
         ...process.env,
         ...env,
         PORT: String(port),

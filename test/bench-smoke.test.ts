@@ -31,3 +31,12 @@ for (const engine of ["pglite", "postgres"] as const) {
     assert.match(run.stdout, new RegExp(`^${engine} shape a: 3 calls of 300 events: .*verify: ok$`, "m"));
   });
 }
+
+it("starts the benchmarked service with the allocator settings `npm start` gives it", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { MALLOC_ENV } = await import("../bench/bench-kit.js");
+  const start = (JSON.parse(readFileSync("package.json", "utf8")) as { scripts: { start: string } }).scripts.start;
+  const fromScript = Object.fromEntries([...start.matchAll(/(\w+)=\$\{\1:-([^}]+)\}/g)].map((m) => [m[1], m[2]]));
+  assert.deepEqual(fromScript, { ...MALLOC_ENV });
+  assert.match(start, /node dist\/src\/main\.js$/);
+});
