@@ -30,7 +30,14 @@ export async function createApp(
   options: { db?: Database; clock?: Clock; logger?: Logger } = {},
 ): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = options.db ?? (await openDatabase(config.storage));
+  const db =
+    options.db ??
+    (await openDatabase(config.storage, {
+      maintenance: {
+        onPass: (done) => logger.debug(done, "embedded database maintenance"),
+        onError: (error) => logger.warn({ err: error }, "embedded database maintenance failed; trying again at the next pass"),
+      },
+    }));
   const ownsDb = !options.db;
   try {
     const applied = await migrate(db);

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { maintenanceDue, runEmbeddedMaintenance } from "../src/db/embedded-maintenance.js";
+import { maintenanceDue, runEmbeddedMaintenance, startEmbeddedMaintenance } from "../src/db/embedded-maintenance.js";
 import { migrate } from "../src/db/migrate.js";
 import { openDatabase } from "../src/db/open-database.js";
-import type { Queryable } from "../src/db/database.js";
+import type { Database, Queryable } from "../src/db/database.js";
 import { createTestDatabase, type EngineName } from "./harness.js";
 
 describe("maintenanceDue: autovacuum's default thresholds", () => {
@@ -68,8 +68,9 @@ for (const engine of ["pglite", "postgres"] as const satisfies readonly EngineNa
 }
 
 describe("the embedded database runs the maintenance on its own [pglite]", () => {
-  it("analyzes a table soon after it changed, with no one asking", async () => {
-    const db = await openDatabase({ kind: "pglite", dataDir: "memory://", maintenanceIntervalMs: 20 });
+  it("analyzes a table soon after it changed, with no one asking, and says what it did", async () => {
+    const passes: { analyzed: string[]; vacuumed: string[] }[] = [];
+    const db = await openDatabase({ kind: "pglite", dataDir: "memory://", maintenanceIntervalMs: 20 }, { maintenance: { onPass: (done) => passes.push(done) } });
     try {
       await migrate(db);
       await db.query("INSERT INTO companies (id, name, created_at) SELECT gen_random_uuid(), 'c' || n, now() FROM generate_series(1, 300) AS n");
@@ -78,8 +79,32 @@ describe("the embedded database runs the maintenance on its own [pglite]", () =>
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       assert.equal((await lastMaintenance(db, "companies")).reltuples, 300);
+      assert.ok(passes.some((p) => p.analyzed.includes("public.companies")), JSON.stringify(passes));
     } finally {
       await db.close();
     }
+  });
+
+  it("reports a failed pass and tries again at the next one", async () => {
+    let calls = 0;
+    const failing = {
+      engine: "pglite",
+      async query() {
+        calls += 1;
+        throw new Error("database is closing");
+      },
+    } as unknown as Database;
+    const errors: unknown[] = [];
+    const maintenance = startEmbeddedMaintenance(failing, 5, { onError: (error) => errors.push(error) });
+    try {
+      for (let i = 0; errors.length < 2; i++) {
+        if (i > 500) assert.fail("the failures were not reported");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    } finally {
+      await maintenance.stop();
+    }
+    assert.match(String(errors[0]), /database is closing/);
+    assert.ok(calls >= 2, "a second pass ran after the first failed");
   });
 });

@@ -101,13 +101,31 @@ export async function runEmbeddedMaintenance(db: Database): Promise<{ analyzed: 
   return { analyzed, vacuumed };
 }
 
-/** Runs a pass every `intervalMs` until stopped; a failed pass is retried at the next tick. */
-export function startEmbeddedMaintenance(db: Database, intervalMs = EMBEDDED_MAINTENANCE_INTERVAL_MS): { stop(): Promise<void> } {
+/** What a running maintenance reports: passes that did something, and passes that failed. */
+export interface MaintenanceListener {
+  onPass?(done: { analyzed: string[]; vacuumed: string[] }): void;
+  onError?(error: unknown): void;
+}
+
+/**
+ * Runs a pass every `intervalMs` until stopped. A failed pass (the database closing under it, say: nothing
+ * is half-done by an ANALYZE or VACUUM) is reported and tried again at the next tick.
+ */
+export function startEmbeddedMaintenance(
+  db: Database,
+  intervalMs = EMBEDDED_MAINTENANCE_INTERVAL_MS,
+  listener: MaintenanceListener = {},
+): { stop(): Promise<void> } {
   let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
     if (running) return;
     running = runEmbeddedMaintenance(db)
-      .catch(() => {}) // e.g. the database closing under it; nothing is half-done by an ANALYZE or VACUUM
+      .then(
+        (done) => {
+          if (done.analyzed.length + done.vacuumed.length > 0) listener.onPass?.(done);
+        },
+        (error: unknown) => listener.onError?.(error),
+      )
       .finally(() => (running = null));
   }, intervalMs);
   timer.unref();

@@ -2,7 +2,7 @@ import pg from "pg";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Database, QueryResult, Tx } from "./database.js";
-import { startEmbeddedMaintenance } from "./embedded-maintenance.js";
+import { startEmbeddedMaintenance, type MaintenanceListener } from "./embedded-maintenance.js";
 import { startPgliteThread, type PgliteThread } from "./pglite-thread.js";
 
 /** What the configuration says about storage. */
@@ -89,8 +89,8 @@ function wrapPool(pool: pg.Pool, engine: Database["engine"], onClose: () => Prom
 }
 
 /** PGlite has no autovacuum: the service analyzes and vacuums its tables itself (embedded-maintenance.ts). */
-function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined): Database {
-  const maintenance = startEmbeddedMaintenance(db, intervalMs);
+function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined, listener: MaintenanceListener | undefined): Database {
+  const maintenance = startEmbeddedMaintenance(db, intervalMs, listener);
   return {
     ...db,
     async close() {
@@ -101,7 +101,7 @@ function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined): 
 }
 
 /** The only place that knows PGlite from PostgreSQL. Both are driven through `pg`, so types parse alike. */
-export async function openDatabase(config: StorageConfig): Promise<Database> {
+export async function openDatabase(config: StorageConfig, options: { maintenance?: MaintenanceListener } = {}): Promise<Database> {
   if (config.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -146,6 +146,7 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
         releaseLock();
       }),
       config.maintenanceIntervalMs,
+      options.maintenance,
     );
   }
 
@@ -169,6 +170,7 @@ export async function openDatabase(config: StorageConfig): Promise<Database> {
       releaseLock();
     }),
     config.maintenanceIntervalMs,
+    options.maintenance,
   );
 }
 
