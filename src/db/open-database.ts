@@ -120,6 +120,16 @@ export async function openDatabase(config: StorageConfig, options: { maintenance
   }
 
   const releaseLock = config.dataDir.startsWith("memory://") ? () => {} : lockDataDir(config.dataDir);
+  // Either way PGlite runs, the service sees one pool, keeps the tables analyzed, and lets the folder go at the end.
+  const embedded = (pool: pg.Pool, closeEngine: () => Promise<void>): Database =>
+    withEmbeddedMaintenance(
+      wrapPool(pool, "pglite", async () => {
+        await closeEngine();
+        releaseLock();
+      }),
+      config.maintenanceIntervalMs,
+      options.maintenance,
+    );
   const runOn = config.runOn ?? "thread";
   if (runOn === "thread") {
     let thread: PgliteThread;
@@ -140,14 +150,7 @@ export async function openDatabase(config: StorageConfig, options: { maintenance
       types: typeOverrides,
     } as pg.PoolConfig);
     pool.on("error", () => {});
-    return withEmbeddedMaintenance(
-      wrapPool(pool, "pglite", async () => {
-        await thread.close();
-        releaseLock();
-      }),
-      config.maintenanceIntervalMs,
-      options.maintenance,
-    );
+    return embedded(pool, () => thread.close());
   }
 
   const { PGlite } = await import("@electric-sql/pglite");
@@ -164,14 +167,7 @@ export async function openDatabase(config: StorageConfig, options: { maintenance
   // PGlite is a single session: one connection, so transactions queue behind each other.
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, types: typeOverrides } as pg.PoolConfig);
   pool.on("error", () => {});
-  return withEmbeddedMaintenance(
-    wrapPool(pool, "pglite", async () => {
-      await pglite.close();
-      releaseLock();
-    }),
-    config.maintenanceIntervalMs,
-    options.maintenance,
-  );
+  return embedded(pool, () => pglite.close());
 }
 
 export class DataDirInUseError extends Error {}
