@@ -289,21 +289,21 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
     }
   });
 
-  app.get<{ Params: { id: string } }>("/webhooks/:id/rotate", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    return sendPage(
-      reply,
-      confirmPage(
-        viewer,
-        "Rotate signing secret",
-        endpoint,
-        html`Replace the signing secret of <code>${endpoint.url}</code>? The current secret stops signing at once: deliveries from now on are signed with the new one, so update your receiver right after.`,
-        `/webhooks/${endpoint.id}/rotate`,
-        "Rotate secret",
-      ),
-    );
-  });
+  /** GET /webhooks/:id/<action>: the page that asks before a POST to the same path does it. */
+  const confirmRoute = (action: string, title: string, button: string, question: (endpoint: Endpoint) => HtmlValue) =>
+    app.get<{ Params: { id: string } }>(`/webhooks/:id/${action}`, async (request, reply) => {
+      const viewer = viewerOf(request);
+      const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
+      return sendPage(reply, confirmPage(viewer, title, endpoint, question(endpoint), `/webhooks/${endpoint.id}/${action}`, button));
+    });
+
+  confirmRoute(
+    "rotate",
+    "Rotate signing secret",
+    "Rotate secret",
+    (endpoint) =>
+      html`Replace the signing secret of <code>${endpoint.url}</code>? The current secret stops signing at once: deliveries from now on are signed with the new one, so update your receiver right after.`,
+  );
 
   app.post<{ Params: { id: string } }>("/webhooks/:id/rotate", async (request, reply) => {
     const viewer = viewerOf(request);
@@ -312,21 +312,13 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
     return sendPage(reply, await endpointPage(deps, viewer, rotated, { top: secretOnce(rotated, "New signing secret") }));
   });
 
-  app.get<{ Params: { id: string } }>("/webhooks/:id/delete", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    return sendPage(
-      reply,
-      confirmPage(
-        viewer,
-        "Delete endpoint",
-        endpoint,
-        html`Delete the endpoint <code>${endpoint.url}</code>? Nothing more is sent to it, and its delivery history goes with it. This cannot be undone.`,
-        `/webhooks/${endpoint.id}/delete`,
-        "Delete endpoint",
-      ),
-    );
-  });
+  confirmRoute(
+    "delete",
+    "Delete endpoint",
+    "Delete endpoint",
+    (endpoint) =>
+      html`Delete the endpoint <code>${endpoint.url}</code>? Nothing more is sent to it, and its delivery history goes with it. This cannot be undone.`,
+  );
 
   app.post<{ Params: { id: string } }>("/webhooks/:id/delete", async (request, reply) => {
     const viewer = viewerOf(request);
