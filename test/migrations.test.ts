@@ -42,6 +42,14 @@ describeEachEngine("migrations", (t, engine) => {
     }
   });
 
+  it("plans the ingest function generically and with in-memory page costs (docs/performance.md, steps 8 and 14)", async () => {
+    const { rows } = await t().app.db.query<{ config: string[] }>(
+      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'billing_ingest_usage_lines'",
+    );
+    assert.equal(rows.length, 1, "one ingest function");
+    assert.deepEqual([...rows[0]!.config].sort(), ["plan_cache_mode=force_generic_plan", "random_page_cost=1.1"]);
+  });
+
   it("keeps existing data when run again", async () => {
     const company = await t().app.services.access.createCompany("Survives migrations");
     await migrate(t().app.db);
