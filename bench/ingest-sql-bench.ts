@@ -10,7 +10,9 @@
  * two metrics, i.e. 200 drafts and 400 lines, as a call of case (a) carries; "b" the same events on one
  * contract. SQL_BENCH_CALLS (default 60) calls after 5 unmeasured ones. SQL_BENCH_ENGINE=pglite runs on the
  * embedded database (on its worker thread, as the service does) instead of PostgreSQL (BENCH_DATABASE_URL or
- * the local server).
+ * the local server). SQL_BENCH_SETUP: SQL run after the set-up (a changed function); SQL_BENCH_REPORT: a query
+ * run after the measured calls, its rows printed as JSON; SQL_BENCH_ANALYZE=1: ANALYZE before the calls;
+ * SQL_BENCH_EXPLAIN=1 (PostgreSQL): one more call with auto_explain into the server's log.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -120,6 +122,12 @@ try {
     }
     await ingestRatedBatch(db, company, batch(CALLS + 5), new Date());
     await db.query("SET auto_explain.log_min_duration = -1");
+  }
+  if (process.env.SQL_BENCH_REPORT) {
+    // Experiments: a query whose rows are printed after the measured calls (e.g. timings an instrumented
+    // function kept in settings of the session).
+    const { rows } = await db.query(process.env.SQL_BENCH_REPORT);
+    console.log(JSON.stringify(rows));
   }
   const pgSeconds = cpu ? await cpu.stop() : null;
   const { problems } = await verifyBilling(db, company);

@@ -49,7 +49,7 @@ export async function createApp(
       publicUrl: config.publicUrl,
       webhookSettings: config.webhooks,
       outboundHttp,
-      ingestCallsInFlight: config.ingestCallsInFlight,
+      ingest: config.ingest,
     });
     const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
     if (config.bootstrap) {

@@ -11,12 +11,14 @@ describe("configuration: request timeout, ingestion and the embedded database", 
     assert.throws(() => loadConfig({ ...base, BILLING_REQUEST_TIMEOUT: "soon" }), ConfigError);
   });
 
-  it("writes one usage call per company at a time unless BILLING_INGEST_CALLS_IN_FLIGHT says otherwise (1 to 64)", () => {
-    assert.equal(loadConfig(base).ingestCallsInFlight, 1);
-    assert.equal(loadConfig({ ...base, BILLING_INGEST_CALLS_IN_FLIGHT: "3" }).ingestCallsInFlight, 3);
-    assert.equal(loadConfig({ ...base, BILLING_INGEST_CALLS_IN_FLIGHT: "" }).ingestCallsInFlight, 1);
-    for (const bad of ["0", "-1", "1.5", "65", "two"]) {
-      assert.throws(() => loadConfig({ ...base, BILLING_INGEST_CALLS_IN_FLIGHT: bad }), ConfigError, bad);
+  it("writes usage in 2 lanes per company with one call in flight each unless BILLING_INGEST_LANES / _CALLS_IN_FLIGHT say otherwise (1 to 64)", () => {
+    assert.deepEqual(loadConfig(base).ingest, { lanes: 2, callsInFlight: 1 });
+    assert.deepEqual(loadConfig({ ...base, BILLING_INGEST_LANES: "1", BILLING_INGEST_CALLS_IN_FLIGHT: "3" }).ingest, { lanes: 1, callsInFlight: 3 });
+    assert.deepEqual(loadConfig({ ...base, BILLING_INGEST_LANES: "", BILLING_INGEST_CALLS_IN_FLIGHT: "" }).ingest, { lanes: 2, callsInFlight: 1 });
+    for (const name of ["BILLING_INGEST_LANES", "BILLING_INGEST_CALLS_IN_FLIGHT"]) {
+      for (const bad of ["0", "-1", "1.5", "65", "two"]) {
+        assert.throws(() => loadConfig({ ...base, [name]: bad }), (error: Error) => error instanceof ConfigError && error.message.includes(name), `${name}=${bad}`);
+      }
     }
   });
 

@@ -24,8 +24,11 @@ export interface Config {
   rateLimit: RateLimit | null;
   /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
   requestTimeoutMs: number;
-  /** Usage writes of one company in flight at once per process (BILLING_INGEST_CALLS_IN_FLIGHT, default 1). */
-  ingestCallsInFlight: number;
+  /**
+   * How usage is written, per company and process: lanes (BILLING_INGEST_LANES, default 2), each with its
+   * own calls in flight (BILLING_INGEST_CALLS_IN_FLIGHT, default 1).
+   */
+  ingest: { lanes: number; callsInFlight: number };
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +52,13 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
   if (/^(true|1|yes)$/i.test(value)) return true;
   if (/^(false|0|no)$/i.test(value)) return false;
   throw new ConfigError(`${name} must be true or false, not '${value}'`);
+}
+
+/** An integer setting from 1 to 64 (concurrency knobs); empty or unset gives the default. */
+function parseSmallInteger(name: string, value: string | undefined, fallback: number): number {
+  const parsed = Number(value || fallback);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 64) throw new ConfigError(`${name} must be an integer from 1 to 64, not '${value}'`);
+  return parsed;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -98,13 +108,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
     requestTimeoutMs: parseDuration(env.BILLING_REQUEST_TIMEOUT ?? "30s"),
-    ingestCallsInFlight: (() => {
-      const value = Number(env.BILLING_INGEST_CALLS_IN_FLIGHT || 1);
-      if (!Number.isInteger(value) || value < 1 || value > 64) {
-        throw new ConfigError(`BILLING_INGEST_CALLS_IN_FLIGHT must be an integer from 1 to 64, not '${env.BILLING_INGEST_CALLS_IN_FLIGHT}'`);
-      }
-      return value;
-    })(),
+    ingest: {
+      lanes: parseSmallInteger("BILLING_INGEST_LANES", env.BILLING_INGEST_LANES, 2),
+      callsInFlight: parseSmallInteger("BILLING_INGEST_CALLS_IN_FLIGHT", env.BILLING_INGEST_CALLS_IN_FLIGHT, 1),
+    },
     logLevel: env.LOG_LEVEL || "info",
     rateLimit: (() => {
       try {

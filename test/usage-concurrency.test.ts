@@ -29,9 +29,14 @@ async function submitInParallel(t: TestApp, key: string, batches: unknown[][]): 
   });
 }
 
-// Once with the default (one write of a company in flight per process), once with several: then calls of one
-// company race inside one process for the same draft invoices, and only the invoice locks keep them apart.
-for (const callsInFlight of ["1", "4"]) describeEachEngine(`usage under concurrency (${callsInFlight} ingest call(s) in flight)`, (t) => {
+// Once with the defaults (2 lanes per company, one call in flight in each), once with one lane and several calls
+// in flight: then calls of one company race inside one process for the same draft invoices, and only the
+// invoice locks keep them apart.
+const settings = [
+  { BILLING_INGEST_LANES: "2", BILLING_INGEST_CALLS_IN_FLIGHT: "1" },
+  { BILLING_INGEST_LANES: "1", BILLING_INGEST_CALLS_IN_FLIGHT: "4" },
+];
+for (const env of settings) describeEachEngine(`usage under concurrency (${env.BILLING_INGEST_LANES} lane(s), ${env.BILLING_INGEST_CALLS_IN_FLIGHT} call(s) in flight each)`, (t) => {
   it("stores and bills an event once when 30 requests send it at the same time", async () => {
     const { key, contract } = await companyWithContract(t());
     const event = usageEvent(contract.id, { quantity: 2 });
@@ -185,7 +190,7 @@ for (const callsInFlight of ["1", "4"]) describeEachEngine(`usage under concurre
     assert.equal(invoice.total, 1000);
     await assertInvoicesMatchEvents(t(), key, contract.id);
   });
-}, { env: { BILLING_INGEST_CALLS_IN_FLIGHT: callsInFlight } });
+}, { env });
 
 describeEachEngine("invoice numbering under concurrency", (t) => {
   it("numbers drafts without gaps when ten first projections of one month race", async () => {

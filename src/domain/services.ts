@@ -1,3 +1,4 @@
+import type { IngestSettings } from "./usage/batch-writer.js";
 import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
 import { createContractService } from "./contracts/contract-service.js";
@@ -19,8 +20,8 @@ export interface ServiceDeps {
   webhookSettings: WebhookSettings;
   /** How webhooks leave the building (SSRF-checked, address-pinned); platform/outbound-http.ts. */
   outboundHttp: OutboundHttp;
-  /** Usage writes of one company in flight at once in this process (group commit). */
-  ingestCallsInFlight?: number | undefined;
+  /** How this process writes usage: lanes and calls in flight per company (group commit). */
+  ingest?: IngestSettings | undefined;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */

@@ -16,43 +16,66 @@ interface CompanyQueue {
 }
 
 /**
- * Calls in flight per company and process (BILLING_INGEST_CALLS_IN_FLIGHT). One by default: a second call of
- * the same company mostly waits for the first one's invoice locks, and costs PostgreSQL ~25 % more CPU per
- * event for it (docs/performance.md, step 13).
+ * Calls in flight per lane, company and process (BILLING_INGEST_CALLS_IN_FLIGHT). One by default: a second
+ * call of the same lane mostly waits for the first one's invoice locks, and costs PostgreSQL ~25 % more CPU
+ * per event for it (docs/performance.md, step 13).
  */
 export const DEFAULT_CALLS_IN_FLIGHT = 1;
 
-/** Thrown to a request whose events were rated against contracts that changed since: rate them again. */
+/**
+ * Lanes per company and process (BILLING_INGEST_LANES): a company's contracts are spread over this many
+ * lanes, each with its own calls in flight. Lanes never share a draft invoice, so their calls run side by
+ * side on separate connections without waiting for each other's locks; two fit a 2-core database best
+ * (docs/performance.md, step 19).
+ */
+export const DEFAULT_LANES = 2;
+
+/**
+ * Thrown to a request whose events were rated against contracts that changed since: rate them again.
+ * `storedIds`: events of the request that another lane stored meanwhile (they are the request's own, not
+ * duplicates, when it goes again).
+ */
 export class StaleContracts extends Error {
-  constructor(readonly contractIds: string[]) {
+  constructor(
+    readonly contractIds: string[],
+    readonly storedIds: readonly string[] = [],
+  ) {
     super(`contracts changed while rating: ${contractIds.join(", ")}`);
   }
+}
+
+/** How a process writes usage (configuration: BILLING_INGEST_CALLS_IN_FLIGHT, BILLING_INGEST_LANES). */
+export interface IngestSettings {
+  callsInFlight?: number | undefined;
+  lanes?: number | undefined;
 }
 
 /** At most this many events go to the database in one call; more wait for the next. */
 export const MAX_EVENTS_PER_CALL = 2000;
 
 /**
- * Group commit for rated batches (issue: performance). Requests of one company that arrive while its
- * previous call is in flight are folded into the next call of billing_ingest_usage_lines: one transaction, one
- * commit, one pass over the draft invoices for all of them. Each request's events still land together or
- * not at all, and a company never has two calls racing for the same invoice locks inside one process.
- * Requests of different companies never wait for each other.
+ * Group commit for rated batches (issue: performance). A request's events go to the lanes of their contracts
+ * (one lane for most small batches). In each lane, requests of one company that arrive while its previous
+ * call is in flight are folded into the next call of billing_ingest_usage_lines: one transaction, one
+ * commit, one pass over the lane's draft invoices for all of them. Every event lands together with its draft
+ * invoice; a request whose events span lanes is written by one call per lane (on a server error, part of it
+ * may be stored, and sending it again is safe: decisions.md, Rating 8). Inside one process, calls of one lane
+ * never race for the same invoice locks, and requests of different companies never wait for each other.
  */
 export function createBatchWriter({
   db,
   clock,
   drafts,
-  callsInFlight = DEFAULT_CALLS_IN_FLIGHT,
+  settings: { callsInFlight = DEFAULT_CALLS_IN_FLIGHT, lanes = DEFAULT_LANES } = {},
 }: {
   db: Database;
   clock: Clock;
   drafts: DraftInvoices;
-  callsInFlight?: number | undefined;
+  settings?: IngestSettings | undefined;
 }) {
   const queues = new Map<string, CompanyQueue>();
 
-  async function drain(companyId: string, queue: CompanyQueue): Promise<void> {
+  async function drain(key: string, companyId: string, queue: CompanyQueue): Promise<void> {
     queue.running += 1;
     try {
       while (queue.pending.length > 0) {
@@ -67,7 +90,7 @@ export function createBatchWriter({
       }
     } finally {
       queue.running -= 1;
-      if (queue.pending.length === 0 && queue.running === 0) queues.delete(companyId);
+      if (queue.pending.length === 0 && queue.running === 0) queues.delete(key);
     }
   }
 
@@ -124,15 +147,49 @@ export function createBatchWriter({
     }
   }
 
+  function enqueue(companyId: string, lane: number, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<Set<string>> {
+    return new Promise((resolve, reject) => {
+      const key = `${lane}|${companyId}`;
+      let queue = queues.get(key);
+      if (!queue) queues.set(key, (queue = { pending: [], running: 0 }));
+      queue.pending.push({ writes, wanted, resolve, reject });
+      if (queue.running < callsInFlight) void drain(key, companyId, queue);
+    });
+  }
+
   return {
     /** Stores a rated batch; resolves with the ids that were stored already (duplicates). */
-    write(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<Set<string>> {
-      return new Promise((resolve, reject) => {
-        let queue = queues.get(companyId);
-        if (!queue) queues.set(companyId, (queue = { pending: [], running: 0 }));
-        queue.pending.push({ writes, wanted, resolve, reject });
-        if (queue.running < callsInFlight) void drain(companyId, queue);
+    async write(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<Set<string>> {
+      const byLane = new Map<number, BatchEventWrite[]>();
+      for (const w of writes) {
+        const lane = laneOf(w.contractId, lanes);
+        const list = byLane.get(lane);
+        if (list) list.push(w);
+        else byLane.set(lane, [w]);
+      }
+      if (byLane.size === 1) return enqueue(companyId, byLane.keys().next().value!, writes, wanted);
+      const parts = [...byLane];
+      const settled = await Promise.allSettled(parts.map(([lane, part]) => enqueue(companyId, lane, part, wanted)));
+      // Every lane has answered; a failure is the request's, after the lanes that succeeded are accounted for.
+      const duplicates = new Set<string>();
+      const stored: string[] = [];
+      const staleIds = new Set<string>();
+      let failure: unknown = null;
+      settled.forEach((result, i) => {
+        if (result.status === "fulfilled") {
+          for (const w of parts[i]![1]) {
+            if (result.value.has(w.id)) duplicates.add(w.id);
+            else stored.push(w.id);
+          }
+        } else if (result.reason instanceof StaleContracts) {
+          for (const id of result.reason.contractIds) staleIds.add(id);
+        } else {
+          failure ??= result.reason;
+        }
       });
+      if (failure !== null) throw failure;
+      if (staleIds.size > 0) throw new StaleContracts([...staleIds], stored);
+      return duplicates;
     },
   };
 }
@@ -144,4 +201,12 @@ function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const no: T[] = [];
   for (const item of items) (test(item) ? yes : no).push(item);
   return [yes, no];
+}
+
+/** A contract's lane, from a hash of its id (FNV-1a): the same lane in every process. */
+export function laneOf(contractId: string, lanes: number): number {
+  if (lanes === 1) return 0;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < contractId.length; i++) hash = Math.imul(hash ^ contractId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
 }

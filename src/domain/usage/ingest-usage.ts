@@ -11,7 +11,7 @@ import { Big, minorUnitExponent, toDecimalString } from "../kernel/money.js";
 import { rateEvent, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
 import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
 import { parseUsageEvent } from "./parse-usage-event.js";
-import { createBatchWriter, StaleContracts } from "./batch-writer.js";
+import { createBatchWriter, StaleContracts, type IngestSettings } from "./batch-writer.js";
 import {
   findStaleContracts,
   findStoredEventIds,
@@ -109,23 +109,24 @@ function ruleLine(rule: PricingRule, metric: string, rate: Big): RuleLine {
 }
 
 /**
- * Usage ingestion (spec section 4, submitUsage; decisions.md "Rating an event"). One request is one
- * transaction: every new event is stored, rated and put on its draft invoice together, or none is.
+ * Usage ingestion (spec section 4, submitUsage; decisions.md "Rating an event"). Every new event is stored,
+ * rated and put on its draft invoice in one transaction; a request is one transaction per lane of the
+ * contracts it touches (batch-writer.ts), or one transaction on the locking path.
  */
 export function createUsageIngestion({
   db,
   clock,
   drafts,
   contexts,
-  ingestCallsInFlight,
+  ingest,
 }: {
   db: Database;
   clock: Clock;
   drafts: DraftInvoices;
   contexts: RatingContextCache;
-  ingestCallsInFlight?: number | undefined;
+  ingest?: IngestSettings | undefined;
 }) {
-  const batchWriter = createBatchWriter({ db, clock, drafts, callsInFlight: ingestCallsInFlight });
+  const batchWriter = createBatchWriter({ db, clock, drafts, settings: ingest });
   return async function submit(actor: Actor, rawEvents: readonly unknown[]): Promise<SubmitResult> {
     requireScope(actor, "usage:write");
     const outcomes: Outcome[] = new Array(rawEvents.length);
@@ -141,14 +142,17 @@ export function createUsageIngestion({
       else outcomes[index] = { kind: "rejected", code: "invalid_event", message: result.message };
     });
 
-    // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile.
+    // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile. Events that
+    //      other lanes stored before that are this request's own, not duplicates, when they come back.
+    const storedEarlier = new Set<string>();
     for (let attempt = 0; ; attempt++) {
       try {
-        await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes);
+        await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes, storedEarlier);
         break;
       } catch (error) {
         if (!(error instanceof StaleContracts) || attempt >= 3) throw error;
         contexts.invalidate(actor.companyId, error.contractIds);
+        for (const id of error.storedIds) storedEarlier.add(id);
       }
     }
 
@@ -163,7 +167,13 @@ export function createUsageIngestion({
     return { accepted, rejected: rawEvents.length - accepted, events };
   };
 
-  async function judgeRateAndStore(companyId: string, parsed: Parsed[], eventIds: (string | null)[], outcomes: Outcome[]): Promise<void> {
+  async function judgeRateAndStore(
+    companyId: string,
+    parsed: Parsed[],
+    eventIds: (string | null)[],
+    outcomes: Outcome[],
+    storedEarlier: ReadonlySet<string>,
+  ): Promise<void> {
     // 2. Judge each event against its contract (cached, or one query for the batch).
     const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
     let contracts = await contexts.get(db, companyId, ids);
@@ -217,7 +227,8 @@ export function createUsageIngestion({
       const capped = candidates.some((c) => c.rule.monthly_cap !== null);
       const duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
       for (const candidate of candidates) {
-        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
+        const id = candidate.input.event_id;
+        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(id) && !storedEarlier.has(id) };
       }
     }
     parsed.forEach((p) => {

@@ -1,3 +1,4 @@
+import type { IngestSettings } from "./batch-writer.js";
 import type { Database } from "../../db/database.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { DraftInvoices } from "../invoices/draft-invoices.js";
@@ -40,7 +41,7 @@ export function createUsageService(deps: {
   clock: Clock;
   drafts: DraftInvoices;
   contexts: RatingContextCache;
-  ingestCallsInFlight?: number | undefined;
+  ingest?: IngestSettings | undefined;
 }) {
   const { db } = deps;
   return {
