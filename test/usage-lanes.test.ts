@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { it } from "node:test";
 import { createApp } from "../src/app.js";
+import type { Database } from "../src/db/database.js";
 import { laneOf } from "../src/domain/usage/batch-writer.js";
 import { describeEachEngine, testConfig, type TestApp } from "./harness.js";
 import {
@@ -27,9 +29,47 @@ import {
  */
 const LANES = 2;
 
+interface IngestCall {
+  ids: string[];
+  outcomes: string[];
+}
+
+/**
+ * Another service process on the same database, whose calls of the ingest function are recorded; `after`
+ * runs once a call has answered, before the process sees the answer (what another process might do then).
+ */
+async function watchedProcess(t: TestApp, key: string, after?: (call: IngestCall) => Promise<void>) {
+  const base = t.app.db;
+  const calls: IngestCall[] = [];
+  const db: Database = {
+    engine: base.engine,
+    transaction: (work) => base.transaction(work),
+    ping: () => base.ping(),
+    close: async () => {},
+    async query<Row>(sql: string, params?: readonly unknown[]) {
+      const result = await base.query<Row>(sql, params);
+      if (sql.includes("billing_ingest_usage_lines")) {
+        const call = { ids: params![16] as string[], outcomes: (result.rows as { outcome: string }[]).map((r) => r.outcome) };
+        calls.push(call);
+        await after?.(call);
+      }
+      return result;
+    },
+  };
+  const app = await createApp(testConfig({ BILLING_INGEST_LANES: String(LANES) }), { db, clock: t.clock });
+  const process: TestApp = { ...t, app, call: (options) => app.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }) };
+  return { process, calls, close: () => app.close() };
+}
+
+/** Another process raises the contract's domestic_wire price: a new pricing version. */
+async function raisePrice(t: TestApp, key: string, contractId: string): Promise<void> {
+  const domestic = (await getPricing(t, key, contractId)).rules.find((r) => r.metric === "domestic_wire")!;
+  await updateRule(t, key, contractId, domestic.id, { amount: "25.00" });
+}
+
 /** A company with a contract in each lane (contract ids are random: new ones until both lanes have one). */
-async function contractsInBothLanes(t: TestApp): Promise<{ key: string; byLane: [Contract, Contract] }> {
-  const { key, contract } = await companyWithContract(t);
+async function contractsInBothLanes(t: TestApp): Promise<{ key: string; companyId: string; byLane: [Contract, Contract] }> {
+  const { key, companyId, contract } = await companyWithContract(t);
   const byLane: (Contract | undefined)[] = [undefined, undefined];
   byLane[laneOf(contract.id, LANES)] = contract;
   for (let guard = 0; guard < 40 && (!byLane[0] || !byLane[1]); guard++) {
@@ -37,7 +77,7 @@ async function contractsInBothLanes(t: TestApp): Promise<{ key: string; byLane: 
     byLane[laneOf(next.id, LANES)] ??= next;
   }
   assert.ok(byLane[0] && byLane[1], "contracts in both lanes");
-  return { key, byLane: byLane as [Contract, Contract] };
+  return { key, companyId, byLane: byLane as [Contract, Contract] };
 }
 
 describeEachEngine("usage written in lanes", (t) => {
@@ -84,34 +124,96 @@ describeEachEngine("usage written in lanes", (t) => {
     }
   });
 
+  it("stores each id once when concurrent batches send the same ids under contracts in different lanes", async () => {
+    const { key, byLane } = await contractsInBothLanes(t());
+    const ids = Array.from({ length: 10 }, () => `shared-${randomUUID()}`);
+    // Batch i sends every id, on the first lane's contract when i is even, else on the second's, in
+    // opposite orders: the two lanes' calls race for the same ids.
+    const batches = Array.from({ length: 12 }, (_, i) => {
+      const events = ids.map((id) => usageEvent(byLane[i % 2]!.id, { event_id: id }));
+      return i % 4 < 2 ? events : events.reverse();
+    });
+    const results = await Promise.all(
+      batches.map(async (events) => {
+        const res = await t().call({ method: "POST", url: USAGE, key, payload: { events } });
+        expectStatus(res, 200);
+        return res.json() as SubmitResult;
+      }),
+    );
+    const firstCopies = results.flatMap((r) => r.events).filter((e) => e.duplicate === false).map((e) => e.event_id);
+    assert.deepEqual(firstCopies.sort(), [...ids].sort(), "each id is new for exactly one request");
+    let stored = 0;
+    for (const contract of byLane) {
+      const mine = await eventsOf(t(), key, contract.id);
+      stored += mine.length;
+      if (mine.length > 0) assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage").quantity, mine.length);
+      await assertInvoicesMatchEvents(t(), key, contract.id);
+    }
+    assert.equal(stored, ids.length, "each id stored once, on one contract or the other");
+  });
+
   it("rates again only what a changed contract touched: the other lane's events of the batch are still reported new", async () => {
     const { key, byLane } = await contractsInBothLanes(t());
-    // This process learns both contracts (its cache), then another process sharing the database raises the
-    // first one's price: this process finds out only when its write is refused as stale.
-    await submit(t(), key, byLane.map((c) => usageEvent(c.id)));
-    const other = await createApp(testConfig(), { db: t().app.db, clock: t().clock });
+    const { process, calls, close } = await watchedProcess(t(), key);
     try {
-      const otherT: TestApp = { ...t(), app: other, call: (options) => other.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }) };
-      const domestic = (await getPricing(otherT, key, byLane[0].id)).rules.find((r) => r.metric === "domestic_wire")!;
-      await updateRule(otherT, key, byLane[0].id, domestic.id, { amount: "25.00" });
+      // The watched process learns both contracts (its cache); then another process raises the first one's
+      // price, which the watched process finds out only when its write is refused as stale.
+      await submit(process, key, byLane.map((c) => usageEvent(c.id)));
+      await raisePrice(t(), key, byLane[0].id);
+      const changed = usageEvent(byLane[0].id);
+      const unchanged = usageEvent(byLane[1].id);
+      const result = await submit(process, key, [changed, unchanged]);
+      const first = calls.find((c) => c.ids.includes(unchanged.event_id as string))!;
+      assert.deepEqual(first.outcomes, ["stored"], "the second lane stored its event before the request was rated again");
+      assert.deepEqual(
+        result.events.map((e) => [e.event_id, e.status, e.duplicate]),
+        [
+          [changed.event_id, "accepted", false],
+          [unchanged.event_id, "accepted", false],
+        ],
+        "both events are this request's, neither a duplicate",
+      );
+      const stored = await getEvent(t(), key, changed.event_id as string);
+      assert.equal(stored.rated_amount, 25, "rated at the new price");
+      assert.equal(stored.pricing_version, 2);
+      assert.equal((await getEvent(t(), key, unchanged.event_id as string)).rated_amount, 20);
+      for (const contract of byLane) await assertInvoicesMatchEvents(t(), key, contract.id);
     } finally {
-      await other.close();
+      await close();
     }
-    const changed = usageEvent(byLane[0].id);
-    const unchanged = usageEvent(byLane[1].id);
-    const result = await submit(t(), key, [changed, unchanged]);
-    assert.deepEqual(
-      result.events.map((e) => [e.event_id, e.status, e.duplicate]),
-      [
-        [changed.event_id, "accepted", false],
-        [unchanged.event_id, "accepted", false],
-      ],
-      "both events are this request's, neither a duplicate",
-    );
-    const stored = await getEvent(t(), key, changed.event_id as string);
-    assert.equal(stored.rated_amount, 25, "rated at the new price");
-    assert.equal(stored.pricing_version, 2);
-    assert.equal((await getEvent(t(), key, unchanged.event_id as string)).rated_amount, 20);
-    for (const contract of byLane) await assertInvoicesMatchEvents(t(), key, contract.id);
   });
-});
+
+  it("still reports an event the request stored as its own when its contract is ended before the request is rated again", async () => {
+    const { key, companyId, byLane } = await contractsInBothLanes(t());
+    let endSecond = false;
+    const { process, close } = await watchedProcess(t(), key, async (call) => {
+      // Right after the second lane stored its event, another process ends that lane's contract.
+      if (endSecond && call.outcomes.includes("stored") && call.ids.some((id) => id.startsWith("second-"))) {
+        endSecond = false;
+        const ended = await t().app.db.query("UPDATE contracts SET status = 'terminated' WHERE company_id = $1 AND id = $2", [companyId, byLane[1].id]);
+        assert.equal(ended.rowCount, 1);
+      }
+    });
+    try {
+      await submit(process, key, byLane.map((c) => usageEvent(c.id)));
+      await raisePrice(t(), key, byLane[0].id);
+      endSecond = true;
+      const a = usageEvent(byLane[0].id);
+      const b = usageEvent(byLane[1].id, { event_id: `second-${randomUUID()}` });
+      const result = await submit(process, key, [a, b]);
+      assert.equal(endSecond, false, "the contract was ended between the attempts");
+      assert.deepEqual(
+        result.events.map((e) => [e.status, e.duplicate]),
+        [
+          ["accepted", false],
+          ["accepted", false],
+        ],
+        "both events were stored by this request",
+      );
+      assert.equal((await getEvent(t(), key, a.event_id as string)).rated_amount, 25);
+      assert.equal((await getEvent(t(), key, b.event_id as string)).rated_amount, 20);
+    } finally {
+      await close();
+    }
+  });
+}, { env: { BILLING_INGEST_LANES: String(LANES) } });

@@ -61,8 +61,9 @@ const LINES_JSON = `COALESCE((
   FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json)`;
 
 /**
- * Locks the draft invoices of these (contract, period) pairs in one sorted order (no deadlocks between
- * requests). Pairs without an invoice are simply absent. Read the lines with `findLinesOfInvoices` in a
+ * Locks the draft invoices of these (contract, period) pairs in number order, the order the ingest function
+ * locks them in too (migrations/0009), so that requests on either path never wait for each other in a
+ * cycle. Pairs without an invoice are simply absent. Read the lines with `findLinesOfInvoices` in a
  * statement of its own: a statement that waited for a lock still reads with the snapshot it started with.
  */
 export async function lockInvoices(tx: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
@@ -71,7 +72,7 @@ export async function lockInvoices(tx: Queryable, companyId: string, keys: reado
        FROM invoices i
       WHERE i.company_id = $1
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
-      ORDER BY i.contract_id, i.period_start
+      ORDER BY i.number
       FOR UPDATE OF i`,
     [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
   );

@@ -142,9 +142,10 @@ export function createUsageIngestion({
       else outcomes[index] = { kind: "rejected", code: "invalid_event", message: result.message };
     });
 
-    // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile. Events that
-    //      other lanes stored before that are this request's own, not duplicates, when they come back.
-    const storedEarlier = new Set<string>();
+    // 2-4. Judge, rate and store; again with fresh contracts if a cached one changed meanwhile. An event that
+    //      another lane stored before that is this request's own (the entry whose copy was stored), whatever
+    //      the next attempt makes of it: found stored, refused by a contract that changed, or a later copy.
+    const storedEarlier = new Map<string, number>(); // event id → index of the entry stored
     for (let attempt = 0; ; attempt++) {
       try {
         await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes, storedEarlier);
@@ -152,9 +153,9 @@ export function createUsageIngestion({
       } catch (error) {
         if (!(error instanceof StaleContracts) || attempt >= 3) throw error;
         contexts.invalidate(actor.companyId, error.contractIds);
-        for (const id of error.storedIds) storedEarlier.add(id);
       }
     }
+    for (const index of storedEarlier.values()) outcomes[index] = { kind: "accepted", duplicate: false };
 
     let accepted = 0;
     const events = outcomes.map((outcome, index) => {
@@ -172,7 +173,7 @@ export function createUsageIngestion({
     parsed: Parsed[],
     eventIds: (string | null)[],
     outcomes: Outcome[],
-    storedEarlier: ReadonlySet<string>,
+    storedEarlier: Map<string, number>,
   ): Promise<void> {
     // 2. Judge each event against its contract (cached, or one query for the batch).
     const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
@@ -225,10 +226,18 @@ export function createUsageIngestion({
     //    goes to the database in one call; a capped rule's remainder depends on the locked draft.
     if (candidates.length > 0) {
       const capped = candidates.some((c) => c.rule.monthly_cap !== null);
-      const duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
+      let duplicates: Set<string>;
+      try {
+        duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
+      } catch (error) {
+        if (error instanceof StaleContracts && error.storedIds.length > 0) {
+          const entryOf = new Map(candidates.map((c) => [c.input.event_id, c.index]));
+          for (const id of error.storedIds) storedEarlier.set(id, entryOf.get(id)!);
+        }
+        throw error;
+      }
       for (const candidate of candidates) {
-        const id = candidate.input.event_id;
-        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(id) && !storedEarlier.has(id) };
+        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
       }
     }
     parsed.forEach((p) => {
