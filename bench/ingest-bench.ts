@@ -10,7 +10,8 @@
  *   (c)       4 clients;
  *   (d)       replays of events already stored;
  *   (e)       the service on its embedded PGlite database.
- * Each case reports events/s, request latency p50/p99/max, the service's peak RSS and the ratio to the
+ * Each case reports events/s, request latency p50/p99/max, the service's peak RSS, CPU per event of the
+ * service, PostgreSQL and the benchmark's own process, and the ratio to the
  * ceiling, then checks the stored data (counts, charges = invoice lines), so a fast wrong run cannot pass.
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_SECONDS
@@ -54,6 +55,8 @@ export interface CaseResult {
   /** CPU per event sent, in µs, from /proc: the service process, and the PostgreSQL backends of its database. */
   serviceCpuUsPerEvent?: number | null;
   postgresCpuUsPerEvent?: number | null;
+  /** The benchmark's own process (the load generator, or the ceiling's client), on the same cores. */
+  generatorCpuUsPerEvent?: number | null;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -95,6 +98,7 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
   // Open the connections first, so that the CPU of their backends is measured from the start.
   await Promise.all(Array.from({ length: connections }, () => pool.connect())).then((clients) => clients.forEach((c) => c.release()));
   const pgCpu = await postgresCpu(database);
+  const ownCpu = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -118,12 +122,14 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const generatorCpuUsPerEvent = cpuUsPerEvent(process.cpuUsage(ownCpu), events);
   const postgresCpuUsPerEvent = Math.round(((await pgCpu.stop()) / events) * 1e6 * 10) / 10;
   const { rows } = await pool.query("SELECT count(*)::int AS n FROM usage_events WHERE id LIKE 'ceiling-%'");
   await pool.end();
   return {
     ...summarize("ceiling (PostgreSQL alone, 8 conns)", connections, latencies, events, seconds, null, rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`),
     postgresCpuUsPerEvent,
+    generatorCpuUsPerEvent,
   };
 }
 
@@ -165,6 +171,8 @@ async function warmUp(port: number, url: string, contracts: string[]): Promise<v
 interface LoadOutcome {
   latencies: number[];
   events: number;
+  /** CPU of this process while it generated the load, in µs per event. */
+  generatorCpuUsPerEvent: number;
   accepted: number;
   duplicates: number;
   seconds: number;
@@ -179,6 +187,7 @@ async function load(port: number, clients: number, prefix: string, contracts: st
   let accepted = 0;
   let duplicates = 0;
   let next = 0;
+  const ownCpu = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -204,7 +213,12 @@ async function load(port: number, clients: number, prefix: string, contracts: st
       }
     }),
   );
-  return { latencies, events, accepted, duplicates, seconds: (performance.now() - started) / 1000, bodies };
+  const seconds = (performance.now() - started) / 1000;
+  return { latencies, events, generatorCpuUsPerEvent: cpuUsPerEvent(process.cpuUsage(ownCpu), events), accepted, duplicates, seconds, bodies };
+}
+
+function cpuUsPerEvent(usage: NodeJS.CpuUsage, events: number): number {
+  return Math.round(((usage.user + usage.system) / events) * 10) / 10;
 }
 
 function summarize(name: string, clients: number, latencies: number[], events: number, seconds: number, peakRssMb: number | null, verified: string): CaseResult {
@@ -255,7 +269,7 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   const print = (r: CaseResult) =>
     console.log(
-      `${r.name.padEnd(44)} ${String(r.eventsPerSecond).padStart(8)} ev/s  p50 ${String(r.p50Ms).padStart(6)} ms  p99 ${String(r.p99Ms).padStart(6)} ms  max ${String(r.maxMs).padStart(6)} ms  rss ${String(r.peakRssMb ?? "-").padStart(4)} MB  cpu/event µs: service ${r.serviceCpuUsPerEvent ?? "-"} pg ${r.postgresCpuUsPerEvent ?? "-"}  ${r.verified}`,
+      `${r.name.padEnd(44)} ${String(r.eventsPerSecond).padStart(8)} ev/s  p50 ${String(r.p50Ms).padStart(6)} ms  p99 ${String(r.p99Ms).padStart(6)} ms  max ${String(r.maxMs).padStart(6)} ms  rss ${String(r.peakRssMb ?? "-").padStart(4)} MB  cpu/event µs: service ${r.serviceCpuUsPerEvent ?? "-"} pg ${r.postgresCpuUsPerEvent ?? "-"} generator ${r.generatorCpuUsPerEvent ?? "-"}  ${r.verified}`,
     );
 
   let ceiling: CaseResult | undefined;
@@ -294,7 +308,11 @@ async function main(): Promise<void> {
         const pgCpu = await postgresCpu(name);
         const outcome = await load(service.port, clients, prefix, contracts, replay);
         const perEvent = (seconds: number) => Math.round((seconds / outcome.events) * 1e6 * 10) / 10;
-        const cpu = { serviceCpuUsPerEvent: perEvent(cpuSeconds(service.child.pid!) - serviceCpu), postgresCpuUsPerEvent: perEvent(await pgCpu.stop()) };
+        const cpu = {
+          serviceCpuUsPerEvent: perEvent(cpuSeconds(service.child.pid!) - serviceCpu),
+          postgresCpuUsPerEvent: perEvent(await pgCpu.stop()),
+          generatorCpuUsPerEvent: outcome.generatorCpuUsPerEvent,
+        };
         const fresh = outcome.accepted - outcome.duplicates;
         if (!replay) {
           prefixes.push(prefix);
@@ -327,16 +345,24 @@ async function main(): Promise<void> {
       const service = await startService({ BILLING_DATA_DIR: dataDir }, API_KEY);
       let outcome: LoadOutcome;
       let rss: number | null;
+      let serviceCpuUsPerEvent: number;
       const prefix = `e${stamp}`;
       try {
         const spread = await setupContracts(service.port, CONTRACTS, "pglite");
+        const serviceCpu = cpuSeconds(service.child.pid!);
         outcome = await load(service.port, 16, prefix, spread);
+        // The service's process, PGlite's thread included (there is no separate database process here).
+        serviceCpuUsPerEvent = Math.round(((cpuSeconds(service.child.pid!) - serviceCpu) / outcome.events) * 1e6 * 10) / 10;
         rss = service.peakRssMb();
       } finally {
         await service.stop();
       }
       const verified = await verify({ dataDir }, outcome.accepted - outcome.duplicates, [prefix]);
-      const result = summarize(`(e) service on PGlite, 16 clients, ${CONTRACTS} contracts`, 16, outcome.latencies, outcome.events, outcome.seconds, rss, verified);
+      const result = {
+        ...summarize(`(e) service on PGlite, 16 clients, ${CONTRACTS} contracts`, 16, outcome.latencies, outcome.events, outcome.seconds, rss, verified),
+        serviceCpuUsPerEvent,
+        generatorCpuUsPerEvent: outcome.generatorCpuUsPerEvent,
+      };
       results.push(result);
       print(result);
     } finally {
@@ -345,10 +371,11 @@ async function main(): Promise<void> {
   }
 
   if (ceiling) for (const r of results) r.ratio = Math.round((r.eventsPerSecond / ceiling.eventsPerSecond) * 100) / 100;
-  console.log("\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | stored data |");
-  console.log("|---|---:|---:|---:|---:|---:|---:|---|");
+  console.log("\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | CPU µs/event: service / PostgreSQL / generator | stored data |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---|---|");
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${r.verified} |`);
+    const cpu = [r.serviceCpuUsPerEvent, r.postgresCpuUsPerEvent, r.generatorCpuUsPerEvent].map((v) => v ?? "-").join(" / ");
+    console.log(`| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${cpu} | ${r.verified} |`);
   }
   if (!SMOKE) {
     const dir = process.env.BENCH_RESULTS ?? "bench/results";
