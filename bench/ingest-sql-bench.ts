@@ -6,11 +6,11 @@
  * per event. No HTTP, no rating, no load generator: what is left is the SQL's own cost, which the service
  * benchmark cannot separate from everything else that shares the two cores.
  *
- * Shapes (SQL_BENCH_SHAPE): "a" (default) a call of SQL_BENCH_EVENTS (1,600) events over 200 contracts and
- * two metrics, i.e. 200 drafts and 400 lines, as a call of case (a) carries; "b" the same events on one
- * contract. SQL_BENCH_CALLS (default 60) calls after 5 unmeasured ones. SQL_BENCH_ENGINE=pglite runs on the
- * embedded database (on its worker thread, as the service does) instead of PostgreSQL (BENCH_DATABASE_URL or
- * the local server). SQL_BENCH_SETUP: SQL run after the set-up (a changed function); SQL_BENCH_REPORT: a query
+ * Shapes (SQL_BENCH_SHAPE): "a" (default) a call of SQL_BENCH_EVENTS (1,600) events over SQL_BENCH_CONTRACTS
+ * (200) contracts and two metrics, i.e. 200 drafts and 400 lines, as a call of case (a) carried with one lane
+ * (with two lanes: 350 events over 100 contracts); "b" the same events on one contract. SQL_BENCH_CALLS
+ * (default 60) calls after 5 unmeasured ones. SQL_BENCH_ENGINE=pglite runs on the embedded database (on its
+ * worker thread, as the service does) instead of PostgreSQL (BENCH_DATABASE_URL or the local server). SQL_BENCH_SETUP: SQL run after the set-up (a changed function); SQL_BENCH_REPORT: a query
  * run after the measured calls, its rows printed as JSON; SQL_BENCH_ANALYZE=1: ANALYZE before the calls;
  * SQL_BENCH_EXPLAIN=1 (PostgreSQL): one more call with auto_explain into the server's log.
  */
@@ -29,7 +29,7 @@ const SHAPE = process.env.SQL_BENCH_SHAPE ?? "a";
 const EVENTS = Number(process.env.SQL_BENCH_EVENTS ?? 1600);
 const CALLS = Number(process.env.SQL_BENCH_CALLS ?? 60);
 const ENGINE = process.env.SQL_BENCH_ENGINE ?? "postgres";
-const CONTRACTS = SHAPE === "b" ? 1 : 200;
+const CONTRACTS = SHAPE === "b" ? 1 : Number(process.env.SQL_BENCH_CONTRACTS ?? 200);
 const METRICS = ["domestic_wire", "international_wire"];
 
 const name = `bench_sql_${process.pid}`;
