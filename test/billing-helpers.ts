@@ -175,6 +175,15 @@ export async function submit(t: TestApp, key: string, events: unknown[]): Promis
   return body;
 }
 
+/** Sends every batch at once; every request must answer 200. */
+export async function submitInParallel(t: TestApp, key: string, batches: unknown[][]): Promise<SubmitResult[]> {
+  const responses = await Promise.all(batches.map((events) => t.call({ method: "POST", url: USAGE, key, payload: { events } })));
+  return responses.map((res) => {
+    expectStatus(res, 200);
+    return res.json() as SubmitResult;
+  });
+}
+
 /** Submits events that must all be accepted. */
 export async function submitAccepted(t: TestApp, key: string, events: unknown[]): Promise<SubmitResult> {
   const body = await submit(t, key, events);

@@ -3,7 +3,6 @@ import { it } from "node:test";
 import { describeEachEngine } from "./harness.js";
 import {
   APRIL,
-  USAGE,
   addRule,
   anotherContract,
   assertDecimal,
@@ -14,20 +13,10 @@ import {
   invoiceFor,
   lineNamed,
   project,
+  submitInParallel,
   sum,
   usageEvent,
-  type SubmitResult,
 } from "./billing-helpers.js";
-import type { TestApp } from "./harness.js";
-
-/** Sends every batch at once; every request must answer 200. */
-async function submitInParallel(t: TestApp, key: string, batches: unknown[][]): Promise<SubmitResult[]> {
-  const responses = await Promise.all(batches.map((events) => t.call({ method: "POST", url: USAGE, key, payload: { events } })));
-  return responses.map((res) => {
-    expectStatus(res, 200);
-    return res.json() as SubmitResult;
-  });
-}
 
 // Once with the defaults (2 lanes per company, one call in flight in each), once with one lane and several calls
 // in flight: then calls of one company race inside one process for the same draft invoices, and only the

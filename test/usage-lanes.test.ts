@@ -6,21 +6,19 @@ import type { Database } from "../src/db/database.js";
 import { laneOf } from "../src/domain/usage/batch-writer.js";
 import { describeEachEngine, testConfig, type TestApp } from "./harness.js";
 import {
-  USAGE,
   anotherContract,
   assertInvoicesMatchEvents,
   companyWithContract,
   eventsOf,
-  expectStatus,
   getEvent,
   getPricing,
   invoiceFor,
   lineNamed,
   submit,
+  submitInParallel,
   updateRule,
   usageEvent,
   type Contract,
-  type SubmitResult,
 } from "./billing-helpers.js";
 
 /**
@@ -105,13 +103,7 @@ describeEachEngine("usage written in lanes", (t) => {
     const pool = Array.from({ length: 24 }, (_, i) => usageEvent(byLane[i % 2]!.id, { quantity: 1 }));
     // Batch i sends events i..i+5 of the pool (wrapping): every event comes in 6 requests, from both lanes.
     const batches = Array.from({ length: 16 }, (_, i) => Array.from({ length: 6 }, (_, j) => pool[(i * 3 + j) % pool.length]!));
-    const results = await Promise.all(
-      batches.map(async (events) => {
-        const res = await t().call({ method: "POST", url: USAGE, key, payload: { events } });
-        expectStatus(res, 200);
-        return res.json() as SubmitResult;
-      }),
-    );
+    const results = await submitInParallel(t(), key, batches);
     for (const result of results) assert.equal(result.accepted, 6);
     const firstCopies = results.flatMap((r) => r.events).filter((e) => e.duplicate === false).map((e) => e.event_id);
     const sent = [...new Set(batches.flat().map((e) => e.event_id as string))];
@@ -133,13 +125,7 @@ describeEachEngine("usage written in lanes", (t) => {
       const events = ids.map((id) => usageEvent(byLane[i % 2]!.id, { event_id: id }));
       return i % 4 < 2 ? events : events.reverse();
     });
-    const results = await Promise.all(
-      batches.map(async (events) => {
-        const res = await t().call({ method: "POST", url: USAGE, key, payload: { events } });
-        expectStatus(res, 200);
-        return res.json() as SubmitResult;
-      }),
-    );
+    const results = await submitInParallel(t(), key, batches);
     const firstCopies = results.flatMap((r) => r.events).filter((e) => e.duplicate === false).map((e) => e.event_id);
     assert.deepEqual(firstCopies.sort(), [...ids].sort(), "each id is new for exactly one request");
     let stored = 0;
