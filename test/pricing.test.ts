@@ -260,7 +260,7 @@ describeEachEngine("pricing rule validation", (t) => {
     ["a cap on a subscription", { type: "subscription", amount: "10.00", monthly_cap: "5.00" }],
     ["a counterparty on a subscription", { type: "subscription", amount: "10.00", counterparty: "bank" }],
     ["an amount that is not a decimal", { metric: "m", amount: "abc" }],
-    ["an amount in exponent notation", { metric: "m", amount: "1e3" }],
+    ["an amount in exponent notation past 12 decimals", { metric: "m", amount: "1e-13" }],
     ["an amount with two points", { metric: "m", amount: "20.00.0" }],
     ["an amount with a currency sign", { metric: "m", amount: "$20" }],
     ["an empty amount", { metric: "m", amount: "" }],

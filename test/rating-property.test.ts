@@ -23,6 +23,7 @@ import {
   companyWithContract,
   expectStatus,
   getPricing,
+  newEventId,
   invoiceFor,
   invoicesOf,
   type Contract,
@@ -32,6 +33,7 @@ import {
   SCALE,
   expectedCapped,
   fcParams,
+  feeUnitPrice,
   fromUnits,
   permutations,
   referenceInvoice,
@@ -361,34 +363,43 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
 
 describeEachEngine("rating properties through the service", (t) => {
   // Found by the property below: the batch path (migrations/0005) stored a fee line's unit price rounded to
-  // about 16 significant digits (142247510.668563300000), the locking path to 12 decimals. Fixed in migrations/0005 (billing_fee_unit_price).
-  it("a fee line's unit price is amount / quantity to 12 decimals on the batch path and on the locking path", async () => {
-    const { key, companyId, contract } = await companyWithContract(t());
-    const capped = await anotherContract(t(), key);
-    await addRule(t(), key, capped.id, { type: "usage", metric: "card", rate: "0.1", monthly_cap: "5.00" });
-    const fee = (c: Contract, id: string) => ({
-      external_contract_id: c.id,
-      event_id: id,
-      metric: "domestic_wire",
-      quantity: "0.000703",
-      fee_amount: "100000",
-      timestamp: "2026-03-20T10:00:00.000Z",
+  // about 16 significant digits (142247510.668563300000), the locking path to 12 decimals; fixed in
+  // migrations/0005 (billing_fee_unit_price). Then the locking path rounded twice (at 24 places, then 12):
+  // 0.01 / 6666666666.667 = 1.49999999999992…e-12 became 2e-12 there and 1e-12 on the batch path.
+  const feeCases = [
+    { quantity: "0.000703", fee: "100000", unitPrice: "142247510.668563300142", amount: "100000" },
+    { quantity: "6666666666.667", fee: "0.01", unitPrice: "0.000000000001", amount: "0.01" },
+  ];
+  for (const c of feeCases) {
+    it(`a fee line's unit price is amount / quantity rounded once to 12 decimals on both paths: ${c.fee} / ${c.quantity}`, async () => {
+      const { key, companyId, contract } = await companyWithContract(t());
+      const capped = await anotherContract(t(), key);
+      await addRule(t(), key, capped.id, { type: "usage", metric: "card", rate: "0.1", monthly_cap: "5.00" });
+      const fee = (on: Contract, id: string) => ({
+        external_contract_id: on.id,
+        event_id: id,
+        metric: "domestic_wire",
+        quantity: c.quantity,
+        fee_amount: c.fee,
+        timestamp: "2026-03-20T10:00:00.000Z",
+      });
+      // Without a capped rule in the batch: one call of billing_ingest_usage. With one: the locking path.
+      await post(t(), key, [fee(contract, newEventId("fee-batch"))]);
+      await post(t(), key, [fee(capped, newEventId("fee-locking")), { ...fee(capped, newEventId("card")), metric: "card", fee_amount: undefined, quantity: 1 }]);
+      for (const on of [contract, capped]) {
+        const invoice = await invoiceFor(t(), key, on.id);
+        const { rows } = await t().app.db.query<{ unit_price: string; amount: string }>(
+          "SELECT unit_price::text, amount::text FROM invoice_lines WHERE company_id = $1 AND invoice_number = $2 AND kind = 'fee'",
+          [companyId, invoice.number],
+        );
+        assert.equal(rows.length, 1);
+        assert.equal(fromUnits(toUnits(rows[0]!.unit_price)), c.unitPrice, `${on.id}: fees unit price`);
+        assert.equal(fromUnits(toUnits(rows[0]!.amount)), c.amount, `${on.id}: fees amount`);
+        assert.equal(fromUnits(feeUnitPrice(toUnits(c.amount, 2), 2, toUnits(c.quantity))), c.unitPrice, "the reference agrees");
+      }
+      assert.ok((await verifyBilling(t().app.db, companyId)).ok);
     });
-    // Without a capped rule in the batch: one call of billing_ingest_usage. With one: the locking path.
-    await post(t(), key, [fee(contract, "fee-batch")]);
-    await post(t(), key, [fee(capped, "fee-locking"), { ...fee(capped, "card-1"), metric: "card", fee_amount: undefined, quantity: 1 }]);
-    for (const c of [contract, capped]) {
-      const invoice = await invoiceFor(t(), key, c.id);
-      const { rows } = await t().app.db.query<{ unit_price: string; amount: string }>(
-        "SELECT unit_price::text, amount::text FROM invoice_lines WHERE company_id = $1 AND invoice_number = $2 AND kind = 'fee'",
-        [companyId, invoice.number],
-      );
-      assert.equal(rows.length, 1);
-      assert.equal(fromUnits(toUnits(rows[0]!.unit_price)), "142247510.668563300142", `${c.id}: fees unit price`);
-      assert.equal(fromUnits(toUnits(rows[0]!.amount)), "100000", `${c.id}: fees amount`);
-    }
-    assert.ok((await verifyBilling(t().app.db, companyId)).ok);
-  });
+  }
 
   it("one request, shuffled batches and parallel requests bill alike, match the BigInt reference, and verify", async () => {
     let cases = 0;

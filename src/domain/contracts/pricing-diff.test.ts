@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { diffRules, versionHistoryDiff, type RuleDiff } from "./pricing-diff.js";
 import { presentRule, type PresentedRule, type PricingRule } from "./pricing-rule.js";
 import { rule } from "../../../test/fixtures/pricing-rules.js";
+import { toJsonDecimal } from "../kernel/money.js";
 
 const presented = (fields: Partial<PricingRule>): PresentedRule => presentRule(rule(fields));
 
@@ -88,9 +89,9 @@ describe("diffRules", () => {
     });
   }
 
-  it("compares a rate given as a number with the same rate given as text as equal", () => {
-    const before = { ...presented({ id: "a", model: "percentage" }), rate: 0.05 };
-    const after = { ...presented({ id: "a", model: "percentage" }), rate: 0.05 };
+  it("compares the same rate in two versions (exact JSON numbers, not the same object) as equal", () => {
+    const before = { ...presented({ id: "a", model: "percentage" }), rate: toJsonDecimal("0.05") };
+    const after = { ...presented({ id: "a", model: "percentage" }), rate: toJsonDecimal("0.05") };
     assert.deepEqual(diffRules([before], [after]).diffs, []);
   });
 });

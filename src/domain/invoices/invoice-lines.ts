@@ -1,5 +1,5 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
-import { Big, roundCharge, roundToMinorUnit } from "../kernel/money.js";
+import { Big, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.js";
 
 export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "minimum";
 
@@ -56,8 +56,9 @@ export function addCharge(line: Line | undefined, charge: Charge, currency: stri
   const quantity = (line?.quantity ?? ZERO).plus(charge.quantity);
   const chargeTotal = (line?.chargeTotal ?? ZERO).plus(charge.charge);
   const amount = roundToMinorUnit(chargeTotal, currency);
-  // Fees: unit_price = amount / quantity (decisions.md "Invoices"), kept to 12 decimals.
-  const unitPrice = charge.kind === "fee" ? (quantity.eq(0) ? ZERO : roundCharge(amount.div(quantity))) : charge.unitPrice!;
+  // Fees: unit_price = amount / quantity (docs/api.md, "Invoices"), rounded once to 12 decimals, as
+  // billing_fee_unit_price does on the batch path.
+  const unitPrice = charge.kind === "fee" ? (quantity.eq(0) ? ZERO : divideToChargePrecision(amount, quantity)) : charge.unitPrice!;
   return {
     key,
     kind: charge.kind,

@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import {
   Big,
   CHARGE_DP,
-  decimalFromJsonNumber,
   fractionDigits,
   minorUnitExponent,
   parseDecimal,
@@ -11,9 +10,12 @@ import {
   roundToMinorUnit,
   SUPPORTED_CURRENCIES,
   toDecimalString,
-  toJsonNumber,
+  readDecimal,
+  toJsonDecimal,
   toMoneyString,
 } from "./money.js";
+import { isExactDouble, JsonNumber, stringifyJson } from "../../platform/exact-json.js";
+import { DECIMAL_CASES } from "../../../test/fixtures/decimal-cases.js";
 
 describe("minorUnitExponent", () => {
   const cases: Array<{ currency: string; exponent: number }> = [
@@ -187,22 +189,69 @@ describe("fractionDigits", () => {
   }
 });
 
-describe("JSON numbers", () => {
-  const cases: Array<{ value: number; text: string }> = [
-    { value: 0.1, text: "0.1" },
-    { value: 0.015, text: "0.015" },
-    { value: 1234.56, text: "1234.56" },
-    { value: 20, text: "20" },
+describe("readDecimal: a client's decimal taken exactly or refused", () => {
+  // What the body parser hands over: a plain number when a double holds the text exactly, else a JsonNumber.
+  const asParsed = (text: string): number | JsonNumber => (isExactDouble(text) ? Number(text) : new JsonNumber(text));
+  for (const c of DECIMAL_CASES) {
+    for (const form of ["number", "string"] as const) {
+      const value = form === "number" ? asParsed(c.text) : c.text;
+      it(`${c.stored !== undefined ? "takes" : "refuses"} ${c.text} sent as a ${form}`, () => {
+        const read = readDecimal(value, "quantity");
+        if (c.stored !== undefined) {
+          assert.ok(read instanceof Big, JSON.stringify(read));
+          assert.equal(read.toFixed(), c.stored);
+        } else {
+          assert.ok(!(read instanceof Big), `took ${String(read)}`);
+          assert.match(read.message, /^quantity /);
+          assert.match(read.message, c.refused!);
+        }
+      });
+    }
+  }
+
+  const refused: Array<{ value: unknown; why: RegExp }> = [
+    { value: "12,5", why: /must be a decimal number/ },
+    { value: "0x10", why: /must be a decimal number/ },
+    { value: "NaN", why: /must be a decimal number/ },
+    { value: "Infinity", why: /must be a decimal number/ },
+    { value: "", why: /must be a decimal number/ },
+    { value: ".5", why: /must be a decimal number/ },
+    { value: "1.", why: /must be a decimal number/ },
+    { value: true, why: /must be a decimal number/ },
+    { value: null, why: /must be a decimal number/ },
+    { value: { amount: 1 }, why: /must be a decimal number/ },
+    { value: Number.POSITIVE_INFINITY, why: /must be a decimal number/ },
+    { value: "1".repeat(41), why: /too many digits/ },
   ];
-  for (const c of cases) {
-    it(`reads the JSON number ${c.value} as the decimal the client wrote`, () => {
-      assert.equal(decimalFromJsonNumber(c.value).toFixed(), c.text);
+  for (const c of refused) {
+    it(`refuses ${JSON.stringify(c.value) ?? String(c.value)} with a reason`, () => {
+      const read = readDecimal(c.value, "fee_amount");
+      assert.ok(!(read instanceof Big));
+      assert.match(read.message, c.why);
     });
   }
 
-  it("presents a decimal string or a Big as the same JSON number", () => {
-    assert.equal(toJsonNumber("0.05"), 0.05);
-    assert.equal(toJsonNumber(new Big("20.00")), 20);
-    assert.equal(toJsonNumber(new Big("1e-7")), 1e-7);
+  it("trims a string but not the digits in it", () => {
+    const read = readDecimal("  12.50 ", "amount");
+    assert.ok(read instanceof Big);
+    assert.equal(read.toFixed(), "12.5");
+  });
+
+  it("allows fewer decimals where the caller says so (a cap in a currency's minor unit)", () => {
+    const read = readDecimal("1.005", "monthly_cap", 2);
+    assert.ok(!(read instanceof Big));
+    assert.match(read.message, /more than 2 decimal places/);
+  });
+});
+
+describe("toJsonDecimal", () => {
+  const cases = ["13156.833333320176", "1000.00", "0.000000000001", "-3.25", "0", "99999999999999.99"];
+  for (const text of cases) {
+    it(`writes ${text} as a bare JSON number with exactly those digits`, () => {
+      assert.equal(stringifyJson({ amount: toJsonDecimal(text) }), `{"amount":${text}}`);
+    });
+  }
+  it("writes a Big without exponent notation", () => {
+    assert.equal(stringifyJson([toJsonDecimal(new Big("1e-7")), toJsonDecimal(new Big("1e21"))]), "[0.0000001,1000000000000000000000]");
   });
 });

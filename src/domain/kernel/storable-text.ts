@@ -1,3 +1,5 @@
+import { ValidationError } from "./errors.js";
+
 /**
  * PostgreSQL keeps text as UTF-8 and has no NUL. A JavaScript string can hold both a NUL and an unpaired
  * UTF-16 surrogate (JSON's "\ud800"): the driver would turn the surrogate into U+FFFD, so that two different
@@ -58,4 +60,14 @@ export function unstorableText(value: unknown, limit = 10): TextProblem[] {
     }
   }
   return found;
+}
+
+/**
+ * The refusal of a parsed request that holds text PostgreSQL cannot store, or undefined: one wording and one
+ * code (invalid_request) for every surface that takes JSON (the HTTP API, the MCP tools).
+ */
+export function unstorableTextError(value: unknown): ValidationError | undefined {
+  const problems = unstorableText(value);
+  if (problems.length === 0) return undefined;
+  return new ValidationError(`Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`, "invalid_request", problems);
 }

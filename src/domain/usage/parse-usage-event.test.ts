@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { Big } from "../kernel/money.js";
 import { acceptWellFormed, parseUsageEvent } from "./parse-usage-event.js";
 import { usageEventInput } from "./usage-schemas.js";
+import { JsonNumber } from "../../platform/exact-json.js";
 
 /** A parsed event in a comparable shape: decimals as strings, the keys that are present. */
 function comparable(input: object | undefined): unknown {
@@ -47,12 +48,15 @@ describe("parseUsageEvent", () => {
     { name: "null", raw: null, accepted: false },
     { name: "an array", raw: [base], accepted: false },
     { name: "an unknown field", raw: { ...base, quantiy: 1 }, accepted: false, message: "Unknown field: quantiy" },
-    { name: "a missing quantity", raw: { ...base, quantity: undefined }, accepted: false },
+    { name: "a missing quantity", raw: { ...base, quantity: undefined }, accepted: false, message: "quantity is required" },
     { name: "a missing metric", raw: { ...base, metric: undefined }, accepted: false, message: "metric is required" },
-    { name: "a negative quantity", raw: { ...base, quantity: -1 }, accepted: false, message: "quantity: quantity must not be negative" },
-    { name: "10^15", raw: { ...base, quantity: 1e15 }, accepted: false, message: "quantity: quantity must be less than 10^15" },
-    { name: "thirteen fractional digits", raw: { ...base, quantity: "0.0000000000001" }, accepted: false, message: "quantity: quantity has more than 12 decimal places" },
-    { name: "exponent notation in a string", raw: { ...base, quantity: "1e3" }, accepted: false, message: "quantity: quantity must be a finite decimal number" },
+    { name: "a negative quantity", raw: { ...base, quantity: -1 }, accepted: false, message: "quantity must not be negative" },
+    { name: "10^15", raw: { ...base, quantity: 1e15 }, accepted: false, message: "quantity must be less than 10^15 (at most 15 digits before the decimal point)" },
+    { name: "thirteen fractional digits", raw: { ...base, quantity: "0.0000000000001" }, accepted: false, message: "quantity has more than 12 decimal places" },
+    { name: "exponent notation in a string, as in a number", raw: { ...base, quantity: "1e3" }, accepted: true },
+    { name: "a JSON number kept as text (16 digits)", raw: { ...base, quantity: new JsonNumber("99999999999999.99") }, accepted: true },
+    { name: "a JSON number kept as text with 13 decimals", raw: { ...base, quantity: new JsonNumber("0.100000000000000000000000000001") }, accepted: false, message: "quantity has more than 12 decimal places" },
+    { name: "a quantity that is not a decimal", raw: { ...base, quantity: "1,5" }, accepted: false, message: "quantity must be a decimal number such as 12.5 (a JSON number or a string)" },
     { name: "a decimal string of 41 characters", raw: { ...base, quantity: `${"0".repeat(39)}.1` }, accepted: false },
     { name: "a boolean quantity", raw: { ...base, quantity: true }, accepted: false },
     { name: "a null fee", raw: { ...base, fee_amount: null }, accepted: false },

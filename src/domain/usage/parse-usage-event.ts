@@ -1,11 +1,9 @@
-import { Big } from "../kernel/money.js";
+import { Big, readDecimal } from "../kernel/money.js";
 import {
   eventTimestamp,
   ID_MAX,
   ID_PATTERN,
   METRIC_MAX,
-  MAX_DECIMAL_TEXT,
-  readDecimal,
   SCOPE_MAX,
   usageEventInput,
   type UsageEventInput,
@@ -31,8 +29,9 @@ export function parseUsageEvent(raw: unknown): ParsedEvent {
 function describeIssue(issue: { path: PropertyKey[]; message: string; code: string; keys?: string[] }): string {
   if (issue.code === "unrecognized_keys" && issue.keys) return `Unknown field: ${issue.keys.join(", ")}`;
   const path = issue.path.map(String).join(".");
-  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return `${path} is required`;
-  return path ? `${path}: ${issue.message}` : issue.message;
+  if (/received undefined$/.test(issue.message)) return `${path} is required`;
+  // Decimal refusals already start with the field's name (readDecimal).
+  return path && !issue.message.startsWith(`${path} `) ? `${path}: ${issue.message}` : issue.message;
 }
 
 const FIELDS: ReadonlySet<string> = new Set(Object.keys(usageEventInput.shape));
@@ -47,11 +46,8 @@ const isId = (value: unknown): value is string =>
 
 /** The decimal, or undefined when the schema might say otherwise (the schema then decides). */
 function decimal(value: unknown): Big | undefined {
-  if (typeof value === "number" || (typeof value === "string" && value.length <= MAX_DECIMAL_TEXT)) {
-    const read = readDecimal(value, "");
-    return read instanceof Big ? read : undefined;
-  }
-  return undefined;
+  const read = readDecimal(value, "");
+  return read instanceof Big ? read : undefined;
 }
 
 /** A scope field (trimmed, as the schema's .trim()), or null when it is not an acceptable one. */

@@ -3,6 +3,7 @@ import type { Clock } from "../kernel/clock.js";
 import { newEventId } from "../kernel/ids.js";
 import { insertEvent } from "./event-repository.js";
 import { insertDeliveriesForEvent } from "./webhook-repository.js";
+import { stringifyJson } from "../../platform/exact-json.js";
 
 export const EVENT_TYPES = ["customer.created", "contract.created"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -28,7 +29,7 @@ export function buildEnvelope(type: EventType, object: unknown, createdAt: Date,
  */
 export async function recordEvent(tx: Tx, clock: Clock, companyId: string, type: EventType, object: unknown): Promise<EventEnvelope> {
   const envelope = buildEnvelope(type, object, clock.now());
-  const body = JSON.stringify(envelope);
+  const body = stringifyJson(envelope);
   const createdAt = new Date(envelope.created_at);
   await insertEvent(tx, { company_id: companyId, id: envelope.id, type, body, created_at: createdAt });
   // Its deliveries too, one per subscribed endpoint: what the workers send is decided here, once.

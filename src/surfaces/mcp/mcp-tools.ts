@@ -6,9 +6,11 @@ import { createCustomerInput } from "../../domain/customers/customer-schemas.js"
 import { projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
+import { unstorableTextError } from "../../domain/kernel/storable-text.js";
 import { actorForGrant, type OAuthScope } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
+import { stringifyJson } from "../../platform/exact-json.js";
 
 const page = {
   limit: z.number().int().min(1).max(100).optional().describe("1 to 100, default 50"),
@@ -17,13 +19,13 @@ const page = {
 const date = calendarDate();
 
 const ok = (value: object): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value) }],
+  content: [{ type: "text", text: stringifyJson(value) }],
   structuredContent: value as Record<string, unknown>,
 });
 
 /** Errors come back as tool errors with the API's `{ error, code }`, never as transport failures. */
 const failure = (body: { error: string; code: string; [k: string]: unknown }): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body) }],
+  content: [{ type: "text", text: stringifyJson(body) }],
   structuredContent: body,
   isError: true,
 });
@@ -64,6 +66,9 @@ export function buildMcpServer(services: Services, caller: McpCaller): McpServer
         if (!caller.scopes.includes(scope)) {
           return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });
         }
+        // The API refuses such text in every body before any route sees it (http-app.ts); so do the tools.
+        const refusal = unstorableTextError(args);
+        if (refusal) return failure(toHttpError(refusal).body);
         try {
           return ok(await run(args));
         } catch (error) {
