@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import Big from "big.js";
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "./harness.js";
+import { laneOf } from "../src/domain/usage/batch-writer.js";
 
 export const CONTRACTS = "/v1/billing/contracts";
 export const USAGE = "/v1/billing/usage";
@@ -304,7 +305,7 @@ export function sum(values: readonly number[]): Big {
 }
 
 /** Half-even rounding to cents (decisions.md "Money"). */
-export const toCents = (value: Big): Big => value.round(2, Big.roundHalfEven);
+const toCents = (value: Big): Big => value.round(2, Big.roundHalfEven);
 
 /** Asserts two decimals are equal, showing both. */
 export function assertDecimal(actual: number | Big, expected: number | string | Big, message?: string): void {
@@ -369,3 +370,16 @@ export const pathOf = (url: string): string => {
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
 };
+
+/** A company with a contract in each of two lanes of `lanes` (a hash of the contract id picks the lane). */
+export async function contractsInBothLanes(t: TestApp, lanes: number): Promise<{ key: string; companyId: string; byLane: [Contract, Contract] }> {
+  const { key, companyId, contract } = await companyWithContract(t);
+  const byLane: (Contract | undefined)[] = [undefined, undefined];
+  byLane[laneOf(contract.id, lanes)] = contract;
+  for (let guard = 0; guard < 40 && (!byLane[0] || !byLane[1]); guard++) {
+    const next = await anotherContract(t, key);
+    byLane[laneOf(next.id, lanes)] ??= next;
+  }
+  assert.ok(byLane[0] && byLane[1], "contracts in both lanes");
+  return { key, companyId, byLane: byLane as [Contract, Contract] };
+}

@@ -3,12 +3,10 @@ import { randomUUID } from "node:crypto";
 import { it } from "node:test";
 import { createApp } from "../src/app.js";
 import type { Database } from "../src/db/database.js";
-import { laneOf } from "../src/domain/usage/batch-writer.js";
 import { describeEachEngine, testConfig, type TestApp } from "./harness.js";
 import {
-  anotherContract,
   assertInvoicesMatchEvents,
-  companyWithContract,
+  contractsInBothLanes,
   eventsOf,
   getEvent,
   getPricing,
@@ -65,22 +63,10 @@ async function raisePrice(t: TestApp, key: string, contractId: string): Promise<
   await updateRule(t, key, contractId, domestic.id, { amount: "25.00" });
 }
 
-/** A company with a contract in each lane (contract ids are random: new ones until both lanes have one). */
-async function contractsInBothLanes(t: TestApp): Promise<{ key: string; companyId: string; byLane: [Contract, Contract] }> {
-  const { key, companyId, contract } = await companyWithContract(t);
-  const byLane: (Contract | undefined)[] = [undefined, undefined];
-  byLane[laneOf(contract.id, LANES)] = contract;
-  for (let guard = 0; guard < 40 && (!byLane[0] || !byLane[1]); guard++) {
-    const next = await anotherContract(t, key);
-    byLane[laneOf(next.id, LANES)] ??= next;
-  }
-  assert.ok(byLane[0] && byLane[1], "contracts in both lanes");
-  return { key, companyId, byLane: byLane as [Contract, Contract] };
-}
 
 describeEachEngine("usage written in lanes", (t) => {
   it("stores a batch spread over both lanes whole: every event on its draft invoice, and a resend changes nothing", async () => {
-    const { key, byLane } = await contractsInBothLanes(t());
+    const { key, byLane } = await contractsInBothLanes(t(), LANES);
     const events = Array.from({ length: 40 }, (_, i) => usageEvent(byLane[i % 2]!.id, { quantity: (i % 3) + 1 }));
     const first = await submit(t(), key, events);
     assert.equal(first.accepted, 40);
@@ -99,7 +85,7 @@ describeEachEngine("usage written in lanes", (t) => {
   });
 
   it("loses and doubles nothing when 16 batches spanning both lanes and sharing ids arrive at once", async () => {
-    const { key, byLane } = await contractsInBothLanes(t());
+    const { key, byLane } = await contractsInBothLanes(t(), LANES);
     const pool = Array.from({ length: 24 }, (_, i) => usageEvent(byLane[i % 2]!.id, { quantity: 1 }));
     // Batch i sends events i..i+5 of the pool (wrapping): every event comes in 6 requests, from both lanes.
     const batches = Array.from({ length: 16 }, (_, i) => Array.from({ length: 6 }, (_, j) => pool[(i * 3 + j) % pool.length]!));
@@ -117,7 +103,7 @@ describeEachEngine("usage written in lanes", (t) => {
   });
 
   it("stores each id once when concurrent batches send the same ids under contracts in different lanes", async () => {
-    const { key, byLane } = await contractsInBothLanes(t());
+    const { key, byLane } = await contractsInBothLanes(t(), LANES);
     const ids = Array.from({ length: 10 }, () => `shared-${randomUUID()}`);
     // Batch i sends every id, on the first lane's contract when i is even, else on the second's, in
     // opposite orders: the two lanes' calls race for the same ids.
@@ -139,7 +125,7 @@ describeEachEngine("usage written in lanes", (t) => {
   });
 
   it("rates again only what a changed contract touched: the other lane's events of the batch are still reported new", async () => {
-    const { key, byLane } = await contractsInBothLanes(t());
+    const { key, byLane } = await contractsInBothLanes(t(), LANES);
     const { process, calls, close } = await watchedProcess(t(), key);
     try {
       // The watched process learns both contracts (its cache); then another process raises the first one's
@@ -170,7 +156,7 @@ describeEachEngine("usage written in lanes", (t) => {
   });
 
   it("still reports an event the request stored as its own when its contract is ended before the request is rated again", async () => {
-    const { key, companyId, byLane } = await contractsInBothLanes(t());
+    const { key, companyId, byLane } = await contractsInBothLanes(t(), LANES);
     let endSecond = false;
     const { process, close } = await watchedProcess(t(), key, async (call) => {
       // Right after the second lane stored its event, another process ends that lane's contract.

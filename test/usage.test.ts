@@ -239,7 +239,7 @@ describeEachEngine("usage ingestion", (t) => {
     await submitAccepted(t(), key, [event]);
     const changed = { ...event, quantity: 99, metric: "international_wire", timestamp: APRIL };
     const again = await submit(t(), key, [changed]);
-    assert.deepEqual(again.events, [{ event_id: event.event_id, status: "accepted", duplicate: true }]);
+    assert.deepEqual(again.events, [{ event_id: event.event_id, status: "accepted", duplicate: true, differs: true }]);
     const stored = await getEvent(t(), key, event.event_id as string);
     assert.equal(stored.quantity, 2);
     assert.equal(stored.metric, "domestic_wire");

@@ -3,10 +3,20 @@ import type { Clock } from "../kernel/clock.js";
 import type { DraftInvoices, WantedInvoice } from "../invoices/draft-invoices.js";
 import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
 
+/**
+ * A request's events that were stored already (or sent by an earlier request of the same call): nothing was
+ * billed for them. `verdicts`: those the write compared with their stored event (true: the copy differs);
+ * the others are for the caller to compare.
+ */
+export interface WrittenDuplicates {
+  duplicates: Set<string>;
+  verdicts: Map<string, boolean>;
+}
+
 interface Pending {
   writes: BatchEventWrite[];
   wanted: (contractId: string, periodStart: string) => WantedInvoice;
-  resolve(duplicates: Set<string>): void;
+  resolve(written: WrittenDuplicates): void;
   reject(error: unknown): void;
 }
 
@@ -20,7 +30,7 @@ interface CompanyQueue {
  * call of the same lane mostly waits for the first one's invoice locks, and costs PostgreSQL ~25 % more CPU
  * per event for it (docs/performance.md, step 13).
  */
-export const DEFAULT_CALLS_IN_FLIGHT = 1;
+const DEFAULT_CALLS_IN_FLIGHT = 1;
 
 /**
  * Lanes per company and process (BILLING_INGEST_LANES): a company's contracts are spread over this many
@@ -28,7 +38,7 @@ export const DEFAULT_CALLS_IN_FLIGHT = 1;
  * side on separate connections without waiting for each other's locks; two fit a 2-core database best
  * (docs/performance.md, step 19).
  */
-export const DEFAULT_LANES = 2;
+const DEFAULT_LANES = 2;
 
 /**
  * Thrown to a request whose events were rated against contracts that changed since: rate them again.
@@ -51,7 +61,7 @@ export interface IngestSettings {
 }
 
 /** At most this many events go to the database in one call; more wait for the next. */
-export const MAX_EVENTS_PER_CALL = 2000;
+const MAX_EVENTS_PER_CALL = 2000;
 
 /**
  * Group commit for rated batches (issue: performance). A request's events go to the lanes of their contracts
@@ -134,20 +144,26 @@ export function createBatchWriter({
         return;
       }
       // A request's duplicates: its ids that this call did not store (stored before, or sent by an
-      // earlier request of the group).
+      // earlier request of the group). The call judged those it was sent, when it compared them.
       const stored = outcome.stored === "all" ? null : new Set(outcome.stored);
+      const differs = new Set(outcome.differs);
+      const recheck = new Set(outcome.recheck);
       group.forEach((p, i) => {
         const mine = new Set<string>();
-        for (const w of sentBy[i]!) if (stored === null || stored.has(w.id)) mine.add(w.id);
+        const verdicts = new Map<string, boolean>();
+        for (const w of sentBy[i]!) {
+          if (stored === null || stored.has(w.id)) mine.add(w.id);
+          else if (outcome.compared && !recheck.has(w.id)) verdicts.set(w.id, differs.has(w.id));
+        }
         const duplicates = new Set<string>();
         for (const w of p.writes) if (!mine.has(w.id)) duplicates.add(w.id);
-        p.resolve(duplicates);
+        p.resolve({ duplicates, verdicts });
       });
       return;
     }
   }
 
-  function enqueue(companyId: string, lane: number, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<Set<string>> {
+  function enqueue(companyId: string, lane: number, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => {
       const key = `${lane}|${companyId}`;
       let queue = queues.get(key);
@@ -159,7 +175,7 @@ export function createBatchWriter({
 
   return {
     /** Stores a rated batch; resolves with the ids that were stored already (duplicates). */
-    async write(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<Set<string>> {
+    async write(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
       const byLane = new Map<number, BatchEventWrite[]>();
       for (const w of writes) {
         const lane = laneOf(w.contractId, lanes);
@@ -172,15 +188,17 @@ export function createBatchWriter({
       const settled = await Promise.allSettled(parts.map(([lane, part]) => enqueue(companyId, lane, part, wanted)));
       // Every lane has answered; a failure is the request's, after the lanes that succeeded are accounted for.
       const duplicates = new Set<string>();
+      const verdicts = new Map<string, boolean>();
       const stored: string[] = [];
       const staleIds = new Set<string>();
       let failure: unknown = null;
       settled.forEach((result, i) => {
         if (result.status === "fulfilled") {
           for (const w of parts[i]![1]) {
-            if (result.value.has(w.id)) duplicates.add(w.id);
+            if (result.value.duplicates.has(w.id)) duplicates.add(w.id);
             else stored.push(w.id);
           }
+          for (const [id, differs] of result.value.verdicts) verdicts.set(id, differs);
         } else if (result.reason instanceof StaleContracts) {
           for (const id of result.reason.contractIds) staleIds.add(id);
         } else {
@@ -189,12 +207,11 @@ export function createBatchWriter({
       });
       if (failure !== null) throw failure;
       if (staleIds.size > 0) throw new StaleContracts([...staleIds], stored);
-      return duplicates;
+      return { duplicates, verdicts };
     },
   };
 }
 
-export type BatchWriter = ReturnType<typeof createBatchWriter>;
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

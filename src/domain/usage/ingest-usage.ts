@@ -8,22 +8,26 @@ import { requireScope, type Actor } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, minorUnitExponent, toDecimalString } from "../kernel/money.js";
-import { rateEvent, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
+import { countUsageDuplicates } from "../../platform/metrics.js";
+import { rateEvent, ruleRate, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
 import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
 import { parseUsageEvent } from "./parse-usage-event.js";
-import { createBatchWriter, StaleContracts, type IngestSettings } from "./batch-writer.js";
+import { createBatchWriter, StaleContracts, type IngestSettings, type WrittenDuplicates } from "./batch-writer.js";
 import {
+  findDifferingCopies,
   findStaleContracts,
   findStoredEventIds,
   insertRatedEvents,
   type BatchEventWrite,
+  type DuplicateCopy,
   type RatedEventWrite,
 } from "./usage-repository.js";
 
 const ZERO = new Big(0);
 
+/** `differs` of a duplicate: whether its copy differs from the stored event, once known. */
 type Outcome =
-  | { kind: "accepted"; duplicate: boolean }
+  | { kind: "accepted"; duplicate: boolean; differs?: boolean }
   | { kind: "rejected"; code: RejectionCode; message: string };
 
 interface Parsed {
@@ -66,7 +70,7 @@ interface Candidate {
  * Judges an event against its contract (decisions.md, Rating 1 to 3). `day` is the event's UTC date, `rule`
  * the contract's rule for it (selectRule), if any. Pure.
  */
-export function judge(input: UsageEventInput, day: string, contract: RatingContextRow | undefined, rule: PricingRule | undefined): Outcome | undefined {
+function judge(input: UsageEventInput, day: string, contract: RatingContextRow | undefined, rule: PricingRule | undefined): Outcome | undefined {
   if (!contract) return { kind: "rejected", code: "contract_not_found", message: `No contract '${input.external_contract_id}'` };
   if (contract.status !== "active") {
     return { kind: "rejected", code: "contract_not_active", message: `Contract '${contract.id}' is ${contract.status}, not active` };
@@ -146,9 +150,10 @@ export function createUsageIngestion({
     //      another lane stored before that is this request's own (the entry whose copy was stored), whatever
     //      the next attempt makes of it: found stored, refused by a contract that changed, or a later copy.
     const storedEarlier = new Map<string, number>(); // event id → index of the entry stored
+    const judged: (Candidate | undefined)[] = new Array(rawEvents.length);
     for (let attempt = 0; ; attempt++) {
       try {
-        await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes, storedEarlier);
+        await judgeRateAndStore(actor.companyId, parsed, eventIds, outcomes, storedEarlier, judged);
         break;
       } catch (error) {
         if (!(error instanceof StaleContracts) || attempt >= 3) throw error;
@@ -156,12 +161,16 @@ export function createUsageIngestion({
       }
     }
     for (const index of storedEarlier.values()) outcomes[index] = { kind: "accepted", duplicate: false };
+    await markDiffering(actor.companyId, parsed, outcomes, judged);
 
     let accepted = 0;
     const events = outcomes.map((outcome, index) => {
       if (outcome.kind === "accepted") {
         accepted += 1;
-        return { event_id: eventIds[index]!, status: "accepted" as const, duplicate: outcome.duplicate };
+        // `differs` only when true, so that an honest retry's answer is what it always was.
+        return outcome.differs
+          ? { event_id: eventIds[index]!, status: "accepted" as const, duplicate: true, differs: true }
+          : { event_id: eventIds[index]!, status: "accepted" as const, duplicate: outcome.duplicate };
       }
       return { event_id: eventIds[index] ?? null, status: "rejected" as const, error: { code: outcome.code, message: outcome.message } };
     });
@@ -174,6 +183,7 @@ export function createUsageIngestion({
     eventIds: (string | null)[],
     outcomes: Outcome[],
     storedEarlier: Map<string, number>,
+    judged: (Candidate | undefined)[],
   ): Promise<void> {
     // 2. Judge each event against its contract (cached, or one query for the batch).
     const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
@@ -190,6 +200,10 @@ export function createUsageIngestion({
       }
       verdicts = parsed.map((p) => judgeParsed(p, contracts));
     }
+    parsed.forEach((p, i) => {
+      const verdict = verdicts[i]!;
+      judged[p.index] = "candidate" in verdict ? verdict.candidate : undefined;
+    });
 
     // Copies of an id within the batch: the first copy that is judged good is the event; copies before it
     // keep their own refusals, copies after it are duplicates of it (decisions.md, Rating 8).
@@ -226,9 +240,9 @@ export function createUsageIngestion({
     //    goes to the database in one call; a capped rule's remainder depends on the locked draft.
     if (candidates.length > 0) {
       const capped = candidates.some((c) => c.rule.monthly_cap !== null);
-      let duplicates: Set<string>;
+      let written: WrittenDuplicates;
       try {
-        duplicates = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
+        written = capped ? { duplicates: await lockingPath(companyId, candidates), verdicts: new Map() } : await batchPath(companyId, candidates);
       } catch (error) {
         if (error instanceof StaleContracts && error.storedIds.length > 0) {
           const entryOf = new Map(candidates.map((c) => [c.input.event_id, c.index]));
@@ -237,7 +251,10 @@ export function createUsageIngestion({
         throw error;
       }
       for (const candidate of candidates) {
-        outcomes[candidate.index] = { kind: "accepted", duplicate: duplicates.has(candidate.input.event_id) };
+        const id = candidate.input.event_id;
+        outcomes[candidate.index] = written.duplicates.has(id)
+          ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
+          : { kind: "accepted", duplicate: false };
       }
     }
     parsed.forEach((p) => {
@@ -246,8 +263,48 @@ export function createUsageIngestion({
     });
   }
 
-  /** The one-round-trip path (migrations/0009). Returns the ids found stored already. */
-  async function batchPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
+  /**
+   * Settles `differs` on every duplicate: whether its copy differs from the event stored under its id (by an
+   * earlier request, a concurrent one, or this one for an earlier entry). The stored event stands either
+   * way; this only tells the sender. The ingest function judges the duplicates of a replayed batch itself
+   * (migrations/0011); the rest (a batch mixing new and stored ids, the locking path, refused copies of
+   * stored ids, repeats within the batch) take one query, only when there are such duplicates, so that new
+   * events never pay for it. A copy that is not a valid event cannot be the stored one.
+   */
+  async function markDiffering(companyId: string, parsed: Parsed[], outcomes: Outcome[], judged: (Candidate | undefined)[]): Promise<void> {
+    let duplicates = 0;
+    let unjudged = 0;
+    for (const outcome of outcomes) {
+      if (outcome.kind !== "accepted" || !outcome.duplicate) continue;
+      duplicates += 1;
+      if (outcome.differs === undefined) unjudged += 1;
+    }
+    if (duplicates === 0) return;
+    let differing = 0;
+    if (unjudged > 0) {
+      const inputs = new Array<UsageEventInput | undefined>(outcomes.length);
+      for (const p of parsed) inputs[p.index] = p.input;
+      const copies: DuplicateCopy[] = [];
+      const entries: number[] = [];
+      outcomes.forEach((outcome, index) => {
+        if (outcome.kind !== "accepted" || !outcome.duplicate || outcome.differs !== undefined) return;
+        const input = inputs[index];
+        if (input) {
+          copies.push(duplicateCopy(input, judged[index]));
+          entries.push(index);
+        }
+        outcomes[index] = { kind: "accepted", duplicate: true, differs: !input };
+      });
+      for (const i of await findDifferingCopies(db, companyId, copies)) {
+        outcomes[entries[i]!] = { kind: "accepted", duplicate: true, differs: true };
+      }
+    }
+    for (const outcome of outcomes) if (outcome.kind === "accepted" && outcome.differs) differing += 1;
+    countUsageDuplicates(duplicates, differing);
+  }
+
+  /** The one-round-trip path (migrations/0009, 0011). Returns the ids found stored already, some judged. */
+  async function batchPath(companyId: string, candidates: Candidate[]): Promise<WrittenDuplicates> {
     const writes = new Array<BatchEventWrite>(candidates.length);
     for (let i = 0; i < candidates.length; i++) {
       const c = candidates[i]!;
@@ -343,6 +400,25 @@ export function createUsageIngestion({
     }
     return storedMeanwhile;
   }
+}
+
+/** A duplicate's copy as compared with the stored event; `candidate`: its verdict, when it was not refused. */
+function duplicateCopy(input: UsageEventInput, candidate: Candidate | undefined): DuplicateCopy {
+  return {
+    id: input.event_id,
+    contractId: input.external_contract_id,
+    metric: input.metric,
+    quantity: toDecimalString(input.quantity),
+    timestamp: input.timestamp,
+    feeAmount: input.fee_amount ? toDecimalString(input.fee_amount) : null,
+    appliedRate: input.applied_rate ? toDecimalString(input.applied_rate) : null,
+    counterparty: input.counterparty ?? null,
+    counterpartySide: input.counterparty_side ?? null,
+    pair: input.pair ?? null,
+    ruleId: candidate ? candidate.rule.id : null,
+    version: candidate ? candidate.contract.current_version : null,
+    ruleRate: candidate ? ruleLine(candidate.rule, input.metric, ruleRate(candidate.rule)).unitPrice : null,
+  };
 }
 
 function wantedInvoice(c: Candidate): WantedInvoice {

@@ -86,6 +86,81 @@ export async function findStoredEventIds(db: Queryable, companyId: string, ids: 
 }
 
 /**
+ * A copy of an event sent under an id that is stored already (a duplicate), as compared with the stored
+ * event; decimals as strings. `appliedRate` is the copy's own (null when it sent none); `ruleId`,
+ * `version` and `ruleRate` name the rule that would price the copy now, and that rule's own rate (null
+ * when the copy was refused).
+ */
+export interface DuplicateCopy {
+  id: string;
+  contractId: string;
+  metric: string;
+  quantity: string;
+  timestamp: string;
+  feeAmount: string | null;
+  appliedRate: string | null;
+  counterparty: string | null;
+  counterpartySide: string | null;
+  pair: string | null;
+  ruleId: string | null;
+  version: number | null;
+  ruleRate: string | null;
+}
+
+/**
+ * Which of these copies differ from the event stored under their id (by position in `copies`): in
+ * contract, metric, quantity, timestamp (as instants), fee, rate or scope fields. Decimals compare by
+ * value, an absent field equals a stored NULL. The stored `applied_rate` is the rate used, so a copy
+ * without one asks for the rate of the stored event's rule: taken from `ruleRate` when the copy's rule
+ * and version are the stored event's (the usual retry), else read from that program version. A fee
+ * was billed as is and stored no rate: a copy with the same fee is not compared on its rate. The same
+ * judgement as the ingest function's for a replayed batch (migrations/0011), for the duplicates it did not
+ * judge. One statement; an index probe per copy (LATERAL ... LIMIT 1, never a join over the company's events).
+ */
+export async function findDifferingCopies(db: Queryable, companyId: string, copies: readonly DuplicateCopy[]): Promise<Set<number>> {
+  if (copies.length === 0) return new Set();
+  // Columns that are NULL for every copy go as empty arrays (unnest pads them with NULLs).
+  const optional = <T>(values: T[]): T[] => (values.some((v) => v !== null) ? values : []);
+  const { rows } = await db.query<{ i: number }>(
+    `SELECT n.i::int AS i
+       FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::timestamptz[], $7::numeric[], $8::numeric[],
+                   $9::text[], $10::text[], $11::text[], $12::text[], $13::int[], $14::numeric[]) WITH ORDINALITY
+            AS n(id, contract_id, metric, quantity, ts, fee, rate, counterparty, side, pair, rule_id, version, rule_rate, i)
+       CROSS JOIN LATERAL (SELECT s.contract_id, s.metric, s.quantity, s.event_timestamp, s.fee_amount, s.applied_rate,
+                                  s.counterparty, s.counterparty_side, s.pair, s.rule_id, s.pricing_version
+                             FROM usage_events s WHERE s.company_id = $1 AND s.id = n.id LIMIT 1) AS s
+      WHERE s.contract_id <> n.contract_id OR s.metric <> n.metric OR s.quantity <> n.quantity OR s.event_timestamp <> n.ts
+         OR s.fee_amount IS DISTINCT FROM n.fee OR s.counterparty IS DISTINCT FROM n.counterparty
+         OR s.counterparty_side IS DISTINCT FROM n.side OR s.pair IS DISTINCT FROM n.pair
+         OR (s.fee_amount IS NULL AND s.applied_rate <> COALESCE(n.rate,
+               CASE WHEN s.rule_id = n.rule_id AND s.pricing_version = n.version THEN n.rule_rate
+                    -- the rule's own rate, as ruleRate (rate-event.ts) reads it
+                    ELSE (SELECT COALESCE(CASE WHEN r->>'model' = 'percentage' THEN r->>'rate' ELSE r->>'amount' END, '0')::numeric
+                            FROM pricing_program_versions v CROSS JOIN jsonb_array_elements(v.rules) AS r
+                           WHERE v.company_id = $1 AND v.contract_id = s.contract_id AND v.version = s.pricing_version
+                             AND r->>'id' = s.rule_id
+                           LIMIT 1) END))`,
+    [
+      companyId,
+      copies.map((c) => c.id),
+      copies.map((c) => c.contractId),
+      copies.map((c) => c.metric),
+      copies.map((c) => c.quantity),
+      copies.map((c) => c.timestamp),
+      optional(copies.map((c) => c.feeAmount)),
+      optional(copies.map((c) => c.appliedRate)),
+      optional(copies.map((c) => c.counterparty)),
+      optional(copies.map((c) => c.counterpartySide)),
+      optional(copies.map((c) => c.pair)),
+      optional(copies.map((c) => c.ruleId)),
+      optional(copies.map((c) => c.version)),
+      optional(copies.map((c) => c.ruleRate)),
+    ],
+  );
+  return new Set(rows.map((r) => r.i - 1));
+}
+
+/**
  * Stores rated events in one statement. An id stored meanwhile by a concurrent request is skipped
  * (ON CONFLICT DO NOTHING); the caller compares the returned ids with what it sent.
  */
@@ -116,13 +191,23 @@ export async function insertRatedEvents(tx: Queryable, companyId: string, events
 /** A rated event for the one-round-trip path; its invoice is found by the database function. */
 export interface BatchEventWrite extends Omit<RatedEventWrite, "invoiceNumber">, GroupableEvent {}
 
-export type BatchOutcome = { stale: string[]; missing: { contractId: string; periodStart: string }[]; stored: "all" | string[] };
+export type BatchOutcome = {
+  stale: string[];
+  missing: { contractId: string; periodStart: string }[];
+  stored: "all" | string[];
+  /** The duplicates were compared with their stored events (migrations/0011): those in `differs` differ,
+   *  those in `recheck` were not judged, the others are identical. When false, none was compared. */
+  compared: boolean;
+  differs: string[];
+  recheck: string[];
+};
 
 /**
  * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage_lines
  * (migrations/0009): one round trip, one short transaction; the lines' sums go along, already added up.
  * Reports contracts that changed since they were read, or drafts that must be created first (then nothing
- * was written), else which events it stored: all of them, or those listed (the others were duplicates).
+ * was written), else which events it stored: all of them, or those listed (the others were duplicates),
+ * and, for a call of replays, which duplicates differ from their stored events (migrations/0011).
  */
 export async function ingestRatedBatch(db: Queryable, companyId: string, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
   const { pairs, lines, eventLines } = groupByLine(events);
@@ -196,14 +281,18 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
       anyPair ? scopePairs : [],
     ],
   );
-  const outcome: BatchOutcome = { stale: [], missing: [], stored: [] };
+  const outcome: BatchOutcome = { stale: [], missing: [], stored: [], compared: false, differs: [], recheck: [] };
   const stored: string[] = [];
   for (const row of rows) {
     if (row.outcome === "stored") {
       if (row.event_id === null) outcome.stored = "all";
       else stored.push(row.event_id);
     } else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
-    else outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
+    else if (row.outcome === "missing") outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
+    else if (row.outcome === "compared") outcome.compared = true;
+    else if (row.outcome === "differs") outcome.differs.push(row.event_id!);
+    else if (row.outcome === "recheck") outcome.recheck.push(row.event_id!);
+    else throw new Error(`billing_ingest_usage_lines answered an unknown outcome '${row.outcome}'`);
   }
   if (outcome.stored !== "all") outcome.stored = stored;
   return outcome;

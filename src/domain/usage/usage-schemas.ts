@@ -1,33 +1,10 @@
 import { z } from "zod";
-import { Big, CHARGE_DP, fractionDigits, parseDecimal } from "../kernel/money.js";
+import { decimalInput, jsonDecimal } from "../kernel/decimal-schemas.js";
+import { CHARGE_DP } from "../kernel/money.js";
 
-export const MAX_EVENTS_PER_REQUEST = 100;
-const MAX_DECIMAL = new Big("1e15");
-/** Longest decimal string accepted, before trimming. */
-export const MAX_DECIMAL_TEXT = 40;
-
-/**
- * The decimal a field holds, or why it holds none: a finite JSON number, or a decimal string (trimmed), not
- * negative, under 10^15, with at most 12 fractional digits. Shared by the schema below and the fast path
- * (parse-usage-event.ts), so that both decide alike.
- */
-export function readDecimal(value: number | string, what: string): Big | { message: string } {
-  const parsed = typeof value === "number" ? (Number.isFinite(value) ? new Big(value) : undefined) : parseDecimal(value.trim());
-  if (!parsed) return { message: `${what} must be a finite decimal number` };
-  if (parsed.lt(0)) return { message: `${what} must not be negative` };
-  if (parsed.gte(MAX_DECIMAL)) return { message: `${what} must be less than 10^15` };
-  if (fractionDigits(parsed) > CHARGE_DP) return { message: `${what} has more than ${CHARGE_DP} decimal places` };
-  return parsed.eq(0) ? new Big(0) : parsed; // -0 is 0
-}
-
+const MAX_EVENTS_PER_REQUEST = 100;
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
-const decimal = (what: string) =>
-  z.union([z.number(), z.string().max(MAX_DECIMAL_TEXT)]).transform((value, ctx): Big => {
-    const read = readDecimal(value, what);
-    if (read instanceof Big) return read;
-    ctx.addIssue({ code: "custom", message: read.message });
-    return z.NEVER;
-  });
+const decimal = (what: string) => decimalInput(what, CHARGE_DP);
 
 /** Limits shared with the fast path (parse-usage-event.ts). */
 export const ID_MAX = 255;
@@ -89,6 +66,10 @@ export const submitResultSchema = z.object({
       event_id: z.string().nullable(),
       status: z.enum(["accepted", "rejected"]),
       duplicate: z.boolean().optional().describe("true when this event_id was already stored (or came earlier in the batch)"),
+      differs: z
+        .boolean()
+        .optional()
+        .describe("true on a duplicate whose body differs from the stored event (absent otherwise): the stored event stands; a new event needs a new event_id"),
       error: z.object({ code: z.enum(REJECTION_CODES), message: z.string() }).optional(),
     }),
   ),
@@ -100,13 +81,13 @@ export const usageEventSchema = z.object({
   id: z.string(),
   contract: z.string(),
   metric: z.string(),
-  quantity: z.number(),
-  fee_amount: z.number().optional(),
-  applied_rate: z.number().nullable(),
+  quantity: jsonDecimal,
+  fee_amount: jsonDecimal.optional(),
+  applied_rate: jsonDecimal.nullable(),
   counterparty: z.string().optional(),
   counterparty_side: z.string().optional(),
   pair: z.string().optional(),
-  rated_amount: z.number(),
+  rated_amount: jsonDecimal,
   rule_id: z.string().describe("The pricing rule that priced the event"),
   pricing_version: z.number().int().describe("The program version that priced the event"),
   invoice_number: z.string(),

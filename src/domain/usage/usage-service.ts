@@ -5,21 +5,21 @@ import type { DraftInvoices } from "../invoices/draft-invoices.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
-import { toJsonNumber } from "../kernel/money.js";
+import { toJsonDecimal } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { createUsageIngestion } from "./ingest-usage.js";
 import * as repo from "./usage-repository.js";
 import type { UsageEvent } from "./usage-schemas.js";
 
-export function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
+function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
   const event: UsageEvent = {
     object: "usage_event",
     id: row.id,
     contract: row.contract_id,
     metric: row.metric,
-    quantity: toJsonNumber(row.quantity),
-    applied_rate: row.applied_rate === null ? null : toJsonNumber(row.applied_rate),
-    rated_amount: toJsonNumber(row.rated_amount),
+    quantity: toJsonDecimal(row.quantity),
+    applied_rate: row.applied_rate === null ? null : toJsonDecimal(row.applied_rate),
+    rated_amount: toJsonDecimal(row.rated_amount),
     rule_id: row.rule_id,
     pricing_version: row.pricing_version,
     invoice_number: row.invoice_number,
@@ -29,7 +29,7 @@ export function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
     ingested_at: row.ingested_at.toISOString(),
     status: row.status as UsageEvent["status"],
   };
-  if (row.fee_amount !== null) event.fee_amount = toJsonNumber(row.fee_amount);
+  if (row.fee_amount !== null) event.fee_amount = toJsonDecimal(row.fee_amount);
   if (row.counterparty !== null) event.counterparty = row.counterparty;
   if (row.counterparty_side !== null) event.counterparty_side = row.counterparty_side;
   if (row.pair !== null) event.pair = row.pair;
@@ -86,5 +86,3 @@ export function createUsageService(deps: {
     },
   };
 }
-
-export type UsageService = ReturnType<typeof createUsageService>;
