@@ -33,3 +33,32 @@ describe("configuration: request timeout, ingestion and the embedded database", 
     });
   });
 });
+
+describe("configuration: the admin token and the failed-authentication throttle", () => {
+  it("refuses an admin token shorter than 32 characters, naming the variable and the minimum; empty means unset", () => {
+    const short = "a".repeat(31);
+    assert.throws(
+      () => loadConfig({ ...base, BILLING_ADMIN_TOKEN: short }),
+      (error: Error) => error instanceof ConfigError && /^BILLING_ADMIN_TOKEN must be at least 32 characters long/.test(error.message) && !error.message.includes(short),
+    );
+    assert.equal(loadConfig({ ...base, BILLING_ADMIN_TOKEN: "a".repeat(32) }).adminToken, "a".repeat(32));
+    assert.equal(loadConfig({ ...base, BILLING_ADMIN_TOKEN: "" }).adminToken, undefined);
+    assert.equal(loadConfig(base).adminToken, undefined);
+  });
+
+  it("allows 60 failed authentications per address and minute unless BILLING_AUTH_FAILURES says otherwise; off disables", () => {
+    assert.equal(loadConfig(base).authFailuresPerMinute, 60);
+    assert.equal(loadConfig({ ...base, BILLING_AUTH_FAILURES: "" }).authFailuresPerMinute, 60);
+    assert.equal(loadConfig({ ...base, BILLING_AUTH_FAILURES: "5" }).authFailuresPerMinute, 5);
+    assert.equal(loadConfig({ ...base, BILLING_AUTH_FAILURES: "off" }).authFailuresPerMinute, null);
+    assert.equal(loadConfig({ ...base, BILLING_AUTH_FAILURES: "OFF" }).authFailuresPerMinute, null);
+    assert.equal(loadConfig({ ...base, BILLING_RATE_LIMIT: "off" }).authFailuresPerMinute, 60, "not tied to the rate limit");
+    for (const bad of ["0", "-1", "1.5", "1e3", "ten", "60/m", "1000001", "none"]) {
+      assert.throws(
+        () => loadConfig({ ...base, BILLING_AUTH_FAILURES: bad }),
+        (error: Error) => error instanceof ConfigError && error.message.startsWith("BILLING_AUTH_FAILURES must be") && error.message.includes(`'${bad}'`),
+        bad,
+      );
+    }
+  });
+});

@@ -22,6 +22,11 @@ export interface Config {
   logLevel: string;
   /** Requests per API key and process (BILLING_RATE_LIMIT, default 100/s; off disables). */
   rateLimit: RateLimit | null;
+  /**
+   * Failed authentications allowed per client address, minute and process before 429 (BILLING_AUTH_FAILURES,
+   * default 60; off: null). Independent of rateLimit: it is a guard against guessing, not a throughput limit.
+   */
+  authFailuresPerMinute: number | null;
   /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
   requestTimeoutMs: number;
   /**
@@ -36,7 +41,7 @@ export class ConfigError extends Error {}
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** "1m" → 60000. Units ms, s, m, h. */
-export function parseDuration(text: string): number {
+function parseDuration(text: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text);
   if (!match) throw new ConfigError(`Not a duration: '${text}' (use a number with ms, s, m or h)`);
   return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
@@ -58,6 +63,23 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
 function parseSmallInteger(name: string, value: string | undefined, fallback: number): number {
   const parsed = Number(value || fallback);
   if (!Number.isInteger(parsed) || parsed < 1 || parsed > 64) throw new ConfigError(`${name} must be an integer from 1 to 64, not '${value}'`);
+  return parsed;
+}
+
+const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MAX_AUTH_FAILURES = 1_000_000;
+
+/** BILLING_AUTH_FAILURES: a whole number of failures per address and minute, or off (null). */
+function parseAuthFailures(value: string | undefined): number | null {
+  const text = (value ?? "").trim();
+  if (text === "") return 60;
+  if (/^off$/i.test(text)) return null;
+  const parsed = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > MAX_AUTH_FAILURES) {
+    throw new ConfigError(
+      `BILLING_AUTH_FAILURES must be a whole number from 1 to ${MAX_AUTH_FAILURES} (failed authentications per client address and minute) or off, not '${value}'`,
+    );
+  }
   return parsed;
 }
 
@@ -83,6 +105,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("Set both BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY, or neither");
   }
 
+  // An empty value means unset (no admin API); a short one would be guessable.
+  const adminToken = env.BILLING_ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `BILLING_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${adminToken.length}): use a long random value, e.g. from \`openssl rand -hex 32\``,
+    );
+  }
+
   const timeoutMs = parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s");
   const leaseMs = env.BILLING_WEBHOOK_LEASE ? parseDuration(env.BILLING_WEBHOOK_LEASE) : undefined;
   // A lease that can run out while its attempt is still waiting for the receiver would let a second worker
@@ -96,7 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     // PORT=0 picks a free port; main.ts fills in the real one once listening.
     publicUrl: (env.BILLING_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
-    adminToken: env.BILLING_ADMIN_TOKEN || undefined,
+    adminToken,
     bootstrap: bootstrapCompany && bootstrapKey ? { companyName: bootstrapCompany, apiKey: bootstrapKey } : undefined,
     storage,
     webhooks: {
@@ -120,5 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         throw new ConfigError(`BILLING_RATE_LIMIT: ${(error as Error).message}`);
       }
     })(),
+    authFailuresPerMinute: parseAuthFailures(env.BILLING_AUTH_FAILURES),
   };
 }

@@ -54,7 +54,7 @@ export async function createTestDatabase(engine: EngineName): Promise<TestDataba
   };
 }
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij";
 
 /** A config as the service would load it, with test defaults and overrides. */
 export function testConfig(overrides: Record<string, string> = {}): Config {

@@ -67,7 +67,23 @@ export class ForbiddenError extends DomainError {
 /** 429: too many requests for this key; answered with Retry-After. */
 export class RateLimitedError extends DomainError {
   readonly kind = "rate_limited" as const;
-  constructor(readonly retryAfterSeconds: number) {
-    super(`Too many requests; retry after ${retryAfterSeconds} s`, "rate_limited");
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `Too many requests; retry after ${retryAfterSeconds} s`,
+    code = "rate_limited",
+  ) {
+    super(message, code);
+  }
+
+  /**
+   * 429 in place of 401: this client address has failed to authenticate too often (BILLING_AUTH_FAILURES).
+   * A code of its own: `rate_limited` says a valid key sent too much, this one that the address failed too often.
+   */
+  static failedAttempts(retryAfterSeconds: number) {
+    return new RateLimitedError(
+      retryAfterSeconds,
+      `Too many failed authentication attempts from this address; retry after ${retryAfterSeconds} s`,
+      "too_many_failed_attempts",
+    );
   }
 }

@@ -2,6 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { AccessService } from "../../domain/access/access-service.js";
 import type { Actor } from "../../domain/kernel/actor.js";
 import { RateLimitedError, UnauthenticatedError } from "../../domain/kernel/errors.js";
+import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import type { RateLimiter } from "../../platform/rate-limiter.js";
 
 declare module "fastify" {
@@ -11,7 +12,7 @@ declare module "fastify" {
 }
 
 /** The key from `Authorization: Bearer <key>` or `X-Api-Key: <key>` (spec section 5). */
-export function presentedApiKey(request: FastifyRequest): string | undefined {
+function presentedApiKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (typeof authorization === "string" && authorization.trim() !== "") {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
@@ -26,13 +27,26 @@ export function presentedApiKey(request: FastifyRequest): string | undefined {
 /**
  * An onRequest hook: sets `request.actor`, or answers 401 before the body is even read; then 429 with
  * Retry-After when the key has used up its rate (per key, per process).
+ * A bad key (unknown, revoked, expired, or a malformed header) counts against the client address's failure
+ * budget; once that is spent, bad keys get 429 `too_many_failed_attempts` instead of 401. The key is always
+ * checked first (a hash and an indexed lookup), so a valid key is never refused by that throttle, even from
+ * an address shared with a guesser; no key at all is no failure.
  */
-export function apiKeyAuth(access: AccessService, limiter: RateLimiter | null) {
+export function apiKeyAuth(access: AccessService, limiter: RateLimiter | null, failures: FailureThrottle | null) {
   return async (request: FastifyRequest): Promise<void> => {
-    const key = presentedApiKey(request);
-    if (key === undefined) throw UnauthenticatedError.missing();
-    if (key.length > 512) throw UnauthenticatedError.invalid();
-    request.actor = await access.authenticate(key);
+    try {
+      const key = presentedApiKey(request);
+      if (key === undefined) throw UnauthenticatedError.missing();
+      if (key.length > 512) throw UnauthenticatedError.invalid();
+      request.actor = await access.authenticate(key);
+    } catch (error) {
+      if (failures && error instanceof UnauthenticatedError && error.code === "invalid_api_key") {
+        const wait = failures.refusal(request.ip, "api");
+        if (wait !== undefined) throw RateLimitedError.failedAttempts(wait);
+        failures.countFailure(request.ip);
+      }
+      throw error;
+    }
     if (limiter) {
       const verdict = limiter.take(request.actor.credentialId);
       if (!verdict.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));

@@ -4,18 +4,15 @@ import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
-import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps } from "../dashboard-app.js";
+import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps } from "../page-kit.js";
 import { html, type HtmlValue } from "../html.js";
 import { authPage, flashBox, type Flash } from "../layout.js";
 
 // Sign-in attempts per email, per process: 10 at once, then one every 6 seconds (always on).
 const LOGIN_PER_EMAIL = { capacity: 10, perSecond: 1 / 6 };
-// Sign-in and sign-up attempts per client address: 30 at once, then one every 2 seconds (off with
-// BILLING_RATE_LIMIT=off, since an office behind one NAT address would share it).
-export const AUTH_PER_ADDRESS = { capacity: 30, perSecond: 1 / 2 };
 
 /** Only a path on this site: never `//evil.example` or `/\evil.example` (no open redirect). */
-export function safeNext(next: string | undefined): string {
+function safeNext(next: string | undefined): string {
   if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /[\u0000-\u001f]/.test(next)) return "/";
   return next;
 }
@@ -75,8 +72,11 @@ async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters
 export async function authPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const perEmail = createRateLimiter(LOGIN_PER_EMAIL);
   const perAddress = deps.authRateLimit ? createRateLimiter(deps.authRateLimit) : null;
-  const take = (key: string) => (key.startsWith("ip:") ? (perAddress?.take(key) ?? { allowed: true as const }) : perEmail.take(key));
   const open = { config: { dashboardPublic: true } };
+  const tooMany = (reply: FastifyReply, token: string, values: { email: string; next: string }, message: string, seconds: number) => {
+    void reply.header("retry-after", String(seconds));
+    return sendPage(reply, loginForm(token, values, { kind: "error", message }), 429);
+  };
 
   app.get<{ Querystring: { next?: string } }>("/login", open, async (request, reply) => {
     return sendPage(reply, loginForm(preloginToken(request, reply), { next: safeNext(request.query.next) }));
@@ -88,16 +88,21 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     const next = safeNext(field(form, "next"));
     const token = preloginToken(request, reply);
     if (!preloginValid(request)) return sendPage(reply, loginForm(token, { email, next }, expiredForm), 403);
-    for (const key of [`email:${email.toLowerCase()}`, `ip:${request.ip}`]) {
-      const verdict = take(key);
-      if (!verdict.allowed) {
-        const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-        void reply.header("retry-after", String(seconds));
-        return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: `Too many sign-in attempts. Try again in ${seconds} s.` }), 429);
-      }
+    // Refused before the password is checked: argon2 is the expensive part of a guess.
+    const wait = deps.authFailures?.refusal(request.ip, "dashboard");
+    if (wait !== undefined) {
+      return tooMany(reply, token, { email, next }, `Too many failed sign-in attempts from this address. Try again in ${wait} s.`, wait);
+    }
+    const verdict = perEmail.take(`email:${email.toLowerCase()}`);
+    if (!verdict.allowed) {
+      const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+      return tooMany(reply, token, { email, next }, `Too many sign-in attempts. Try again in ${seconds} s.`, seconds);
     }
     const user = await deps.services.access.verifyUserPassword(email, form.get("password") ?? "");
-    if (!user) return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: "The email or the password is wrong." }), 401);
+    if (!user) {
+      deps.authFailures?.countFailure(request.ip);
+      return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: "The email or the password is wrong." }), 401);
+    }
     return signIn(deps, reply, user, next);
   });
 
@@ -108,7 +113,7 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     const values = { company: field(form, "company") ?? "", email: field(form, "email") ?? "" };
     const token = preloginToken(request, reply);
     if (!preloginValid(request)) return sendPage(reply, signupForm(token, values, expiredForm), 403);
-    const verdict = take(`ip:${request.ip}`);
+    const verdict = perAddress?.take(request.ip) ?? { allowed: true };
     if (!verdict.allowed) {
       return sendPage(reply, signupForm(token, values, { kind: "error", message: "Too many attempts from this address. Try again in a minute." }), 429);
     }

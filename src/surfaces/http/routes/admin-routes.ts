@@ -3,8 +3,9 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
-import { UnauthenticatedError } from "../../../domain/kernel/errors.js";
+import { RateLimitedError, UnauthenticatedError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
+import type { FailureThrottle } from "../../../platform/failure-throttle.js";
 
 // PostgreSQL text cannot hold NUL: refuse it here (400) rather than let the insert fail (500).
 const noNul = /^[^\u0000]*$/;
@@ -29,13 +30,19 @@ const idParams = z.object({ id: z.string().max(100) });
  * The operators' API (INTERFACE.md "Admin API"). Mounted only when BILLING_ADMIN_TOKEN is set; otherwise
  * these paths do not exist and answer 404 like any unknown path.
  */
-export function adminRoutes(services: Services, adminToken: string): FastifyPluginAsyncZod {
+export function adminRoutes(services: Services, adminToken: string, failures: FailureThrottle | null): FastifyPluginAsyncZod {
   return async (app) => {
 
+    // A wrong token counts against the address's failure budget (then 429 instead of 401); the right token
+    // is compared first and never refused by it.
     app.addHook("onRequest", async (request: FastifyRequest) => {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "");
       if (!match) throw new UnauthenticatedError("Missing admin token", "missing_admin_token");
-      if (!secretsEqual(match[1]!, adminToken)) throw new UnauthenticatedError("Invalid admin token", "invalid_admin_token");
+      if (secretsEqual(match[1]!, adminToken)) return;
+      const wait = failures?.refusal(request.ip, "admin");
+      if (wait !== undefined) throw RateLimitedError.failedAttempts(wait);
+      failures?.countFailure(request.ip);
+      throw new UnauthenticatedError("Invalid admin token", "invalid_admin_token");
     });
 
     const hide = { hide: true } as const;
