@@ -3,6 +3,9 @@
  * and form, signed in and not, with and without the CSRF token. Whatever arrives, the service answers in
  * time and never with a 5xx; a request without a valid session or CSRF token stores nothing.
  *
+ * Then every form, one field at a time, gets a NUL (refused with 400, nothing stored) and a percent-encoded
+ * surrogate half (which decodes to U+FFFD: never a 5xx).
+ *
  * FUZZ_RUNS=n scales the number of requests (default 600 per engine); FUZZ_SEED=n replays a run.
  */
 import assert from "node:assert/strict";
@@ -41,6 +44,7 @@ const FORM_ROUTES = [
   "/webhooks/:endpoint/status",
   "/webhooks/:endpoint/rotate",
   "/webhooks/:endpoint/delete",
+  "/webhooks/:endpoint/test",
   "/webhooks/:endpoint/deliveries/:delivery/resend",
   "/login",
   "/signup",
@@ -175,5 +179,47 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     // The session survived the run (nothing logged it out but /logout, which is not fuzzed).
     assert.equal((await seed.client.get("/customers")).statusCode, 200);
     assert.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(403) ?? 0) > 0, `statuses seen: ${JSON.stringify([...statuses])}`);
+  });
+
+  it("refuses a NUL in any field or field name of every form with 400, storing nothing; a broken surrogate is never a 5xx", async () => {
+    const cookie = [...seed.client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    // The fields each form reads (FIELD_NAMES holds them all); forms that read none get one anyway.
+    const FIELDS: Record<string, string[]> = {
+      "/customers": ["name", "external_id", "email", "domain", "country", "payment_terms_days"],
+      "/contracts/sample": ["customer_id"],
+      "/contracts/:contract/rules": ["type", "model", "metric", "amount", "rate", "frequency", "monthly_cap", "name"],
+      "/contracts/:contract/rules/change": ["rule_id", "amount", "rate", "monthly_cap", "name"],
+      "/invoices/project": ["contract", "billing_period_start", "billing_period_end"],
+      "/settings/api-keys": ["name", "scopes", "expires_on"],
+      "/webhooks": ["url", "description", "events"],
+      "/webhooks/:endpoint": ["url", "description", "events", "enabled"],
+      "/webhooks/:endpoint/status": ["enabled"],
+      "/login": ["email", "password", "next"],
+      "/signup": ["company", "email", "password"],
+    };
+    // Each request changes one thing; these would delete, rotate, revoke or reach out for real if not refused.
+    const destructive = /\/(delete|rotate|revoke|test|resend)$/;
+    const fill = (route: string) =>
+      route
+        .replace(":contract", seed.contractId)
+        .replace(":endpoint", seed.endpointId)
+        .replace(":key", seed.keyId)
+        .replace(":delivery", "00000000-0000-0000-0000-000000000000");
+    const post = (path: string, body: string) =>
+      t().call({ method: "POST", url: path, headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, payload: body });
+    for (const route of FORM_ROUTES) {
+      const path = fill(route);
+      for (const name of [...(FIELDS[route] ?? ["name"]), "zz\u0000"]) {
+        const nul = name.includes("\u0000") ? formBody({ _csrf: seed.csrf, [name]: "x" }) : formBody({ _csrf: seed.csrf, [name]: `a\u0000b` });
+        const before = await storedState(t(), seed.companyId);
+        const refused = await post(path, nul);
+        assert.equal(refused.statusCode, 400, `${path} ${JSON.stringify(name)}: ${refused.statusCode} ${refused.body.slice(0, 200)}`);
+        assert.equal(await storedState(t(), seed.companyId), before, `${path} ${JSON.stringify(name)} changed stored data`);
+        if (destructive.test(route) || name.includes("\u0000")) continue;
+        // URL-encoded UTF-8 of a lone surrogate is no UTF-8 at all: it reads as U+FFFD, never as a surrogate.
+        const broken = await post(path, `_csrf=${encodeURIComponent(seed.csrf)}&${name}=%ED%A0%80x`);
+        assert.ok(broken.statusCode < 500, `${path} ${name}=%ED%A0%80: ${broken.statusCode} ${broken.body.slice(0, 200)}`);
+      }
+    }
   });
 });

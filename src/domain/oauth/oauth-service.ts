@@ -3,6 +3,8 @@ import type { Database } from "../../db/database.js";
 import type { AccessService } from "../access/access-service.js";
 import type { Actor, Scope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
+import { unstorableReason } from "../kernel/storable-text.js";
+import { clientMetadataProblem } from "./client-metadata.js";
 import * as repo from "./oauth-repository.js";
 
 /** The scopes this service serves over MCP (the spec's list is wider; README "Agent access" maps it). */
@@ -38,19 +40,14 @@ export class OAuthProtocolError extends Error {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /**
- * Why a redirect URI cannot be registered, if it cannot: no fragment (RFC 6749, 3.1.2), and plain http only
- * on a loopback host (OAuth 2.1, 2.3.1; the MCP authorization spec). https and private-use schemes of
- * native apps (RFC 8252, 7.1) are fine.
+ * Refuses a parameter PostgreSQL could not store (storable-text.ts) before any query sees it: a 400
+ * invalid_request rather than a database error. Codes and tokens are only hashed, but none was ever issued
+ * with such a character, so they are refused the same way.
  */
-function redirectUriProblem(uri: unknown): string | undefined {
-  if (typeof uri !== "string" || !URL.canParse(uri)) return `${String(uri)} is not a URL`;
-  const url = new URL(uri);
-  if (uri.includes("#")) return `${uri} must not contain a fragment`;
-  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) return `${uri}: http is for loopback hosts only; use https`;
-  return undefined;
+function storable(name: string, value: string | undefined): void {
+  const reason = value === undefined ? undefined : unstorableReason(value);
+  if (reason) throw new OAuthProtocolError("invalid_request", `${name} ${reason}`);
 }
 
 const hash = (secret: string) => createHash("sha256").update(secret, "utf8").digest();
@@ -109,21 +106,16 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
   return {
     resource,
 
-    /** Public clients only: MCP clients are native or browser apps that cannot keep a secret; PKCE protects them. */
+    /** Public clients only, within the limits of client-metadata.ts. */
     async registerClient(metadata: Record<string, unknown> & { client_id: string }): Promise<void> {
-      if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== "none") {
-        throw new OAuthProtocolError("invalid_client_metadata", "Only public clients are supported: token_endpoint_auth_method must be none");
-      }
-      const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
-      if (uris.length === 0) throw new OAuthProtocolError("invalid_redirect_uri", "Register at least one redirect URI");
-      for (const uri of uris) {
-        const problem = redirectUriProblem(uri);
-        if (problem) throw new OAuthProtocolError("invalid_redirect_uri", problem);
-      }
+      const problem = clientMetadataProblem(metadata);
+      if (problem) throw new OAuthProtocolError(problem.code, problem.message);
+      storable("client_id", metadata.client_id);
       await repo.insertClient(db, { client_id: metadata.client_id, metadata, created_at: clock.now() });
     },
 
     async getClient(clientId: string): Promise<Record<string, unknown> | undefined> {
+      storable("client_id", clientId);
       return (await repo.findClient(db, clientId))?.metadata;
     },
 
@@ -132,6 +124,11 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
       clientId: string,
       params: { redirectUri: string; codeChallenge: string; state?: string | undefined; scopes?: string[] | undefined; resource?: string | undefined },
     ): Promise<{ requestId: string; scopes: OAuthScope[] }> {
+      storable("client_id", clientId);
+      storable("redirect_uri", params.redirectUri);
+      storable("code_challenge", params.codeChallenge);
+      storable("state", params.state);
+      storable("resource", params.resource);
       const requested = params.scopes && params.scopes.length > 0 ? params.scopes : [...OAUTH_SCOPES];
       const unknown = requested.filter((s) => !(OAUTH_SCOPES as readonly string[]).includes(s));
       if (unknown.length > 0) throw new OAuthProtocolError("invalid_scope", `Unknown scope: ${unknown.join(", ")}. This server serves ${OAUTH_SCOPES.join(", ")}`);
@@ -154,12 +151,14 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     },
 
     async pendingRequest(requestId: string): Promise<repo.OAuthRequestRow | undefined> {
+      storable("request_id", requestId);
       const request = await repo.findRequest(db, requestId);
       return request && request.expires_at.getTime() > clock.now().getTime() ? request : undefined;
     },
 
     /** The login step: the user's company is the token's company. */
     async login(requestId: string, email: string, password: string): Promise<repo.OAuthRequestRow | "bad_credentials" | undefined> {
+      storable("email", email);
       const request = await this.pendingRequest(requestId);
       if (!request) return undefined;
       const user = await access.verifyUserPassword(email, password);
@@ -173,6 +172,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** The consent step: a code on Allow, access_denied on Deny; either way the request is used up. Returns the redirect. */
     async decide(requestId: string, allow: boolean): Promise<string | undefined> {
+      storable("request_id", requestId);
       const request = await repo.deleteRequest(db, requestId);
       if (!request || request.expires_at.getTime() <= clock.now().getTime() || !request.user_id || !request.company_id) return undefined;
       const target = new URL(request.params.redirectUri);
@@ -205,6 +205,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     },
 
     async challengeFor(clientId: string, code: string): Promise<string> {
+      storable("code", code);
       const row = await repo.findCode(db, hash(code));
       if (!row || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
       return row.code_challenge;
@@ -212,6 +213,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** Code → tokens, once. A second use revokes every token issued from the code (OAuth 2.1, 4.1.3). */
     async exchangeCode(clientId: string, code: string, redirectUri: string | undefined, requestedResource: string | undefined): Promise<TokenSet> {
+      storable("code", code);
       const codeHash = hash(code);
       const row = await repo.findCode(db, codeHash);
       if (!row || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
@@ -232,6 +234,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** Refresh tokens rotate: each is good once; a reused one revokes its whole family. */
     async refresh(clientId: string, refreshToken: string, scopes: string[] | undefined, requestedResource: string | undefined): Promise<TokenSet> {
+      storable("refresh_token", refreshToken);
       const row = await repo.findTokenAnyState(db, hash(refreshToken));
       const now = clock.now();
       if (!row || row.kind !== "refresh" || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown refresh token");
@@ -255,6 +258,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** A live access token whose user still exists, or undefined. */
     async verifyAccessToken(token: string): Promise<AccessGrant | undefined> {
+      if (unstorableReason(token)) return undefined; // never issued: base64url only
       const now = clock.now();
       const row = await repo.findLiveToken(db, hash(token), "access", now);
       if (!row) return undefined;
@@ -271,6 +275,7 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
 
     /** RFC 7009: unknown tokens are ignored; revoking a refresh token revokes its family's access tokens too. */
     async revoke(clientId: string, token: string): Promise<void> {
+      storable("token", token);
       const row = await repo.findTokenAnyState(db, hash(token));
       if (!row || row.client_id !== clientId) return;
       const now = clock.now();

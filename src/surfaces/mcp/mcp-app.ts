@@ -2,10 +2,13 @@ import express, { type Request, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
 import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
 import { mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
+import type { FailureThrottle } from "../../platform/failure-throttle.js";
+import { parseJsonExact, unmarkNumbers } from "../../platform/exact-json.js";
 import type { Logger } from "../../platform/logger.js";
+import { mcpErrorHandler, refuseUnstorableBodies, requireBodyType } from "./mcp-errors.js";
 import { buildMcpServer } from "./mcp-tools.js";
 import { consentPage, errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 import { clientName, createOAuthProvider } from "./oauth-provider.js";
@@ -16,7 +19,18 @@ const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as co
  * The agent surface: the OAuth 2.1 authorization server (the SDK's router over our provider, plus our
  * login and consent pages) and the MCP endpoint: an express app to which Fastify hands MCP_PATHS.
  */
-export function createMcpApp({ services, publicUrl, logger }: { services: Services; publicUrl: string; logger: Logger }) {
+export function createMcpApp({
+  services,
+  publicUrl,
+  logger,
+  authFailures,
+}: {
+  services: Services;
+  publicUrl: string;
+  logger: Logger;
+  /** Wrong sign-in passwords per client address, shared with the other surfaces (null: BILLING_AUTH_FAILURES=off). */
+  authFailures: FailureThrottle | null;
+}) {
   const app = express();
   app.disable("x-powered-by");
   app.use((_req, res, next) => {
@@ -24,6 +38,11 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
     res.setHeader("referrer-policy", "no-referrer");
     next();
   });
+  // Bodies of the wrong type are a 415, and no form or JSON body may hold text PostgreSQL cannot store
+  // (storable-text.ts); both are checked before any handler, the SDK's included, sees the body.
+  app.use("/register", requireBodyType("application/json"));
+  app.use(["/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], requireBodyType("application/x-www-form-urlencoded"));
+  app.use(["/register", "/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], refuseUnstorableBodies);
   const base = new URL(publicUrl);
   const mcpUrl = new URL("/mcp", base);
   const resourceMetadataUrl = new URL("/.well-known/oauth-protected-resource", base).href;
@@ -40,6 +59,9 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
   app.get("/.well-known/oauth-protected-resource", (_req, res) => {
     res.setHeader("Cache-Control", "no-store");
     res.json(protectedResource);
+  });
+  app.all("/.well-known/oauth-protected-resource", (req, res) => {
+    res.status(405).set("Allow", "GET").json({ error: "method_not_allowed", error_description: `The method ${req.method} is not allowed for this endpoint` });
   });
 
   app.use(
@@ -63,13 +85,23 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
   const html = (res: Response, status: number, body: string) => res.status(status).type("html").set(PAGE_HEADERS).send(body);
 
   // Password guessing is slow work for us (argon2) and for the guesser: 100 tries per address per 15 minutes.
+  // Kept beside the failure throttle: this sign-in has no per-email limit, so this is its long-run cap.
   const loginLimit = rateLimit({ windowMs: 15 * 60_000, limit: 100, validate: false, standardHeaders: "draft-7", legacyHeaders: false });
   app.post("/oauth/login", loginLimit, form, async (req, res, next) => {
     try {
       const requestId = field(req, "request_id");
+      // An address that has used its failure budget is refused before the password is checked (argon2),
+      // with the form again (no lookup of the client's name) so that it can be sent once the wait is over.
+      const address = req.ip ?? req.socket.remoteAddress ?? "";
+      const wait = authFailures?.refusal(address, "oauth");
+      if (wait !== undefined) {
+        res.set("Retry-After", String(wait));
+        return html(res, 429, loginPage({ requestId, clientName: "the application", error: `Too many failed sign-in attempts from this address. Try again in ${wait} s.` }));
+      }
       const result = await services.oauth.login(requestId, field(req, "email"), field(req, "password"));
       if (!result) return html(res, 400, errorPage("This sign-in link has expired or was already used. Start again from your MCP client."));
       if (result === "bad_credentials") {
+        authFailures?.countFailure(address);
         const pending = await services.oauth.pendingRequest(requestId);
         const client = (pending && (await services.oauth.getClient(pending.client_id))) as { client_id: string; client_name?: string } | undefined;
         return html(res, 401, loginPage({ requestId, clientName: client ? clientName(client) : "the application", error: "Wrong email or password." }));
@@ -90,10 +122,16 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
       next(error);
     }
   });
+  // The forms post; a reload or a bookmark of their address gets a page that says where to start again.
+  app.all(["/oauth/login", "/oauth/consent"], (_req, res) => {
+    html(res.set("Allow", "POST"), 405, errorPage("This address takes the sign-in form only. Start again from your MCP client."));
+  });
 
   const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
 
-  app.post("/mcp", bearer, express.json({ limit: "1mb" }), async (req, res, next) => {
+  // The body is read as bytes and parsed here, not by express.json: a tool's numbers keep their exact text
+  // (exact-json.ts), and the answer's decimals are written as exact numbers (docs/api.md, "Numbers").
+  app.post("/mcp", bearer, express.raw({ type: () => true, limit: "1mb" }), async (req, res, next) => {
     try {
       const auth = req.auth!;
       const companyId = auth.extra?.companyId as string;
@@ -101,15 +139,33 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
         res.status(403).set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${OAUTH_SCOPES.join(" ")}", resource_metadata="${resourceMetadataUrl}"`);
         return res.json({ error: "insufficient_scope", error_description: `The token needs ${OAUTH_SCOPES.join(" or ")}` });
       }
+      let message: unknown;
+      try {
+        message = parseJsonExact(Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "");
+      } catch {
+        // The transport's own answer to a body that is not JSON.
+        return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null });
+      }
       const server = buildMcpServer(services, { companyId, clientId: auth.clientId, scopes: auth.scopes });
       // Stateless: a new transport per request, so that any process can answer any request.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
         void transport.close();
         void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
+      const headers = new Headers();
+      for (const [name, value] of Object.entries(req.headers)) {
+        if (typeof value === "string") headers.set(name, value);
+        else if (Array.isArray(value)) headers.set(name, value.join(", "));
+      }
+      const answer = await transport.handleRequest(new Request(new URL(req.originalUrl, base), { method: "POST", headers }), {
+        parsedBody: message,
+        authInfo: auth,
+      });
+      res.status(answer.status);
+      answer.headers.forEach((value, name) => res.setHeader(name, value));
+      res.end(unmarkNumbers(await answer.text()));
     } catch (error) {
       next(error);
     }
@@ -120,9 +176,6 @@ export function createMcpApp({ services, publicUrl, logger }: { services: Servic
   app.get("/mcp", notAllowed);
   app.delete("/mcp", notAllowed);
 
-  app.use((error: unknown, _req: Request, res: Response, _next: unknown) => {
-    logger.error({ err: error }, "mcp surface error");
-    if (!res.headersSent) res.status(500).json({ error: "Internal server error", code: "internal_error" });
-  });
+  app.use(mcpErrorHandler(logger));
   return app;
 }

@@ -15,7 +15,7 @@ import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprot
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { OAuthProtocolError, type OAuthService } from "../../domain/oauth/oauth-service.js";
-import { errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
+import { loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 
 /** RFC 7591, 3.2.2: the SDK has no class for it. */
 class InvalidRedirectUriError extends OAuthError {
@@ -33,7 +33,10 @@ const SDK_ERRORS: Record<OAuthProtocolError["code"], new (message: string) => OA
   access_denied: AccessDeniedError,
 };
 
-/** Domain protocol errors become the SDK's, which its handlers answer with RFC 6749 bodies. */
+/**
+ * Domain protocol errors become the SDK's, which its handlers answer with RFC 6749 bodies; anything else
+ * thrown into them is a 500 server_error.
+ */
 async function mapped<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -52,7 +55,7 @@ export const clientName = (client: { client_name?: string | undefined; client_id
 export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
   const clientsStore: OAuthRegisteredClientsStore = {
     async getClient(clientId) {
-      return (await oauth.getClient(clientId)) as OAuthClientInformationFull | undefined;
+      return (await mapped(() => oauth.getClient(clientId))) as OAuthClientInformationFull | undefined;
     },
     async registerClient(client) {
       const full = client as OAuthClientInformationFull;
@@ -116,9 +119,8 @@ export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
     },
 
     async revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-      await oauth.revoke(client.client_id, request.token);
+      await mapped(() => oauth.revoke(client.client_id, request.token));
     },
   };
 }
 
-export { errorPage };
