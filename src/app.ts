@@ -1,13 +1,12 @@
 import type { FastifyInstance } from "fastify";
+import { openServices } from "./compose.js";
 import type { Config } from "./config.js";
 import type { Database } from "./db/database.js";
-import { migrate } from "./db/migrate.js";
-import { openDatabase } from "./db/open-database.js";
-import { systemClock, type Clock } from "./domain/kernel/clock.js";
-import { createServices, type Services } from "./domain/services.js";
+import type { Clock } from "./domain/kernel/clock.js";
+import type { Services } from "./domain/services.js";
+import { createFailureThrottle } from "./platform/failure-throttle.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import { createMetrics } from "./platform/metrics.js";
-import { createOutboundHttp } from "./platform/outbound-http.js";
 import { buildHttpApp } from "./surfaces/http/http-app.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./surfaces/worker/delivery-worker.js";
 
@@ -22,49 +21,42 @@ export interface App {
 }
 
 /**
- * The only place that wires: open database → migrate → bootstrap → services → surfaces.
- * `db` may be passed in (tests share one per file); then the caller closes it.
+ * The server's wiring: the services (`openServices`, shared with the `billing` command) → bootstrap →
+ * worker → HTTP. `db` may be passed in (tests share one per file); then the caller closes it.
  */
 export async function createApp(
   config: Config,
   options: { db?: Database; clock?: Clock; logger?: Logger } = {},
 ): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db =
-    options.db ??
-    (await openDatabase(config.storage, {
-      maintenance: {
-        onPass: (done) => logger.debug(done, "embedded database maintenance"),
-        onError: (error) => logger.warn({ err: error }, "embedded database maintenance failed; trying again at the next pass"),
-      },
-    }));
-  const ownsDb = !options.db;
+  const core = await openServices(config, { ...options, logger });
+  const { db, services, clock } = core;
   try {
-    const applied = await migrate(db);
-    if (applied.length > 0) logger.info({ applied }, "migrations applied");
-    const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
-    const services = createServices({
-      db,
-      clock: options.clock ?? systemClock,
-      publicUrl: config.publicUrl,
-      webhookSettings: config.webhooks,
-      outboundHttp,
-      ingest: config.ingest,
-    });
     const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
     if (config.bootstrap) {
       const { company, createdKey } = await services.access.bootstrap(config.bootstrap.companyName, config.bootstrap.apiKey);
       logger.info({ company_id: company.id, created_key: createdKey }, "bootstrap company ready");
     }
+    const metrics = createMetrics();
+    // On the services' clock, so that tests move the failure window as they move time.
+    const authFailures =
+      config.authFailuresPerMinute === null
+        ? null
+        : createFailureThrottle({
+            limit: config.authFailuresPerMinute,
+            now: () => clock.now().getTime(),
+            onRefused: (surface) => metrics.authThrottled.inc({ surface }),
+          });
     const http = await buildHttpApp({
       services,
       db,
       logger,
-      metrics: createMetrics(),
+      metrics,
       publicUrl: config.publicUrl,
       adminToken: config.adminToken,
       requestTimeoutMs: config.requestTimeoutMs,
       rateLimit: config.rateLimit,
+      authFailures,
     });
     return {
       db,
@@ -76,12 +68,11 @@ export async function createApp(
       async close() {
         await http.close();
         await worker.stop();
-        await outboundHttp.close();
-        if (ownsDb) await db.close();
+        await core.close();
       },
     };
   } catch (error) {
-    if (ownsDb) await db.close();
+    await core.close();
     throw error;
   }
 }

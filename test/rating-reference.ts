@@ -93,7 +93,7 @@ export const mulCharge = (a: bigint, b: bigint): bigint => roundHalfEven(a * b, 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 
 /** n / d (d > 0, n >= 0) rounded half-even to an integer. */
-export function divHalfEven(n: bigint, d: bigint): bigint {
+function divHalfEven(n: bigint, d: bigint): bigint {
   let quotient = n / d;
   const twice = (n % d) * 2n;
   if (twice > d || (twice === d && quotient % 2n === 1n)) quotient += 1n;
@@ -142,7 +142,7 @@ export interface EventSpec {
 }
 
 /** The rule that prices an event (decisions.md, Rating 3), written again: most specific match, first added on ties. */
-export function referenceSelect(rules: readonly RuleSpec[], event: Pick<EventSpec, "metric" | "counterparty" | "counterpartySide">): RuleSpec | undefined {
+function referenceSelect(rules: readonly RuleSpec[], event: Pick<EventSpec, "metric" | "counterparty" | "counterpartySide">): RuleSpec | undefined {
   let best: RuleSpec | undefined;
   let bestScore = -1;
   for (const rule of rules) {
@@ -201,7 +201,7 @@ export interface RefInvoice {
   uncappedByRule: Map<string, bigint>;
 }
 
-export const usageDescriptionOf = (rule: RuleSpec): string => {
+const usageDescriptionOf = (rule: RuleSpec): string => {
   const scope = [rule.counterparty, rule.counterpartySide].filter((s) => s !== null);
   return scope.length > 0 ? `${rule.metric} usage (${scope.join(", ")})` : `${rule.metric} usage`;
 };
@@ -295,7 +295,7 @@ export function referenceInvoice(rules: readonly RuleSpec[], events: readonly Ev
 // Generators.
 
 /** A non-negative decimal string below `below` with up to `maxDigits` fractional digits (trailing zeros kept). */
-export function decimalString(below: number, maxDigits: number): fc.Arbitrary<string> {
+function decimalString(below: number, maxDigits: number): fc.Arbitrary<string> {
   return fc.integer({ min: 0, max: maxDigits }).chain((digits) =>
     fc.bigInt({ min: 0n, max: BigInt(below) * pow10(digits) - 1n }).map((n) => {
       if (digits === 0) return n.toString();

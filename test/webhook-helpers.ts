@@ -227,14 +227,14 @@ export async function deliveryAbout(t: TestApp, key: string, endpointId: string,
 const stripe = new Stripe("sk_test_x");
 
 /** Verifies Service-Signature with Stripe's own verifier; returns the event it parsed. Throws when it does not verify. */
-export function verifyWithStripe(request: ReceivedRequest, secret: string): Record<string, any> {
+function verifyWithStripe(request: ReceivedRequest, secret: string): Record<string, any> {
   const header = request.headers["service-signature"];
   assert.equal(typeof header, "string", "Service-Signature present");
   return stripe.webhooks.constructEvent(request.body, header as string, secret) as unknown as Record<string, any>;
 }
 
 /** Verifies the webhook-* headers with the standardwebhooks package. Throws when it does not verify. */
-export function verifyWithStandardWebhooks(request: ReceivedRequest, secret: string): Record<string, any> {
+function verifyWithStandardWebhooks(request: ReceivedRequest, secret: string): Record<string, any> {
   const h = request.headers;
   return new Webhook(secret).verify(request.body, {
     "webhook-id": String(h["webhook-id"]),

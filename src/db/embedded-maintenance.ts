@@ -16,7 +16,7 @@ import type { Database } from "./database.js";
  * company or a few, whose plans need the tables' sizes more than fine histograms), and VACUUM reads only
  * the pages changed since the last one.
  */
-export const EMBEDDED_MAINTENANCE_INTERVAL_MS = 5_000;
+const EMBEDDED_MAINTENANCE_INTERVAL_MS = 5_000;
 
 // autovacuum's defaults (postgresql.conf): a table is analyzed after 50 + 10 % changed rows, vacuumed after
 // 50 + 20 % dead rows or 1,000 + 20 % inserted rows.

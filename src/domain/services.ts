@@ -22,6 +22,8 @@ export interface ServiceDeps {
   outboundHttp: OutboundHttp;
   /** How this process writes usage: lanes and calls in flight per company (group commit). */
   ingest?: IngestSettings | undefined;
+  /** Keep API keys in memory between requests: only where every revocation passes through this process. */
+  rememberKeys: boolean;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */

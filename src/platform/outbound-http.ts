@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { performance } from "node:perf_hooks";
 import { Agent, buildConnector, request } from "undici";
-import { checkEndpointUrl, isPublicAddress } from "../domain/webhooks/endpoint-url-policy.js";
+import { checkEndpointUrl, isPublicAddress } from "./address-policy.js";
 
 /**
  * The HTTP client webhook deliveries leave through (decisions.md "Webhooks", ARCHITECTURE.md stack notes).

@@ -124,20 +124,20 @@ function checkUser(email: string, password: string): string {
 // argon2id with OWASP's second recommended profile (19 MiB, 2 passes): memory-hard, ~30 ms here.
 const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-/** At most this many API keys are remembered by an embedded service (see `knownKeys`). */
+/** At most this many API keys are remembered when `rememberKeys` is on (see `knownKeys`). */
 const KNOWN_KEYS_LIMIT = 10_000;
 
-export function createAccessService({ db, clock }: { db: Database; clock: Clock }) {
+export function createAccessService({ db, clock, rememberKeys }: { db: Database; clock: Clock; rememberKeys: boolean }) {
   const lastUsedWritten = new Map<string, number>();
   /**
-   * API keys by hash, remembered between requests on the embedded database only. PGlite's data folder is
-   * locked to this one process, so every revocation goes through this service and clears the map: nothing
-   * can be stale. A PostgreSQL database may be shared by several processes, where a key revoked by one must
-   * stop working at once in all, so there every request reads its key. The lookup is a round trip to
-   * PGlite's single thread per request (~0.5 ms; docs/performance.md, step 15). Unknown keys are never
-   * remembered, so random keys cannot grow the map; expiry is checked on every use, as for a key read.
+   * API keys by hash, remembered between requests when the composition says every revocation goes through
+   * this service (the embedded database, whose folder is locked to this one process): this service clears
+   * the map on each, so nothing can be stale. Where a database is shared by several processes, a key revoked
+   * by one must stop working at once in all, so there every request reads its key. The lookup is a round
+   * trip to PGlite's single thread per request (~0.5 ms; docs/performance.md, step 15). Unknown keys are
+   * never remembered, so random keys cannot grow the map; expiry is checked on every use, as for a key read.
    */
-  const knownKeys = db.engine === "pglite" ? new Map<string, repo.ApiKeyRow>() : null;
+  const knownKeys = rememberKeys ? new Map<string, repo.ApiKeyRow>() : null;
 
   function noteKeyUse(keyId: string): void {
     const now = clock.now();

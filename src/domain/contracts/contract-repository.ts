@@ -42,11 +42,6 @@ export async function nextCounterValues(tx: Queryable, companyId: string, name: 
   return Number(rows[0]!.value);
 }
 
-export async function contractIdExists(db: Queryable, companyId: string, id: string): Promise<boolean> {
-  const { rows } = await db.query("SELECT 1 FROM contracts WHERE company_id = $1 AND id = $2", [companyId, id]);
-  return rows.length > 0;
-}
-
 /** Inserts unless the id is taken; returns whether it was inserted. */
 export async function insertContractUnlessIdTaken(tx: Queryable, c: ContractRow): Promise<boolean> {
   const result = await tx.query(

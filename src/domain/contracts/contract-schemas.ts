@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
@@ -26,18 +27,17 @@ export const contractSchema = z.object({
 });
 export type Contract = z.infer<typeof contractSchema>;
 
-const decimalInput = z.union([z.number(), z.string().max(40)]);
 const scopeText = z.string().trim().min(1).max(255);
 
 const ruleFieldShape = {
   name: z.string().trim().min(1).max(200),
   type: z.enum(RULE_TYPES),
   model: z.enum(RULE_MODELS),
-  amount: decimalInput.describe("Money amount as a decimal string, for flat rules (per unit on usage rules)"),
-  rate: decimalInput.describe("Fraction, for percentage rules: 0.05 is 5 percent"),
+  amount: decimalText.describe("Money amount as a decimal string, for flat rules (per unit on usage rules)"),
+  rate: decimalText.describe("Fraction, for percentage rules: 0.05 is 5 percent"),
   metric: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, _ . : -"),
   frequency: z.literal("monthly"),
-  monthly_cap: decimalInput.describe("Money amount: the most the rule's rate-based charges add up to in a month"),
+  monthly_cap: decimalText.describe("Money amount: the most the rule's rate-based charges add up to in a month"),
   currency: z.string().length(3),
   counterparty: scopeText,
   counterparty_side: scopeText,
@@ -68,13 +68,13 @@ export const updatePricingRuleInput = z
   })
   .strict();
 
-export const pricingRuleSchema = z.object({
+const pricingRuleSchema = z.object({
   id: z.string(),
   name: z.string(),
   type: z.enum(RULE_TYPES),
   model: z.enum(RULE_MODELS),
   amount: z.string().nullable(),
-  rate: z.number().nullable(),
+  rate: jsonDecimal.nullable(),
   metric: z.string().nullable(),
   frequency: z.literal("monthly").nullable(),
   monthly_cap: z.string().nullable(),

@@ -274,5 +274,3 @@ export function createContractService({
 function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
-
-export type ContractService = ReturnType<typeof createContractService>;

@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { ErrorDetail } from "../kernel/errors.js";
-import { Big, CHARGE_DP, fractionDigits, minorUnitExponent, parseDecimal, SUPPORTED_CURRENCIES } from "../kernel/money.js";
+import type { JsonNumber } from "../../platform/exact-json.js";
+import { Big, CHARGE_DP, fractionDigits, minorUnitExponent, readDecimal, SUPPORTED_CURRENCIES, toJsonDecimal } from "../kernel/money.js";
+
+/** A decimal as a client sends it: a JSON number (kept as text when a double cannot hold it) or a string. */
+type DecimalValue = string | number | JsonNumber;
 
 export const RULE_TYPES = ["usage", "subscription", "minimum", "one_time"] as const;
 export const RULE_MODELS = ["flat", "percentage"] as const;
@@ -30,38 +34,25 @@ export interface RuleFields {
   name?: string | null | undefined;
   type?: string | null | undefined;
   model?: string | null | undefined;
-  amount?: string | number | null | undefined;
-  rate?: string | number | null | undefined;
+  amount?: DecimalValue | null | undefined;
+  rate?: DecimalValue | null | undefined;
   metric?: string | null | undefined;
   frequency?: string | null | undefined;
-  monthly_cap?: string | number | null | undefined;
+  monthly_cap?: DecimalValue | null | undefined;
   currency?: string | null | undefined;
   counterparty?: string | null | undefined;
   counterparty_side?: string | null | undefined;
   pair?: string | null | undefined;
 }
 
-export const newRuleId = (): string => `rule_${randomBytes(8).toString("hex")}`;
+const newRuleId = (): string => `rule_${randomBytes(8).toString("hex")}`;
 
-/** The largest money amount or rate the service takes; beyond it a value is a mistake, not a price. */
-const MAX_MAGNITUDE = new Big("1e15");
-
-function decimalField(
-  value: string | number | null | undefined,
-  path: string,
-  maxDigits: number,
-  errors: ErrorDetail[],
-): Big | null {
+function decimalField(value: DecimalValue | null | undefined, path: string, maxDigits: number, errors: ErrorDetail[]): Big | null {
   if (value === null || value === undefined) return null;
-  const parsed = typeof value === "number" ? (Number.isFinite(value) ? new Big(value) : undefined) : parseDecimal(value.trim());
-  if (!parsed) {
-    errors.push({ path, message: "must be a decimal number such as \"20.00\"" });
-    return null;
-  }
-  if (parsed.lt(0)) errors.push({ path, message: "must not be negative" });
-  else if (parsed.gte(MAX_MAGNITUDE)) errors.push({ path, message: "is too large" });
-  else if (fractionDigits(parsed) > maxDigits) errors.push({ path, message: `has more than ${maxDigits} decimal places` });
-  return parsed;
+  const read = readDecimal(value, path, maxDigits);
+  if (read instanceof Big) return read;
+  errors.push({ path, message: read.message.slice(path.length + 1) });
+  return null;
 }
 
 /** A money string with at least the currency's minor-unit digits: 20 → "20.00", 0.015 → "0.015". */
@@ -152,8 +143,8 @@ export function metricsOf(rules: readonly PricingRule[]): string[] {
   return [...new Set(rules.filter((r) => r.type === "usage" && r.metric).map((r) => r.metric!))];
 }
 
-/** The rule as the API shows it: `rate` is a number (spec section 2), money amounts stay strings. */
+/** The rule as the API shows it: `rate` is a number (spec section 2), its exact text; money amounts stay strings. */
 export function presentRule(rule: PricingRule) {
-  return { ...rule, rate: rule.rate === null ? null : Number(rule.rate) };
+  return { ...rule, rate: rule.rate === null ? null : toJsonDecimal(rule.rate) };
 }
 export type PresentedRule = ReturnType<typeof presentRule>;

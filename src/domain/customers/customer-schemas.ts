@@ -41,9 +41,3 @@ export const customerSchema = z.object({
 });
 
 export type Customer = z.infer<typeof customerSchema>;
-
-export const listCustomersQuery = z
-  .object({
-    external_id: z.string().max(255).optional(),
-  })
-  .strict();

@@ -8,7 +8,7 @@ import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./customer-repository.js";
 import type { CreateCustomerInput, Customer } from "./customer-schemas.js";
 
-export function presentCustomer(row: repo.CustomerRow): Customer {
+function presentCustomer(row: repo.CustomerRow): Customer {
   const days = row.payment_terms ? Number(row.payment_terms.slice("Net ".length)) : null;
   return {
     object: "customer",
@@ -83,5 +83,3 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
     },
   };
 }
-
-export type CustomerService = ReturnType<typeof createCustomerService>;

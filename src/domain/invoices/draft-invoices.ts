@@ -27,7 +27,7 @@ export interface WantedInvoice {
 }
 
 /** Thrown inside a transaction that found a (contract, period) without a draft: create it, then try again. */
-export class MissingDraftInvoices extends Error {
+class MissingDraftInvoices extends Error {
   constructor(readonly wanted: WantedInvoice[]) {
     super("draft invoices missing");
   }
@@ -42,7 +42,7 @@ export class RetryTransaction extends Error {
 
 export const periodKey = (contractId: string, periodStart: string) => `${contractId}|${periodStart}`;
 
-export const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
+const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
 
 const termsDays = (paymentTerms: string | null) => {
   const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
+import { jsonDecimal } from "../kernel/decimal-schemas.js";
 
-export const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
+const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
 
-export const lineItemSchema = z.object({
+const lineItemSchema = z.object({
   description: z.string(),
-  quantity: z.number(),
-  unit_price: z.number(),
-  amount: z.number(),
+  quantity: jsonDecimal,
+  unit_price: jsonDecimal,
+  amount: jsonDecimal,
   kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
   rule_id: z.string().nullable(),
   metric: z.string().nullable(),
@@ -18,9 +19,9 @@ export const invoiceSchema = z.object({
   number: z.string(),
   contract: z.string(),
   status: z.string(),
-  subtotal: z.number(),
-  tax: z.number(),
-  total: z.number(),
+  subtotal: jsonDecimal,
+  tax: jsonDecimal,
+  total: jsonDecimal,
   currency: z.string(),
   billing_period: billingPeriodSchema,
   issued_date: z.string(),
@@ -51,9 +52,9 @@ export const invoiceProjectionSchema = z.object({
   contract: z.string(),
   status: z.string(),
   is_new: z.boolean().describe("true when the draft was created rather than updated"),
-  subtotal: z.number(),
-  tax: z.number(),
-  total: z.number(),
+  subtotal: jsonDecimal,
+  tax: jsonDecimal,
+  total: jsonDecimal,
   currency: z.string(),
   billing_period: billingPeriodSchema,
 });

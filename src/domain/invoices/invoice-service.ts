@@ -4,22 +4,23 @@ import { requireScope, type Actor } from "../kernel/actor.js";
 import { isCalendarMonth, periodOf, parseDate } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
-import { toJsonNumber } from "../kernel/money.js";
+import type { JsonNumber } from "../../platform/exact-json.js";
+import { toJsonDecimal } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { periodKey, withDrafts, type DraftInvoices } from "./draft-invoices.js";
 import { projectLines, sortLines, totalsOf, type LineKindName } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 import type { Invoice, InvoiceProjection, InvoiceWithLines } from "./invoice-schemas.js";
 
-export function presentInvoice(row: repo.InvoiceRow): Invoice {
+function presentInvoice(row: repo.InvoiceRow): Invoice {
   return {
     object: "invoice",
     number: row.number,
     contract: row.contract_id,
     status: row.status,
-    subtotal: toJsonNumber(row.subtotal),
-    tax: toJsonNumber(row.tax),
-    total: toJsonNumber(row.total),
+    subtotal: toJsonDecimal(row.subtotal),
+    tax: toJsonDecimal(row.tax),
+    total: toJsonDecimal(row.total),
     currency: row.currency,
     billing_period: { start: row.period_start, end: row.period_end },
     issued_date: row.issued_date,
@@ -34,9 +35,9 @@ export function presentInvoice(row: repo.InvoiceRow): Invoice {
 function presentLines(lines: repo.LineRow[]) {
   return sortLines(lines.map((l) => ({ ...l, kind: l.kind as LineKindName }))).map((l) => ({
     description: l.description,
-    quantity: toJsonNumber(l.quantity),
-    unit_price: toJsonNumber(l.unit_price),
-    amount: toJsonNumber(l.amount),
+    quantity: toJsonDecimal(l.quantity),
+    unit_price: toJsonDecimal(l.unit_price),
+    amount: toJsonDecimal(l.amount),
     kind: l.kind,
     rule_id: l.rule_id,
     metric: l.metric,
@@ -117,9 +118,9 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           contract: contract.id,
           status: "draft",
           is_new: created.has(draft.number),
-          subtotal: toJsonNumber(totals.subtotal),
-          tax: toJsonNumber(totals.tax),
-          total: toJsonNumber(totals.total),
+          subtotal: toJsonDecimal(totals.subtotal),
+          tax: toJsonDecimal(totals.tax),
+          total: toJsonDecimal(totals.total),
           currency: draft.currency,
           billing_period: { start: period.start, end: period.end },
         };
@@ -133,7 +134,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
     async monthToDate(
       actor: Actor,
       limit: number,
-    ): Promise<{ period: { start: string; end: string }; invoices: Page<Invoice>; totals: { currency: string; total: number; invoices: number }[] }> {
+    ): Promise<{ period: { start: string; end: string }; invoices: Page<Invoice>; totals: { currency: string; total: JsonNumber; invoices: number }[] }> {
       requireScope(actor, "invoices:read");
       const period = periodOf(clock.now());
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
@@ -143,10 +144,8 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       return {
         period,
         invoices: { items: page.items.map(presentInvoice), hasMore: page.hasMore },
-        totals: sums.map((s) => ({ currency: s.currency, total: toJsonNumber(s.total), invoices: Number(s.invoices) })),
+        totals: sums.map((s) => ({ currency: s.currency, total: toJsonDecimal(s.total), invoices: Number(s.invoices) })),
       };
     },
   };
 }
-
-export type InvoiceService = ReturnType<typeof createInvoiceService>;

@@ -1,4 +1,5 @@
 import Big from "big.js";
+import { JsonNumber } from "../../platform/exact-json.js";
 
 // Money never passes through a binary float in arithmetic (decisions.md "Money").
 // big.js keeps every digit; division is the only operation that needs a precision setting.
@@ -6,7 +7,6 @@ Big.DP = 24;
 Big.RM = Big.roundHalfEven;
 
 export { Big };
-export type Decimal = Big;
 
 /** Per-event charges keep this many fractional digits (decisions.md "Money"). */
 export const CHARGE_DP = 12;
@@ -39,6 +39,21 @@ export function roundCharge(amount: Big): Big {
   return amount.round(CHARGE_DP, Big.roundHalfEven);
 }
 
+/**
+ * dividend / divisor rounded once, half-even, to a per-event charge's precision. Dividing at Big.DP and
+ * rounding again would round twice: 0.01 / 6666666666.667 = 1.49999999999992…e-12 reads 1.5e-12 at 24
+ * places, then 2e-12 at 12, where the quotient itself rounds to 1e-12.
+ */
+export function divideToChargePrecision(dividend: Big, divisor: Big): Big {
+  const dp = Big.DP;
+  Big.DP = CHARGE_DP;
+  try {
+    return dividend.div(divisor);
+  } finally {
+    Big.DP = dp;
+  }
+}
+
 /** A plain decimal string ("12.5", "0", "-3.25"), never exponent notation. */
 export function toDecimalString(amount: Big): string {
   return amount.toFixed();
@@ -51,26 +66,48 @@ export function toMoneyString(amount: Big, currency: string): string {
 }
 
 /**
- * The JSON number for a decimal. Only for presentation, where the spec types a field as `number`; the
- * value came from an exact decimal with few digits, so the shortest float prints the same digits.
+ * A decimal as a JSON number whose text is the decimal itself (docs/api.md, "Numbers"): never a double.
+ * From PostgreSQL's numeric text as it is stored ("1000.00" stays "1000.00"), or from a Big.
  */
-export function toJsonNumber(value: string | Big): number {
-  return Number(typeof value === "string" ? value : value.toFixed());
+export function toJsonDecimal(value: string | Big): JsonNumber {
+  return new JsonNumber(typeof value === "string" ? value : value.toFixed());
 }
 
+/** Decimal text as a client may send it, as a JSON number or in a string: digits, point, exponent. */
+const DECIMAL_INPUT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const DECIMAL_RE = /^-?\d+(\.\d+)?$/;
+/** Longest decimal text accepted (a number's or a string's, trimmed): 15 digits, a point, 12 decimals and room. */
+export const MAX_DECIMAL_TEXT = 40;
+/** Every money amount, quantity and rate the service takes is below this; beyond it a value is a mistake. */
+const MAX_DECIMAL = new Big("1e15");
 
-/** Parses a decimal string strictly (no exponent, no spaces); undefined when it is not one. */
+/** Parses a plain decimal string strictly (no exponent, no spaces); undefined when it is not one. */
 export function parseDecimal(text: string): Big | undefined {
   return DECIMAL_RE.test(text) ? new Big(text) : undefined;
 }
 
 /**
- * A JSON number as a decimal: JavaScript prints the shortest string that reads back as the same double,
- * which is the decimal the client wrote for any number of up to 15 significant digits.
+ * The exact decimal of a value a client sent, or why there is none: the one rule for every money amount,
+ * quantity and rate on every surface (docs/api.md, "Numbers"). A JSON number and a decimal string follow
+ * the same rules: the text as written (the parser keeps a number's text whenever a double cannot hold it,
+ * exact-json.ts), not negative, below 10^15, at most `fractionDigits` decimals. Never rounded: a value is
+ * taken exactly or refused. -0 is 0.
  */
-export function decimalFromJsonNumber(value: number): Big {
-  return new Big(value);
+export function readDecimal(value: unknown, what: string, fractionDigitsAllowed: number = CHARGE_DP): Big | { message: string } {
+  let parsed: Big | undefined;
+  if (typeof value === "number") {
+    // A plain number here held its text exactly (exact-json.ts), and a double prints its shortest decimal.
+    parsed = Number.isFinite(value) ? new Big(value) : undefined;
+  } else if (value instanceof JsonNumber || typeof value === "string") {
+    const text = typeof value === "string" ? value.trim() : value.text;
+    if (text.length > MAX_DECIMAL_TEXT) return { message: `${what} has too many digits: at most 15 before the decimal point and ${fractionDigitsAllowed} after it` };
+    parsed = DECIMAL_INPUT.test(text) ? new Big(text) : undefined;
+  }
+  if (!parsed) return { message: `${what} must be a decimal number such as 12.5 (a JSON number or a string)` };
+  if (parsed.lt(0)) return { message: `${what} must not be negative` };
+  if (parsed.gte(MAX_DECIMAL)) return { message: `${what} must be less than 10^15 (at most 15 digits before the decimal point)` };
+  if (fractionDigits(parsed) > fractionDigitsAllowed) return { message: `${what} has more than ${fractionDigitsAllowed} decimal places` };
+  return parsed.eq(0) ? new Big(0) : parsed;
 }
 
 /** Number of digits after the decimal point. */

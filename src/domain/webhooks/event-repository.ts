@@ -17,11 +17,3 @@ export async function insertEvent(db: Queryable, event: EventRow): Promise<void>
     event.created_at,
   ]);
 }
-
-export async function listEventsForCompany(db: Queryable, companyId: string, limit: number): Promise<EventRow[]> {
-  const { rows } = await db.query<EventRow>(
-    "SELECT company_id, id, type, body, created_at FROM events WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",
-    [companyId, limit],
-  );
-  return rows;
-}

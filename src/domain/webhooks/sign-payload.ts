@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 
-export const USER_AGENT = "Service-Webhooks/1.0";
+const USER_AGENT = "Service-Webhooks/1.0";
 
 /** A new signing secret: `whsec_` and 32 random bytes in base64, the Standard Webhooks form. */
 export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;

@@ -6,11 +6,12 @@ import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError, ConflictError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { maxAttempts, nextAttemptAt } from "./delivery-schedule.js";
-import { checkEndpointUrl, isPublicAddress } from "./endpoint-url-policy.js";
+import { checkEndpointUrl, isPublicAddress } from "../../platform/address-policy.js";
 import { buildEnvelope, EVENT_TYPES, type EventType } from "./outbox.js";
 import { deliveryHeaders, generateSigningSecret } from "./sign-payload.js";
 import * as repo from "./webhook-repository.js";
 import type { Delivery, Endpoint } from "./webhook-schemas.js";
+import { parseJsonExact, stringifyJson } from "../../platform/exact-json.js";
 
 export interface WebhookSettings {
   retryScheduleMs: number[];
@@ -21,9 +22,9 @@ export interface WebhookSettings {
 }
 
 /** The deliveries list shows this many, newest first (spec section 8). */
-export const RECENT_DELIVERIES = 50;
+const RECENT_DELIVERIES = 50;
 
-export function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endpoint {
+function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endpoint {
   const endpoint: Endpoint = {
     object: "webhook_endpoint",
     id: row.id,
@@ -37,7 +38,7 @@ export function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endp
   return endpoint;
 }
 
-export function presentDelivery(row: repo.DeliveryRow): Delivery {
+function presentDelivery(row: repo.DeliveryRow): Delivery {
   return {
     object: "webhook_delivery",
     id: row.id,
@@ -52,7 +53,7 @@ export function presentDelivery(row: repo.DeliveryRow): Delivery {
     delivered_at: row.delivered_at ? row.delivered_at.toISOString() : null,
     created_at: row.created_at.toISOString(),
     test: row.test,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    payload: parseJsonExact(row.payload) as Record<string, unknown>,
   };
 }
 
@@ -247,7 +248,7 @@ export function createWebhookService({
         endpoint_id: endpoint.id,
         event_id: envelope.id,
         event_type: type,
-        payload: JSON.stringify(envelope),
+        payload: stringifyJson(envelope),
         test: true,
         status: "pending",
         attempts: 0,

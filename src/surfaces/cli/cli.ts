@@ -1,12 +1,11 @@
 import { parseArgs } from "node:util";
+import { openServices } from "../../compose.js";
 import { loadConfig } from "../../config.js";
-import { migrate } from "../../db/migrate.js";
-import { DataDirInUseError, openDatabase } from "../../db/open-database.js";
+import { DataDirInUseError } from "../../db/open-database.js";
 import { DomainError } from "../../domain/kernel/errors.js";
-import { systemClock } from "../../domain/kernel/clock.js";
-import { createServices, type Services } from "../../domain/services.js";
-import { createOutboundHttp } from "../../platform/outbound-http.js";
+import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
+import { stringifyJson } from "../../platform/exact-json.js";
 
 const USAGE = `Usage: billing <command>
 
@@ -86,16 +85,13 @@ export async function runCli(argv: string[]): Promise<number> {
   if (!command) throw new UsageError(`Unknown command '${positionals.join(" ")}'`);
 
   const config = loadConfig();
-  const db = await openDatabase(config.storage);
+  const core = await openServices(config);
   try {
-    await migrate(db);
-    const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
-    const services = createServices({ db, clock: systemClock, publicUrl: config.publicUrl, webhookSettings: config.webhooks, outboundHttp });
-    const result = await command(services, values as Flags, positionals.slice(name === "verify" ? 1 : 2));
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const result = await command(core.services, values as Flags, positionals.slice(name === "verify" ? 1 : 2));
+    process.stdout.write(`${stringifyJson(result, 2)}\n`);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } finally {
-    await db.close();
+    await core.close();
   }
 }
 

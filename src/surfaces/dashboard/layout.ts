@@ -1,4 +1,8 @@
-import Big from "big.js";
+import { decimalWords } from "../../domain/contracts/rule-price-wording.js";
+import type { JsonNumber } from "../../platform/exact-json.js";
+
+/** A decimal as the domain presents it: exact text in a JsonNumber, or a string or number. */
+export type DecimalValue = number | string | JsonNumber;
 import { html, type HtmlValue, type SafeHtml } from "./html.js";
 
 /** What every signed-in page knows about its viewer. */
@@ -10,7 +14,7 @@ export interface PageContext {
   path: string;
 }
 
-export const NAV = [
+const NAV = [
   { href: "/", label: "Overview" },
   { href: "/customers", label: "Customers" },
   { href: "/contracts", label: "Contracts" },
@@ -150,31 +154,9 @@ export function rawFilters<Name extends string>(query: Record<string, unknown>, 
 export const badge = (text: string, tone: "ok" | "bad" | "warn" | "plain" = "plain") =>
   html`<span class="badge${tone === "plain" ? "" : ` ${tone}`}">${text}</span>`;
 
-/**
- * A JSON number or decimal string in plain notation, through big.js: String(3e-7) is "3e-7" and String(1e21)
- * "1e+21", which no reader of an invoice should see. Undefined for text that is not a number, shown as given.
- */
-function plainDecimal(value: number | string): string | undefined {
-  try {
-    return new Big(value).toFixed();
-  } catch {
-    return undefined;
-  }
-}
-
-/** Groups the integer part in thousands and pads the fraction to `minDecimals`; never drops a digit. */
-function grouped(plain: string, minDecimals: number): string {
-  const negative = plain.startsWith("-");
-  const [whole = "0", fraction = ""] = (negative ? plain.slice(1) : plain).split(".");
-  const digits = fraction.padEnd(minDecimals, "0");
-  return `${negative ? "-" : ""}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${digits ? `.${digits}` : ""}`;
-}
-
 /** A quantity, rate or count as the API gives it: plain notation, grouped thousands, only the digits it has. */
-export function decimal(value: number | string | null | undefined): string {
-  if (value === null || value === undefined) return "—";
-  const plain = plainDecimal(value);
-  return plain === undefined ? String(value) : grouped(plain, 0);
+export function decimal(value: DecimalValue | null | undefined): string {
+  return value === null || value === undefined ? "—" : decimalWords(value);
 }
 
 /**
@@ -182,10 +164,8 @@ export function decimal(value: number | string | null | undefined): string {
  * At least two decimals, and every digit a per-event charge carries. The currency is required: when a page
  * does not know it (a contract lookup missed), it shows "—" rather than a guess.
  */
-export function money(amount: number | string | null | undefined, currency: string | undefined): string {
-  if (amount === null || amount === undefined) return "—";
-  const plain = plainDecimal(amount);
-  return `${plain === undefined ? String(amount) : grouped(plain, 2)} ${currency ?? "—"}`;
+export function money(amount: DecimalValue | null | undefined, currency: string | undefined): string {
+  return amount === null || amount === undefined ? "—" : `${decimalWords(amount, 2)} ${currency ?? "—"}`;
 }
 
 /** An ISO timestamp as "2026-03-15 12:00 UTC", in a <time> element. */

@@ -1,18 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from "fastify";
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { parseJsonExact } from "../../platform/exact-json.js";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
-import { mayHoldUnstorableText, unstorableText } from "../../domain/kernel/storable-text.js";
+import { mayHoldUnstorableText, unstorableTextError } from "../../domain/kernel/storable-text.js";
 import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
+import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
+import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
 import { customerRoutes } from "./routes/customer-routes.js";
@@ -20,8 +23,7 @@ import { invoiceRoutes } from "./routes/invoice-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
-import { dashboardRoutes } from "../dashboard/dashboard-app.js";
-import { AUTH_PER_ADDRESS } from "../dashboard/pages/auth-pages.js";
+import { AUTH_PER_ADDRESS, dashboardRoutes } from "../dashboard/dashboard-app.js";
 
 export interface HttpAppDeps {
   services: Services;
@@ -34,10 +36,12 @@ export interface HttpAppDeps {
   requestTimeoutMs: number;
   /** Requests per API key (null: no limit). */
   rateLimit: RateLimit | null;
+  /** Failed authentications per client address, one budget for every surface (null: no limit). */
+  authFailures: FailureThrottle | null;
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+const BODY_LIMIT_BYTES = 1024 * 1024;
 
 type ExpressApp = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -139,14 +143,16 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID_RE.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids run to 255 characters (more once percent-encoded); Fastify's default of 100 answered 414 for
+    // longer ones before the route's own schema could say why.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     clientErrorHandler: answerClientError,
     // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(exactSerializerCompiler);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ error: "Not found", code: "not_found" });
@@ -158,20 +164,29 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   // PostgreSQL text holds neither NUL nor unpaired surrogates (storable-text.ts): refuse them at the door, for
   // every endpoint, as a 400 rather than a 500 or a silently altered value.
+  // Numbers keep their exact text where a double would change them (exact-json.ts, docs/api.md "Numbers").
   const parseJson = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
-    if ((body as string).trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
-    if (!mayHoldUnstorableText(body as string)) {
-      parseJson(request, body as string, done);
-      return;
-    }
-    parseJson(request, body as string, (error, value) => {
-      if (error) return done(error, undefined);
-      const problems = unstorableText(value);
-      if (problems.length === 0) return done(null, value);
-      done(new ValidationError(`Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`, "invalid_request", problems), undefined);
+  const parseSecurely = (request: FastifyRequest, text: string): unknown =>
+    parseJsonExact(text, (rewritten) => {
+      let parsed: unknown;
+      parseJson(request, rewritten, (error, value) => {
+        if (error) throw error;
+        parsed = value;
+      });
+      return parsed;
     });
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body as string;
+    // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
+    if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
+    let value: unknown;
+    try {
+      value = parseSecurely(request, text);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    const refusal = mayHoldUnstorableText(text) ? unstorableTextError(value) : undefined;
+    done(refusal ?? null, refusal ? undefined : value);
   });
   app.addHook("onRequest", async (request) => {
     if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");
@@ -231,8 +246,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
   if (mcpAvailable(deps.publicUrl)) {
     // Imported on first use: the MCP SDK and express cost ~17 MB of memory once loaded (docs/performance.md, peak RSS).
-    const { services, publicUrl, logger } = deps;
-    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger })));
+    const { services, publicUrl, logger, authFailures } = deps;
+    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger, authFailures })));
   } else {
     deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
   }
@@ -243,14 +258,15 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       services: deps.services,
       publicUrl: deps.publicUrl,
       authRateLimit: deps.rateLimit ? AUTH_PER_ADDRESS : null,
+      authFailures: deps.authFailures,
       sessionRateLimit: deps.rateLimit,
     }),
   );
-  if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken));
+  if (deps.adminToken) await app.register(adminRoutes(deps.services, deps.adminToken, deps.authFailures));
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.
   await app.register(async (v1) => {
-    v1.addHook("onRequest", apiKeyAuth(deps.services.access, deps.rateLimit ? createRateLimiter(deps.rateLimit) : null));
+    v1.addHook("onRequest", apiKeyAuth(deps.services.access, deps.rateLimit ? createRateLimiter(deps.rateLimit) : null, deps.authFailures));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
     await v1.register(usageRoutes(deps.services));

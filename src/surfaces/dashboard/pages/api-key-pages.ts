@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ApiKeyListing } from "../../../domain/access/access-service.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { badge, csrfField, dataTable, doneFlash, emptyState, page, when, type Flash } from "../layout.js";
 

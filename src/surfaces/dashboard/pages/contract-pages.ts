@@ -2,11 +2,11 @@ import type { FastifyInstance } from "fastify";
 import { addPricingRuleInput, CONTRACT_STATUSES, createSampleContractInput, updatePricingRuleInput, type Contract } from "../../../domain/contracts/contract-schemas.js";
 import { versionHistoryDiff, type DiffedRuleField, type RuleDiff, type VersionDiff } from "../../../domain/contracts/pricing-diff.js";
 import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
+import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../dashboard-app.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
-import { rulePrice } from "../format.js";
 import { badge, contractPath, csrfField, dataTable, doneFlash, emptyState, link, money, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
@@ -128,7 +128,7 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
     { header: "Type", cell: (r) => r.type.replace("_", "-") },
     { header: "Model", cell: (r) => r.model },
     { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
-    { header: "Price", cell: (r) => rulePrice(r), numeric: true },
+    { header: "Price", cell: (r) => rulePriceWords(r), numeric: true },
     { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
     { header: "Frequency", cell: (r) => r.frequency ?? "—" },
     { header: "Applies to", cell: (r) => scopeOf(r) },
@@ -138,7 +138,7 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
 
 /** One line about a rule for the history: its name and what it charges. */
 const ruleLine = (rule: PresentedRule): SafeHtml =>
-  html`<strong>${rule.name}</strong> <span class="hint">(${rule.type.replace("_", "-")}${rule.metric ? html`, metric <code>${rule.metric}</code>` : ""}; <code>${rule.id}</code>)</span>: ${rulePrice(rule)}${
+  html`<strong>${rule.name}</strong> <span class="hint">(${rule.type.replace("_", "-")}${rule.metric ? html`, metric <code>${rule.metric}</code>` : ""}; <code>${rule.id}</code>)</span>: ${rulePriceWords(rule)}${
     rule.monthly_cap ? `, capped at ${money(rule.monthly_cap, rule.currency)} a month` : ""
   }${rule.frequency ? `, ${rule.frequency}` : ""}`;
 
@@ -227,7 +227,7 @@ function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly Pres
 <form class="stack" method="post" action="${contractPath(contract.id)}/rules/change">
   ${csrfField(viewer.ctx)}
   <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required>
-    ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePrice(r)}</option>`)}
+    ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePriceWords(r)}</option>`)}
   </select></div>
   <div><label for="change-amount">New amount, ${contract.currency} <span class="hint">(flat rules)</span></label><input id="change-amount" name="amount" type="text" inputmode="decimal" value="${v.amount ?? ""}"></div>
   <div><label for="change-rate">New rate <span class="hint">(percentage rules: a fraction, 0.05 is 5%)</span></label><input id="change-rate" name="rate" type="text" inputmode="decimal" value="${v.rate ?? ""}"></div>

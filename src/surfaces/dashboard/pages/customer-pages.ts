@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createCustomerInput, type Customer } from "../../../domain/customers/customer-schemas.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { contractPath, csrfField, dataTable, doneFlash, emptyState, page, pager, when, type Flash } from "../layout.js";
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { invoiceListFilters, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
 import { pageQuery } from "../../http/list-envelope.js";
-import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { badge, contractPath, csrfField, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
@@ -25,7 +25,7 @@ interface ProjectValues {
 
 export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
 
-export const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
+const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
 
 function contractOptions(contracts: readonly Contract[], selected: string | undefined, blank: string): SafeHtml {
   const known = contracts.some((c) => c.id === selected);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Delivery } from "../../../domain/webhooks/webhook-schemas.js";
-import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
+import { percentWords, perUnitWords, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import { calendarDate } from "../../../domain/kernel/calendar-date.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
 import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
 import { pageQuery } from "../../http/list-envelope.js";
-import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../dashboard-app.js";
+import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { percent, perUnit, rulePrice } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
@@ -117,12 +117,12 @@ async function ruleSection(deps: DashboardDeps, viewer: Viewer, event: UsageEven
       : event.applied_rate === null
         ? "—"
         : rule?.model === "percentage"
-          ? `${percent(event.applied_rate)} (${decimal(event.applied_rate)})`
-          : perUnit(event.applied_rate, currency);
+          ? `${percentWords(event.applied_rate)} (${decimal(event.applied_rate)})`
+          : perUnitWords(event.applied_rate, currency);
   const ruleFacts = rule
     ? html`<dt>Rule</dt><dd>${rule.name} <code>${rule.id}</code></dd>
 <dt>Rule type and model</dt><dd>${rule.type}, ${rule.model}</dd>
-<dt>Rule price</dt><dd>${rulePrice(rule)}</dd>
+<dt>Rule price</dt><dd>${rulePriceWords(rule)}</dd>
 ${rule.monthly_cap !== null ? html`<dt>Monthly cap</dt><dd>${money(rule.monthly_cap, rule.currency)}</dd>` : ""}`
     : html`<dt>Rule</dt><dd><code>${event.rule_id}</code> <span class="hint">(not found in version ${event.pricing_version} of the program)</span></dd>`;
   return html`<section class="card" aria-labelledby="rule-applied">

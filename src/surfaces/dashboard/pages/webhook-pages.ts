@@ -8,10 +8,11 @@ import {
   type Delivery,
   type Endpoint,
 } from "../../../domain/webhooks/webhook-schemas.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../dashboard-app.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge } from "../format.js";
 import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, link, page, when, type Flash } from "../layout.js";
+import { stringifyJson } from "../../../platform/exact-json.js";
 
 const DONE: Record<string, Flash> = {
   updated: { kind: "ok", message: "Endpoint saved." },
@@ -202,7 +203,7 @@ function deliveryPage(viewer: Viewer, endpoint: Endpoint, delivery: Delivery, fl
 </div>`;
   const payload = html`<h2 id="payload-heading">Payload</h2>
 <div class="actions"><button type="button" class="secondary" data-copy="delivery-payload">Copy payload</button></div>
-<pre class="payload" id="delivery-payload" tabindex="0" aria-labelledby="payload-heading">${JSON.stringify(delivery.payload, null, 2)}</pre>`;
+<pre class="payload" id="delivery-payload" tabindex="0" aria-labelledby="payload-heading">${stringifyJson(delivery.payload, 2)}</pre>`;
   return page(viewer.ctx, "Webhook delivery", html`<p><a href="/webhooks/${endpoint.id}">Back to the endpoint</a></p>${facts}${payload}`, { flash });
 }
 

@@ -1,10 +1,10 @@
 import ipaddr from "ipaddr.js";
 
 /**
- * Which webhook endpoint URLs and which addresses we are willing to send to (decisions.md "Webhooks").
- * Pure: no DNS here. `checkEndpointUrl` is the syntax check made when an endpoint is created or changed;
- * the delivery client (src/platform/outbound-http.ts) resolves the host and runs `isPublicAddress` on
- * every address at connect time.
+ * Which webhook endpoint URLs and which addresses we are willing to send to (docs/webhooks.md). Pure: no
+ * DNS here. `checkEndpointUrl` is the syntax check made when an endpoint is created or changed; the
+ * delivery client (outbound-http.ts) resolves the host and runs `isPublicAddress` on every address at
+ * connect time. It lives in platform/ because that client needs it and platform never imports the domain.
  */
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };

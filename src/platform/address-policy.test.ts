@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { checkEndpointUrl, isPublicAddress } from "./endpoint-url-policy.js";
+import { checkEndpointUrl, isPublicAddress } from "./address-policy.js";
 
 describe("isPublicAddress", () => {
   const notPublic: Array<{ name: string; address: string }> = [

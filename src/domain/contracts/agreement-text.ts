@@ -1,0 +1,184 @@
+// The words of the contract's "Usage-based services agreement": what the PDF lays out (agreement-pdf.ts),
+// as plain text. Pure and locale-independent, so the same input always reads the same: dates, money and
+// rule prices come from the input, never from the clock or the machine's locale.
+import { moneyWords, rulePriceWords } from "./rule-price-wording.js";
+
+export interface AgreementPdfInput {
+  companyName: string; // the seller (the account holder)
+  customerName: string; // the buyer
+  contractId: string; // external id, e.g. "acme-corp-test"
+  contractNumber: string; // e.g. "CN-000001"
+  startDate: string; // YYYY-MM-DD
+  endDate: string | null; // YYYY-MM-DD or null (open-ended)
+  currency: string; // ISO 4217, e.g. "USD"
+  billingCadence: string; // "monthly"
+  sample: boolean;
+  programVersion: number;
+  rules: Array<{
+    id: string;
+    name: string | null;
+    type: string;
+    model: string;
+    amount?: string | null;
+    rate?: string | null;
+    metric?: string | null;
+    frequency?: string | null;
+    monthly_cap?: string | null;
+    currency?: string | null;
+    counterparty?: string | null;
+  }>;
+  minimumAmount: string | null; // monthly minimum, e.g. "1000.00", or null
+  generatedAt: Date;
+}
+
+type Rule = AgreementPdfInput["rules"][number];
+
+const TITLE = "Usage-based services agreement";
+const SAMPLE_MARK = "SAMPLE — for testing";
+
+/**
+ * The input with every text passed through `text` (the renderer's: what its font can draw), and a blank
+ * party named by its role.
+ */
+export function mapAgreementText(input: AgreementPdfInput, text: (value: string) => string): AgreementPdfInput {
+  const optional = (value: string | null | undefined): string | null | undefined =>
+    value === null || value === undefined ? value : text(value);
+  return {
+    ...input,
+    companyName: input.companyName.trim() === "" ? "Provider" : text(input.companyName),
+    customerName: input.customerName.trim() === "" ? "Customer" : text(input.customerName),
+    contractId: text(input.contractId),
+    contractNumber: text(input.contractNumber),
+    startDate: text(input.startDate),
+    endDate: input.endDate === null ? null : text(input.endDate),
+    currency: text(input.currency),
+    billingCadence: text(input.billingCadence),
+    minimumAmount: input.minimumAmount === null ? null : text(input.minimumAmount),
+    rules: input.rules.map((rule) => ({
+      ...rule,
+      id: text(rule.id),
+      name: rule.name === null ? null : text(rule.name),
+      type: text(rule.type),
+      model: text(rule.model),
+      amount: optional(rule.amount),
+      rate: optional(rule.rate),
+      metric: optional(rule.metric),
+      frequency: optional(rule.frequency),
+      monthly_cap: optional(rule.monthly_cap),
+      currency: optional(rule.currency),
+      counterparty: optional(rule.counterparty),
+    })),
+  };
+}
+
+const MONTHS = [
+  "January", "February", "March", "April", "May", "June",
+  "July", "August", "September", "October", "November", "December",
+];
+
+/** "2025-01-31" → "31 January 2025"; anything else is shown as given. */
+function formatDate(date: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (m === null) return date;
+  const month = MONTHS[Number(m[2]) - 1];
+  if (month === undefined) return date;
+  return `${Number(m[3])} ${month} ${m[1]}`;
+}
+
+/** "one_time" → "One time". */
+function humanize(word: string): string {
+  const text = word.replace(/[_-]+/g, " ").trim();
+  return text.length === 0 ? text : text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, "0");
+}
+
+/** UTC timestamp "2025-01-31 14:05 UTC". */
+function formatTimestamp(at: Date): string {
+  return (
+    `${at.getUTCFullYear()}-${pad2(at.getUTCMonth() + 1)}-${pad2(at.getUTCDate())} ` +
+    `${pad2(at.getUTCHours())}:${pad2(at.getUTCMinutes())} UTC`
+  );
+}
+
+/** One column of the pricing table: its header and what a rule's cell says. */
+export interface RuleColumn {
+  header: string;
+  cell(rule: Rule, input: AgreementPdfInput): string;
+}
+
+/** The pricing table, a row per rule; a rule's price reads as on the dashboard (rule-price-wording.ts). */
+export const RULE_COLUMNS: readonly RuleColumn[] = [
+  { header: "Name", cell: (r) => r.name ?? r.id },
+  { header: "Type", cell: (r) => humanize(r.type) },
+  { header: "Metric", cell: (r) => r.metric ?? "—" },
+  { header: "Price", cell: (r, input) => rulePriceWords(r, input.currency) },
+  { header: "Monthly cap", cell: (r, input) => (r.monthly_cap == null ? "—" : moneyWords(r.monthly_cap, r.currency ?? input.currency)) },
+  { header: "Counterparty", cell: (r) => r.counterparty ?? "—" },
+];
+
+/** Every sentence and label of the agreement, in the order the PDF lays them out. */
+export function agreementWords(input: AgreementPdfInput) {
+  const minimum = input.minimumAmount === null ? null : moneyWords(input.minimumAmount, input.currency);
+  const cadence = input.billingCadence.toLowerCase();
+  const start = formatDate(input.startDate);
+  const end = input.endDate === null ? null : formatDate(input.endDate);
+  return {
+    metadata: {
+      title: `${TITLE} ${input.contractNumber}${input.sample ? " (SAMPLE)" : ""}`,
+      subject: `Contract ${input.contractNumber} (${input.contractId}) between ${input.companyName} and ${input.customerName}`,
+      keywords: [input.contractId, input.contractNumber, ...(input.sample ? ["sample"] : [])].join(", "),
+    },
+    sampleBanner: `${SAMPLE_MARK} · not a binding agreement`,
+    title: TITLE,
+    subtitle: `Contract ${input.contractNumber}  ·  ID ${input.contractId}`,
+    parties: [
+      { label: "Provider", name: input.companyName, role: "supplies the metered services (“Provider”)" },
+      { label: "Customer", name: input.customerName, role: "receives and pays for them (“Customer”)" },
+    ],
+    intro:
+      `This agreement sets out the prices at which ${input.companyName} provides usage-based services to ` +
+      `${input.customerName} under contract ${input.contractNumber}. Usage is reported against the contract ID ` +
+      `${input.contractId}, rated when it is received, and billed on the terms below.`,
+    keyTermsHeading: "Key terms",
+    keyTerms: [
+      ["Contract ID", input.contractId],
+      ["Currency", input.currency],
+      ["Contract number", input.contractNumber],
+      ["Billing cadence", humanize(input.billingCadence)],
+      ["Term", end === null ? `${start} – open-ended` : `${start} – ${end}`],
+      ["Monthly minimum", minimum ?? "None"],
+      ["Pricing program", `Version ${input.programVersion}`],
+    ] as Array<[string, string]>,
+    pricingHeading: "Pricing",
+    pricingContinued: "Pricing (continued)",
+    noRules: "This agreement has no pricing rules yet.",
+    termsHeading: "Terms",
+    clauses: [
+      `1. Charges. Flat usage prices apply to each unit of the named metric; percentage prices apply their rate ` +
+        `to the event's value (its reported quantity). Subscription prices recur for each billing period. Where a ` +
+        `monthly cap is shown, that rule's charges in a calendar month do not exceed it. A rule scoped to a ` +
+        `counterparty applies only to usage with that counterparty.`,
+      minimum === null
+        ? `2. Minimum. No monthly minimum commitment applies.`
+        : `2. Minimum. Customer commits to a minimum of ${minimum} per month. When a month's charges are lower, ` +
+          `the difference is invoiced as a minimum charge.`,
+      `3. Invoicing. Invoices are issued ${cadence === "monthly" ? "monthly" : `on a ${cadence} cadence`} in ` +
+        `${input.currency} and list subscription fees, usage charges and any minimum charge.`,
+      end === null
+        ? `4. Term. This agreement starts on ${start} and continues until terminated.`
+        : `4. Term. This agreement starts on ${start} and ends on ${end}.`,
+    ],
+    signatures: [input.companyName, input.customerName].map((name) => ({ party: `For ${name}`, line: "Name, title and date" })),
+    watermark: input.sample ? "SAMPLE" : null,
+    footer: {
+      generated: `Generated ${formatTimestamp(input.generatedAt)}  ·  Pricing program version ${input.programVersion}`,
+      reference: `${input.contractNumber} · ${input.contractId}${input.sample ? `  ·  ${SAMPLE_MARK}` : ""}`,
+      page: (number: number, count: number) => `Page ${number} of ${count}`,
+    },
+  };
+}
+
+export type AgreementWords = ReturnType<typeof agreementWords>;

@@ -1,0 +1,76 @@
+import type { JsonNumber } from "../../platform/exact-json.js";
+import { Big, minorUnitExponent } from "../kernel/money.js";
+
+// How a pricing rule's price reads, in words: the one wording the dashboard pages and the agreement PDF
+// both print, so a customer never reads the same rule two ways ("20.00 USD per unit", "2.9% of the event's
+// value"). Pure and locale-independent: the same rule reads the same everywhere.
+
+/** A decimal as the domain hands it out: text, a number, or a JSON number's exact text. */
+export type DecimalWords = string | number | JsonNumber;
+
+/** The rule fields a price is worded from (a stored rule, a presented one, or an agreement's row). */
+export interface PricedRule {
+  type: string;
+  model: string;
+  amount?: DecimalWords | null | undefined;
+  rate?: DecimalWords | null | undefined;
+  currency?: string | null | undefined;
+}
+
+/** Plain notation through big.js (never "3e-7"); undefined for text that is not a number. */
+function plain(value: DecimalWords): string | undefined {
+  try {
+    return new Big(typeof value === "object" ? value.text : value).toFixed();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The integer part grouped in thousands, the fraction padded to `minDecimals`; never drops a digit. */
+function grouped(text: string, minDecimals: number): string {
+  const negative = text.startsWith("-");
+  const [whole = "0", fraction = ""] = (negative ? text.slice(1) : text).split(".");
+  const digits = fraction.padEnd(minDecimals, "0");
+  return `${negative ? "-" : ""}${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${digits ? `.${digits}` : ""}`;
+}
+
+/**
+ * An amount and its currency: "1,000.00 USD", "1,500 JPY", "0.0025 USD". At least the currency's minor-unit
+ * digits and every digit the amount has. Without a currency it shows "—" in its place rather than a guess;
+ * text that is not a number is shown as given.
+ */
+export function moneyWords(amount: DecimalWords, currency: string | null | undefined): string {
+  return `${decimalWords(amount, currency ? minorUnitExponent(currency) : 2)} ${currency || "—"}`;
+}
+
+/**
+ * A quantity, rate or amount in plain notation with grouped thousands, padded to `minDecimals` and keeping
+ * every digit it has: 1e21 reads "1,000,000,000,000,000,000,000", 3e-7 "0.0000003". Not a number: as given.
+ */
+export function decimalWords(value: DecimalWords, minDecimals = 0): string {
+  const text = plain(value);
+  return text === undefined ? String(value) : grouped(text, minDecimals);
+}
+
+/** A rate (a fraction) as a percentage, shifted in decimal: "0.029" reads "2.9%", never 2.9000000000000004. */
+export function percentWords(rate: DecimalWords): string {
+  const text = plain(rate);
+  return text === undefined ? String(rate) : `${decimalWords(new Big(text).times(100).toFixed())}%`;
+}
+
+/** A price per unit: "20.00 USD per unit". */
+export function perUnitWords(amount: DecimalWords, currency: string | null | undefined): string {
+  return `${moneyWords(amount, currency)} per unit`;
+}
+
+/**
+ * What a rule charges: a share of the event's value, a price per unit, or a flat amount (subscription,
+ * minimum, one-time fee). "—" when the rule has no price to show. `currency` stands in for a rule that
+ * carries none of its own (the contract's).
+ */
+export function rulePriceWords(rule: PricedRule, currency?: string): string {
+  if (rule.model === "percentage") return rule.rate == null ? "—" : `${percentWords(rule.rate)} of the event's value`;
+  if (rule.amount == null) return "—";
+  const ruleCurrency = rule.currency ?? currency;
+  return rule.type === "usage" ? perUnitWords(rule.amount, ruleCurrency) : moneyWords(rule.amount, ruleCurrency);
+}
