@@ -1,7 +1,10 @@
 import type { StorageConfig } from "./db/open-database.js";
 import { parseRateLimit, type RateLimit } from "./platform/rate-limiter.js";
 
-/** Everything the service reads from its environment. The only reader of process.env (INTERFACE.md). */
+/**
+ * Everything the service reads from its environment. The only reader of process.env (docs/architecture.md,
+ * "Where things live"; every setting: docs/operations.md, "Configuration").
+ */
 export interface Config {
   port: number;
   host: string;

@@ -304,7 +304,7 @@ export function sum(values: readonly number[]): Big {
   return values.reduce((acc, v) => acc.plus(new Big(v)), new Big(0));
 }
 
-/** Half-even rounding to cents (decisions.md "Money"). */
+/** Half-even rounding to cents (docs/decisions.md, "Money"). */
 const toCents = (value: Big): Big => value.round(2, Big.roundHalfEven);
 
 /** Asserts two decimals are equal, showing both. */
@@ -315,7 +315,7 @@ export function assertDecimal(actual: number | Big, expected: number | string | 
 }
 
 /**
- * The invariants of decisions.md "Money" and "Invoices" on every invoice of a contract: totals are the sum of
+ * The invariants of docs/decisions.md, "Money" and "Invoices", on every invoice of a contract: totals are the sum of
  * the lines, and each usage or fee line is the half-even rounded sum of the rated amounts of its events.
  * Returns the invoices checked, with lines.
  */

@@ -1,5 +1,5 @@
 /**
- * The `billing` command line (INTERFACE.md "Admin API"), run as operators run it: `node bin/billing.js ...`
+ * The `billing` command line (README.md, "Operators"), run as operators run it: `node bin/billing.js ...`
  * against a fresh embedded database in a temporary folder. bin/billing.js runs the compiled dist/, so the
  * suite builds it first when it is missing or older than the sources.
  */

@@ -4,12 +4,12 @@ import type { LightMyRequestResponse } from "fastify";
 import { ALL_SCOPES } from "../src/domain/kernel/actor.js";
 import type { TestApp } from "./harness.js";
 
-/** INTERFACE.md's scopes, as the service knows them. */
+/** The API key scopes (docs/api.md, "Scopes per endpoint"), as the service knows them. */
 export const ALL_SCOPE_NAMES = ALL_SCOPES;
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Asserts the error shape of INTERFACE.md "Malformed requests": a readable `error` and a snake_case `code`. */
+/** Asserts the error shape of docs/api.md, "Errors": a readable `error` and a snake_case `code`. */
 export interface ErrorBody {
   error: string;
   code: string;

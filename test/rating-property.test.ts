@@ -52,7 +52,7 @@ import {
 const MAX_EVENTS = 40;
 const CENTS = 2;
 
-/** The sample program's usage rules (decisions.md "Invoices"), first in every contract's rule order. */
+/** The sample program's usage rules (docs/decisions.md, "Invoices"), first in every contract's rule order. */
 const SAMPLE_RULES: RuleSpec[] = [
   { key: "domestic_wire", metric: "domestic_wire", model: "flat", price: "20.00", cap: null, counterparty: null, counterpartySide: null },
   { key: "international_wire", metric: "international_wire", model: "flat", price: "30.00", cap: null, counterparty: null, counterpartySide: null },

@@ -1,6 +1,6 @@
 /**
  * Property-based rating tests (issue 8): the random rule sets and events both property files draw, and a slow,
- * independent reference of decisions.md "Money", "Rating an event" and "Invoices" in plain BigInt arithmetic.
+ * independent reference of docs/decisions.md, "Money", "Rating an event" and "Invoices", in plain BigInt arithmetic.
  *
  * The reference deliberately shares nothing with the code under test: no big.js, no rate-event.ts, no
  * invoice-lines.ts. Decimals are read from their strings into integers of 10^-12 (a charge's precision), a
@@ -50,7 +50,7 @@ export function withShrinkBudget<A extends unknown[]>(run: (...args: A) => Promi
 // ---------------------------------------------------------------------------------------------------------
 // Fixed-point decimals as BigInt.
 
-/** Fractional digits of a charge (decisions.md "Money"): the reference's unit is 10^-12. */
+/** Fractional digits of a charge (docs/decisions.md, "Money"): the reference's unit is 10^-12. */
 export const SCALE = 12;
 const TEN = 10n;
 const pow10 = (n: number): bigint => TEN ** BigInt(n);
@@ -101,7 +101,7 @@ function divHalfEven(n: bigint, d: bigint): bigint {
 }
 
 /**
- * The unit price of a fee line (decisions.md "Invoices": amount / quantity), to 12 decimals, half-even, exactly;
+ * The unit price of a fee line (docs/decisions.md, "Invoices": amount / quantity), to 12 decimals, half-even, exactly;
  * 0 for a zero quantity. `amountMinor` is in 10^-exponent, `quantity` and the result in 10^-12.
  */
 export const feeUnitPrice = (amountMinor: bigint, exponent: number, quantity: bigint): bigint =>
@@ -141,7 +141,7 @@ export interface EventSpec {
   asNumbers: boolean;
 }
 
-/** The rule that prices an event (decisions.md, Rating 3), written again: most specific match, first added on ties. */
+/** The rule that prices an event (docs/decisions.md, "Rating" 3), written again: most specific match, first added on ties. */
 function referenceSelect(rules: readonly RuleSpec[], event: Pick<EventSpec, "metric" | "counterparty" | "counterpartySide">): RuleSpec | undefined {
   let best: RuleSpec | undefined;
   let bestScore = -1;

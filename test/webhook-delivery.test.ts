@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (spec sections 3 "Webhook delivery", 6 and 8) against real local receivers: what
+ * Webhook delivery (docs/webhooks.md, "What arrives" and "Delivery rules") against real local receivers: what
  * arrives and how it is signed (checked with Stripe's and Standard Webhooks' own verifiers), event
  * filtering, rotation, disable/enable, resend, test events, the deliveries list, and every row of the
  * delivery state table on a short retry schedule. The worker is driven by hand (`drain`, `runOnce`); the

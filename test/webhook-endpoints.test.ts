@@ -1,5 +1,5 @@
 /**
- * The webhook-endpoint calls (spec section 4 "Webhook endpoints"): every call's answer, its 404 and 401,
+ * The webhook-endpoint calls (docs/api.md, "Webhook endpoints"): every call's answer, its 404 and 401,
  * 403 by scope, another company's ids, and the 400s for bad inputs. Deliveries themselves are in
  * webhook-delivery.test.ts, the SSRF refusals in webhook-ssrf.test.ts.
  */

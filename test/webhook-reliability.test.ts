@@ -1,5 +1,5 @@
 /**
- * Webhook delivery across real service processes on one PostgreSQL (decisions.md "Webhooks": transactional
+ * Webhook delivery across real service processes on one PostgreSQL (docs/decisions.md, "Webhooks": transactional
  * outbox, leased claims with FOR UPDATE SKIP LOCKED). Each test starts `node --import tsx src/main.ts`
  * children; skipped without TEST_DATABASE_URL. Every wait has a deadline; children are killed in `after`.
  */

@@ -1,5 +1,5 @@
 /**
- * SSRF refusals (decisions.md "Webhooks"; spec section 6, receiver rule 4) with the production setting:
+ * SSRF refusals (docs/decisions.md, "Webhooks"; docs/webhooks.md, "Register an endpoint") with the production setting:
  * BILLING_WEBHOOK_ALLOW_PRIVATE is NOT set in this suite. IP-literal URLs are used so that no answer
  * depends on an outside DNS server; `localhost` resolves from the hosts file.
  */

@@ -5,7 +5,7 @@ import { Agent, buildConnector, request } from "undici";
 import { checkEndpointUrl, isPublicAddress } from "./address-policy.js";
 
 /**
- * The HTTP client webhook deliveries leave through (decisions.md "Webhooks", ARCHITECTURE.md stack notes).
+ * The HTTP client webhook deliveries leave through (docs/decisions.md, "Webhooks"; docs/architecture.md, "Outbox and delivery").
  *
  * SSRF defence happens at connect time, inside undici's connector: host names are resolved once by our own
  * `lookup`, every address is checked with `isPublicAddress`, and the socket connects to exactly those checked

@@ -332,8 +332,8 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
     },
 
     /**
-     * INTERFACE.md bootstrap: a company with this name exists and this exact key is one of its full-access
-     * keys. Idempotent, and safe when several processes start together.
+     * Bootstrap (docs/operations.md, "Operators and bootstrap"): a company with this name exists and this
+     * exact key is one of its full-access keys. Idempotent, and safe when several processes start together.
      */
     async bootstrap(companyName: string, key: string): Promise<{ company: Company; createdKey: boolean }> {
       return db.transaction(async (tx) => {

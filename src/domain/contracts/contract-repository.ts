@@ -90,7 +90,7 @@ export async function findContractByPdfToken(db: Queryable, token: string): Prom
   return rows[0];
 }
 
-/** All contracts of a company, newest first (the list is not paginated: spec section 4). */
+/** All contracts of a company, newest first (the list is not paginated: docs/api.md, "Conventions"). */
 export async function listContracts(db: Queryable, companyId: string, status: string | undefined): Promise<ContractRow[]> {
   const { rows } = await db.query<ContractRow>(
     `SELECT ${CONTRACT_COLUMNS} FROM contracts

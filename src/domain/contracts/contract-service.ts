@@ -28,7 +28,7 @@ export function slugify(name: string): string {
 
 const compactTimestamp = (date: Date) => date.toISOString().replace(/\D/g, "").slice(0, 14);
 
-/** The sample program (spec section 1; decisions.md "Invoices"): two wire metrics and a 1000 USD monthly minimum. */
+/** The sample program (docs/api.md, "Contracts"; docs/decisions.md, "Invoices"): two wire metrics and a 1000 USD monthly minimum. */
 export function sampleRules(): PricingRule[] {
   const rule = (fields: RuleFields) => {
     const result = normalizeRule(fields, "USD");
@@ -80,7 +80,7 @@ export function createContractService({
     rules: v.rules.map(presentRule),
   });
 
-  /** Appends a version with `rules` to a locked contract's program (append-only; spec section 3). */
+  /** Appends a version with `rules` to a locked contract's program (append-only; docs/api.md, "Pricing programs and rules"). */
   async function appendVersion(tx: Parameters<typeof repo.insertProgramVersion>[0], contract: repo.ContractRow, rules: PricingRule[]) {
     const version = contract.current_version + 1;
     await repo.insertProgramVersion(tx, {
@@ -125,7 +125,7 @@ export function createContractService({
     },
 
     /**
-     * Creates an active sample contract for a customer (spec section 4) with its program version 1 and its
+     * Creates an active sample contract for a customer (docs/api.md, "Contracts") with its program version 1 and its
      * `contract.created` event, in one transaction.
      */
     async createSample(actor: Actor, customerId: string): Promise<Contract> {

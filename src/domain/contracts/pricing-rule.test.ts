@@ -84,7 +84,7 @@ describe("normalizeRule: valid rules", () => {
       expected: { type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", name: "Monthly minimum" },
     },
     {
-      name: "accepts the sample contract's minimum rule as written in decisions.md",
+      name: "accepts the sample contract's minimum rule as written in docs/decisions.md",
       fields: { type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "USD" },
       expected: { type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "USD" },
     },

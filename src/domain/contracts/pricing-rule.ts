@@ -63,7 +63,8 @@ function moneyString(value: Big, currency: string): string {
 /**
  * Turns client fields into a complete, valid rule, or lists what is wrong with them. Pure.
  * Where the client leaves them out, `type` is `usage` when a metric is given and `model` is `percentage`
- * when a rate is given, so that "a usage rule with metric X and rate 0" (spec section 1) needs nothing more.
+ * when a rate is given, so that the volume-plus-fee setup, a usage rule with a metric and rate 0, needs nothing
+ * more (docs/api.md, "Pricing programs and rules").
  */
 export function normalizeRule(
   fields: RuleFields,
@@ -143,7 +144,10 @@ export function metricsOf(rules: readonly PricingRule[]): string[] {
   return [...new Set(rules.filter((r) => r.type === "usage" && r.metric).map((r) => r.metric!))];
 }
 
-/** The rule as the API shows it: `rate` is a number (spec section 2), its exact text; money amounts stay strings. */
+/**
+ * The rule as the API shows it: `rate` is a number, its exact text; money amounts stay strings (docs/api.md,
+ * "Pricing programs and rules").
+ */
 export function presentRule(rule: PricingRule) {
   return { ...rule, rate: rule.rate === null ? null : toJsonDecimal(rule.rate) };
 }

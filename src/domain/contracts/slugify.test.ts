@@ -53,7 +53,7 @@ describe("sampleRules", () => {
     );
   });
 
-  it("has the monthly minimum that decisions.md describes", () => {
+  it("has the monthly minimum that docs/decisions.md describes", () => {
     const minimum = sampleRules().find((r) => r.type === "minimum");
     assert.ok(minimum);
     assert.deepEqual(

@@ -3,7 +3,7 @@ import { Big, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.
 
 export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "minimum";
 
-/** One invoice line as the engine keeps it: exact sums plus the rounded amount (decisions.md "Invoices"). */
+/** One invoice line as the engine keeps it: exact sums plus the rounded amount (docs/decisions.md, "Invoices"). */
 export interface Line {
   key: string;
   kind: LineKindName;
@@ -101,7 +101,7 @@ function flatLine(kind: "subscription" | "one_time" | "minimum", key: string, ru
 
 /**
  * Sets the "Monthly minimum" true-up line to what the other lines still fall short of the minimum, or
- * removes it when they do not (decisions.md "Invoices"). `minimum` null: the invoice has no minimum yet.
+ * removes it when they do not (docs/decisions.md, "Invoices"). `minimum` null: the invoice has no minimum yet.
  */
 export function applyMinimum(lines: Map<string, Line>, minimum: Big | null, currency: string): void {
   lines.delete(MINIMUM_LINE_KEY);
@@ -120,7 +120,7 @@ export function minimumOf(rules: readonly PricingRule[]): Big | null {
 }
 
 /**
- * The lines of a projected invoice (decisions.md "Invoices", projection): one line per subscription rule at
+ * The lines of a projected invoice (docs/decisions.md, "Invoices", projection): one line per subscription rule at
  * its monthly amount, one-time fees not yet billed on another invoice, the usage already rated onto the
  * draft, and the minimum true-up. Pure; projecting twice gives the same lines.
  */

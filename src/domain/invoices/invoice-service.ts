@@ -66,7 +66,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
     },
 
     /**
-     * Creates or updates the draft of a contract and month (decisions.md "Invoices", projection): subscription
+     * Creates or updates the draft of a contract and month (docs/decisions.md, "Invoices", projection): subscription
      * lines, one-time fees not billed yet, the usage already rated onto it, and the minimum true-up.
      * Idempotent: projecting again changes nothing that is already right.
      */

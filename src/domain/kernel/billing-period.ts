@@ -1,4 +1,4 @@
-/** Billing periods are calendar months in UTC (decisions.md "Periods"). Dates are `YYYY-MM-DD` strings. */
+/** Billing periods are calendar months in UTC (docs/decisions.md, "Periods"). Dates are `YYYY-MM-DD` strings. */
 export interface BillingPeriod {
   start: string;
   end: string;

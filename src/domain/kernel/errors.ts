@@ -19,7 +19,7 @@ export abstract class DomainError extends Error {
   }
 }
 
-/** 404. The message is always "Not found" (spec section 7): another company's id looks exactly like a missing one. */
+/** 404. The message is always "Not found" (docs/api.md, "Errors"): another company's id looks exactly like a missing one. */
 export class NotFoundError extends DomainError {
   readonly kind = "not_found" as const;
   constructor(readonly resource: string) {
@@ -27,7 +27,7 @@ export class NotFoundError extends DomainError {
   }
 }
 
-/** 409, optionally with the existing resource (spec: customer external_id conflict). */
+/** 409, optionally with the existing resource (docs/api.md, "Customers": the same `external_id`). */
 export class ConflictError extends DomainError {
   readonly kind = "conflict" as const;
   constructor(

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 
 export const newId = (): string => randomUUID();
 
-/** Event ids: `evt_` followed by hex (spec section 6), stable across retries and resends. */
+/** Event ids: `evt_` followed by hex (docs/webhooks.md, "What arrives" and "Delivery rules"), stable across retries and resends. */
 export const newEventId = (): string => `evt_${randomBytes(16).toString("hex")}`;
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

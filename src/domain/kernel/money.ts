@@ -1,14 +1,14 @@
 import Big from "big.js";
 import { JsonNumber } from "../../platform/exact-json.js";
 
-// Money never passes through a binary float in arithmetic (decisions.md "Money").
+// Money never passes through a binary float in arithmetic (docs/decisions.md, "Money").
 // big.js keeps every digit; division is the only operation that needs a precision setting.
 Big.DP = 24;
 Big.RM = Big.roundHalfEven;
 
 export { Big };
 
-/** Per-event charges keep this many fractional digits (decisions.md "Money"). */
+/** Per-event charges keep this many fractional digits (docs/decisions.md, "Money"). */
 export const CHARGE_DP = 12;
 
 /** ISO 4217 minor-unit exponents that differ from 2. Every other supported currency uses 2. */
@@ -29,7 +29,7 @@ export function minorUnitExponent(currency: string): number {
   return EXPONENT_EXCEPTIONS[currency] ?? 2;
 }
 
-/** Rounds half-even to the currency's minor unit: the rounding of invoice lines (decisions.md "Money"). */
+/** Rounds half-even to the currency's minor unit: the rounding of invoice lines (docs/decisions.md, "Money"). */
 export function roundToMinorUnit(amount: Big, currency: string): Big {
   return amount.round(minorUnitExponent(currency), Big.roundHalfEven);
 }

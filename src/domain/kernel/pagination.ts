@@ -1,4 +1,4 @@
-/** Cursor pagination shared by every list (spec "Pagination"). */
+/** Cursor pagination shared by every list (docs/api.md, "Conventions"). */
 export interface PageRequest {
   limit: number;
   startingAfter?: string | undefined;

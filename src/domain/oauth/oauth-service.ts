@@ -7,7 +7,7 @@ import { unstorableReason } from "../kernel/storable-text.js";
 import { clientMetadataProblem } from "./client-metadata.js";
 import * as repo from "./oauth-repository.js";
 
-/** The scopes this service serves over MCP (the spec's list is wider; README "Agent access" maps it). */
+/** The scopes this service serves over MCP (the API description lists more; docs/mcp.md, "Scopes" maps them). */
 export const OAUTH_SCOPES = ["read:invoices", "write:invoices"] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 

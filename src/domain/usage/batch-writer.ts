@@ -69,7 +69,7 @@ const MAX_EVENTS_PER_CALL = 2000;
  * call is in flight are folded into the next call of billing_ingest_usage_lines: one transaction, one
  * commit, one pass over the lane's draft invoices for all of them. Every event lands together with its draft
  * invoice; a request whose events span lanes is written by one call per lane (on a server error, part of it
- * may be stored, and sending it again is safe: decisions.md, Rating 8). Inside one process, calls of one lane
+ * may be stored, and sending it again is safe: docs/decisions.md, "Rating" 8). Inside one process, calls of one lane
  * never race for the same invoice locks, and requests of different companies never wait for each other.
  */
 export function createBatchWriter({

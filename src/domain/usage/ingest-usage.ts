@@ -67,7 +67,7 @@ interface Candidate {
 }
 
 /**
- * Judges an event against its contract (decisions.md, Rating 1 to 3). `day` is the event's UTC date, `rule`
+ * Judges an event against its contract (docs/decisions.md, "Rating" 1 to 3). `day` is the event's UTC date, `rule`
  * the contract's rule for it (selectRule), if any. Pure.
  */
 function judge(input: UsageEventInput, day: string, contract: RatingContextRow | undefined, rule: PricingRule | undefined): Outcome | undefined {
@@ -113,7 +113,7 @@ function ruleLine(rule: PricingRule, metric: string, rate: Big): RuleLine {
 }
 
 /**
- * Usage ingestion (spec section 4, submitUsage; decisions.md "Rating an event"). Every new event is stored,
+ * Usage ingestion (docs/api.md, "Usage events"; docs/decisions.md, "Rating an event"). Every new event is stored,
  * rated and put on its draft invoice in one transaction; a request is one transaction per lane of the
  * contracts it touches (batch-writer.ts), or one transaction on the locking path.
  */
@@ -206,7 +206,7 @@ export function createUsageIngestion({
     });
 
     // Copies of an id within the batch: the first copy that is judged good is the event; copies before it
-    // keep their own refusals, copies after it are duplicates of it (decisions.md, Rating 8).
+    // keep their own refusals, copies after it are duplicates of it (docs/decisions.md, "Rating" 8).
     const candidates: Candidate[] = [];
     const chosen = new Map<string, Candidate>();
     parsed.forEach((p, i) => {

@@ -12,7 +12,7 @@ import {
 export type ParsedEvent = { ok: true; input: UsageEventInput } | { ok: false; message: string };
 
 /**
- * One raw event checked against `usageEventInput` (spec section 4). A well-formed event takes the fast path
+ * One raw event checked against `usageEventInput` (docs/api.md, "Usage events"). A well-formed event takes the fast path
  * below; anything it does not accept goes through the schema itself, which decides and words the refusal.
  * So the schema stays the one definition of an event, and the fast path only has to be right about what it
  * accepts (parse-usage-event.test.ts holds it to the schema). Why: zod's per-event parse and its garbage

@@ -32,7 +32,7 @@ const SCOPE_FIELDS = [
 ] as const;
 
 /**
- * The usage rule that prices an event (decisions.md, Rating 3): of the rules of its metric whose scope fields
+ * The usage rule that prices an event (docs/decisions.md, "Rating" 3): of the rules of its metric whose scope fields
  * all match the event, the most specific one; among equally specific rules, the one added first.
  */
 export function selectRule(rules: readonly PricingRule[], event: RatableEvent): PricingRule | undefined {
@@ -69,7 +69,7 @@ export function ruleRate(rule: PricingRule): Big {
 }
 
 /**
- * The charge for one event under `rule` (decisions.md, Rating 4 and 5). Pure.
+ * The charge for one event under `rule` (docs/decisions.md, "Rating" 4 and 5). Pure.
  * `capUsed` is what the rule has already charged against its monthly cap in the event's service period;
  * the event that crosses the cap is charged the remainder, later ones 0. Fees are billed as is, uncapped.
  */

@@ -17,7 +17,7 @@ const scope = z.string().trim().min(1).max(SCOPE_MAX).optional();
 /** An ISO 8601 instant with a time zone; its pattern is zod's own, read back by the fast path. */
 export const eventTimestamp = z.iso.datetime({ offset: true });
 
-/** One usage event (spec section 4, submitUsage). Unknown fields are refused: a misspelt field must not bill silently. */
+/** One usage event (docs/api.md, "Usage events"). Unknown fields are refused: a misspelt field must not bill silently. */
 export const usageEventInput = z
   .object({
     external_contract_id: id.describe("The contract's external id"),
@@ -37,7 +37,7 @@ export type UsageEventInput = z.output<typeof usageEventInput>;
 
 /**
  * The request body. Events are checked one by one by the service (a bad event is rejected on its own,
- * decisions.md Rating 7), so here each is only required to be there; the document shows the event schema.
+ * docs/decisions.md, "Rating" 7), so here each is only required to be there; the document shows the event schema.
  */
 export const submitUsageBody = z
   .object({

@@ -1,5 +1,5 @@
 /**
- * When a failed delivery is tried again (spec section 3): after the n-th failed attempt, wait the n-th
+ * When a failed delivery is tried again (docs/webhooks.md, "Delivery rules"): after the n-th failed attempt, wait the n-th
  * delay of the schedule; attempts in all = delays + 1, after which the delivery has failed. Pure.
  */
 export function nextAttemptAt(attemptsMade: number, scheduleMs: readonly number[], now: Date): Date | null {

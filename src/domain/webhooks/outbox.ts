@@ -17,13 +17,13 @@ export interface EventEnvelope {
   data: { object: unknown };
 }
 
-/** Builds the envelope receivers get (spec section 6). */
+/** Builds the envelope receivers get (docs/webhooks.md, "What arrives"). */
 export function buildEnvelope(type: EventType, object: unknown, createdAt: Date, test = false): EventEnvelope {
   return { id: newEventId(), object: "event", type, created_at: createdAt.toISOString(), test, data: { object } };
 }
 
 /**
- * Records an event and its deliveries in the caller's transaction (transactional outbox, decisions.md
+ * Records an event and its deliveries in the caller's transaction (transactional outbox, docs/decisions.md,
  * "Webhooks"): they commit with the resource that caused them, or not at all. The body is serialised once,
  * here, so that every attempt and resend sends the same bytes.
  */

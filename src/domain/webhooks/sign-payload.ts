@@ -6,7 +6,7 @@ const USER_AGENT = "Service-Webhooks/1.0";
 export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 /**
- * The headers of one delivery attempt (spec section 6), and the Standard Webhooks headers beside them so
+ * The headers of one delivery attempt (docs/webhooks.md, "What arrives"), and the Standard Webhooks headers beside them so
  * that receivers can use either verifier. Both are keyed with the endpoint's one secret:
  * - `Service-Signature: t=<unix s>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the secret as text
  *   (what Stripe's verifier does with the same scheme);

@@ -76,7 +76,7 @@ export async function deleteEndpoint(db: Queryable, companyId: string, id: strin
   return result.rowCount === 1;
 }
 
-/** A disabled endpoint's pending retries stop (spec section 3): they end failed; only a resend revives one. */
+/** A disabled endpoint's pending retries stop (docs/webhooks.md, "Delivery rules"): they end failed; only a resend revives one. */
 export async function stopPendingDeliveries(db: Queryable, companyId: string, endpointId: string): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = 'failed', last_error = 'endpoint disabled', next_attempt_at = NULL
@@ -128,7 +128,7 @@ export async function findDelivery(db: Queryable, companyId: string, id: string)
   return rows[0];
 }
 
-/** The most recent deliveries of an endpoint (spec: 50). */
+/** The most recent deliveries of an endpoint (50: docs/webhooks.md, "Delivery rules"). */
 export async function listRecentDeliveries(db: Queryable, companyId: string, endpointId: string, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND endpoint_id = $2 ORDER BY seq DESC LIMIT $3`,
@@ -156,7 +156,7 @@ export async function listFailingDeliveries(db: Queryable, companyId: string, li
 /**
  * Claims due deliveries of enabled endpoints (FOR UPDATE SKIP LOCKED: concurrent workers take different
  * rows) and counts the attempt at once, leasing each row until `leaseUntil`: if the worker dies while
- * sending, the lease runs out and the delivery is claimed again (at-least-once, spec section 6).
+ * sending, the lease runs out and the delivery is claimed again (at-least-once: docs/webhooks.md, "Delivery rules").
  */
 export async function claimDueDeliveries(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>(

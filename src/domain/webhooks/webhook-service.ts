@@ -21,7 +21,7 @@ export interface WebhookSettings {
   leaseMs?: number | undefined;
 }
 
-/** The deliveries list shows this many, newest first (spec section 8). */
+/** The deliveries list shows this many, newest first (docs/webhooks.md, "Delivery rules"). */
 const RECENT_DELIVERIES = 50;
 
 function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endpoint {
@@ -57,7 +57,7 @@ function presentDelivery(row: repo.DeliveryRow): Delivery {
   };
 }
 
-/** Sample objects for test events (spec section 6: sample data, signed like real ones). */
+/** Sample objects for test events (docs/webhooks.md, "Delivery rules": sample data, signed like real ones). */
 function sampleObject(type: EventType, now: Date): unknown {
   const createdAt = now.toISOString();
   if (type === "customer.created") {
@@ -105,7 +105,7 @@ export function createWebhookService({
   http: OutboundHttp;
   settings: WebhookSettings;
 }) {
-  /** decisions.md "Webhooks": https only, and every address the host resolves to is public; checked again at each delivery. */
+  /** docs/decisions.md, "Webhooks": https only, and every address the host resolves to is public; checked again at each delivery. */
   async function checkUrl(text: string): Promise<string> {
     const verdict = checkEndpointUrl(text, { allowPrivate: settings.allowPrivate });
     if (!verdict.ok) throw new ValidationError(`url ${verdict.reason}`, "invalid_url", [{ path: "url", message: verdict.reason }]);
@@ -133,7 +133,7 @@ export function createWebhookService({
     return row;
   }
 
-  /** One attempt: sign with the endpoint's current secret, POST, classify (spec section 6, receiver rules). */
+  /** One attempt: sign with the endpoint's current secret, POST, classify (docs/webhooks.md, "Delivery rules"). */
   async function attempt(delivery: { event_id: string; event_type: string; payload: string }, endpoint: { url: string; secret: string }) {
     const headers = deliveryHeaders({
       secret: endpoint.secret,
@@ -219,7 +219,7 @@ export function createWebhookService({
       return presentEndpoint(next, true);
     },
 
-    /** A new secret, effective at once: the old one signs nothing more (spec section 6). */
+    /** A new secret, effective at once: the old one signs nothing more (docs/webhooks.md, "Delivery rules"). */
     async rotateSecret(actor: Actor, id: string): Promise<Endpoint> {
       requireScope(actor, "webhooks:write");
       const row = await endpointOf(actor, id);

@@ -11,7 +11,7 @@ declare module "fastify" {
   }
 }
 
-/** The key from `Authorization: Bearer <key>` or `X-Api-Key: <key>` (spec section 5). */
+/** The key from `Authorization: Bearer <key>` or `X-Api-Key: <key>` (docs/api.md, "Errors": `missing_api_key`). */
 function presentedApiKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (typeof authorization === "string" && authorization.trim() !== "") {

@@ -36,7 +36,7 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
 
 const pathOf = (path: readonly PropertyKey[]): string => path.map(String).join(".");
 
-/** The one mapping from errors to HTTP answers: `{ error, code, details? }` (decisions.md "Errors and limits"). */
+/** The one mapping from errors to HTTP answers: `{ error, code, details? }` (docs/decisions.md, "Errors and limits"). */
 export function toHttpError(error: unknown): { status: number; body: HttpErrorBody; unexpected: boolean } {
   if (error instanceof DomainError) {
     const body: HttpErrorBody = { error: error.message, code: error.code };

@@ -159,7 +159,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
   app.decorateRequest("actor", undefined);
 
-  // Bodies are JSON only (spec section 1): anything else is 415, not a 400 from Fastify's text/plain parser.
+  // Bodies are JSON only (docs/api.md, "Conventions"): anything else is 415, not a 400 from Fastify's text/plain parser.
   app.removeContentTypeParser("text/plain");
 
   // PostgreSQL text holds neither NUL nor unpaired surrogates (storable-text.ts): refuse them at the door, for

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type Page, type PageRequest } from "../../domain/kernel/pagination.js";
 
-/** `limit` and `starting_after`, shared by every paginated list (spec "Pagination"). */
+/** `limit` and `starting_after`, shared by every paginated list (docs/api.md, "Conventions"). */
 export const pageQuery = {
   limit: z.coerce
     .number()
@@ -39,7 +39,7 @@ export interface ListEnvelope<T> {
   total_count: number;
 }
 
-/** `total_count` is the number of items in this page (spec section 2, list envelope). */
+/** `total_count` is the number of items in this page (docs/api.md, "Conventions"). */
 export const listEnvelope = <T>(page: Page<T>): ListEnvelope<T> => ({
   object: "list",
   data: page.items,

@@ -27,7 +27,7 @@ const userBody = z
 const idParams = z.object({ id: z.string().max(100) });
 
 /**
- * The operators' API (INTERFACE.md "Admin API"). Mounted only when BILLING_ADMIN_TOKEN is set; otherwise
+ * The operators' API (README.md, "Operators"; docs/operations.md, "Operators and bootstrap"). Mounted only when BILLING_ADMIN_TOKEN is set; otherwise
  * these paths do not exist and answer 404 like any unknown path.
  */
 export function adminRoutes(services: Services, adminToken: string, failures: FailureThrottle | null): FastifyPluginAsyncZod {

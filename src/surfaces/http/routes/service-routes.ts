@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Database } from "../../../db/database.js";
 import type { Metrics } from "../../../platform/metrics.js";
 
-/** Health, readiness, metrics and the OpenAPI document (INTERFACE.md "Service endpoints"). */
+/** Health, readiness, metrics and the OpenAPI document (docs/operations.md, "Health and metrics"; docs/api.md for the OpenAPI document). */
 export function serviceRoutes(deps: { db: Database; metrics: Metrics }) {
   return async (app: FastifyInstance) => {
     const hide = { schema: { hide: true } };
