@@ -22,7 +22,7 @@ CREATE TABLE invoices (
   PRIMARY KEY (company_id, number),
   FOREIGN KEY (company_id, contract_id) REFERENCES contracts (company_id, id)
 );
--- One invoice per contract and billing period (decisions.md "Periods").
+-- One invoice per contract and billing period (docs/decisions.md, "Periods").
 CREATE UNIQUE INDEX invoices_contract_period_key ON invoices (company_id, contract_id, period_start);
 CREATE INDEX invoices_newest_idx ON invoices (company_id, seq DESC);
 CREATE INDEX invoices_contract_newest_idx ON invoices (company_id, contract_id, seq DESC);

@@ -5,7 +5,7 @@ import { describeEachEngine } from "./harness.js";
 import { anotherContract, companyWithContract, invoiceFor, submitAccepted, usageEvent } from "./billing-helpers.js";
 
 /**
- * Draft invoices are locked in invoice-number order by every writer: the ingest function (migrations/0009)
+ * Draft invoices are locked in invoice-number order by every writer: the ingest function (migrations/functions/billing_ingest_usage_lines.sql)
  * and `lockInvoices` (the capped path and projection). Two writers that took the same drafts in different
  * orders could each hold one and wait for the other (PostgreSQL then aborts one of them after a second).
  */

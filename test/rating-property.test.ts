@@ -362,9 +362,9 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
 }
 
 describeEachEngine("rating properties through the service", (t) => {
-  // Found by the property below: the batch path (migrations/0005) stored a fee line's unit price rounded to
+  // Found by the property below: the batch path (then migrations/0005) stored a fee line's unit price rounded to
   // about 16 significant digits (142247510.668563300000), the locking path to 12 decimals; fixed in
-  // migrations/0005 (billing_fee_unit_price). Then the locking path rounded twice (at 24 places, then 12):
+  // billing_fee_unit_price (now migrations/functions/billing_fee_unit_price.sql). Then the locking path rounded twice (at 24 places, then 12):
   // 0.01 / 6666666666.667 = 1.49999999999992…e-12 became 2e-12 there and 1e-12 on the batch path.
   const feeCases = [
     { quantity: "0.000703", fee: "100000", unitPrice: "142247510.668563300142", amount: "100000" },

@@ -251,7 +251,7 @@ describeEachEngine("usage ingestion", (t) => {
 
   it("bills only the new events of a batch that mixes them with stored ids, and opens no line for a stored copy priced elsewhere", async () => {
     // The ingest function gets the lines already summed; when its insert finds ids stored before, it must
-    // sum again over the events it did insert (migrations/0009).
+    // sum again over the events it did insert (migrations/functions/billing_ingest_usage_lines.sql).
     const { key, contract } = await companyWithContract(t());
     const stored = usageEvent(contract.id, { quantity: 2 });
     await submitAccepted(t(), key, [stored]);

@@ -62,7 +62,7 @@ const LINES_JSON = `COALESCE((
 
 /**
  * Locks the draft invoices of these (contract, period) pairs in number order, the order the ingest function
- * locks them in too (migrations/0009), so that requests on either path never wait for each other in a
+ * locks them in too (migrations/functions/billing_ingest_usage_lines.sql), so that requests on either path never wait for each other in a
  * cycle. Pairs without an invoice are simply absent. Read the lines with `findLinesOfInvoices` in a
  * statement of its own: a statement that waited for a lock still reads with the snapshot it started with.
  */

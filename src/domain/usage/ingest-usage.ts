@@ -267,7 +267,7 @@ export function createUsageIngestion({
    * Settles `differs` on every duplicate: whether its copy differs from the event stored under its id (by an
    * earlier request, a concurrent one, or this one for an earlier entry). The stored event stands either
    * way; this only tells the sender. The ingest function judges the duplicates of a replayed batch itself
-   * (migrations/0011); the rest (a batch mixing new and stored ids, the locking path, refused copies of
+   * (migrations/functions/billing_ingest_usage_lines.sql); the rest (a batch mixing new and stored ids, the locking path, refused copies of
    * stored ids, repeats within the batch) take one query, only when there are such duplicates, so that new
    * events never pay for it. A copy that is not a valid event cannot be the stored one.
    */
@@ -303,7 +303,7 @@ export function createUsageIngestion({
     countUsageDuplicates(duplicates, differing);
   }
 
-  /** The one-round-trip path (migrations/0009, 0011). Returns the ids found stored already, some judged. */
+  /** The one-round-trip path (migrations/functions/billing_ingest_usage_lines.sql). Returns the ids found stored already, some judged. */
   async function batchPath(companyId: string, candidates: Candidate[]): Promise<WrittenDuplicates> {
     const writes = new Array<BatchEventWrite>(candidates.length);
     for (let i = 0; i < candidates.length; i++) {

@@ -51,7 +51,7 @@ export interface GroupedBatch {
 }
 
 /**
- * Sums a rated batch by invoice line (migrations/0009), so that the database folds one delta per line
+ * Sums a rated batch by invoice line (migrations/functions/billing_ingest_usage_lines.sql), so that the database folds one delta per line
  * instead of grouping every event. Pure; sums are exact (big.js). A line's attributes are those of its
  * first event: a usage line's key fixes its rule and unit price (hence metric and description), and a fee
  * line's key fixes its metric (fees have no unit price); only a fee line's rule can differ between events,
@@ -94,7 +94,7 @@ export function groupByLine(events: readonly GroupableEvent[]): GroupedBatch {
       });
     } else {
       const l = lines[line]!;
-      // The database takes an event's metric and applied rate from its line (migrations/0009).
+      // The database takes an event's metric and applied rate from its line (migrations/functions/billing_ingest_usage_lines.sql).
       if (e.metric !== l.metric || e.unitPrice !== l.unitPrice || e.kind !== l.kind) {
         throw new Error(`event on line ${e.lineKey} differs from the line in metric, unit price or kind`);
       }

@@ -114,7 +114,7 @@ export interface DuplicateCopy {
  * without one asks for the rate of the stored event's rule: taken from `ruleRate` when the copy's rule
  * and version are the stored event's (the usual retry), else read from that program version. A fee
  * was billed as is and stored no rate: a copy with the same fee is not compared on its rate. The same
- * judgement as the ingest function's for a replayed batch (migrations/0011), for the duplicates it did not
+ * judgement as the ingest function's for a replayed batch (migrations/functions/billing_ingest_usage_lines.sql), for the duplicates it did not
  * judge. One statement; an index probe per copy (LATERAL ... LIMIT 1, never a join over the company's events).
  */
 export async function findDifferingCopies(db: Queryable, companyId: string, copies: readonly DuplicateCopy[]): Promise<Set<number>> {
@@ -195,7 +195,7 @@ export type BatchOutcome = {
   stale: string[];
   missing: { contractId: string; periodStart: string }[];
   stored: "all" | string[];
-  /** The duplicates were compared with their stored events (migrations/0011): those in `differs` differ,
+  /** The duplicates were compared with their stored events (migrations/functions/billing_ingest_usage_lines.sql): those in `differs` differ,
    *  those in `recheck` were not judged, the others are identical. When false, none was compared. */
   compared: boolean;
   differs: string[];
@@ -204,10 +204,10 @@ export type BatchOutcome = {
 
 /**
  * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage_lines
- * (migrations/0009): one round trip, one short transaction; the lines' sums go along, already added up.
+ * (migrations/functions/billing_ingest_usage_lines.sql): one round trip, one short transaction; the lines' sums go along, already added up.
  * Reports contracts that changed since they were read, or drafts that must be created first (then nothing
  * was written), else which events it stored: all of them, or those listed (the others were duplicates),
- * and, for a call of replays, which duplicates differ from their stored events (migrations/0011).
+ * and, for a call of replays, which duplicates differ from their stored events (migrations/functions/billing_ingest_usage_lines.sql).
  */
 export async function ingestRatedBatch(db: Queryable, companyId: string, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
   const { pairs, lines, eventLines } = groupByLine(events);
