@@ -10,7 +10,7 @@ import Big from "big.js";
 import fc from "fast-check";
 import { DECIMAL_CASES } from "./fixtures/decimal-cases.js";
 import { describeEachEngine, type TestApp } from "./harness.js";
-import { CONTRACTS, INVOICES, USAGE, companyWithContract, createCustomer, createSampleContract, expectError, expectStatus, invoiceFor, newEventId, type SubmitResult } from "./billing-helpers.js";
+import { CONTRACTS, INVOICES, USAGE, companyWithContract, createCustomer, createSampleContract, project, expectError, expectStatus, invoiceFor, newEventId, type SubmitResult } from "./billing-helpers.js";
 import { fcParams, fromUnits, mulCharge, toUnits } from "./rating-reference.js";
 import { newUser, obtainTokens, send } from "./mcp-helpers.js";
 
@@ -104,6 +104,17 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
     // The list answers the same digits.
     const list = await t().call({ method: "GET", url: `${INVOICES}?contract=${contract.id}`, key });
     assert.deepEqual(numberTexts(list.body, "total"), ["100000000000000.00"]);
+  });
+
+  it("writes every invoice amount with the currency's minor unit, whichever path stored it", async () => {
+    const { key, contract } = await companyWithContract(t());
+    await submitText(t(), key, [eventJson(contract.id, newEventId(), { quantity: "1" })]); // 20.00 by the batch path
+    await project(t(), key, contract.id); // the 1,000.00 minimum's true-up, written by projection
+    const invoice = await invoiceFor(t(), key, contract.id);
+    const res = await t().call({ method: "GET", url: `${INVOICES}/${invoice.number}`, key });
+    assert.deepEqual(numberTexts(res.body, "amount").sort(), ["20.00", "980.00"]);
+    assert.equal(numberText(res.body, "total"), "1000.00");
+    assert.equal(numberText(res.body, "tax"), "0.00");
   });
 
   it("pricing rules keep every digit of an amount, a rate and a cap sent as numbers", async () => {

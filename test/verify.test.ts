@@ -47,6 +47,28 @@ describeEachEngine("billing verify", (t) => {
     assert.ok(report.problems.some((p) => /amount 30\.01, expected 30\.00/.test(p)), report.problems.join("\n"));
   });
 
+  it("reports a fee line whose unit price is not its amount / quantity, rounded once", async () => {
+    const { key, companyId, contract } = await companyWithContract(t());
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: "6666666666.667", fee_amount: "0.01" })]);
+    assert.deepEqual((await verify(t(), companyId)).problems, []);
+    // What rounding twice gave (1.5e-12 at 24 places, then 2e-12 at 12).
+    await t().app.db.query("UPDATE invoice_lines SET unit_price = 0.000000000002 WHERE company_id = $1 AND kind = 'fee'", [companyId]);
+    assert.match((await verify(t(), companyId)).problems.join("\n"), /fee line .* unit price 0\.000000000002, expected 0\.000000000001/);
+  });
+
+  it("reports a minimum true-up line that is not what the other lines fall short of the minimum", async () => {
+    const { companyId } = await busyCompany(t());
+    // busyCompany: 2 × 20 + 1 × 30 + the capped 5.00 = 75.00 of usage against the sample's 1000.00 minimum.
+    const { rows } = await t().app.db.query<{ right: boolean }>("SELECT amount = 925 AS right FROM invoice_lines WHERE company_id = $1 AND kind = 'minimum'", [companyId]);
+    assert.deepEqual(rows, [{ right: true }]);
+    await t().app.db.query("UPDATE invoice_lines SET amount = 900, charge_total = 900, unit_price = 900 WHERE company_id = $1 AND kind = 'minimum'", [companyId]);
+    assert.match((await verify(t(), companyId)).problems.join("\n"), /minimum line 900, expected 925\.00/);
+    await t().app.db.query("DELETE FROM invoice_lines WHERE company_id = $1 AND kind = 'minimum'", [companyId]);
+    assert.match((await verify(t(), companyId)).problems.join("\n"), /minimum line missing, expected 925\.00/);
+    await t().app.db.query("UPDATE invoices SET minimum_amount = NULL WHERE company_id = $1", [companyId]);
+    assert.doesNotMatch((await verify(t(), companyId)).problems.join("\n"), /minimum line/, "no minimum kept: no true-up expected");
+  });
+
   it("reports charges above a rule's monthly cap, a gap in program versions and an event on another contract's invoice", async () => {
     const { companyId, contract } = await busyCompany(t());
     await t().app.db.query("UPDATE invoice_lines SET capped_total = 9 WHERE company_id = $1 AND metric = 'card'", [companyId]);

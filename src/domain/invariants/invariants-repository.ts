@@ -64,17 +64,27 @@ export interface LineAmountRow {
   company_id: string;
   invoice_number: string;
   line_key: string;
+  kind: string;
   currency: string;
+  quantity: string;
+  unit_price: string;
   charge_total: string;
   amount: string;
+  /** The invoice's monthly minimum, kept by projection (null: none yet). */
+  minimum_amount: string | null;
 }
 
-/** Every line with its invoice's currency, for the rounding check (done in code: SQL round() is not half-even). */
+/**
+ * Every line with its invoice's currency and minimum, for the checks done in code (the rounding: SQL round()
+ * is not half-even; the fee unit price and the minimum true-up: the same functions that derive them).
+ */
 export async function listLineAmounts(db: Queryable, companyId: string | null): Promise<LineAmountRow[]> {
   const { rows } = await db.query<LineAmountRow>(
-    `SELECT l.company_id, l.invoice_number, l.line_key, i.currency, l.charge_total::text, l.amount::text
+    `SELECT l.company_id, l.invoice_number, l.line_key, l.kind, i.currency, l.quantity::text, l.unit_price::text,
+            l.charge_total::text, l.amount::text, i.minimum_amount::text
        FROM invoice_lines l JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
-      WHERE ($1::uuid IS NULL OR l.company_id = $1)`,
+      WHERE ($1::uuid IS NULL OR l.company_id = $1)
+      ORDER BY l.company_id, l.invoice_number`,
     [companyId],
   );
   return rows;

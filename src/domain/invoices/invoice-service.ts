@@ -5,7 +5,7 @@ import { isCalendarMonth, periodOf, parseDate } from "../kernel/billing-period.j
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
-import { toJsonDecimal } from "../kernel/money.js";
+import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { periodKey, withDrafts, type DraftInvoices } from "./draft-invoices.js";
 import { projectLines, sortLines, totalsOf, type LineKindName } from "./invoice-lines.js";
@@ -18,9 +18,9 @@ function presentInvoice(row: repo.InvoiceRow): Invoice {
     number: row.number,
     contract: row.contract_id,
     status: row.status,
-    subtotal: toJsonDecimal(row.subtotal),
-    tax: toJsonDecimal(row.tax),
-    total: toJsonDecimal(row.total),
+    subtotal: toJsonMoney(row.subtotal, row.currency),
+    tax: toJsonMoney(row.tax, row.currency),
+    total: toJsonMoney(row.total, row.currency),
     currency: row.currency,
     billing_period: { start: row.period_start, end: row.period_end },
     issued_date: row.issued_date,
@@ -32,12 +32,12 @@ function presentInvoice(row: repo.InvoiceRow): Invoice {
   };
 }
 
-function presentLines(lines: repo.LineRow[]) {
+function presentLines(lines: repo.LineRow[], currency: string) {
   return sortLines(lines.map((l) => ({ ...l, kind: l.kind as LineKindName }))).map((l) => ({
     description: l.description,
     quantity: toJsonDecimal(l.quantity),
     unit_price: toJsonDecimal(l.unit_price),
-    amount: toJsonDecimal(l.amount),
+    amount: toJsonMoney(l.amount, currency),
     kind: l.kind,
     rule_id: l.rule_id,
     metric: l.metric,
@@ -62,7 +62,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       requireScope(actor, "invoices:read");
       const row = await repo.findInvoice(db, actor.companyId, number);
       if (!row) throw new NotFoundError("invoice");
-      return { ...presentInvoice(row), line_items: presentLines(row.lines) };
+      return { ...presentInvoice(row), line_items: presentLines(row.lines, row.currency) };
     },
 
     /**
@@ -118,9 +118,9 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           contract: contract.id,
           status: "draft",
           is_new: created.has(draft.number),
-          subtotal: toJsonDecimal(totals.subtotal),
-          tax: toJsonDecimal(totals.tax),
-          total: toJsonDecimal(totals.total),
+          subtotal: toJsonMoney(totals.subtotal, draft.currency),
+          tax: toJsonMoney(totals.tax, draft.currency),
+          total: toJsonMoney(totals.total, draft.currency),
           currency: draft.currency,
           billing_period: { start: period.start, end: period.end },
         };
@@ -144,7 +144,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       return {
         period,
         invoices: { items: page.items.map(presentInvoice), hasMore: page.hasMore },
-        totals: sums.map((s) => ({ currency: s.currency, total: toJsonDecimal(s.total), invoices: Number(s.invoices) })),
+        totals: sums.map((s) => ({ currency: s.currency, total: toJsonMoney(s.total, s.currency), invoices: Number(s.invoices) })),
       };
     },
   };

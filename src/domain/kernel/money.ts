@@ -73,6 +73,14 @@ export function toJsonDecimal(value: string | Big): JsonNumber {
   return new JsonNumber(typeof value === "string" ? value : value.toFixed());
 }
 
+/**
+ * A money amount already in the currency's minor unit (an invoice line's amount, a total) as a JSON number
+ * with exactly that many decimals: 925 USD reads 925.00 whichever path stored it, 15 JPY reads 15.
+ */
+export function toJsonMoney(value: string | Big, currency: string): JsonNumber {
+  return new JsonNumber(toMoneyString(typeof value === "string" ? new Big(value) : value, currency));
+}
+
 /** Decimal text as a client may send it, as a JSON number or in a string: digits, point, exponent. */
 const DECIMAL_INPUT = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const DECIMAL_RE = /^-?\d+(\.\d+)?$/;
