@@ -1,7 +1,7 @@
 /**
  * Property-based tests of pure rating (issue 8): rateEvent + addCharge + capUsedByRule, as the locking path of
  * ingestion chains them, against random rule sets and events, and against the BigInt reference of
- * test/rating-reference.ts. No database.
+ * test/support/rating-reference.ts. No database.
  *
  * FC_SEED=<n> replays a run; FC_RUNS=<n> runs every property n times (soak).
  */
@@ -27,7 +27,7 @@ import {
   type EventSpec,
   type RuleSpec,
   type Scenario,
-} from "../../../test/rating-reference.js";
+} from "../../../test/support/rating-reference.js";
 
 const METRICS = ["m_a", "m_b", "m_c"];
 const COUNTERPARTIES = ["acme", "globex"];

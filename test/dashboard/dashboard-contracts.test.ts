@@ -1,0 +1,411 @@
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { describeEachEngine, type TestApp } from "../support/harness.js";
+import {
+  CONTRACTS,
+  addRule,
+  createCustomer,
+  createSampleContract,
+  getPricing,
+  pathOf,
+  setContractStatus,
+  updateRule,
+  type Contract,
+} from "../support/api.js";
+import { expectStatus } from "../support/assertions.js";
+import { signUp, type DashboardClient } from "../support/dashboard-client.js";
+
+/** A signed-up company with a dashboard session and an API key made on its API keys page (to check through the API). */
+async function dashboardCompany(t: () => TestApp): Promise<{ client: DashboardClient; key: string; companyId: string }> {
+  const { client, email } = await signUp(t);
+  const created = await client.post("/settings/api-keys", { name: "test key" });
+  assert.equal(created.statusCode, 200);
+  const key = /id="new-api-key">([^<]+)</.exec(created.body)?.[1];
+  assert.ok(key, "the new key is shown on the page");
+  const { rows } = await t().app.db.query<{ company_id: string }>("SELECT company_id FROM users WHERE email = $1", [email.toLowerCase()]);
+  return { client, key, companyId: rows[0]!.company_id };
+}
+
+async function contractsOf(t: () => TestApp, key: string): Promise<Contract[]> {
+  const res = await t().call({ method: "GET", url: CONTRACTS, key });
+  expectStatus(res, 200);
+  return (res.json() as { data: Contract[] }).data;
+}
+
+const NASTY = `Ünïcode <b>Bold</b> & "Co"`;
+const NASTY_ESCAPED = "Ünïcode &lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot;";
+
+describeEachEngine("dashboard contracts list and sample contracts", (t) => {
+  it("lists the company's contracts with number, customer link, status, dates and metrics, escaping customer names", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: NASTY });
+    const contract = await createSampleContract(t(), key, customer.id);
+    const res = await client.get("/contracts");
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers["content-type"]), /text\/html/);
+    assert.ok(res.body.includes(`<a href="/contracts/${contract.id}">${contract.id}</a>`));
+    assert.ok(res.body.includes(contract.contract_number));
+    assert.ok(res.body.includes(`<a href="/customers/${customer.id}">${NASTY_ESCAPED}</a>`));
+    assert.ok(!res.body.includes("<b>Bold</b>"), "the customer name is escaped");
+    assert.match(res.body, /<span class="badge ok">active<\/span>/);
+    assert.ok(res.body.includes(contract.start_date));
+    assert.ok(res.body.includes(contract.end_date!));
+    assert.ok(res.body.includes("<code>domestic_wire</code>, <code>international_wire</code>"));
+    assert.match(res.body, /<caption class="visually-hidden">Contracts<\/caption>/);
+  });
+
+  it("says there are no contracts yet and offers the company's customers in a labelled select", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: NASTY });
+    const res = await client.get("/contracts");
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /No contracts yet/);
+    assert.match(res.body, /<label for="sample-customer">Customer<\/label><select id="sample-customer" name="customer_id" required>/);
+    assert.ok(res.body.includes(`<option value="${customer.id}">${NASTY_ESCAPED}</option>`));
+    assert.match(res.body, /<form class="inline" method="post" action="\/contracts\/sample">/);
+  });
+
+  it("sends a company without customers to the customers page instead of showing an empty select", async () => {
+    const { client } = await dashboardCompany(t);
+    const res = await client.get("/contracts");
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /you have none yet/);
+    assert.match(res.body, /<a class="button" href="\/customers">Create a customer first<\/a>/);
+    assert.doesNotMatch(res.body, /name="customer_id"/);
+  });
+
+  it("filters the list by status and says when no contract has the chosen status", async () => {
+    const { client, key, companyId } = await dashboardCompany(t);
+    const active = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Active Corp" })).id);
+    const ended = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Ended Corp" })).id);
+    await setContractStatus(t(), companyId, ended.id, "terminated");
+
+    const terminated = await client.get("/contracts?status=terminated");
+    assert.equal(terminated.statusCode, 200);
+    assert.ok(terminated.body.includes(`>${ended.id}</a>`));
+    assert.ok(!terminated.body.includes(`>${active.id}</a>`));
+    assert.match(terminated.body, /<span class="badge bad">terminated<\/span>/);
+    assert.match(terminated.body, /<option value="terminated" selected>terminated<\/option>/);
+
+    const drafts = await client.get("/contracts?status=draft");
+    assert.equal(drafts.statusCode, 200);
+    assert.match(drafts.body, /No draft contracts\./);
+
+    const all = await client.get("/contracts");
+    assert.ok(all.body.includes(`>${ended.id}</a>`) && all.body.includes(`>${active.id}</a>`));
+  });
+
+  it("answers an unknown status filter with 400 and an alert naming the statuses", async () => {
+    const { client } = await dashboardCompany(t);
+    const res = await client.get("/contracts?status=%3Cscript%3Ebogus");
+    assert.equal(res.statusCode, 400);
+    assert.match(res.body, /role="alert">There is no contract status “&lt;script&gt;bogus”; choose one of draft, active, completed, cancelled, terminated\./);
+  });
+
+  it("creates a sample contract from the form and redirects to its page with a confirmation", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: "Globex" });
+    const res = await client.post("/contracts/sample", { customer_id: customer.id });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, "/contracts/globex-test?done=created");
+    const [contract] = await contractsOf(t, key);
+    assert.equal(contract?.id, "globex-test");
+    assert.equal(contract?.customer_id, customer.id);
+    assert.equal(contract?.sample, true);
+    const shown = await client.get(String(res.headers.location));
+    assert.equal(shown.statusCode, 200);
+    assert.match(shown.body, /role="status">Sample contract created\./);
+  });
+
+  it("shows no alert for a ?done= naming what every object inherits, on the contract and customer pages", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: "Proto Co" });
+    const contract = await createSampleContract(t(), key, customer.id);
+    const pages = ["/contracts", `/contracts/${contract.id}`, "/customers", `/customers/${customer.id}`];
+    for (const path of pages) {
+      for (const done of ["constructor", "__proto__", "toString"]) {
+        const res = await client.get(`${path}?done=${done}`);
+        assert.equal(res.statusCode, 200, `${path}?done=${done}`);
+        assert.doesNotMatch(res.body, /class="alert/, `${path}?done=${done}`);
+      }
+    }
+    const known = await client.get(`/contracts/${contract.id}?done=created`);
+    assert.match(known.body, /role="status">Sample contract created\./, "a known key still shows its flash");
+  });
+
+  it("refuses another company's customer with a 404 alert and creates nothing", async () => {
+    const mine = await dashboardCompany(t);
+    const theirs = await dashboardCompany(t);
+    const foreign = await createCustomer(t(), theirs.key, { name: "Their Customer" });
+    await createCustomer(t(), mine.key, { name: "My Customer" });
+    const res = await mine.client.post("/contracts/sample", { customer_id: foreign.id });
+    assert.equal(res.statusCode, 404);
+    assert.match(res.body, /class="alert error" role="alert">/);
+    assert.deepEqual(await contractsOf(t, mine.key), []);
+    assert.deepEqual(await contractsOf(t, theirs.key), []);
+  });
+
+  it("refuses a missing or malformed customer id with a 4xx alert and creates nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    await createCustomer(t(), key, { name: "Someone" });
+    const missing = await client.post("/contracts/sample", {});
+    assert.equal(missing.statusCode, 400);
+    assert.match(missing.body, /role="alert">[^<]*customer_id[^<]*is required/);
+    const malformed = await client.post("/contracts/sample", { customer_id: "not-a-uuid" });
+    assert.equal(malformed.statusCode, 404);
+    assert.match(malformed.body, /role="alert">/);
+    assert.deepEqual(await contractsOf(t, key), []);
+  });
+
+  it("refuses a sample-contract post without the CSRF token with 403 and creates nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: "Csrf Corp" });
+    const res = await client.post("/contracts/sample", { customer_id: customer.id }, { csrf: null });
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /role="alert"/);
+    const forged = await client.post("/contracts/sample", { customer_id: customer.id, _csrf: "forged-token-value" });
+    assert.equal(forged.statusCode, 403);
+    assert.deepEqual(await contractsOf(t, key), []);
+  });
+
+  it("creates a sample contract from the button on a customer's page", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: "Button Corp" });
+    const customerPage = await client.get(`/customers/${customer.id}`);
+    assert.match(customerPage.body, /action="\/contracts\/sample"/);
+    const res = await client.post("/contracts/sample", { customer_id: customer.id });
+    assert.equal(res.statusCode, 303);
+    assert.equal((await contractsOf(t, key)).length, 1);
+  });
+
+  it("sends a signed-out visitor of the contracts page to the login page", async () => {
+    const res = await t().call({ method: "GET", url: "/contracts" });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, "/login?next=%2Fcontracts");
+  });
+});
+
+describeEachEngine("dashboard contract detail", (t) => {
+  it("shows the contract's facts and a working link to its agreement PDF", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const customer = await createCustomer(t(), key, { name: NASTY });
+    const contract = await createSampleContract(t(), key, customer.id);
+    const res = await client.get(`/contracts/${contract.id}`);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, new RegExp(`<h1>Contract ${contract.id}</h1>`));
+    assert.ok(res.body.includes(`<dd>${contract.contract_number}</dd>`));
+    assert.ok(res.body.includes(`<a href="/customers/${customer.id}">${NASTY_ESCAPED}</a>`));
+    assert.ok(!res.body.includes("<b>Bold</b>"));
+    assert.match(res.body, /<dt>Status<\/dt><dd><span class="badge ok">active<\/span><\/dd>/);
+    assert.ok(res.body.includes(`${contract.start_date} to ${contract.end_date}`));
+    assert.match(res.body, /<dt>Currency<\/dt><dd>USD<\/dd>/);
+    assert.match(res.body, /<dt>Billing cadence<\/dt><dd>monthly<\/dd>/);
+    assert.match(res.body, /<dt>Sample<\/dt><dd>yes, a sample contract<\/dd>/);
+    assert.ok(res.body.includes(`<a href="${contract.pdf_url}">Agreement PDF</a>`));
+    const pdf = await t().call({ method: "GET", url: pathOf(contract.pdf_url) });
+    assert.equal(pdf.statusCode, 200);
+    assert.equal(pdf.headers["content-type"], "application/pdf");
+  });
+
+  it("shows the current pricing rules in a captioned table with their prices", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Rules Corp" })).id);
+    const res = await client.get(`/contracts/${contract.id}`);
+    assert.match(res.body, /<caption class="visually-hidden">Pricing rules, version 1<\/caption>/);
+    assert.match(res.body, /<td>Domestic wire<\/td>/);
+    assert.match(res.body, /20\.00 USD per unit/);
+    assert.match(res.body, /30\.00 USD per unit/);
+    assert.match(res.body, /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">1,000\.00 USD<\/td>/);
+    const program = await getPricing(t(), key, contract.id);
+    for (const rule of program.rules) assert.ok(res.body.includes(`<code>${rule.id}</code>`));
+  });
+
+  it("shows version 1 of the program with every rule marked as added", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "History Corp" })).id);
+    const res = await client.get(`/contracts/${contract.id}`);
+    assert.match(res.body, /<h2>Version history<\/h2>/);
+    assert.match(res.body, /<h3 id="version-1">Version 1 <span class="badge ok">current<\/span><\/h3>/);
+    assert.equal(res.body.match(/<li class="diff-add"><span class="diff-kind">Added<\/span>/g)?.length, 3);
+    assert.doesNotMatch(res.body, /diff-del|diff-chg/);
+  });
+
+  it("shows each later version as the rules added and the fields changed, old and new, newest first", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Diff Corp" })).id);
+    const program = await getPricing(t(), key, contract.id);
+    const domestic = program.rules.find((r) => r.metric === "domestic_wire")!;
+    await addRule(t(), key, contract.id, { id: "card_fee", name: "Card <em>fee</em>", metric: "card", rate: "0.029", monthly_cap: "500" });
+    await updateRule(t(), key, contract.id, domestic.id, { amount: "25.00", name: "Wire (domestic)" });
+
+    const res = await client.get(`/contracts/${contract.id}`);
+    assert.equal(res.statusCode, 200);
+    const v3 = res.body.indexOf('id="version-3"');
+    const v2 = res.body.indexOf('id="version-2"');
+    const v1 = res.body.indexOf('id="version-1"');
+    assert.ok(v3 > 0 && v3 < v2 && v2 < v1, "newest version first");
+    assert.match(res.body, /<h3 id="version-3">Version 3 <span class="badge ok">current<\/span><\/h3>/);
+    assert.match(res.body, /<h3 id="version-2">Version 2<\/h3>/);
+
+    const third = res.body.slice(v3, v2);
+    assert.match(third, /<li class="diff-chg"><span class="diff-kind">Changed<\/span> <strong>Wire \(domestic\)<\/strong>/);
+    assert.match(third, /name: <del><code>Domestic wire<\/code><\/del> <span aria-hidden="true">→<\/span><span class="visually-hidden">changed to<\/span> <ins><code>Wire \(domestic\)<\/code><\/ins>/);
+    assert.match(third, /amount: <del><code>20\.00<\/code><\/del>.*<ins><code>25\.00<\/code><\/ins>/);
+    assert.match(third, /3 rules unchanged/);
+    assert.doesNotMatch(third, /diff-add/);
+
+    const second = res.body.slice(v2, v1);
+    assert.match(second, /<li class="diff-add"><span class="diff-kind">Added<\/span> <strong>Card &lt;em&gt;fee&lt;\/em&gt;<\/strong>/);
+    assert.match(second, /2\.9% of the event&#39;s value, capped at 500\.00 USD a month|2\.9% of the event&#x27;s value, capped at 500\.00 USD a month/);
+    assert.match(second, /3 rules unchanged/);
+    assert.ok(!res.body.includes("<em>fee</em>"), "rule names are escaped");
+
+    // The current rules table shows version 3.
+    assert.match(res.body, /Pricing rules, version 3/);
+    assert.match(res.body, /25\.00 USD per unit/);
+  });
+
+  it("shows a rule removed from the program as removed", async () => {
+    // The API has no rule deletion; a version without a rule can only be written below the services.
+    const { client, key, companyId } = await dashboardCompany(t);
+    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Removal Corp" })).id);
+    const program = await getPricing(t(), key, contract.id);
+    const kept = program.rules.filter((r) => r.type !== "minimum").map((r) => ({ ...r, rate: r.rate === null ? null : String(r.rate) }));
+    await t().app.db.query(
+      `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
+       VALUES ($1, $2, 2, '2026-03-16', $3, now())`,
+      [companyId, contract.id, JSON.stringify(kept)],
+    );
+    await t().app.db.query("UPDATE contracts SET current_version = 2 WHERE company_id = $1 AND id = $2", [companyId, contract.id]);
+    const res = await client.get(`/contracts/${contract.id}`);
+    const second = res.body.slice(res.body.indexOf('id="version-2"'), res.body.indexOf('id="version-1"'));
+    assert.match(second, /<li class="diff-del"><span class="diff-kind">Removed<\/span> <strong>Monthly minimum<\/strong>/);
+    assert.match(second, /2 rules unchanged/);
+  });
+
+  it("answers another company's contract id and an unknown id with a 404 page", async () => {
+    const mine = await dashboardCompany(t);
+    const theirs = await dashboardCompany(t);
+    const foreign = await createSampleContract(t(), theirs.key, (await createCustomer(t(), theirs.key, { name: "Secret Customer" })).id);
+    for (const path of [`/contracts/${foreign.id}`, "/contracts/no-such-contract"]) {
+      const res = await mine.client.get(path);
+      assert.equal(res.statusCode, 404, path);
+      assert.match(res.body, /role="alert"><p>This page or record does not exist\.<\/p>/, path);
+      assert.ok(!res.body.includes("Secret Customer"), path);
+    }
+    // A NUL is refused at the door (http-app.ts), for every route, before any lookup.
+    const nul = await mine.client.get("/contracts/bad%00id");
+    assert.equal(nul.statusCode, 400);
+    assert.match(nul.body, /role="alert">/);
+    // The owner still sees it.
+    assert.equal((await theirs.client.get(`/contracts/${foreign.id}`)).statusCode, 200);
+  });
+
+  it("never lists another company's contracts or customers", async () => {
+    const mine = await dashboardCompany(t);
+    const theirs = await dashboardCompany(t);
+    const foreignCustomer = await createCustomer(t(), theirs.key, { name: "Hidden Customer Ltd" });
+    await createSampleContract(t(), theirs.key, foreignCustomer.id);
+    const res = await mine.client.get("/contracts");
+    assert.equal(res.statusCode, 200);
+    assert.ok(!res.body.includes("Hidden Customer Ltd"));
+    assert.ok(!res.body.includes(foreignCustomer.id));
+  });
+});
+
+describeEachEngine("dashboard pricing rule forms", (t) => {
+  async function withContract() {
+    const company = await dashboardCompany(t);
+    const contract = await createSampleContract(t(), company.key, (await createCustomer(t(), company.key, { name: "Pricing Corp" })).id);
+    return { ...company, contract };
+  }
+
+  it("offers labelled forms to add a rule and to change a rule's price on the contract page", async () => {
+    const { client, contract } = await withContract();
+    const res = await client.get(`/contracts/${contract.id}`);
+    assert.match(res.body, new RegExp(`<form class="stack" method="post" action="/contracts/${contract.id}/rules">`));
+    assert.match(res.body, new RegExp(`<form class="stack" method="post" action="/contracts/${contract.id}/rules/change">`));
+    for (const id of ["add-name", "add-type", "add-model", "add-metric", "add-amount", "add-rate", "add-monthly_cap", "change-rule", "change-amount", "change-rate"]) {
+      assert.match(res.body, new RegExp(`<label for="${id}">`), id);
+      assert.match(res.body, new RegExp(`id="${id}"`), id);
+    }
+  });
+
+  it("adds a rule from the form as a new program version and confirms it", async () => {
+    const { client, key, contract } = await withContract();
+    const res = await client.post(`/contracts/${contract.id}/rules`, { name: "Card fee", metric: "card", rate: "0.029", monthly_cap: "500", type: "", model: "", amount: "" });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/contracts/${contract.id}?done=rule-added`);
+    const program = await getPricing(t(), key, contract.id);
+    assert.equal(program.version, 2);
+    const card = program.rules.find((r) => r.metric === "card");
+    assert.equal(card?.model, "percentage");
+    assert.equal(card?.rate, 0.029);
+    assert.equal(card?.monthly_cap, "500.00");
+    const shown = await client.get(String(res.headers.location));
+    assert.match(shown.body, /role="status">Rule added/);
+    assert.match(shown.body, /<h3 id="version-2">Version 2 <span class="badge ok">current<\/span><\/h3>/);
+  });
+
+  it("changes a rule's amount from the form as a new program version", async () => {
+    const { client, key, contract } = await withContract();
+    const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const res = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "25", rate: "" });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/contracts/${contract.id}?done=rule-changed`);
+    const program = await getPricing(t(), key, contract.id);
+    assert.equal(program.version, 2);
+    assert.equal(program.rules.find((r) => r.id === domestic.id)?.amount, "25.00");
+  });
+
+  it("re-shows the add form with what was typed and an alert when the rule is invalid, and writes no version", async () => {
+    const { client, key, contract } = await withContract();
+    const invalid = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", model: "percentage", amount: "<b>1</b>" });
+    assert.equal(invalid.statusCode, 400);
+    assert.match(invalid.body, /class="alert error" role="alert">/);
+    assert.ok(invalid.body.includes('value="&lt;b&gt;1&lt;/b&gt;"'), "the typed amount comes back, escaped");
+    assert.match(invalid.body, /<details class="card" open>\s*<summary><strong>Add a pricing rule/);
+    const badMetric = await client.post(`/contracts/${contract.id}/rules`, { metric: "no spaces allowed", amount: "1" });
+    assert.equal(badMetric.statusCode, 400);
+    assert.match(badMetric.body, /role="alert">[^<]*metric/);
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1);
+  });
+
+  it("refuses a price change without a new price, or for an unknown rule, and writes no version", async () => {
+    const { client, key, contract } = await withContract();
+    const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const blank = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "", rate: "" });
+    assert.equal(blank.statusCode, 400);
+    assert.match(blank.body, /role="alert">Give a new amount/);
+    const negative = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "-5" });
+    assert.equal(negative.statusCode, 400);
+    assert.match(negative.body, /role="alert">[^<]*must not be negative/);
+    assert.match(negative.body, /id="change-amount" name="amount" type="text" inputmode="decimal" value="-5"/);
+    const unknown = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: "rule_nope", amount: "5" });
+    assert.equal(unknown.statusCode, 404);
+    assert.match(unknown.body, /role="alert">/);
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1);
+  });
+
+  it("answers rule forms posted to another company's contract with 404 and changes nothing", async () => {
+    const mine = await dashboardCompany(t);
+    const theirs = await withContract();
+    const domestic = (await getPricing(t(), theirs.key, theirs.contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const add = await mine.client.post(`/contracts/${theirs.contract.id}/rules`, { metric: "card", amount: "1" });
+    assert.equal(add.statusCode, 404);
+    assert.match(add.body, /role="alert">/);
+    const change = await mine.client.post(`/contracts/${theirs.contract.id}/rules/change`, { rule_id: domestic.id, amount: "1" });
+    assert.equal(change.statusCode, 404);
+    assert.equal((await getPricing(t(), theirs.key, theirs.contract.id)).version, 1);
+  });
+
+  it("refuses rule forms without the CSRF token with 403 and changes nothing", async () => {
+    const { client, key, contract } = await withContract();
+    const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const add = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", amount: "1" }, { csrf: null });
+    assert.equal(add.statusCode, 403);
+    const change = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "1" }, { csrf: null });
+    assert.equal(change.statusCode, 403);
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1);
+  });
+});

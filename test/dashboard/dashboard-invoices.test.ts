@@ -1,0 +1,208 @@
+/**
+ * The dashboard's invoice pages, black-box over fastify.inject: the filterable, paginated list, the detail
+ * with its line items and totals, and projecting a period; and the refusals (a bad period or filter, another
+ * company's invoice or contract, a missing CSRF token). What a form changed is read back through the API.
+ */
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import { describeEachEngine } from "../support/harness.js";
+import { addRule, getInvoice, invoicesOf, submitAccepted, usageEvent } from "../support/api.js";
+import { assertAlert, dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
+
+const CAPTION = "Invoices, newest first";
+
+describeEachEngine("dashboard invoice pages", (t) => {
+  it("lists a company's invoices newest first with number, contract, period, status, amounts and dates", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Invoice List Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 2 }), usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" })]);
+    const [april, march] = await invoicesOf(t(), key, contract.id);
+    const page = await client.get("/invoices");
+    assert.equal(page.statusCode, 200);
+    const rows = tableRows(page.body, CAPTION);
+    assert.equal(rows.length, 2);
+    assert.match(rows[0]!, new RegExp(`<a href="/invoices/${april!.number}">${april!.number}</a>`));
+    assert.match(rows[1]!, new RegExp(`<a href="/invoices/${march!.number}">${march!.number}</a>`));
+    assert.match(rows[1]!, new RegExp(`<a href="/contracts/${contract.id}">${contract.id}</a>`));
+    assert.match(rows[1]!, /2026-03-01 to 2026-03-31/);
+    assert.match(rows[1]!, /class="badge warn">draft</);
+    assert.match(rows[1]!, /<td class="num">40\.00 USD<\/td><td class="num">40\.00 USD<\/td>/);
+    assert.match(rows[1]!, new RegExp(`<td>${march!.issued_date}</td><td>${march!.due_date}</td>`));
+    assert.match(page.body, /<label for="project-contract">Contract<\/label>/);
+    assert.match(page.body, /<label for="invoice-from">Period starts on or after<\/label>/);
+  });
+
+  it("says there are no invoices yet on a new company's page", async () => {
+    const { client } = await dashboardCompany(t);
+    const page = await client.get("/invoices");
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /class="empty"><p>No invoices yet/);
+  });
+
+  it("filters by contract, status and period, keeping the typed filters in the form, escaped", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const a = await sampleContract(t, key, "Invoice Filter A");
+    const b = await sampleContract(t, key, "Invoice Filter B");
+    const months = ["2026-04-02", "2026-05-02", "2026-06-02"];
+    await submitAccepted(t(), key, [
+      usageEvent(a.id),
+      ...months.map((day) => usageEvent(a.id, { timestamp: `${day}T00:00:00.000Z` })),
+      usageEvent(b.id),
+    ]);
+    /** Each row's contract and period start. */
+    const rowsOf = async (query: string) => {
+      const page = await client.get(`/invoices?${query}`);
+      assert.equal(page.statusCode, 200, page.body.slice(0, 1000));
+      return tableRows(page.body, CAPTION).map((row) => `${/href="\/contracts\/([^"]+)"/.exec(row)![1]} ${/(\d{4}-\d{2}-\d{2}) to/.exec(row)![1]}`);
+    };
+    assert.deepEqual(await rowsOf(`contract=${a.id}`), [`${a.id} 2026-06-01`, `${a.id} 2026-05-01`, `${a.id} 2026-04-01`, `${a.id} 2026-03-01`]);
+    assert.deepEqual(await rowsOf(`contract=${b.id}&status=draft`), [`${b.id} 2026-03-01`]);
+    assert.deepEqual(await rowsOf(`contract=${b.id}&status=paid`), []);
+    assert.deepEqual(await rowsOf(`contract=${a.id}&from=2026-05-01&to=2026-06-30`), [`${a.id} 2026-06-01`, `${a.id} 2026-05-01`]);
+    assert.equal((await rowsOf("contract=&status=&from=&to=")).length, 5, "blank fields are no filter");
+    const kept = await client.get(`/invoices?contract=${b.id}&status=draft`);
+    assert.match(kept.body, new RegExp(`<option value="${b.id}" selected>`));
+    assert.match(kept.body, /<option value="draft" selected>draft<\/option>/);
+    const none = await client.get(`/invoices?status=paid`);
+    assert.match(none.body, /No invoices match these filters/);
+    const odd = await client.get(`/invoices?status=${encodeURIComponent(`"><script>alert(1)</script>`)}`);
+    assert.equal(odd.statusCode, 200);
+    assert.match(odd.body, /value="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;"/);
+    assert.doesNotMatch(odd.body, /<script>alert/);
+  });
+
+  it("pages through more invoices than fit on a page", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contracts = [];
+    for (let i = 0; i < 13; i++) contracts.push(await sampleContract(t, key, `Paged ${i}`));
+    // Two months each: 26 invoices, one more than a page.
+    await submitAccepted(t(), key, contracts.flatMap((c) => [usageEvent(c.id), usageEvent(c.id, { timestamp: "2026-04-05T00:00:00.000Z" })]));
+    const first = await client.get("/invoices");
+    assert.equal(tableRows(first.body, CAPTION).length, 25);
+    const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1]?.replaceAll("&amp;", "&");
+    assert.ok(next);
+    const lastShown = /href="\/invoices\/([^"]+)"/.exec(tableRows(first.body, CAPTION).at(-1)!)![1];
+    assert.equal(next, `/invoices?starting_after=${lastShown}`);
+    const second = await client.get(next);
+    assert.equal(tableRows(second.body, CAPTION).length, 1);
+  });
+
+  it("answers a bad filter or cursor with a 400 page and an alert instead of a list", async () => {
+    const { client } = await dashboardCompany(t);
+    const bad = await client.get("/invoices?to=2026-13-01");
+    assertAlert(bad, 400, /to/);
+    assert.match(bad.body, /id="invoice-to" name="to" type="date" value="2026-13-01"/);
+    assertAlert(await client.get("/invoices?starting_after=INV-999999"), 400, /starting_after/);
+  });
+
+  it("shows an invoice's line items, totals and dates", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Invoice Detail Co");
+    await addRule(t(), key, contract.id, { name: "Checks", type: "usage", model: "flat", metric: "check", amount: "0.125" });
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 3 }), usageEvent(contract.id, { metric: "check", quantity: 4 })]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const full = await getInvoice(t(), key, invoice!.number);
+    const page = await client.get(`/invoices/${invoice!.number}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, new RegExp(`<h1>Invoice ${invoice!.number}</h1>`));
+    assert.match(page.body, new RegExp(`<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a></dd>`));
+    assert.match(page.body, /<dt>Billing period<\/dt><dd>2026-03-01 to 2026-03-31<\/dd>/);
+    assert.match(page.body, new RegExp(`<dt>Issue date</dt><dd>${full.issued_date}</dd>`));
+    assert.match(page.body, new RegExp(`<dt>Due date</dt><dd>${full.due_date}</dd>`));
+    const rows = tableRows(page.body, `Line items of invoice ${invoice!.number}`);
+    assert.equal(rows.length, full.line_items.length);
+    const checks = rows.find((r) => r.includes("<code>check</code>"))!;
+    assert.match(checks, /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">0\.125 USD<\/td><td class="num">0\.50 USD<\/td>/);
+    assert.match(rows.find((r) => r.includes("domestic_wire"))!, /<td class="num">3<\/td><td class="num">20\.00 USD<\/td><td class="num">60\.00 USD<\/td>/);
+    assert.match(page.body, /<dt>Subtotal<\/dt><dd>60\.50 USD<\/dd>/);
+    assert.match(page.body, /<dt>Tax<\/dt><dd>0\.00 USD<\/dd>/);
+    assert.match(page.body, /<dt>Total<\/dt><dd><strong>60\.50 USD<\/strong><\/dd>/);
+    assert.match(page.body, new RegExp(`href="/usage\\?contract=${contract.id}&amp;from=2026-03-01&amp;to=2026-03-31"`));
+  });
+
+  it("projects a period from the form and shows the result on the page, storing the projected draft", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Projection Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    const [before] = await invoicesOf(t(), key, contract.id);
+    assert.equal(before!.total, 20);
+    const res = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 2000));
+    assert.match(res.body, new RegExp(`<h2 id="projection-result">Projection of ${contract.id} for 2026-03-01 to 2026-03-31</h2>`));
+    assert.match(res.body, /role="status">The draft invoice was brought up to date\./);
+    assert.match(res.body, new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${before!.number}">${before!.number}</a></dd>`));
+    assert.match(res.body, /<dt>Total<\/dt><dd><strong>1,000\.00 USD<\/strong><\/dd>/, "topped up to the monthly minimum");
+    const after = await getInvoice(t(), key, before!.number);
+    assert.equal(after.total, 1000);
+
+    const april = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" });
+    assert.equal(april.statusCode, 200);
+    assert.match(april.body, /role="status">A new draft invoice was created\./);
+    assert.equal((await invoicesOf(t(), key, contract.id)).length, 2);
+
+    const again = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    assert.equal(again.statusCode, 200, "projecting again is harmless");
+    assert.equal((await getInvoice(t(), key, before!.number)).total, 1000);
+  });
+
+  it("offers to project a draft's period again from its page", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Reproject Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const page = await client.get(`/invoices/${invoice!.number}`);
+    assert.match(page.body, /<form method="post" action="\/invoices\/project" class="actions"><input type="hidden" name="_csrf"/);
+    assert.match(page.body, new RegExp(`<input type="hidden" name="contract" value="${contract.id}"><input type="hidden" name="billing_period_start" value="2026-03-01"><input type="hidden" name="billing_period_end" value="2026-03-31">`));
+    assert.match(page.body, /<button type="submit" class="secondary">Project this period again<\/button>/);
+  });
+
+  it("refuses a period that is not one calendar month, or a missing field, with a 400 form and stores nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Bad Period Co");
+    const bad = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" });
+    assertAlert(bad, 400, /exactly one calendar month/);
+    assert.match(bad.body, /<details class="card" open>/);
+    assert.match(bad.body, /id="project-start" name="billing_period_start" type="date" required value="2026-03-02"/);
+    assert.match(bad.body, new RegExp(`<option value="${contract.id}" selected>`));
+    const notADate = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-02-30", billing_period_end: "2026-03-31" });
+    assertAlert(notADate, 400, /billing_period_start/);
+    const missing = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01" });
+    assertAlert(missing, 400, /billing_period_end: is required/);
+    const outside = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-01-01", billing_period_end: "2026-01-31" });
+    assertAlert(outside, 400, /outside the contract term/);
+    const unknown = await client.post("/invoices/project", { contract: `"><script>alert(1)</script>`, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    assertAlert(unknown, 404, /not found|does not exist/i);
+    assert.match(unknown.body, /<option value="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;" selected>/);
+    assert.doesNotMatch(unknown.body, /<script>alert/);
+    assert.deepEqual(await invoicesOf(t(), key, contract.id), []);
+  });
+
+  it("refuses a projection without the session's CSRF token with 403 and stores nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Csrf Co");
+    const fields = { contract: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" };
+    const missing = await client.post("/invoices/project", fields, { csrf: null });
+    assertAlert(missing, 403, /form token/);
+    const wrong = await client.post("/invoices/project", { ...fields, _csrf: "not-the-token" });
+    assert.equal(wrong.statusCode, 403);
+    assert.deepEqual(await invoicesOf(t(), key, contract.id), []);
+  });
+
+  it("answers another company's invoice or contract with 404 and never shows or changes it", async () => {
+    const owner = await dashboardCompany(t);
+    const contract = await sampleContract(t, owner.key, "Private Invoice Co");
+    await submitAccepted(t(), owner.key, [usageEvent(contract.id)]);
+    const [invoice] = await invoicesOf(t(), owner.key, contract.id);
+    const other = await dashboardCompany(t);
+    const theirs = await other.client.get(`/invoices/${invoice!.number}`);
+    assertAlert(theirs, 404, /does not exist/);
+    assert.doesNotMatch(theirs.body, new RegExp(contract.id));
+    assertAlert(await other.client.get("/invoices/INV-does-not-exist"), 404, /does not exist/);
+    const list = await other.client.get(`/invoices?contract=${contract.id}`);
+    assert.equal(list.statusCode, 200);
+    assert.equal(tableRows(list.body, CAPTION).length, 0);
+    const project = await other.client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" });
+    assertAlert(project, 404, /does not exist|not found/i);
+    assert.equal((await invoicesOf(t(), owner.key, contract.id)).length, 1, "no April draft for the owner");
+  });
+});

@@ -1,0 +1,295 @@
+/**
+ * The MCP tools over POST /mcp (stateless, JSON responses): scopes per tool, every tool's happy path,
+ * errors as tool errors with the API's codes, and company isolation.
+ */
+import assert from "node:assert/strict";
+import { before, it } from "node:test";
+import { describeEachEngine } from "../support/harness.js";
+import {
+  MARCH,
+  createCustomer,
+  createSampleContract,
+  newEventId,
+  usageEvent,
+  type Contract,
+  type Invoice,
+  type Rule,
+  type SubmitResult,
+  type UsageEvent,
+} from "../support/api.js";
+import { callTool, mcpRequest, newUser, obtainTokens, toolError, toolOk, type User } from "../support/mcp-client.js";
+
+const READ_TOOLS = [
+  "list_contracts",
+  "get_contract",
+  "get_contract_pricing",
+  "list_usage_events",
+  "get_usage_event",
+  "list_invoices",
+  "get_invoice",
+  "list_customers",
+] as const;
+const WRITE_TOOLS = ["create_sample_contract", "add_pricing_rule", "update_pricing_rule", "submit_usage", "project_invoice", "create_customer"] as const;
+
+interface List<T> {
+  object: "list";
+  data: T[];
+  has_more: boolean;
+  total_count: number;
+}
+interface Program {
+  object: "pricing_program";
+  contract: string;
+  version: number;
+  rules: Rule[];
+}
+
+describeEachEngine("MCP tools", (t) => {
+  let a: User;
+  let b: User;
+  let contract: Contract;
+  let eventId: string;
+  let invoiceNumber: string;
+  const token: Record<"full" | "read" | "write" | "other", string> = { full: "", read: "", write: "", other: "" };
+
+  before(async () => {
+    a = await newUser(t());
+    b = await newUser(t());
+    const customer = await createCustomer(t(), a.key, { name: "Acme Corp" });
+    contract = await createSampleContract(t(), a.key, customer.id);
+    token.full = (await obtainTokens(t(), a)).access_token;
+    token.read = (await obtainTokens(t(), a, ["read:invoices"])).access_token;
+    token.write = (await obtainTokens(t(), a, ["write:invoices"])).access_token;
+    token.other = (await obtainTokens(t(), b)).access_token;
+    const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(contract.id, { quantity: 2 })] });
+    assert.equal(submitted.accepted, 1, JSON.stringify(submitted));
+    eventId = submitted.events[0]!.event_id!;
+    invoiceNumber = (await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: eventId })).invoice_number;
+  });
+
+  /** Valid arguments for every tool, so that only the scope (or the company) decides. */
+  const args = (): Record<(typeof READ_TOOLS)[number] | (typeof WRITE_TOOLS)[number], Record<string, unknown>> => ({
+    list_contracts: {},
+    get_contract: { contract_id: contract.id },
+    get_contract_pricing: { contract_id: contract.id },
+    list_usage_events: { contract: contract.id },
+    get_usage_event: { event_id: eventId },
+    list_invoices: { contract: contract.id },
+    get_invoice: { number: invoiceNumber },
+    list_customers: {},
+    create_sample_contract: { customer_id: contract.customer_id },
+    add_pricing_rule: { contract_id: contract.id, rule: { metric: "card_volume", model: "percentage", rate: 0.029 } },
+    update_pricing_rule: { contract_id: contract.id, rule_id: "any-rule", fields: { amount: "25.00" } },
+    submit_usage: { events: [usageEvent(contract.id)] },
+    project_invoice: { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+    create_customer: { name: "Scoped Out Ltd" },
+  });
+
+  it("answers tools/call without an initialize first (stateless) and lists every tool with its scope", async () => {
+    const res = await mcpRequest(t(), token.read, "tools/list");
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers["content-type"]), /application\/json/);
+    const tools = (res.json() as { result: { tools: { name: string; description: string; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[] } })
+      .result.tools;
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...WRITE_TOOLS].sort());
+    for (const tool of tools) {
+      const read = (READ_TOOLS as readonly string[]).includes(tool.name);
+      assert.ok(tool.description.includes(read ? "read:invoices" : "write:invoices"), tool.name);
+      assert.equal(tool.annotations?.readOnlyHint, read, tool.name);
+      assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${tool.name}: arguments are strict, like the API's bodies`);
+    }
+  });
+
+  it("refuses every write tool to a read:invoices token with insufficient_scope, and changes nothing", async () => {
+    const customersBefore = await toolOk<List<unknown>>(t(), token.full, "list_customers");
+    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version;
+    for (const name of WRITE_TOOLS) {
+      const error = await toolError(t(), token.read, name, args()[name], "insufficient_scope");
+      assert.ok(error.error.includes("write:invoices"), error.error);
+    }
+    assert.equal((await toolOk<List<unknown>>(t(), token.full, "list_customers")).data.length, customersBefore.data.length);
+    assert.equal((await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version, versionBefore);
+  });
+
+  it("lets a read:invoices token use every read tool", async () => {
+    for (const name of READ_TOOLS) await toolOk(t(), token.read, name, args()[name]);
+  });
+
+  it("refuses every read tool to a write:invoices-only token with insufficient_scope", async () => {
+    for (const name of READ_TOOLS) {
+      const error = await toolError(t(), token.write, name, args()[name], "insufficient_scope");
+      assert.ok(error.error.includes("read:invoices"), error.error);
+    }
+    const created = await toolOk<{ object: string; name: string }>(t(), token.write, "create_customer", { name: "Write Only Inc" });
+    assert.equal(created.object, "customer");
+  });
+
+  it("lists and gets the company's contracts and pricing", async () => {
+    const list = await toolOk<List<Contract>>(t(), token.full, "list_contracts");
+    assert.equal(list.object, "list");
+    assert.ok(list.data.some((c) => c.id === contract.id));
+    assert.equal((await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "active" })).data.length, list.data.length);
+    assert.equal((await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "cancelled" })).data.length, 0);
+    const got = await toolOk<Contract>(t(), token.full, "get_contract", { contract_id: contract.id });
+    assert.equal(got.object, "contract");
+    assert.equal(got.id, contract.id);
+    assert.equal(got.customer_name, "Acme Corp");
+    const program = await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id });
+    assert.equal(program.object, "pricing_program");
+    assert.equal(program.contract, contract.id);
+    assert.ok(program.rules.some((r) => r.metric === "domestic_wire" && r.amount === "20.00"));
+  });
+
+  it("creates and lists customers, creates a sample contract, adds and updates a pricing rule", async () => {
+    const customer = await toolOk<{ object: string; id: string; external_id: string }>(t(), token.full, "create_customer", {
+      name: "Globex",
+      external_id: "globex-1",
+      email: "billing@globex.example",
+    });
+    assert.equal(customer.object, "customer");
+    assert.equal(customer.external_id, "globex-1");
+    const byExternalId = await toolOk<List<{ id: string }>>(t(), token.full, "list_customers", { external_id: "globex-1" });
+    assert.deepEqual(
+      byExternalId.data.map((c) => c.id),
+      [customer.id],
+    );
+    const page = await toolOk<List<{ id: string }>>(t(), token.full, "list_customers", { limit: 1 });
+    assert.equal(page.data.length, 1);
+    assert.equal(page.has_more, true);
+
+    const sample = await toolOk<Contract>(t(), token.full, "create_sample_contract", { customer_id: customer.id });
+    assert.equal(sample.object, "contract");
+    assert.equal(sample.customer_id, customer.id);
+    assert.equal(sample.sample, true);
+    assert.equal(sample.status, "active");
+
+    const added = await toolOk<{ object: string; version: number; rule: Rule }>(t(), token.full, "add_pricing_rule", {
+      contract_id: sample.id,
+      rule: { id: "card-fee", metric: "card_volume", model: "percentage", rate: 0.029 },
+    });
+    assert.equal(added.object, "pricing_rule");
+    assert.equal(added.version, 2);
+    assert.equal(added.rule.id, "card-fee");
+    assert.equal(added.rule.rate, 0.029);
+    const updated = await toolOk<{ version: number; rule: Rule }>(t(), token.full, "update_pricing_rule", {
+      contract_id: sample.id,
+      rule_id: "card-fee",
+      fields: { rate: "0.03", name: "Card fee" },
+    });
+    assert.equal(updated.version, 3);
+    assert.equal(updated.rule.rate, 0.03);
+    assert.equal(updated.rule.name, "Card fee");
+    const program = await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: sample.id });
+    assert.equal(program.version, 3);
+    assert.ok(program.rules.some((r) => r.id === "card-fee" && r.rate === 0.03));
+  });
+
+  it("submits, lists and gets usage events; lists and gets invoices; projects an invoice", async () => {
+    const id = newEventId();
+    const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", {
+      events: [usageEvent(contract.id, { event_id: id, metric: "international_wire", quantity: 3 }), usageEvent(contract.id, { metric: "no_such_metric" })],
+    });
+    assert.equal(submitted.accepted, 1);
+    assert.equal(submitted.rejected, 1);
+    assert.equal(submitted.events[0]!.event_id, id);
+    assert.equal(submitted.events[1]!.status, "rejected");
+
+    const event = await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: id });
+    assert.equal(event.object, "usage_event");
+    assert.equal(event.contract, contract.id);
+    assert.equal(event.rated_amount, 90);
+    const events = await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", { contract: contract.id, metric: "international_wire" });
+    assert.deepEqual(
+      events.data.map((e) => e.id),
+      [id],
+    );
+    assert.equal((await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", { from: "2026-04-01" })).data.length, 0);
+
+    const invoices = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: contract.id });
+    assert.ok(invoices.data.some((i) => i.number === event.invoice_number));
+    const invoice = await toolOk<Invoice>(t(), token.full, "get_invoice", { number: event.invoice_number });
+    assert.equal(invoice.object, "invoice");
+    assert.equal(invoice.contract, contract.id);
+    assert.equal(invoice.status, "draft");
+    assert.ok(invoice.line_items?.some((line) => line.metric === "international_wire" && line.amount === 90));
+
+    const projected = await toolOk<{ object: string; number: string; contract: string; billing_period: { start: string; end: string } }>(
+      t(),
+      token.full,
+      "project_invoice",
+      { external_contract_id: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" },
+    );
+    assert.equal(projected.object, "invoice");
+    assert.equal(projected.contract, contract.id);
+    assert.deepEqual(projected.billing_period, { start: "2026-04-01", end: "2026-04-30" });
+    const april = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: contract.id, from: "2026-04-01" });
+    assert.ok(april.data.some((i) => i.number === projected.number));
+  });
+
+  it("answers an unknown contract, event, invoice or rule with a not_found tool error", async () => {
+    await toolError(t(), token.full, "get_contract", { contract_id: "no-such-contract" }, "not_found");
+    await toolError(t(), token.full, "get_contract_pricing", { contract_id: "no-such-contract" }, "not_found");
+    await toolError(t(), token.full, "get_usage_event", { event_id: "no-such-event" }, "not_found");
+    await toolError(t(), token.full, "get_invoice", { number: "INV-999999" }, "not_found");
+    await toolError(t(), token.full, "project_invoice", { external_contract_id: "no-such-contract", billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" }, "not_found");
+    await toolError(t(), token.full, "update_pricing_rule", { contract_id: contract.id, rule_id: "no-such-rule", fields: { amount: "1.00" } }, "not_found");
+  });
+
+  it("answers invalid arguments with an invalid_request tool error, and the API's own codes otherwise", async () => {
+    await toolError(t(), token.full, "get_contract", { contract_id: "" }, "invalid_request");
+    await toolError(t(), token.full, "get_contract", {}, "invalid_request");
+    await toolError(t(), token.full, "list_invoices", { limit: 0 }, "invalid_request");
+    await toolError(t(), token.full, "list_usage_events", { from: "March 1st" }, "invalid_request");
+    await toolError(t(), token.full, "create_customer", { name: "X", unknown_field: 1 }, "invalid_request");
+    await toolError(t(), token.full, "submit_usage", { events: [] }, "invalid_request");
+    const rule = await callTool(t(), token.full, "add_pricing_rule", { contract_id: contract.id, rule: { metric: "m", model: "percentage" } });
+    assert.equal(rule.isError, true, JSON.stringify(rule));
+    assert.ok(["invalid_request", "invalid_pricing_rule"].includes(String(rule.structuredContent?.code)), JSON.stringify(rule.structuredContent));
+    await toolError(t(), token.full, "project_invoice", { external_contract_id: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" }, "invalid_billing_period");
+  });
+
+  it("answers a duplicate customer external_id with customer_exists", async () => {
+    await toolOk(t(), token.full, "create_customer", { name: "Initech", external_id: "initech" });
+    const error = await toolError(t(), token.full, "create_customer", { name: "Initech again", external_id: "initech" }, "customer_exists");
+    assert.match(error.error, /initech/);
+  });
+
+  it("answers an unknown tool as an error, not a crash", async () => {
+    const res = await mcpRequest(t(), token.full, "tools/call", { name: "drop_database", arguments: {} });
+    assert.equal(res.statusCode, 200, res.body);
+    const body = res.json() as { result?: { isError?: boolean }; error?: { code: number } };
+    assert.ok(body.error !== undefined || body.result?.isError === true, res.body);
+  });
+
+  it("never shows company B's token company A's contracts, customers, usage or invoices", async () => {
+    for (const name of ["list_contracts", "list_usage_events", "list_invoices", "list_customers"] as const) {
+      const list = await toolOk<List<unknown>>(t(), token.other, name);
+      assert.deepEqual(list.data, [], name);
+    }
+    await toolError(t(), token.other, "get_contract", { contract_id: contract.id }, "not_found");
+    await toolError(t(), token.other, "get_contract_pricing", { contract_id: contract.id }, "not_found");
+    await toolError(t(), token.other, "get_usage_event", { event_id: eventId }, "not_found");
+    await toolError(t(), token.other, "get_invoice", { number: invoiceNumber }, "not_found");
+    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_usage_events", { contract: contract.id })).data, []);
+    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_invoices", { contract: contract.id })).data, []);
+    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_customers", { external_id: "globex-1" })).data, []);
+  });
+
+  it("never lets company B's token change company A's contracts, pricing or invoices", async () => {
+    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version;
+    const invoiceBefore = await toolOk<Invoice>(t(), token.full, "get_invoice", { number: invoiceNumber });
+    await toolError(t(), token.other, "create_sample_contract", { customer_id: contract.customer_id }, "not_found");
+    await toolError(t(), token.other, "add_pricing_rule", args().add_pricing_rule, "not_found");
+    const rules = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).rules;
+    await toolError(t(), token.other, "update_pricing_rule", { contract_id: contract.id, rule_id: rules[0]!.id, fields: { amount: "0.01" } }, "not_found");
+    await toolError(t(), token.other, "project_invoice", args().project_invoice, "not_found");
+    const foreignId = newEventId();
+    const submitted = await toolOk<SubmitResult>(t(), token.other, "submit_usage", { events: [usageEvent(contract.id, { event_id: foreignId, timestamp: MARCH })] });
+    assert.equal(submitted.accepted, 0);
+    assert.equal(submitted.events[0]!.error?.code, "contract_not_found");
+    await toolError(t(), token.full, "get_usage_event", { event_id: foreignId }, "not_found");
+    assert.equal((await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version, versionBefore);
+    assert.deepEqual(await toolOk<Invoice>(t(), token.full, "get_invoice", { number: invoiceNumber }), invoiceBefore);
+    assert.equal((await toolOk<List<Contract>>(t(), token.other, "list_contracts")).data.length, 0);
+  });
+});

@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { Database } from "../../src/db/database.js";
+import { loadMigrations, migrate } from "../../src/db/migrate.js";
+import { openDatabase } from "../../src/db/open-database.js";
+import { createTestDatabase, describeEachEngine } from "../support/harness.js";
+
+const versions = () => loadMigrations().map((m) => m.version);
+
+async function appliedVersions(db: Database): Promise<string[]> {
+  const { rows } = await db.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version");
+  return rows.map((r) => r.version);
+}
+
+async function tableNames(db: Database): Promise<string[]> {
+  const { rows } = await db.query<{ table_name: string }>(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+  );
+  return rows.map((r) => r.table_name);
+}
+
+describeEachEngine("migrations", (t, engine) => {
+  it("applies nothing when run again on a database the service already migrated", async () => {
+    assert.deepEqual(await migrate(t().app.db), []);
+    assert.deepEqual(await appliedVersions(t().app.db), versions());
+  });
+
+  it("applies every migration in order on a fresh database, then nothing the second time", async () => {
+    const database = await createTestDatabase(engine);
+    try {
+      assert.deepEqual(await tableNames(database.db), []);
+      assert.deepEqual(await migrate(database.db), versions());
+      const tables = await tableNames(database.db);
+      for (const table of ["api_keys", "companies", "customers", "events", "schema_migrations", "users"]) {
+        assert.ok(tables.includes(table), `table ${table} exists`);
+      }
+      assert.deepEqual(await migrate(database.db), []);
+      assert.deepEqual(await tableNames(database.db), tables, "the second run changed no tables");
+      assert.deepEqual(await appliedVersions(database.db), versions());
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it("plans the ingest function generically and with in-memory page costs (docs/performance.md, steps 8 and 14)", async () => {
+    const { rows } = await t().app.db.query<{ config: string[] }>(
+      "SELECT proconfig AS config FROM pg_proc WHERE proname = 'billing_ingest_usage_lines'",
+    );
+    assert.equal(rows.length, 1, "one ingest function");
+    assert.deepEqual([...rows[0]!.config].sort(), ["plan_cache_mode=force_generic_plan", "random_page_cost=1.1"]);
+  });
+
+  it("keeps existing data when run again", async () => {
+    const company = await t().app.services.access.createCompany("Survives migrations");
+    await migrate(t().app.db);
+    const { rows } = await t().app.db.query<{ name: string }>("SELECT name FROM companies WHERE id = $1", [company.id]);
+    assert.deepEqual(rows, [{ name: "Survives migrations" }]);
+  });
+});
+
+describe("migrations under concurrent start-up [postgres]", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
+  it("applies each migration exactly once when several processes migrate a fresh database at once", async () => {
+    const database = await createTestDatabase("postgres");
+    const others = [await openDatabase(database.storage), await openDatabase(database.storage), await openDatabase(database.storage)];
+    try {
+      const results = await Promise.all([database.db, ...others].map((db) => migrate(db)));
+      const applying = results.filter((applied) => applied.length > 0);
+      assert.equal(applying.length, 1, "one process applied the migrations, the others found them done");
+      assert.deepEqual(applying[0], versions());
+      assert.deepEqual(await appliedVersions(database.db), versions());
+      for (const db of others) assert.deepEqual(await migrate(db), []);
+    } finally {
+      for (const db of others) await db.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Test harness: every database test runs once per engine. PGlite always; PostgreSQL when TEST_DATABASE_URL
+ * is set (otherwise that suite is reported as skipped, not passed). Each suite gets a database of its own.
+ */
+import { randomBytes } from "node:crypto";
+import { after, before, describe } from "node:test";
+import pg from "pg";
+import type { InjectOptions, LightMyRequestResponse } from "fastify";
+import { createApp, type App } from "../../src/app.js";
+import { loadConfig, type Config } from "../../src/config.js";
+import type { Database } from "../../src/db/database.js";
+import { openDatabase, type StorageConfig } from "../../src/db/open-database.js";
+import { fixedClock, type Clock } from "../../src/domain/kernel/clock.js";
+
+export type EngineName = "pglite" | "postgres";
+
+export interface TestDatabase {
+  engine: EngineName;
+  storage: StorageConfig;
+  db: Database;
+  drop(): Promise<void>;
+}
+
+const testDatabaseUrl = process.env.TEST_DATABASE_URL;
+
+/** A brand-new empty database on the engine. */
+export async function createTestDatabase(engine: EngineName): Promise<TestDatabase> {
+  if (engine === "pglite") {
+    const storage: StorageConfig = { kind: "pglite", dataDir: "memory://" };
+    const db = await openDatabase(storage);
+    return { engine, storage, db, drop: () => db.close() };
+  }
+  if (!testDatabaseUrl) throw new Error("TEST_DATABASE_URL is not set");
+  const name = `billing_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: testDatabaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(testDatabaseUrl);
+  url.pathname = `/${name}`;
+  const storage: StorageConfig = { kind: "postgres", url: url.toString(), poolSize: 10 };
+  const db = await openDatabase(storage);
+  return {
+    engine,
+    storage,
+    db,
+    async drop() {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij";
+
+/** A config as the service would load it, with test defaults and overrides. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    BILLING_DATA_DIR: "memory://",
+    BILLING_ADMIN_TOKEN: ADMIN_TOKEN,
+    BILLING_PUBLIC_URL: "http://localhost:8080",
+    LOG_LEVEL: "silent",
+    BILLING_RATE_LIMIT: "off", // suites make hundreds of requests a second with one key; rate-limit.test.ts sets its own
+    ...overrides,
+  });
+}
+
+export interface TestApp {
+  app: App;
+  clock: Clock & { set(date: Date): void; advance(ms: number): void };
+  /** An HTTP call through fastify.inject; `key` adds `Authorization: Bearer`. */
+  call(options: InjectOptions & { key?: string }): Promise<LightMyRequestResponse>;
+  /** A new company with a full-access key (or the given scopes). */
+  newCompany(options?: { scopes?: string[]; name?: string }): Promise<{ companyId: string; key: string }>;
+}
+
+/**
+ * Declares `suite` once per engine, each with its own database and app. The callback receives a getter
+ * because the app exists only once `before` has run.
+ */
+export function describeEachEngine(
+  title: string,
+  suite: (t: () => TestApp, engine: EngineName) => void,
+  options: { env?: Record<string, string>; clockStart?: Date } = {},
+): void {
+  for (const engine of ["pglite", "postgres"] as const) {
+    const skip = engine === "postgres" && !testDatabaseUrl ? "TEST_DATABASE_URL is not set" : false;
+    describe(`${title} [${engine}]`, { skip }, () => {
+      let database: TestDatabase;
+      let current: TestApp;
+      before(async () => {
+        database = await createTestDatabase(engine);
+        const clock = fixedClock(options.clockStart ?? new Date("2026-03-15T12:00:00.000Z"));
+        const app = await createApp(testConfig(options.env), { db: database.db, clock });
+        current = {
+          app,
+          clock,
+          call: ({ key, headers, ...rest }) =>
+            app.http.inject({
+              ...rest,
+              headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(headers ?? {}) },
+            }),
+          async newCompany({ scopes, name } = {}) {
+            const company = await app.services.access.createCompany(name ?? `Company ${randomBytes(3).toString("hex")}`);
+            const key = await app.services.access.createApiKey(company.id, { scopes });
+            return { companyId: company.id, key: key.key };
+          },
+        };
+      });
+      after(async () => {
+        await current?.app.close();
+        await database?.drop();
+      });
+      suite(() => current, engine);
+    });
+  }
+}

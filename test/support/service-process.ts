@@ -1,0 +1,179 @@
+/**
+ * The service as operators run it, for the process-level tests (crash safety, operations): a child
+ * `node --import tsx src/main.ts` on a port of its own, waited for with bounded polling; the `billing`
+ * command line run from the compiled dist/ (built when missing or older than the sources, as cli.test.ts
+ * does). Children started through `serviceProcesses()` are killed after the suite.
+ */
+import assert from "node:assert/strict";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { after } from "node:test";
+import { waitFor } from "./assertions.js";
+import { closedPort } from "./webhook-receiver.js";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface ServiceProcess {
+  port: number;
+  base: string;
+  child: ChildProcess;
+  pid: number;
+  /** stdout and stderr, in arrival order. */
+  output: string[];
+  /** Resolves once the process has exited (and been reaped). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  alive(): boolean;
+}
+
+/** A clean environment for a child: nothing of the test runner's (NODE_TEST_CONTEXT, BILLING_*, DATABASE_URL) leaks in. */
+function baseEnv(): Record<string, string> {
+  return { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" };
+}
+
+/**
+ * Starts and tracks service processes; every one still alive after the suite is SIGKILLed there.
+ * Call at suite level.
+ */
+export function serviceProcesses() {
+  const started: ServiceProcess[] = [];
+  after(async () => {
+    await Promise.all(started.map((s) => kill(s)));
+  });
+
+  /**
+   * Starts the service with `env` (storage and the rest) on `port` (a free one when not given) and waits
+   * until /healthz answers: listening comes after migrations and the bootstrap, so it is ready then.
+   */
+  async function start(env: Record<string, string>, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+    const port = options.port ?? (await closedPort());
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: REPO_ROOT,
+      env: {
+        ...baseEnv(),
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        BILLING_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        BILLING_RATE_LIMIT: "off",
+        LOG_LEVEL: "warn",
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const output: string[] = [];
+    child.stdout!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
+    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const service: ServiceProcess = {
+      port,
+      base: `http://127.0.0.1:${port}`,
+      child,
+      pid: child.pid!,
+      output,
+      exited,
+      alive: () => child.exitCode === null && child.signalCode === null,
+    };
+    started.push(service);
+    await waitFor(
+      `the service on port ${port} to be healthy`,
+      async () => {
+        if (!service.alive()) assert.fail(`the service exited (${child.exitCode ?? child.signalCode}): ${output.join("")}`);
+        try {
+          return (await fetch(`${service.base}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
+        } catch {
+          return false;
+        }
+      },
+      options.readyTimeoutMs ?? 40_000,
+    );
+    return service;
+  }
+
+  return { start, kill, stop };
+}
+
+/** SIGKILL (no chance to clean up) and wait for the exit. */
+export async function kill(service: ServiceProcess): Promise<void> {
+  if (service.alive()) service.child.kill("SIGKILL");
+  await service.exited;
+}
+
+/** SIGTERM and wait (bounded) for the exit; returns how it ended. */
+export async function stop(service: ServiceProcess, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (service.alive()) service.child.kill("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    service.exited,
+    new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome === "timeout") {
+    await kill(service);
+    assert.fail(`the service did not exit within ${timeoutMs} ms of SIGTERM: ${service.output.join("")}`);
+  }
+  return outcome;
+}
+
+const compiledCli = join(REPO_ROOT, "dist", "src", "surfaces", "cli", "cli.js");
+
+function newestSourceMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** bin/billing.js runs dist/: build it when it is missing or older than the sources. */
+export function ensureCliBuilt(): void {
+  if (existsSync(compiledCli) && statSync(compiledCli).mtimeMs >= newestSourceMtime(join(REPO_ROOT, "src"))) return;
+  const build = spawnSync(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
+  // A type error elsewhere in src/ still emits JavaScript; only a missing CLI stops the suite.
+  if (build.status !== 0) console.warn(`tsc -p tsconfig.build.json exited ${build.status}:\n${build.stdout}${build.stderr}`);
+  assert.ok(existsSync(compiledCli), "the build produced dist/src/surfaces/cli/cli.js");
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node bin/billing.js ...args` with a clean environment plus `env`; 60 s at most. */
+export function runBilling(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "bin", "billing.js"), ...args], {
+      cwd: REPO_ROOT,
+      env: { ...baseEnv(), LOG_LEVEL: "silent", ...env },
+      timeout: 60_000,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `billing verify` must exit 0 and print `"ok": true`; returns its report. */
+export async function assertVerifyPasses(env: Record<string, string>): Promise<{ ok: boolean; events: number; problems: string[] }> {
+  const run = await runBilling(["verify"], env);
+  assert.equal(run.code, 0, `billing verify exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
+  assert.match(run.stdout, /"ok": true/);
+  const report = JSON.parse(run.stdout) as { ok: boolean; events: number; problems: string[] };
+  assert.equal(report.ok, true);
+  assert.deepEqual(report.problems, []);
+  return report;
+}
