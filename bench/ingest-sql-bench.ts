@@ -93,7 +93,6 @@ try {
         periodStart: month,
         periodEnd: end,
         timestamp,
-        exponent: 2,
         kind: "usage",
         description: metric,
         unitPrice: "0.2",

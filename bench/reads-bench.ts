@@ -92,15 +92,10 @@ async function main(): Promise<void> {
       [EVENTS, seed.length],
     );
     await db.query(
-      `UPDATE invoice_lines l SET quantity = e.quantity, charge_total = e.charge, amount = billing_round_half_even(e.charge, 2)
+      `UPDATE invoice_lines l SET quantity = e.quantity, charge_total = e.charge
          FROM (SELECT company_id, invoice_number, line_key, sum(quantity) AS quantity, sum(rated_amount) AS charge
                  FROM usage_events GROUP BY 1, 2, 3) AS e
         WHERE l.company_id = e.company_id AND l.invoice_number = e.invoice_number AND l.line_key = e.line_key`,
-    );
-    await db.query(
-      `UPDATE invoices i SET subtotal = s.amount, total = s.amount + i.tax
-         FROM (SELECT company_id, invoice_number, sum(amount) AS amount FROM invoice_lines GROUP BY 1, 2) AS s
-        WHERE i.company_id = s.company_id AND i.number = s.invoice_number`,
     );
     await db.query("VACUUM ANALYZE usage_events");
     await db.query("VACUUM ANALYZE invoices");

@@ -34,7 +34,7 @@
 -- No row at all: every id was stored already, none was compared, and nothing changed.
 CREATE OR REPLACE FUNCTION billing_ingest_usage_lines(
   p_company uuid, p_now timestamptz,
-  p_pair_contracts text[], p_pair_versions integer[], p_pair_starts date[], p_pair_ends date[], p_pair_exponents integer[],
+  p_pair_contracts text[], p_pair_versions integer[], p_pair_starts date[], p_pair_ends date[],
   p_line_pairs integer[], p_line_keys text[], p_line_kinds text[], p_line_rule_ids text[], p_line_metrics text[],
   p_line_descriptions text[], p_line_unit_prices numeric[], p_line_quantities numeric[], p_line_charges numeric[],
   p_ids text[], p_event_lines integer[], p_quantities numeric[], p_charges numeric[], p_rule_ids text[], p_timestamps timestamptz[],
@@ -171,7 +171,9 @@ BEGIN
                   GROUP BY u.line) AS g ON g.line = l.n;
   END IF;
 
-  -- 4. Lock the drafts in one order (no deadlocks), then fold the new charges into their lines.
+  -- 4. Lock the drafts in one order (no deadlocks), then add the new exact sums to their lines. Nothing
+  --    rounded is stored: amounts, fee unit prices, the minimum true-up and the totals are derived when an
+  --    invoice is read (src/domain/invoices/invoice-figures.ts).
   SELECT array_agg(DISTINCT v_invoices[l.pair] ORDER BY v_invoices[l.pair]) INTO v_locked
     FROM unnest(p_line_pairs, v_quantities) AS l(pair, quantity)
    WHERE l.quantity IS NOT NULL;
@@ -180,13 +182,9 @@ BEGIN
     ORDER BY number FOR UPDATE;
 
   INSERT INTO invoice_lines AS l (company_id, invoice_number, line_key, kind, rule_id, metric, description,
-                                  quantity, unit_price, charge_total, capped_total, amount)
+                                  quantity, rate, charge_total, capped_total)
   SELECT p_company, v_invoices[d.pair], d.line_key, d.kind, d.rule_id, d.metric, d.description, d.quantity,
-         CASE WHEN d.kind = 'fee' THEN
-           billing_fee_unit_price(billing_round_half_even(d.charge, p_pair_exponents[d.pair]), d.quantity)
-         ELSE d.unit_price END,
-         d.charge, CASE WHEN d.kind = 'usage' THEN d.charge ELSE 0 END,
-         billing_round_half_even(d.charge, p_pair_exponents[d.pair])
+         CASE WHEN d.kind = 'usage' THEN d.unit_price END, d.charge, CASE WHEN d.kind = 'usage' THEN d.charge ELSE 0 END
     FROM unnest(p_line_pairs, p_line_keys, p_line_kinds, p_line_rule_ids, p_line_metrics, p_line_descriptions,
                 p_line_unit_prices, v_quantities, v_charges)
       AS d(pair, line_key, kind, rule_id, metric, description, unit_price, quantity, charge)
@@ -194,46 +192,9 @@ BEGIN
   ON CONFLICT (company_id, invoice_number, line_key) DO UPDATE SET
     quantity = l.quantity + EXCLUDED.quantity,
     charge_total = l.charge_total + EXCLUDED.charge_total,
-    capped_total = l.capped_total + EXCLUDED.capped_total,
-    -- EXCLUDED.amount was rounded to the currency's minor unit, so its scale is that exponent.
-    amount = billing_round_half_even(l.charge_total + EXCLUDED.charge_total, scale(EXCLUDED.amount)),
-    -- fees: unit_price = amount / quantity (docs/decisions.md, "Invoices")
-    unit_price = CASE WHEN l.kind = 'fee' THEN
-                   billing_fee_unit_price(billing_round_half_even(l.charge_total + EXCLUDED.charge_total, scale(EXCLUDED.amount)),
-                                          l.quantity + EXCLUDED.quantity)
-                 ELSE l.unit_price END;
+    capped_total = l.capped_total + EXCLUDED.capped_total;
 
-  -- 5. Projected drafts keep their minimum: the true-up line is what the other lines still fall short of.
-  WITH t AS (
-    SELECT i.number,
-           billing_round_half_even(i.minimum_amount,
-                                   (SELECT min(x.exponent) FROM unnest(v_invoices, p_pair_exponents) AS x(number, exponent)
-                                     WHERE x.number = i.number))
-             - COALESCE((SELECT sum(l.amount) FROM invoice_lines l
-                          WHERE l.company_id = p_company AND l.invoice_number = i.number AND l.kind <> 'minimum'), 0) AS shortfall
-      FROM invoices i
-     WHERE i.company_id = p_company AND i.number = ANY(v_locked) AND i.minimum_amount IS NOT NULL
-  ), removed AS (
-    DELETE FROM invoice_lines l USING t
-     WHERE l.company_id = p_company AND l.invoice_number = t.number AND l.line_key = 'minimum' AND t.shortfall <= 0
-  )
-  INSERT INTO invoice_lines AS l (company_id, invoice_number, line_key, kind, rule_id, metric, description,
-                                  quantity, unit_price, charge_total, capped_total, amount)
-  SELECT p_company, t.number, 'minimum', 'minimum', NULL, NULL, 'Monthly minimum', 1, t.shortfall, t.shortfall, 0, t.shortfall
-    FROM t WHERE t.shortfall > 0
-  ON CONFLICT (company_id, invoice_number, line_key) DO UPDATE SET
-    unit_price = EXCLUDED.unit_price, charge_total = EXCLUDED.charge_total, amount = EXCLUDED.amount;
-
-  -- 6. Totals are the sum of the rounded lines (tax 0 until a tax rule exists). The lines are summed per
-  --    invoice (LATERAL): on tables too young to have statistics, one GROUP BY over the lines of all locked
-  --    invoices was planned as a nested loop that summed every line of the company once per invoice
-  --    (auto_explain: 0.4 s for one call of 200 invoices).
-  UPDATE invoices i
-     SET subtotal = s.subtotal, total = s.subtotal + i.tax, updated_at = p_now
-    FROM unnest(v_locked) AS n(number)
-    CROSS JOIN LATERAL (SELECT COALESCE(sum(l.amount), 0) AS subtotal FROM invoice_lines l
-                         WHERE l.company_id = p_company AND l.invoice_number = n.number) AS s
-   WHERE i.company_id = p_company AND i.number = n.number;
+  UPDATE invoices SET updated_at = p_now WHERE company_id = p_company AND number = ANY(v_locked);
 
   IF v_count = cardinality(p_ids) THEN
     RETURN QUERY SELECT 'stored'::text, NULL::text, NULL::date, NULL::text;

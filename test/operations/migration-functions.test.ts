@@ -3,7 +3,8 @@
  * A database migrated by an earlier release, where numbered migrations created and replaced them, must end
  * with exactly the functions a new database gets. test/fixtures/migrations-v1 holds the numbered migrations
  * that changed when the definitions moved, as they were before (0004, 0005, 0009-0011); with the unchanged
- * ones from migrations/, they replay the earlier releases without git.
+ * ones from migrations/, they replay the earlier releases without git. test/fixtures/functions-v2 holds the
+ * function files of the release that ended at 0012, before 0013 moved invoice arithmetic into code.
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
@@ -17,6 +18,8 @@ const oldMigrations = loadMigrations()
   .filter((m) => m.version < "0012")
   .map((m) => frozen.get(m.version) ?? m);
 assert.equal(oldMigrations.length, 11, "the releases before the function files had migrations 0001-0011");
+const v2Migrations = loadMigrations().filter((m) => m.version <= "0012");
+const v2Functions = loadFunctions(fileURLToPath(new URL("../fixtures/functions-v2", import.meta.url)));
 
 interface FunctionRow {
   signature: string;
@@ -77,6 +80,17 @@ describeEachEngine("migration functions", (t, engine) => {
       });
     });
   }
+
+  it("brings a database of the release with function files (0012, rounding in SQL) to the same functions", async () => {
+    assert.ok(fresh, "the new database's functions were read");
+    await withDatabase(engine, async (db) => {
+      await migrate(db, v2Migrations, v2Functions);
+      const before = (await billingFunctions(db)).map((f) => f.signature.replace(/\(.*$/, ""));
+      assert.ok(before.includes("billing_round_half_even") && before.includes("billing_fee_unit_price"), "the helpers are there to drop");
+      await migrate(db);
+      assert.deepEqual(await billingFunctions(db), fresh);
+    });
+  });
 
   it("applies the function files again on every run, keeping each function (same oid) and changing nothing", async () => {
     const db = t().app.db;

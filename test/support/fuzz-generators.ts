@@ -202,9 +202,9 @@ export async function storedState(t: TestApp, companyId: string): Promise<string
     `SELECT ${["customers", "contracts", "pricing_program_versions", "usage_events", "invoices", "invoice_lines", "webhook_endpoints", "webhook_deliveries", "events", "company_counters"].map(count).join(", ")},
        (SELECT md5(coalesce(string_agg(concat_ws('|', id, url, description, array_to_string(events, ','), enabled, secret), ';' ORDER BY id), ''))
           FROM webhook_endpoints WHERE company_id = $1) AS endpoints_digest,
-       (SELECT md5(coalesce(string_agg(concat_ws('|', number, total, minimum_amount, projected_at, updated_at), ';' ORDER BY number), ''))
+       (SELECT md5(coalesce(string_agg(concat_ws('|', number, status, minimum_amount, projected_at, updated_at), ';' ORDER BY number), ''))
           FROM invoices WHERE company_id = $1) AS invoices_digest,
-       (SELECT md5(coalesce(string_agg(concat_ws('|', invoice_number, line_key, quantity, amount), ';' ORDER BY invoice_number, line_key), ''))
+       (SELECT md5(coalesce(string_agg(concat_ws('|', invoice_number, line_key, quantity, charge_total), ';' ORDER BY invoice_number, line_key), ''))
           FROM invoice_lines WHERE company_id = $1) AS lines_digest,
        (SELECT md5(coalesce(string_agg(concat_ws('|', id, status, current_version), ';' ORDER BY id), ''))
           FROM contracts WHERE company_id = $1) AS contracts_digest,

@@ -291,6 +291,16 @@ export function referenceInvoice(rules: readonly RuleSpec[], events: readonly Ev
   return { lines, events: seen, outcomes, totalMinor, cappedByRule, uncappedByRule };
 }
 
+/**
+ * The invoice's figures once projected with a monthly minimum (docs/decisions.md, "Invoices"): the true-up is
+ * the minimum, rounded half-even to the minor unit, less the line amounts, when positive; null when the lines
+ * reach it. Minor units throughout.
+ */
+export function billReference(ref: RefInvoice, minimum: string, exponent: number): { trueUpMinor: bigint | null; totalMinor: bigint } {
+  const shortfall = roundHalfEven(toUnits(minimum), SCALE, exponent) - ref.totalMinor;
+  return shortfall > 0n ? { trueUpMinor: shortfall, totalMinor: ref.totalMinor + shortfall } : { trueUpMinor: null, totalMinor: ref.totalMinor };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Generators.
 

@@ -45,7 +45,7 @@ async function watchedProcess(t: TestApp, key: string, after?: (call: IngestCall
     async query<Row>(sql: string, params?: readonly unknown[]) {
       const result = await base.query<Row>(sql, params);
       if (sql.includes("billing_ingest_usage_lines")) {
-        const call = { ids: params![16] as string[], outcomes: (result.rows as { outcome: string }[]).map((r) => r.outcome) };
+        const call = { ids: params![15] as string[], outcomes: (result.rows as { outcome: string }[]).map((r) => r.outcome) };
         calls.push(call);
         await after?.(call);
       }

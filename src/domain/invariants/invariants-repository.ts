@@ -35,61 +35,6 @@ export async function findLineEventMismatches(db: Queryable, companyId: string |
   return rows;
 }
 
-export interface InvoiceTotalsRow {
-  company_id: string;
-  number: string;
-  currency: string;
-  subtotal: string;
-  tax: string;
-  total: string;
-  lines_amount: string;
-}
-
-export async function findInvoiceTotalMismatches(db: Queryable, companyId: string | null): Promise<InvoiceTotalsRow[]> {
-  const { rows } = await db.query<InvoiceTotalsRow>(
-    `SELECT i.company_id, i.number, i.currency, i.subtotal::text, i.tax::text, i.total::text,
-            COALESCE(sum(l.amount), 0)::text AS lines_amount
-       FROM invoices i
-       LEFT JOIN invoice_lines l ON l.company_id = i.company_id AND l.invoice_number = i.number
-      WHERE ($1::uuid IS NULL OR i.company_id = $1)
-      GROUP BY i.company_id, i.number
-     HAVING i.subtotal <> COALESCE(sum(l.amount), 0) OR i.total <> i.subtotal + i.tax
-      LIMIT 1000`,
-    [companyId],
-  );
-  return rows;
-}
-
-export interface LineAmountRow {
-  company_id: string;
-  invoice_number: string;
-  line_key: string;
-  kind: string;
-  currency: string;
-  quantity: string;
-  unit_price: string;
-  charge_total: string;
-  amount: string;
-  /** The invoice's monthly minimum, kept by projection (null: none yet). */
-  minimum_amount: string | null;
-}
-
-/**
- * Every line with its invoice's currency and minimum, for the checks done in code (the rounding: SQL round()
- * is not half-even; the fee unit price and the minimum true-up: the same functions that derive them).
- */
-export async function listLineAmounts(db: Queryable, companyId: string | null): Promise<LineAmountRow[]> {
-  const { rows } = await db.query<LineAmountRow>(
-    `SELECT l.company_id, l.invoice_number, l.line_key, l.kind, i.currency, l.quantity::text, l.unit_price::text,
-            l.charge_total::text, l.amount::text, i.minimum_amount::text
-       FROM invoice_lines l JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
-      WHERE ($1::uuid IS NULL OR l.company_id = $1)
-      ORDER BY l.company_id, l.invoice_number`,
-    [companyId],
-  );
-  return rows;
-}
-
 export async function countUsageEvents(db: Queryable, companyId: string | null): Promise<{ count: number; ratedTotal: string }> {
   const { rows } = await db.query<{ count: string; rated_total: string }>(
     `SELECT count(*) AS count, COALESCE(sum(rated_amount), 0)::text AS rated_total FROM usage_events

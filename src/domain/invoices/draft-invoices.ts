@@ -3,7 +3,7 @@ import { addDays } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { nextCounterValues } from "../contracts/contract-repository.js";
-import { applyMinimum, totalsOf, type Line, type LineKindName } from "./invoice-lines.js";
+import { lineFromRecord, type Line } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 
 /** A locked draft invoice and its lines, changed in memory, then saved in the same transaction. */
@@ -49,21 +49,6 @@ const termsDays = (paymentTerms: string | null) => {
   return Number.isInteger(days) ? days : 30;
 };
 
-function toLine(row: repo.LineRow): Line {
-  return {
-    key: row.key,
-    kind: row.kind as LineKindName,
-    ruleId: row.rule_id,
-    metric: row.metric,
-    description: row.description,
-    quantity: new Big(row.quantity),
-    unitPrice: new Big(row.unit_price),
-    chargeTotal: new Big(row.charge_total),
-    cappedTotal: new Big(row.capped_total),
-    amount: new Big(row.amount),
-  };
-}
-
 function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
   return {
     invoiceNumber,
@@ -73,23 +58,23 @@ function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
     metric: line.metric,
     description: line.description,
     quantity: toDecimalString(line.quantity),
-    unitPrice: toDecimalString(line.unitPrice),
+    rate: line.rate === null ? null : toDecimalString(line.rate),
     chargeTotal: toDecimalString(line.chargeTotal),
     cappedTotal: toDecimalString(line.cappedTotal),
-    amount: toDecimalString(line.amount),
   };
 }
+
+const sameDecimal = (a: string | null, b: string | null) => (a === null || b === null ? a === b : new Big(a).eq(b));
 
 const sameLine = (a: repo.LineWrite, b: repo.LineRow) =>
   a.kind === b.kind &&
   a.ruleId === b.rule_id &&
   a.metric === b.metric &&
   a.description === b.description &&
-  new Big(a.quantity).eq(b.quantity) &&
-  new Big(a.unitPrice).eq(b.unit_price) &&
-  new Big(a.chargeTotal).eq(b.charge_total) &&
-  new Big(a.cappedTotal).eq(b.capped_total) &&
-  new Big(a.amount).eq(b.amount);
+  sameDecimal(a.quantity, b.quantity) &&
+  sameDecimal(a.rate, b.rate) &&
+  sameDecimal(a.chargeTotal, b.charge_total) &&
+  sameDecimal(a.cappedTotal, b.capped_total);
 
 /**
  * Draft invoices as ingestion and projection share them: one per contract and calendar month, locked for the
@@ -163,7 +148,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       if (rows.length > 0) {
         for (const line of await repo.findLinesOfInvoices(tx, companyId, [...byNumber.keys()])) {
           const draft = byNumber.get(line.invoice_number)!;
-          draft.lines.set(line.key, toLine(line));
+          draft.lines.set(line.key, lineFromRecord(line));
           draft.original.set(line.key, line);
         }
       }
@@ -172,13 +157,12 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       return drafts;
     },
 
-    /** Re-applies the minimum true-up, then writes changed lines and totals of these drafts in one statement. */
+    /** Writes the changed lines, removed lines and monthly minimum of these drafts in one statement. */
     async save(tx: Tx, companyId: string, drafts: Iterable<DraftInvoice>): Promise<void> {
       const lines: repo.LineWrite[] = [];
       const removed: { invoiceNumber: string; key: string }[] = [];
-      const invoices: repo.InvoiceTotalsWrite[] = [];
+      const invoices: repo.InvoiceStateWrite[] = [];
       for (const draft of drafts) {
-        applyMinimum(draft.lines, draft.minimum, draft.currency);
         for (const line of draft.lines.values()) {
           const write = toLineWrite(draft.number, line);
           const before = draft.original.get(line.key);
@@ -187,12 +171,8 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
         for (const key of draft.original.keys()) {
           if (!draft.lines.has(key)) removed.push({ invoiceNumber: draft.number, key });
         }
-        const totals = totalsOf(draft.lines.values());
         invoices.push({
           number: draft.number,
-          subtotal: toDecimalString(totals.subtotal),
-          tax: toDecimalString(totals.tax),
-          total: toDecimalString(totals.total),
           minimumAmount: draft.minimum === null ? null : toDecimalString(draft.minimum),
           projectedAt: draft.projectedAt,
         });

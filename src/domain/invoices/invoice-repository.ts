@@ -1,4 +1,5 @@
 import type { Queryable } from "../../db/database.js";
+import type { LineRecord } from "./invoice-lines.js";
 
 export interface InvoiceRow {
   company_id: string;
@@ -9,9 +10,6 @@ export interface InvoiceRow {
   currency: string;
   period_start: string;
   period_end: string;
-  subtotal: string;
-  tax: string;
-  total: string;
   minimum_amount: string | null;
   projected_at: Date | null;
   issued_date: string;
@@ -20,20 +18,11 @@ export interface InvoiceRow {
   created_at: Date;
   updated_at: Date;
   metrics: string[];
+  /** The stored lines: exact sums, from which every figure is derived (invoice-figures.ts). */
+  lines: LineRow[];
 }
 
-export interface LineRow {
-  key: string;
-  kind: string;
-  rule_id: string | null;
-  metric: string | null;
-  description: string;
-  quantity: string;
-  unit_price: string;
-  charge_total: string;
-  capped_total: string;
-  amount: string;
-}
+export type LineRow = LineRecord;
 
 export interface LockedInvoice {
   number: string;
@@ -48,17 +37,17 @@ export interface PeriodKey {
   periodStart: string;
 }
 
-const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
-  i.subtotal, i.tax, i.total, i.minimum_amount, i.projected_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
-  i.updated_at, c.metrics`;
-
 // Lines travel as JSON with decimals as text, so that no amount passes through a float.
 const LINES_JSON = `COALESCE((
   SELECT json_agg(json_build_object(
     'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
-    'quantity', l.quantity::text, 'unit_price', l.unit_price::text, 'charge_total', l.charge_total::text,
-    'capped_total', l.capped_total::text, 'amount', l.amount::text) ORDER BY l.line_key)
+    'quantity', l.quantity::text, 'rate', l.rate::text, 'charge_total', l.charge_total::text,
+    'capped_total', l.capped_total::text) ORDER BY l.line_key)
   FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json)`;
+
+const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
+  i.minimum_amount::text AS minimum_amount, i.projected_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
+  i.updated_at, c.metrics, ${LINES_JSON} AS lines`;
 
 /**
  * Locks the draft invoices of these (contract, period) pairs in number order, the order the ingest function
@@ -91,8 +80,8 @@ export async function findExistingPeriods(db: Queryable, companyId: string, keys
 
 export async function findLinesOfInvoices(tx: Queryable, companyId: string, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
   const { rows } = await tx.query<LineRow & { invoice_number: string }>(
-    `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, unit_price::text,
-            charge_total::text, capped_total::text, amount::text
+    `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, rate::text,
+            charge_total::text, capped_total::text
        FROM invoice_lines WHERE company_id = $1 AND invoice_number = ANY($2::text[])`,
     [companyId, numbers],
   );
@@ -114,9 +103,8 @@ export interface NewInvoice {
 export async function insertDraftInvoices(tx: Queryable, companyId: string, invoices: readonly NewInvoice[], now: Date): Promise<string[]> {
   const { rows } = await tx.query<{ number: string }>(
     `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
-                           subtotal, tax, total, issued_date, due_date, created_at, updated_at)
-     SELECT $1, v.number, v.seq, v.contract_id, 'draft', v.currency, v.period_start, v.period_end, 0, 0, 0,
-            v.issued_date, v.due_date, $2, $2
+                           issued_date, due_date, created_at, updated_at)
+     SELECT $1, v.number, v.seq, v.contract_id, 'draft', v.currency, v.period_start, v.period_end, v.issued_date, v.due_date, $2, $2
        FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::date[], $8::date[], $9::date[], $10::date[])
             AS v(number, seq, contract_id, currency, period_start, period_end, issued_date, due_date)
      ON CONFLICT (company_id, contract_id, period_start) DO NOTHING
@@ -145,53 +133,47 @@ export interface LineWrite {
   metric: string | null;
   description: string;
   quantity: string;
-  unitPrice: string;
+  rate: string | null;
   chargeTotal: string;
   cappedTotal: string;
-  amount: string;
 }
 
-export interface InvoiceTotalsWrite {
+export interface InvoiceStateWrite {
   number: string;
-  subtotal: string;
-  tax: string;
-  total: string;
   minimumAmount: string | null;
   projectedAt: Date | null;
 }
 
 /**
- * Writes the new state of locked draft invoices in one statement: upserted lines (absolute values, computed
- * under the lock), removed lines, and the invoices' totals.
+ * Writes the new state of locked draft invoices in one statement: upserted lines (absolute exact sums,
+ * computed under the lock), removed lines, and the invoices' monthly minimum.
  */
 export async function saveDraftState(
   tx: Queryable,
   companyId: string,
-  state: { lines: readonly LineWrite[]; removed: readonly { invoiceNumber: string; key: string }[]; invoices: readonly InvoiceTotalsWrite[] },
+  state: { lines: readonly LineWrite[]; removed: readonly { invoiceNumber: string; key: string }[]; invoices: readonly InvoiceStateWrite[] },
   now: Date,
 ): Promise<void> {
   const { lines, removed, invoices } = state;
   await tx.query(
     `WITH upserted AS (
        INSERT INTO invoice_lines (company_id, invoice_number, line_key, kind, rule_id, metric, description,
-                                  quantity, unit_price, charge_total, capped_total, amount)
+                                  quantity, rate, charge_total, capped_total)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::numeric[])
+                                $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[])
        ON CONFLICT (company_id, invoice_number, line_key) DO UPDATE SET
          kind = EXCLUDED.kind, rule_id = EXCLUDED.rule_id, metric = EXCLUDED.metric, description = EXCLUDED.description,
-         quantity = EXCLUDED.quantity, unit_price = EXCLUDED.unit_price, charge_total = EXCLUDED.charge_total,
-         capped_total = EXCLUDED.capped_total, amount = EXCLUDED.amount
+         quantity = EXCLUDED.quantity, rate = EXCLUDED.rate, charge_total = EXCLUDED.charge_total,
+         capped_total = EXCLUDED.capped_total
        RETURNING 1
      ), removed AS (
        DELETE FROM invoice_lines
-        WHERE company_id = $1 AND (invoice_number, line_key) IN (SELECT * FROM unnest($13::text[], $14::text[]))
+        WHERE company_id = $1 AND (invoice_number, line_key) IN (SELECT * FROM unnest($12::text[], $13::text[]))
        RETURNING 1
      )
      UPDATE invoices i
-        SET subtotal = v.subtotal, tax = v.tax, total = v.total, minimum_amount = v.minimum_amount,
-            projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $21
-       FROM unnest($15::text[], $16::numeric[], $17::numeric[], $18::numeric[], $19::numeric[], $20::timestamptz[])
-            AS v(number, subtotal, tax, total, minimum_amount, projected_at)
+        SET minimum_amount = v.minimum_amount, projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $17
+       FROM unnest($14::text[], $15::numeric[], $16::timestamptz[]) AS v(number, minimum_amount, projected_at)
       WHERE i.company_id = $1 AND i.number = v.number`,
     [
       companyId,
@@ -202,16 +184,12 @@ export async function saveDraftState(
       lines.map((l) => l.metric),
       lines.map((l) => l.description),
       lines.map((l) => l.quantity),
-      lines.map((l) => l.unitPrice),
+      lines.map((l) => l.rate),
       lines.map((l) => l.chargeTotal),
       lines.map((l) => l.cappedTotal),
-      lines.map((l) => l.amount),
       removed.map((r) => r.invoiceNumber),
       removed.map((r) => r.key),
       invoices.map((i) => i.number),
-      invoices.map((i) => i.subtotal),
-      invoices.map((i) => i.tax),
-      invoices.map((i) => i.total),
       invoices.map((i) => i.minimumAmount),
       invoices.map((i) => i.projectedAt),
       now,
@@ -230,9 +208,9 @@ export async function findOneTimeRulesBilled(db: Queryable, companyId: string, c
   return new Set(rows.map((r) => r.rule_id));
 }
 
-export async function findInvoice(db: Queryable, companyId: string, number: string): Promise<(InvoiceRow & { lines: LineRow[] }) | undefined> {
-  const { rows } = await db.query<InvoiceRow & { lines: LineRow[] }>(
-    `SELECT ${INVOICE_COLUMNS}, ${LINES_JSON} AS lines
+export async function findInvoice(db: Queryable, companyId: string, number: string): Promise<InvoiceRow | undefined> {
+  const { rows } = await db.query<InvoiceRow>(
+    `SELECT ${INVOICE_COLUMNS}
        FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
       WHERE i.company_id = $1 AND i.number = $2`,
     [companyId, number],
@@ -270,20 +248,25 @@ export async function listInvoices(db: Queryable, companyId: string, filter: Inv
   return rows;
 }
 
-/** Totals per currency of the invoices with this status and period start (the dashboard's month to date). */
-export async function sumInvoiceTotalsByCurrency(
+/**
+ * The currency, minimum and stored lines of every invoice with this status and period start, in pages of
+ * `limit` after `afterSeq` (the dashboard's month to date sums their derived totals).
+ */
+export async function listInvoiceStates(
   db: Queryable,
   companyId: string,
   status: string,
   periodStart: string,
-): Promise<{ currency: string; total: string; invoices: string }[]> {
-  const { rows } = await db.query<{ currency: string; total: string; invoices: string }>(
-    `SELECT currency, sum(total)::text AS total, count(*)::text AS invoices
-       FROM invoices
-      WHERE company_id = $1 AND status = $2 AND period_start = $3
-      GROUP BY currency
-      ORDER BY currency`,
-    [companyId, status, periodStart],
+  afterSeq: string | null,
+  limit: number,
+): Promise<Pick<InvoiceRow, "seq" | "currency" | "minimum_amount" | "lines">[]> {
+  const { rows } = await db.query<Pick<InvoiceRow, "seq" | "currency" | "minimum_amount" | "lines">>(
+    `SELECT i.seq, i.currency, i.minimum_amount::text AS minimum_amount, ${LINES_JSON} AS lines
+       FROM invoices i
+      WHERE i.company_id = $1 AND i.status = $2 AND i.period_start = $3 AND ($4::bigint IS NULL OR i.seq > $4)
+      ORDER BY i.seq
+      LIMIT $5`,
+    [companyId, status, periodStart, afterSeq, limit],
   );
   return rows;
 }

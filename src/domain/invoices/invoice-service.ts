@@ -5,22 +5,27 @@ import { isCalendarMonth, periodOf, parseDate } from "../kernel/billing-period.j
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
-import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import { Big, toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { periodKey, withDrafts, type DraftInvoices } from "./draft-invoices.js";
-import { projectLines, sortLines, totalsOf, type LineKindName } from "./invoice-lines.js";
+import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
+import { lineFromRecord, projectLines } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 import type { Invoice, InvoiceProjection, InvoiceWithLines } from "./invoice-schemas.js";
 
-function presentInvoice(row: repo.InvoiceRow): Invoice {
+/** Every figure of a stored invoice, derived from its lines by the one function that derives them. */
+const billStored = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency">): BilledInvoice =>
+  billInvoice(row.lines.map(lineFromRecord), row.minimum_amount === null ? null : new Big(row.minimum_amount), row.currency);
+
+function presentInvoice(row: repo.InvoiceRow, billed: BilledInvoice): Invoice {
   return {
     object: "invoice",
     number: row.number,
     contract: row.contract_id,
     status: row.status,
-    subtotal: toJsonMoney(row.subtotal, row.currency),
-    tax: toJsonMoney(row.tax, row.currency),
-    total: toJsonMoney(row.total, row.currency),
+    subtotal: toJsonMoney(billed.subtotal, row.currency),
+    tax: toJsonMoney(billed.tax, row.currency),
+    total: toJsonMoney(billed.total, row.currency),
     currency: row.currency,
     billing_period: { start: row.period_start, end: row.period_end },
     issued_date: row.issued_date,
@@ -32,17 +37,19 @@ function presentInvoice(row: repo.InvoiceRow): Invoice {
   };
 }
 
-function presentLines(lines: repo.LineRow[], currency: string) {
-  return sortLines(lines.map((l) => ({ ...l, kind: l.kind as LineKindName }))).map((l) => ({
+function presentLines(billed: BilledInvoice, currency: string) {
+  return billed.lines.map((l) => ({
     description: l.description,
     quantity: toJsonDecimal(l.quantity),
-    unit_price: toJsonDecimal(l.unit_price),
+    unit_price: toJsonDecimal(l.unitPrice),
     amount: toJsonMoney(l.amount, currency),
     kind: l.kind,
-    rule_id: l.rule_id,
+    rule_id: l.ruleId,
     metric: l.metric,
   }));
 }
+
+const presentListed = (row: repo.InvoiceRow) => presentInvoice(row, billStored(row));
 
 export function createInvoiceService({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
   return {
@@ -55,14 +62,15 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       }
       const rows = await repo.listInvoices(db, actor.companyId, filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
-      return { items: result.items.map(presentInvoice), hasMore: result.hasMore };
+      return { items: result.items.map(presentListed), hasMore: result.hasMore };
     },
 
     async get(actor: Actor, number: string): Promise<InvoiceWithLines> {
       requireScope(actor, "invoices:read");
       const row = await repo.findInvoice(db, actor.companyId, number);
       if (!row) throw new NotFoundError("invoice");
-      return { ...presentInvoice(row), line_items: presentLines(row.lines, row.currency) };
+      const billed = billStored(row);
+      return { ...presentInvoice(row, billed), line_items: presentLines(billed, row.currency) };
     },
 
     /**
@@ -106,12 +114,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       return withDrafts(db, ensureAndRemember, actor.companyId, async (tx) => {
         const draft = (await drafts.lock(tx, actor.companyId, [wanted])).get(periodKey(contract.id, period.start))!;
         const billedElsewhere = await repo.findOneTimeRulesBilled(tx, actor.companyId, contract.id, draft.number);
-        const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere, draft.currency);
+        const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere);
         draft.lines = lines;
         draft.minimum = minimum;
         draft.projectedAt = clock.now();
         await drafts.save(tx, actor.companyId, [draft]);
-        const totals = totalsOf(lines.values());
+        const totals = billInvoice(lines.values(), minimum, draft.currency);
         return {
           object: "invoice" as const,
           number: draft.number,
@@ -140,11 +148,23 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
       const rows = await repo.listInvoices(db, actor.companyId, { status: "draft", from: period.start, to: period.end }, undefined, pageSize);
       const page = toPage(rows, pageSize);
-      const sums = await repo.sumInvoiceTotalsByCurrency(db, actor.companyId, "draft", period.start);
+      // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
+      const sums = new Map<string, { total: Big; invoices: number }>();
+      for (let after: string | null = null; ; ) {
+        const states = await repo.listInvoiceStates(db, actor.companyId, "draft", period.start, after, 1000);
+        for (const state of states) {
+          const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
+          sums.set(state.currency, { total: sum.total.plus(billStored(state).total), invoices: sum.invoices + 1 });
+        }
+        if (states.length < 1000) break;
+        after = states[states.length - 1]!.seq;
+      }
       return {
         period,
-        invoices: { items: page.items.map(presentInvoice), hasMore: page.hasMore },
-        totals: sums.map((s) => ({ currency: s.currency, total: toJsonMoney(s.total, s.currency), invoices: Number(s.invoices) })),
+        invoices: { items: page.items.map(presentListed), hasMore: page.hasMore },
+        totals: [...sums.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([currency, s]) => ({ currency, total: toJsonMoney(s.total, currency), invoices: s.invoices })),
       };
     },
   };

@@ -7,7 +7,7 @@ import { periodKey, RetryTransaction, withDrafts, type DraftInvoices, type Wante
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { Big, minorUnitExponent, toDecimalString } from "../kernel/money.js";
+import { Big, toDecimalString } from "../kernel/money.js";
 import { countUsageDuplicates } from "../../platform/metrics.js";
 import { rateEvent, ruleRate, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
 import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
@@ -324,7 +324,6 @@ export function createUsageIngestion({
       write.kind = rating.kind;
       write.description = line.description;
       write.unitPrice = line.unitPrice;
-      write.exponent = minorUnitExponent(c.contract.currency);
       write.quantityDecimal = c.input.quantity;
       write.chargeDecimal = rating.charge;
       writes[i] = write;
@@ -384,7 +383,7 @@ export function createUsageIngestion({
         cappedCharge: rating.cappedCharge,
       };
       const { key } = lineIdentity(charge);
-      draft.lines.set(key, addCharge(draft.lines.get(key), charge, draft.currency));
+      draft.lines.set(key, addCharge(draft.lines.get(key), charge));
       writes.push({ ...eventWrite(c, rule, rating), invoiceNumber: draft.number, lineKey: key });
     }
 

@@ -7,8 +7,6 @@ export interface GroupableEvent {
   pricingVersion: number;
   periodStart: string;
   periodEnd: string;
-  /** The currency's minor-unit exponent: how the line amounts round. */
-  exponent: number;
   lineKey: string;
   kind: LineKind;
   ruleId: string;
@@ -26,7 +24,6 @@ export interface PairDelta {
   version: number;
   periodStart: string;
   periodEnd: string;
-  exponent: number;
 }
 
 /** What the events of one call add to one line of one draft. */
@@ -74,7 +71,7 @@ export function groupByLine(events: readonly GroupableEvent[]): GroupedBatch {
     if (pair === undefined) {
       pair = pairs.length;
       pairIndex.set(pairKey, pair);
-      pairs.push({ contractId: e.contractId, version: e.pricingVersion, periodStart: e.periodStart, periodEnd: e.periodEnd, exponent: e.exponent });
+      pairs.push({ contractId: e.contractId, version: e.pricingVersion, periodStart: e.periodStart, periodEnd: e.periodEnd });
     }
     const key = `${pair}\n${e.lineKey}`;
     let line = lineIndex.get(key);

@@ -1,7 +1,8 @@
 /**
  * Property-based tests of pure rating (issue 8): rateEvent + addCharge + capUsedByRule, as the locking path of
- * ingestion chains them, against random rule sets and events, and against the BigInt reference of
- * test/support/rating-reference.ts. No database.
+ * ingestion chains them, then billInvoice, which derives every figure the invoice shows from the stored sums,
+ * against random rule sets and events, and against the BigInt reference of test/support/rating-reference.ts.
+ * No database.
  *
  * FC_SEED=<n> replays a run; FC_RUNS=<n> runs every property n times (soak).
  */
@@ -9,7 +10,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { PricingRule } from "../contracts/pricing-rule.js";
-import { addCharge, capUsedByRule, lineIdentity, totalsOf, type Charge, type Line } from "../invoices/invoice-lines.js";
+import { billInvoice, type BilledLine } from "../invoices/invoice-figures.js";
+import { addCharge, capUsedByRule, lineIdentity, type Charge, type Line } from "../invoices/invoice-lines.js";
 import { Big, minorUnitExponent } from "../kernel/money.js";
 import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
 import {
@@ -97,16 +99,30 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
       cappedCharge: rating.cappedCharge,
     };
     const { key } = lineIdentity(charge);
-    lines.set(key, addCharge(lines.get(key), charge, currency));
+    lines.set(key, addCharge(lines.get(key), charge));
     rated.push({ id: e.id, ruleId: rule.id, lineKey: key, charge: rating.charge, cappedCharge: rating.cappedCharge });
   }
-  return { lines, rated, totals: totalsOf(lines.values()) };
+  return { lines, rated, invoice: billInvoice(lines.values(), null, currency) };
 }
 
 const units = (value: Big, scale = SCALE): bigint => toUnits(value.toFixed(), scale);
 
-/** The code's line key in the reference's terms (`usage|<rule>|<unit price units>`, `fee|<metric>`). */
-const refKeyOf = (line: Line): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`);
+/** A stored line's key in the reference's terms (`usage|<rule>|<unit price units>`, `fee|<metric>`). */
+const refKeyOf = (line: Line): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.rate!)}`);
+
+/** A billed line's key in the same terms: a usage line is billed at its rate, which is part of its key. */
+const refKeyOfBilled = (line: BilledLine): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`);
+
+/** The billed lines by their key in the reference's terms; each key once. */
+function billedByRefKey(lines: readonly BilledLine[]): Map<string, BilledLine> {
+  const byKey = new Map<string, BilledLine>();
+  for (const line of lines) {
+    const key = refKeyOfBilled(line);
+    assert.ok(!byKey.has(key), `two billed lines for ${key}`);
+    byKey.set(key, line);
+  }
+  return byKey;
+}
 
 const scenarioWithCurrency = (digits: number, caps: boolean) =>
   fc.constantFrom("USD", "USD", "JPY", "KWD").chain((currency) =>
@@ -157,31 +173,41 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
     assert.equal(units(onLines), summed, `rule ${rule.key}: the lines' capped totals are the events' capped charges`);
   }
 
-  // (b) Each line's amount is the half-even rounding of the exact sum of its charges; the total is the sum of amounts.
+  // (b) Each stored line's charge total is the exact sum of its charges; billed, its amount is the half-even
+  // rounding of that sum, one billed line per stored line (no minimum here); the total is the sum of the amounts.
+  const billed = billedByRefKey(code.invoice.lines);
+  assert.equal(code.invoice.lines.length, code.lines.size, "one billed line per stored line");
   const sums = new Map<string, bigint>();
   for (const r of code.rated) if (r.lineKey) sums.set(r.lineKey, (sums.get(r.lineKey) ?? 0n) + units(r.charge!));
-  let amounts = 0n;
   for (const line of code.lines.values()) {
     const exact = sums.get(line.key)!;
     assert.equal(units(line.chargeTotal), exact, `line ${line.key}: chargeTotal is the exact sum of its charges`);
-    assert.equal(units(line.amount, exponent), roundHalfEven(exact, SCALE, exponent), `line ${line.key}: amount ${line.amount.toFixed()}`);
-    amounts += units(line.amount, exponent);
+    const shown = billed.get(refKeyOf(line));
+    assert.ok(shown, `line ${line.key}: billed`);
+    assert.equal(units(shown.amount, exponent), roundHalfEven(exact, SCALE, exponent), `line ${line.key}: amount ${shown.amount.toFixed()}`);
   }
-  assert.equal(units(code.totals.subtotal, exponent), amounts, "subtotal is the sum of the line amounts");
-  assert.equal(units(code.totals.total, exponent), amounts, "total is the subtotal (no tax)");
+  let amounts = 0n;
+  for (const line of code.invoice.lines) amounts += units(line.amount, exponent);
+  assert.equal(units(code.invoice.subtotal, exponent), amounts, "subtotal is the sum of the line amounts");
+  assert.equal(units(code.invoice.tax, exponent), 0n, "no tax");
+  assert.equal(units(code.invoice.total, exponent), amounts, "total is the subtotal (no tax)");
 
-  // (c) The reference gives the same lines, charge totals and invoice total.
+  // (c) The reference gives the same lines, charge totals, billed figures and invoice total.
   const codeLines = new Map([...code.lines.values()].map((l) => [refKeyOf(l), l]));
   assert.deepEqual([...codeLines.keys()].sort(), [...ref.lines.keys()].sort(), "the same lines");
+  assert.deepEqual([...billed.keys()].sort(), [...ref.lines.keys()].sort(), "the same billed lines");
   for (const [key, theirs] of ref.lines) {
     const mine = codeLines.get(key)!;
+    const shown = billed.get(key)!;
     assert.equal(mine.description, theirs.description, `line ${key}: description`);
+    assert.equal(shown.description, theirs.description, `line ${key}: billed description`);
     assert.equal(units(mine.quantity), theirs.quantity, `line ${key}: quantity`);
+    assert.equal(units(shown.quantity), theirs.quantity, `line ${key}: billed quantity`);
     assert.equal(units(mine.chargeTotal), theirs.chargeTotal, `line ${key}: charge total ${mine.chargeTotal.toFixed()} vs ${fromUnits(theirs.chargeTotal)}`);
-    assert.equal(units(mine.amount, exponent), theirs.amountMinor, `line ${key}: amount`);
-    assert.equal(units(mine.unitPrice), theirs.unitPrice, `line ${key}: unit price ${mine.unitPrice.toFixed()} vs ${fromUnits(theirs.unitPrice!)}`);
+    assert.equal(units(shown.amount, exponent), theirs.amountMinor, `line ${key}: amount`);
+    assert.equal(units(shown.unitPrice), theirs.unitPrice, `line ${key}: unit price ${shown.unitPrice.toFixed()} vs ${fromUnits(theirs.unitPrice!)}`);
   }
-  assert.equal(units(code.totals.total, exponent), ref.totalMinor, `invoice total ${code.totals.total.toFixed()} vs ${fromUnits(ref.totalMinor, exponent)}`);
+  assert.equal(units(code.invoice.total, exponent), ref.totalMinor, `invoice total ${code.invoice.total.toFixed()} vs ${fromUnits(ref.totalMinor, exponent)}`);
 
   // With caps: what each capped rule charged is min(cap, what it would have charged uncapped).
   for (const [ruleKey, expected] of expectedCapped(scenario.rules, ref)) {
@@ -206,12 +232,19 @@ describe("rating properties (pure)", () => {
         const events = firstCopies(scenario.events);
         const inOrder = rateWithCode(rules, events, currency);
         const shuffled = rateWithCode(rules, shuffleBy(events, keys), currency);
-        assert.equal(shuffled.totals.total.toFixed(), inOrder.totals.total.toFixed(), "total");
-        const view = (lines: Map<string, Line>) =>
+        assert.equal(shuffled.invoice.total.toFixed(), inOrder.invoice.total.toFixed(), "total");
+        const stored = (lines: Map<string, Line>) =>
           [...lines.values()]
-            .map((l) => [l.key, l.description, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.amount.toFixed(), l.unitPrice.toFixed()].join(" "))
+            .map((l) => [l.key, l.description, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.rate?.toFixed() ?? "-"].join(" "))
             .sort();
-        assert.deepEqual(view(shuffled.lines), view(inOrder.lines), "lines");
+        assert.deepEqual(stored(shuffled.lines), stored(inOrder.lines), "stored lines");
+        // The billed lines come in presentation order, so they are compared as billInvoice gives them. (A fee
+        // line's rule is that of the last fee added to it, which the order does decide: fees are billed per metric.)
+        const shown = (lines: readonly BilledLine[]) =>
+          lines.map((l) =>
+            [l.kind, l.kind === "fee" ? "-" : l.ruleId, l.metric, l.description, l.quantity.toFixed(), l.amount.toFixed(), l.unitPrice.toFixed()].join(" "),
+          );
+        assert.deepEqual(shown(shuffled.invoice.lines), shown(inOrder.invoice.lines), "billed lines");
       }),
       fcParams(300),
     );

@@ -248,10 +248,10 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
   }
   const { rows } = await db.query<{ outcome: string; contract_id: string | null; period_start: string | null; event_id: string | null }>(
     `SELECT outcome, contract_id, period_start, event_id FROM billing_ingest_usage_lines(
-       $1, $2, $3::text[], $4::int[], $5::date[], $6::date[], $7::int[],
-       $8::int[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::numeric[], $15::numeric[], $16::numeric[],
-       $17::text[], $18::int[], $19::numeric[], $20::numeric[], $21::text[], $22::timestamptz[],
-       $23::numeric[], $24::text[], $25::text[], $26::text[])`,
+       $1, $2, $3::text[], $4::int[], $5::date[], $6::date[],
+       $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[],
+       $16::text[], $17::int[], $18::numeric[], $19::numeric[], $20::text[], $21::timestamptz[],
+       $22::numeric[], $23::text[], $24::text[], $25::text[])`,
     [
       companyId,
       now,
@@ -259,7 +259,6 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
       pairs.map((p) => p.version),
       pairs.map((p) => p.periodStart),
       pairs.map((p) => p.periodEnd),
-      pairs.map((p) => p.exponent),
       lines.map((l) => l.pair + 1),
       lines.map((l) => l.key),
       lines.map((l) => l.kind),

@@ -1,0 +1,71 @@
+import { Big, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.js";
+import type { Line, LineKindName } from "./invoice-lines.js";
+
+/**
+ * The one home of invoice arithmetic. Writers (batch ingest, locking ingest, projection) store exact sums
+ * only; every figure an invoice shows is derived here, when it is read (docs/architecture.md, "Where each
+ * rule lives"; the rules in docs/decisions.md, "Invoices"):
+ *
+ * - a line's amount is its exact charge total rounded half-even to the currency's minor unit, once;
+ * - a usage line's unit price is its rate; a fee line's is amount / quantity to 12 decimals (0 for no
+ *   quantity); a subscription or one-time line's is its amount (quantity 1);
+ * - the "Monthly minimum" true-up line is what the other lines' amounts fall short of the minimum (rounded
+ *   to the minor unit), present only when positive;
+ * - subtotal is the sum of the line amounts, tax 0 until a tax rule exists, total = subtotal + tax.
+ */
+export interface BilledLine {
+  kind: LineKindName;
+  ruleId: string | null;
+  metric: string | null;
+  description: string;
+  quantity: Big;
+  unitPrice: Big;
+  amount: Big;
+}
+
+export interface BilledInvoice {
+  /** In presentation order: subscriptions, one-time fees, usage, fees, then the minimum true-up. */
+  lines: BilledLine[];
+  subtotal: Big;
+  tax: Big;
+  total: Big;
+}
+
+const ZERO = new Big(0);
+const ONE = new Big(1);
+
+function billLine(line: Line, currency: string): BilledLine {
+  const amount = roundToMinorUnit(line.chargeTotal, currency);
+  let unitPrice: Big;
+  if (line.kind === "usage") unitPrice = line.rate!;
+  else if (line.kind === "fee") unitPrice = line.quantity.eq(0) ? ZERO : divideToChargePrecision(amount, line.quantity);
+  else unitPrice = amount;
+  return { kind: line.kind, ruleId: line.ruleId, metric: line.metric, description: line.description, quantity: line.quantity, unitPrice, amount };
+}
+
+const KIND_ORDER: Record<LineKindName, number> = { subscription: 0, one_time: 1, usage: 2, fee: 3, minimum: 4 };
+
+/** Every figure of an invoice from its stored lines and monthly minimum (null: none). Pure. */
+export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currency: string): BilledInvoice {
+  const keyed: { key: string; line: BilledLine }[] = [];
+  let subtotal = ZERO;
+  for (const line of stored) {
+    const billed = billLine(line, currency);
+    keyed.push({ key: line.key, line: billed });
+    subtotal = subtotal.plus(billed.amount);
+  }
+  if (minimum !== null) {
+    const shortfall = roundToMinorUnit(minimum, currency).minus(subtotal);
+    if (shortfall.gt(0)) {
+      const trueUp = { kind: "minimum" as const, ruleId: null, metric: null, description: "Monthly minimum", quantity: ONE, unitPrice: shortfall, amount: shortfall };
+      keyed.push({ key: "minimum", line: trueUp });
+      subtotal = subtotal.plus(shortfall);
+    }
+  }
+  keyed.sort(
+    (a, b) =>
+      KIND_ORDER[a.line.kind] - KIND_ORDER[b.line.kind] || a.line.description.localeCompare(b.line.description) || a.key.localeCompare(b.key),
+  );
+  const tax = ZERO;
+  return { lines: keyed.map((k) => k.line), subtotal, tax, total: subtotal.plus(tax) };
+}
