@@ -14,6 +14,7 @@
  * run after the measured calls, its rows printed as JSON; SQL_BENCH_ANALYZE=1: ANALYZE before the calls;
  * SQL_BENCH_EXPLAIN=1 (PostgreSQL): one more call with auto_explain into the server's log.
  */
+import { forCompany } from "../src/db/company-scope.js";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,9 +61,9 @@ try {
     [company, month, CONTRACTS],
   );
   await db.query(
-    `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end, subtotal, tax, total,
+    `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
                           issued_date, due_date, created_at, updated_at)
-     SELECT $1, 'INV-' || lpad(n::text, 6, '0'), n, 'c' || n, 'draft', 'USD', $2::date, $3::date, 0, 0, 0, $3::date, $3::date, now(), now()
+     SELECT $1, 'INV-' || lpad(n::text, 6, '0'), n, 'c' || n, 'draft', 'USD', $2::date, $3::date, $3::date, $3::date, now(), now()
        FROM generate_series(0, $4 - 1) AS n`,
     [company, month, end, CONTRACTS],
   );
@@ -102,13 +103,13 @@ try {
     });
 
   const batches = Array.from({ length: CALLS + 5 }, (_, call) => batch(call));
-  for (const b of batches.slice(0, 5)) await ingestRatedBatch(db, company, b, new Date());
+  for (const b of batches.slice(0, 5)) await ingestRatedBatch(forCompany(db, company), b, new Date());
   const cpu = ENGINE === "pglite" ? null : await postgresCpu(name);
   const walls: number[] = [];
   const started = performance.now();
   for (const b of batches.slice(5)) {
     const t0 = performance.now();
-    const outcome = await ingestRatedBatch(db, company, b, new Date());
+    const outcome = await ingestRatedBatch(forCompany(db, company), b, new Date());
     walls.push(performance.now() - t0);
     if (outcome.stored !== "all") throw new Error(`unexpected outcome ${JSON.stringify(outcome).slice(0, 200)}`);
   }
@@ -119,7 +120,7 @@ try {
       "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_buffers = on", "SET auto_explain.log_timing = on"]) {
       await db.query(setting);
     }
-    await ingestRatedBatch(db, company, batch(CALLS + 5), new Date());
+    await ingestRatedBatch(forCompany(db, company), batch(CALLS + 5), new Date());
     await db.query("SET auto_explain.log_min_duration = -1");
   }
   if (process.env.SQL_BENCH_REPORT) {

@@ -1,11 +1,13 @@
 /**
  * `npm run bench:reads`: reads at scale (issue: performance). With 1,000,000 stored events for one company,
  * one client measures the first and the 1000th page of GET /v1/billing/usage (100 items, filtered by
- * contract and month) and GET /v1/billing/invoices/{number}, and the query plans behind them are printed.
+ * contract and month), GET /v1/billing/invoices/{number} and the list of invoices, and the query plans
+ * behind them are printed.
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_EVENTS
  * (default 1000000), BENCH_SERVICE=tsx (run the service from source instead of dist/).
  */
+import { forCompany } from "../src/db/company-scope.js";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -134,14 +136,17 @@ async function main(): Promise<void> {
     const number = invoices.data.at(-1)!.number;
     const invoice: number[] = [];
     for (let i = 0; i < 300; i++) invoice.push((await timed(service.port, `/v1/billing/invoices/${number}`)).ms);
+    // Every invoice of the company (its figures derived from each one's lines, as every read does).
+    const invoiceList: number[] = [];
+    for (let i = 0; i < 300; i++) invoiceList.push((await timed(service.port, "/v1/billing/invoices?limit=100")).ms);
 
     const companyId = (await db.query<{ company_id: string }>("SELECT company_id FROM usage_events LIMIT 1")).rows[0]!.company_id;
     const plans: string[] = [];
     const filter = { contractId: contract, from: month.start, to: month.end };
-    await listUsageEvents(explainer(db, plans), companyId, filter, undefined, 100);
-    const cursorSeq = (await findUsageEvent(db, companyId, after!))!.seq;
-    await listUsageEvents(explainer(db, plans), companyId, filter, cursorSeq, 100);
-    await findInvoice(explainer(db, plans), companyId, number);
+    await listUsageEvents(forCompany(explainer(db, plans), companyId), filter, undefined, 100);
+    const cursorSeq = (await findUsageEvent(forCompany(db, companyId), after!))!.seq;
+    await listUsageEvents(forCompany(explainer(db, plans), companyId), filter, cursorSeq, 100);
+    await findInvoice(forCompany(explainer(db, plans), companyId), number);
 
     const results = {
       date: new Date().toISOString(),
@@ -153,6 +158,7 @@ async function main(): Promise<void> {
       walkToPage1000: stats(walk),
       page1000: stats(thousandth),
       invoiceGet: stats(invoice),
+      invoiceList: stats(invoiceList),
       plans: { firstPage: plans[0], page1000: plans[1], invoiceGet: plans[2] },
     };
     console.log("\n| read (one client) | requests | p50 ms | p99 ms | max ms |");
@@ -162,6 +168,7 @@ async function main(): Promise<void> {
       ["usage pages 1..1000, walked with starting_after", results.walkToPage1000],
       ["usage page 1000", results.page1000],
       ["invoice get with line items", results.invoiceGet],
+      [`invoice list (all ${MONTHS.length * CONTRACTS} invoices)`, results.invoiceList],
     ] as const) {
       console.log(`| ${label} | ${s.n} | ${s.p50Ms} | ${s.p99Ms} | ${s.maxMs} |`);
     }

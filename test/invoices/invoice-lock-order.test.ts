@@ -1,3 +1,4 @@
+import { forCompany } from "../../src/db/company-scope.js";
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { lockInvoices } from "../../src/domain/invoices/invoice-repository.js";
@@ -36,7 +37,7 @@ describeEachEngine("draft invoice lock order", (t, engine) => {
       });
       await holding;
       const locker = db.transaction((tx) =>
-        lockInvoices(tx, companyId, [
+        lockInvoices(forCompany(tx, companyId), [
           { contractId: first!, periodStart: "2026-03-01" },
           { contractId: second!, periodStart: "2026-03-01" },
         ]),

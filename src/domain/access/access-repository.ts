@@ -1,3 +1,4 @@
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 
 export interface CompanyRow {
@@ -88,23 +89,23 @@ export async function revokeApiKey(db: Queryable, id: string, at: Date): Promise
 const API_KEY_COLUMNS = "id, company_id, name, prefix, key_hash, scopes, created_at, expires_at, revoked_at, last_used_at";
 
 /** A company's keys, newest first (Settings → API keys). */
-export async function listApiKeysOfCompany(db: Queryable, companyId: string): Promise<ApiKeyRow[]> {
+export async function listApiKeysOfCompany(db: CompanyScope): Promise<ApiKeyRow[]> {
   const { rows } = await db.query<ApiKeyRow>(
     `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 ORDER BY created_at DESC, id DESC LIMIT 500`,
-    [companyId],
+    [],
   );
   return rows;
 }
 
-export async function findApiKeyOfCompany(db: Queryable, companyId: string, id: string): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 AND id = $2`, [companyId, id]);
+export async function findApiKeyOfCompany(db: CompanyScope, id: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 AND id = $2`, [id]);
   return rows[0];
 }
 
-export async function revokeApiKeyOfCompany(db: Queryable, companyId: string, id: string, at: Date): Promise<ApiKeyRow | undefined> {
+export async function revokeApiKeyOfCompany(db: CompanyScope, id: string, at: Date): Promise<ApiKeyRow | undefined> {
   const { rows } = await db.query<ApiKeyRow>(
     `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE company_id = $1 AND id = $2 RETURNING ${API_KEY_COLUMNS}`,
-    [companyId, id, at],
+    [id, at],
   );
   return rows[0];
 }

@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import { createHmac, randomBytes } from "node:crypto";
 import { hash as argonHash, verify as argonVerify } from "@node-rs/argon2";
 import { z } from "zod";
@@ -220,14 +221,14 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
 
     /** Settings → API keys: the actor's own company's keys, newest first. */
     async listApiKeys(actor: Actor): Promise<ApiKeyListing[]> {
-      const rows = await repo.listApiKeysOfCompany(db, actor.companyId);
+      const rows = await repo.listApiKeysOfCompany(forCompany(db, actor.companyId));
       const now = clock.now().getTime();
       return rows.map((row) => presentListing(row, now));
     },
 
     /** One of the actor's company's keys; another company's key id is a 404, like a missing one. */
     async getOwnApiKey(actor: Actor, id: string): Promise<ApiKeyListing> {
-      const row = isUuid(id) ? await repo.findApiKeyOfCompany(db, actor.companyId, id) : undefined;
+      const row = isUuid(id) ? await repo.findApiKeyOfCompany(forCompany(db, actor.companyId), id) : undefined;
       if (!row) throw new NotFoundError("api_key");
       return presentListing(row, clock.now().getTime());
     },
@@ -245,7 +246,7 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
 
     /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */
     async revokeOwnApiKey(actor: Actor, id: string): Promise<ApiKey & { revoked_at: string }> {
-      const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(db, actor.companyId, id, clock.now()) : undefined;
+      const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(forCompany(db, actor.companyId), id, clock.now()) : undefined;
       knownKeys?.clear();
       if (!row) throw new NotFoundError("api_key");
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };

@@ -1,3 +1,4 @@
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 import type { PricingRule } from "./pricing-rule.js";
 
@@ -32,24 +33,23 @@ const CONTRACT_COLUMNS = `company_id, id, contract_number, customer_id, customer
   billing_cadence, sample, current_version, metrics, pdf_token, created_at`;
 
 /** The next value of a per-company counter (contract and invoice numbers); locks the counter row until commit. */
-export async function nextCounterValues(tx: Queryable, companyId: string, name: string, count: number): Promise<number> {
+export async function nextCounterValues(tx: CompanyScope, name: string, count: number): Promise<number> {
   const { rows } = await tx.query<{ value: string }>(
     `INSERT INTO company_counters (company_id, name, value) VALUES ($1, $2, $3)
      ON CONFLICT (company_id, name) DO UPDATE SET value = company_counters.value + EXCLUDED.value
      RETURNING value`,
-    [companyId, name, count],
+    [name, count],
   );
   return Number(rows[0]!.value);
 }
 
 /** Inserts unless the id is taken; returns whether it was inserted. */
-export async function insertContractUnlessIdTaken(tx: Queryable, c: ContractRow): Promise<boolean> {
+export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractRow): Promise<boolean> {
   const result = await tx.query(
     `INSERT INTO contracts (${CONTRACT_COLUMNS})
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
      ON CONFLICT (company_id, id) DO NOTHING`,
     [
-      c.company_id,
       c.id,
       c.contract_number,
       c.customer_id,
@@ -69,18 +69,17 @@ export async function insertContractUnlessIdTaken(tx: Queryable, c: ContractRow)
   return result.rowCount === 1;
 }
 
-export async function findContract(db: Queryable, companyId: string, id: string): Promise<ContractRow | undefined> {
+export async function findContract(db: CompanyScope, id: string): Promise<ContractRow | undefined> {
   const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2`, [
-    companyId,
     id,
   ]);
   return rows[0];
 }
 
-export async function lockContract(tx: Queryable, companyId: string, id: string): Promise<ContractRow | undefined> {
+export async function lockContract(tx: CompanyScope, id: string): Promise<ContractRow | undefined> {
   const { rows } = await tx.query<ContractRow>(
     `SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2 FOR UPDATE`,
-    [companyId, id],
+    [id],
   );
   return rows[0];
 }
@@ -91,43 +90,41 @@ export async function findContractByPdfToken(db: Queryable, token: string): Prom
 }
 
 /** All contracts of a company, newest first (the list is not paginated: docs/api.md, "Conventions"). */
-export async function listContracts(db: Queryable, companyId: string, status: string | undefined): Promise<ContractRow[]> {
+export async function listContracts(db: CompanyScope, status: string | undefined): Promise<ContractRow[]> {
   const { rows } = await db.query<ContractRow>(
     `SELECT ${CONTRACT_COLUMNS} FROM contracts
       WHERE company_id = $1 AND ($2::text IS NULL OR status = $2)
       ORDER BY seq DESC`,
-    [companyId, status ?? null],
+    [status ?? null],
   );
   return rows;
 }
 
-export async function setCurrentVersion(tx: Queryable, companyId: string, id: string, version: number, metrics: string[]): Promise<void> {
+export async function setCurrentVersion(tx: CompanyScope, id: string, version: number, metrics: string[]): Promise<void> {
   await tx.query("UPDATE contracts SET current_version = $3, metrics = $4 WHERE company_id = $1 AND id = $2", [
-    companyId,
     id,
     version,
     metrics,
   ]);
 }
 
-export async function insertProgramVersion(tx: Queryable, v: ProgramVersionRow): Promise<void> {
+export async function insertProgramVersion(tx: CompanyScope, v: ProgramVersionRow): Promise<void> {
   await tx.query(
     `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
      VALUES ($1, $2, $3, $4, $5, $6)`,
-    [v.company_id, v.contract_id, v.version, v.effective_date, JSON.stringify(v.rules), v.created_at],
+    [v.contract_id, v.version, v.effective_date, JSON.stringify(v.rules), v.created_at],
   );
 }
 
 export async function findProgramVersion(
-  db: Queryable,
-  companyId: string,
+  db: CompanyScope,
   contractId: string,
   version: number,
 ): Promise<ProgramVersionRow | undefined> {
   const { rows } = await db.query<ProgramVersionRow>(
     `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
       WHERE company_id = $1 AND contract_id = $2 AND version = $3`,
-    [companyId, contractId, version],
+    [contractId, version],
   );
   return rows[0];
 }
@@ -145,7 +142,7 @@ export interface RatingContextRow {
   payment_terms: string | null;
 }
 
-export async function findRatingContexts(db: Queryable, companyId: string, ids: readonly string[]): Promise<RatingContextRow[]> {
+export async function findRatingContexts(db: CompanyScope, ids: readonly string[]): Promise<RatingContextRow[]> {
   const { rows } = await db.query<RatingContextRow>(
     `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version, c.metrics, p.rules, cu.payment_terms
        FROM contracts c
@@ -153,18 +150,18 @@ export async function findRatingContexts(db: Queryable, companyId: string, ids: 
          ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
        LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = ANY($2::text[])`,
-    [companyId, ids],
+    [ids],
   );
   return rows;
 }
 
 /** Every program version of a contract, oldest first (the dashboard's version history). */
-export async function listProgramVersions(db: Queryable, companyId: string, contractId: string): Promise<ProgramVersionRow[]> {
+export async function listProgramVersions(db: CompanyScope, contractId: string): Promise<ProgramVersionRow[]> {
   const { rows } = await db.query<ProgramVersionRow>(
     `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
       WHERE company_id = $1 AND contract_id = $2
       ORDER BY version`,
-    [companyId, contractId],
+    [contractId],
   );
   return rows;
 }

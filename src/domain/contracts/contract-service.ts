@@ -1,5 +1,6 @@
+import { forCompany } from "../../db/company-scope.js";
 import { randomBytes } from "node:crypto";
-import type { Database } from "../../db/database.js";
+import type { Database, Tx } from "../../db/database.js";
 import { findCompanyById } from "../access/access-repository.js";
 import { findCustomerById } from "../customers/customer-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
@@ -81,9 +82,9 @@ export function createContractService({
   });
 
   /** Appends a version with `rules` to a locked contract's program (append-only; docs/api.md, "Pricing programs and rules"). */
-  async function appendVersion(tx: Parameters<typeof repo.insertProgramVersion>[0], contract: repo.ContractRow, rules: PricingRule[]) {
+  async function appendVersion(tx: Tx, contract: repo.ContractRow, rules: PricingRule[]) {
     const version = contract.current_version + 1;
-    await repo.insertProgramVersion(tx, {
+    await repo.insertProgramVersion(forCompany(tx, contract.company_id), {
       company_id: contract.company_id,
       contract_id: contract.id,
       version,
@@ -91,7 +92,7 @@ export function createContractService({
       rules,
       created_at: clock.now(),
     });
-    await repo.setCurrentVersion(tx, contract.company_id, contract.id, version, metricsOf(rules));
+    await repo.setCurrentVersion(forCompany(tx, contract.company_id), contract.id, version, metricsOf(rules));
     return version;
   }
 
@@ -102,10 +103,10 @@ export function createContractService({
     return result;
   }
 
-  async function lockedContractWithRules(tx: Parameters<typeof repo.lockContract>[0], actor: Actor, contractId: string) {
-    const contract = await repo.lockContract(tx, actor.companyId, contractId);
+  async function lockedContractWithRules(tx: Tx, actor: Actor, contractId: string) {
+    const contract = await repo.lockContract(forCompany(tx, actor.companyId), contractId);
     if (!contract) throw new NotFoundError("contract");
-    const program = await repo.findProgramVersion(tx, actor.companyId, contractId, contract.current_version);
+    const program = await repo.findProgramVersion(forCompany(tx, actor.companyId), contractId, contract.current_version);
     return { contract, rules: program?.rules ?? [] };
   }
 
@@ -114,12 +115,12 @@ export function createContractService({
 
     async list(actor: Actor, status: string | undefined): Promise<Contract[]> {
       requireScope(actor, "contracts:read");
-      return (await repo.listContracts(db, actor.companyId, status)).map(present);
+      return (await repo.listContracts(forCompany(db, actor.companyId), status)).map(present);
     },
 
     async get(actor: Actor, contractId: string): Promise<Contract> {
       requireScope(actor, "contracts:read");
-      const row = await repo.findContract(db, actor.companyId, contractId);
+      const row = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!row) throw new NotFoundError("contract");
       return present(row);
     },
@@ -131,10 +132,10 @@ export function createContractService({
     async createSample(actor: Actor, customerId: string): Promise<Contract> {
       requireScope(actor, "contracts:write");
       return db.transaction(async (tx) => {
-        const customer = isUuid(customerId) ? await findCustomerById(tx, actor.companyId, customerId) : undefined;
+        const customer = isUuid(customerId) ? await findCustomerById(forCompany(tx, actor.companyId), customerId) : undefined;
         if (!customer) throw new NotFoundError("customer");
         const now = clock.now();
-        const number = await repo.nextCounterValues(tx, actor.companyId, "contract_number", 1);
+        const number = await repo.nextCounterValues(forCompany(tx, actor.companyId), "contract_number", 1);
         const rules = sampleRules();
         const startDate = toDateString(now);
         const row: repo.ContractRow = {
@@ -161,13 +162,13 @@ export function createContractService({
         let inserted = false;
         for (const id of candidates) {
           row.id = id;
-          if (await repo.insertContractUnlessIdTaken(tx, row)) {
+          if (await repo.insertContractUnlessIdTaken(forCompany(tx, actor.companyId), row)) {
             inserted = true;
             break;
           }
         }
         if (!inserted) throw new ConflictError("Could not find a free contract id; try again", "contract_id_taken");
-        await repo.insertProgramVersion(tx, {
+        await repo.insertProgramVersion(forCompany(tx, actor.companyId), {
           company_id: actor.companyId,
           contract_id: row.id,
           version: 1,
@@ -183,9 +184,9 @@ export function createContractService({
 
     async getPricing(actor: Actor, contractId: string) {
       requireScope(actor, "contracts:read");
-      const contract = await repo.findContract(db, actor.companyId, contractId);
+      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!contract) throw new NotFoundError("contract");
-      const program = await repo.findProgramVersion(db, actor.companyId, contractId, contract.current_version);
+      const program = await repo.findProgramVersion(forCompany(db, actor.companyId), contractId, contract.current_version);
       if (!program) throw new NotFoundError("pricing_program");
       return presentProgram(contractId, program);
     },
@@ -193,9 +194,9 @@ export function createContractService({
     /** Every version of the contract's pricing program, oldest first, with when each was written. */
     async pricingHistory(actor: Actor, contractId: string) {
       requireScope(actor, "contracts:read");
-      const contract = await repo.findContract(db, actor.companyId, contractId);
+      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!contract) throw new NotFoundError("contract");
-      const versions = await repo.listProgramVersions(db, actor.companyId, contractId);
+      const versions = await repo.listProgramVersions(forCompany(db, actor.companyId), contractId);
       return versions.map((v) => ({ ...presentProgram(contractId, v), created_at: v.created_at.toISOString() }));
     },
 
@@ -245,7 +246,7 @@ export function createContractService({
       if (!contract) throw new NotFoundError("agreement");
       const [company, program] = await Promise.all([
         findCompanyById(db, contract.company_id),
-        repo.findProgramVersion(db, contract.company_id, contract.id, contract.current_version),
+        repo.findProgramVersion(forCompany(db, contract.company_id), contract.id, contract.current_version),
       ]);
       const rules = program?.rules ?? [];
       const minimums = rules.filter((r) => r.type === "minimum");

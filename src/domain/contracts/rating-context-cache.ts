@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 import { findRatingContexts, type RatingContextRow } from "./contract-repository.js";
 
@@ -25,7 +26,7 @@ export function createRatingContextCache() {
         else missing.push(id);
       }
       if (missing.length > 0) {
-        for (const row of await findRatingContexts(db, companyId, missing)) {
+        for (const row of await findRatingContexts(forCompany(db, companyId), missing)) {
           found.set(row.id, row);
           const k = key(companyId, row.id);
           entries.delete(k);

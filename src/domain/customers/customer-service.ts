@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
@@ -48,9 +49,9 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
           payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
           created_at: clock.now(),
         };
-        const inserted = await repo.insertCustomerUnlessExternalIdTaken(tx, row);
+        const inserted = await repo.insertCustomerUnlessExternalIdTaken(forCompany(tx, actor.companyId), row);
         if (!inserted) {
-          const existing = await repo.findCustomerByExternalId(tx, actor.companyId, row.external_id!);
+          const existing = await repo.findCustomerByExternalId(forCompany(tx, actor.companyId), row.external_id!);
           throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
             customer: existing ? presentCustomer(existing) : undefined,
           });
@@ -66,18 +67,18 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
       let after: repo.CustomerRow | undefined;
       if (page.startingAfter !== undefined) {
         after = isUuid(page.startingAfter)
-          ? await repo.findCustomerById(db, actor.companyId, page.startingAfter)
+          ? await repo.findCustomerById(forCompany(db, actor.companyId), page.startingAfter)
           : undefined;
         if (!after) throw new ValidationError("starting_after does not name a customer of this list", "invalid_cursor");
       }
-      const rows = await repo.listCustomers(db, actor.companyId, filter, after, page.limit);
+      const rows = await repo.listCustomers(forCompany(db, actor.companyId), filter, after, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentCustomer), hasMore: result.hasMore };
     },
 
     async get(actor: Actor, id: string): Promise<Customer> {
       requireScope(actor, "customers:read", "usage:write");
-      const row = isUuid(id) ? await repo.findCustomerById(db, actor.companyId, id) : undefined;
+      const row = isUuid(id) ? await repo.findCustomerById(forCompany(db, actor.companyId), id) : undefined;
       if (!row) throw new NotFoundError("customer");
       return presentCustomer(row);
     },

@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
 import { addDays } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
@@ -92,15 +93,15 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       return db.transaction(async (tx) => {
         // Take the counter (and with it the right to create drafts) first, then number only the drafts
         // still missing, so that numbers have no gaps but for rolled-back transactions.
-        await nextCounterValues(tx, companyId, "invoice_number", 0);
+        await nextCounterValues(forCompany(tx, companyId), "invoice_number", 0);
         const existing = new Set(
-          (await repo.findExistingPeriods(tx, companyId, sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })))).map((k) =>
+          (await repo.findExistingPeriods(forCompany(tx, companyId), sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })))).map((k) =>
             periodKey(k.contractId, k.periodStart),
           ),
         );
         const missing = sorted.filter((w) => !existing.has(periodKey(w.contractId, w.periodStart)));
         if (missing.length === 0) return new Set<string>();
-        const last = await nextCounterValues(tx, companyId, "invoice_number", missing.length);
+        const last = await nextCounterValues(forCompany(tx, companyId), "invoice_number", missing.length);
         const first = last - missing.length + 1;
         const rows = missing.map((w, i) => {
           const issuedDate = addDays(w.periodEnd, 1);
@@ -115,7 +116,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
             dueDate: addDays(issuedDate, termsDays(w.paymentTerms)),
           };
         });
-        return new Set(await repo.insertDraftInvoices(tx, companyId, rows, clock.now()));
+        return new Set(await repo.insertDraftInvoices(forCompany(tx, companyId), rows, clock.now()));
       });
     },
 
@@ -125,8 +126,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
      */
     async lock(tx: Tx, companyId: string, wanted: readonly WantedInvoice[]): Promise<Map<string, DraftInvoice>> {
       const rows = await repo.lockInvoices(
-        tx,
-        companyId,
+        forCompany(tx, companyId),
         wanted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
       );
       const drafts = new Map<string, DraftInvoice>();
@@ -146,7 +146,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
         byNumber.set(row.number, draft);
       }
       if (rows.length > 0) {
-        for (const line of await repo.findLinesOfInvoices(tx, companyId, [...byNumber.keys()])) {
+        for (const line of await repo.findLinesOfInvoices(forCompany(tx, companyId), [...byNumber.keys()])) {
           const draft = byNumber.get(line.invoice_number)!;
           draft.lines.set(line.key, lineFromRecord(line));
           draft.original.set(line.key, line);
@@ -177,7 +177,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
           projectedAt: draft.projectedAt,
         });
       }
-      if (invoices.length > 0) await repo.saveDraftState(tx, companyId, { lines, removed, invoices }, clock.now());
+      if (invoices.length > 0) await repo.saveDraftState(forCompany(tx, companyId), { lines, removed, invoices }, clock.now());
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { LineRecord } from "./invoice-lines.js";
 
 export interface InvoiceRow {
@@ -55,7 +55,7 @@ const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status,
  * cycle. Pairs without an invoice are simply absent. Read the lines with `findLinesOfInvoices` in a
  * statement of its own: a statement that waited for a lock still reads with the snapshot it started with.
  */
-export async function lockInvoices(tx: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
+export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
   const { rows } = await tx.query<LockedInvoice>(
     `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount
        FROM invoices i
@@ -63,27 +63,27 @@ export async function lockInvoices(tx: Queryable, companyId: string, keys: reado
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
       ORDER BY i.number
       FOR UPDATE OF i`,
-    [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
+    [keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
   );
   return rows;
 }
 
 /** Which of these (contract, period) pairs have a draft, without locking anything. */
-export async function findExistingPeriods(db: Queryable, companyId: string, keys: readonly PeriodKey[]): Promise<PeriodKey[]> {
+export async function findExistingPeriods(db: CompanyScope, keys: readonly PeriodKey[]): Promise<PeriodKey[]> {
   const { rows } = await db.query<{ contract_id: string; period_start: string }>(
     `SELECT contract_id, period_start FROM invoices
       WHERE company_id = $1 AND (contract_id, period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))`,
-    [companyId, keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
+    [keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
   );
   return rows.map((r) => ({ contractId: r.contract_id, periodStart: r.period_start }));
 }
 
-export async function findLinesOfInvoices(tx: Queryable, companyId: string, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
+export async function findLinesOfInvoices(tx: CompanyScope, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
   const { rows } = await tx.query<LineRow & { invoice_number: string }>(
     `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, rate::text,
             charge_total::text, capped_total::text
        FROM invoice_lines WHERE company_id = $1 AND invoice_number = ANY($2::text[])`,
-    [companyId, numbers],
+    [numbers],
   );
   return rows;
 }
@@ -100,7 +100,7 @@ export interface NewInvoice {
 }
 
 /** Inserts empty draft invoices; a pair that got its invoice meanwhile keeps that one. Returns the inserted numbers. */
-export async function insertDraftInvoices(tx: Queryable, companyId: string, invoices: readonly NewInvoice[], now: Date): Promise<string[]> {
+export async function insertDraftInvoices(tx: CompanyScope, invoices: readonly NewInvoice[], now: Date): Promise<string[]> {
   const { rows } = await tx.query<{ number: string }>(
     `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
                            issued_date, due_date, created_at, updated_at)
@@ -110,7 +110,6 @@ export async function insertDraftInvoices(tx: Queryable, companyId: string, invo
      ON CONFLICT (company_id, contract_id, period_start) DO NOTHING
      RETURNING number`,
     [
-      companyId,
       now,
       invoices.map((i) => i.number),
       invoices.map((i) => i.seq),
@@ -149,8 +148,7 @@ export interface InvoiceStateWrite {
  * computed under the lock), removed lines, and the invoices' monthly minimum.
  */
 export async function saveDraftState(
-  tx: Queryable,
-  companyId: string,
+  tx: CompanyScope,
   state: { lines: readonly LineWrite[]; removed: readonly { invoiceNumber: string; key: string }[]; invoices: readonly InvoiceStateWrite[] },
   now: Date,
 ): Promise<void> {
@@ -176,7 +174,6 @@ export async function saveDraftState(
        FROM unnest($14::text[], $15::numeric[], $16::timestamptz[]) AS v(number, minimum_amount, projected_at)
       WHERE i.company_id = $1 AND i.number = v.number`,
     [
-      companyId,
       lines.map((l) => l.invoiceNumber),
       lines.map((l) => l.key),
       lines.map((l) => l.kind),
@@ -198,28 +195,28 @@ export async function saveDraftState(
 }
 
 /** One-time rules of a contract already billed on an invoice other than `exceptNumber`. */
-export async function findOneTimeRulesBilled(db: Queryable, companyId: string, contractId: string, exceptNumber: string): Promise<Set<string>> {
+export async function findOneTimeRulesBilled(db: CompanyScope, contractId: string, exceptNumber: string): Promise<Set<string>> {
   const { rows } = await db.query<{ rule_id: string }>(
     `SELECT DISTINCT l.rule_id FROM invoice_lines l
        JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
       WHERE l.company_id = $1 AND i.contract_id = $2 AND l.kind = 'one_time' AND l.invoice_number <> $3`,
-    [companyId, contractId, exceptNumber],
+    [contractId, exceptNumber],
   );
   return new Set(rows.map((r) => r.rule_id));
 }
 
-export async function findInvoice(db: Queryable, companyId: string, number: string): Promise<InvoiceRow | undefined> {
+export async function findInvoice(db: CompanyScope, number: string): Promise<InvoiceRow | undefined> {
   const { rows } = await db.query<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS}
        FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
       WHERE i.company_id = $1 AND i.number = $2`,
-    [companyId, number],
+    [number],
   );
   return rows[0];
 }
 
-export async function findInvoiceSeq(db: Queryable, companyId: string, number: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ seq: string }>("SELECT seq FROM invoices WHERE company_id = $1 AND number = $2", [companyId, number]);
+export async function findInvoiceSeq(db: CompanyScope, number: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ seq: string }>("SELECT seq FROM invoices WHERE company_id = $1 AND number = $2", [number]);
   return rows[0]?.seq;
 }
 
@@ -231,7 +228,7 @@ export interface InvoiceFilter {
 }
 
 /** Newest first; fetches limit + 1 rows. */
-export async function listInvoices(db: Queryable, companyId: string, filter: InvoiceFilter, afterSeq: string | undefined, limit: number): Promise<InvoiceRow[]> {
+export async function listInvoices(db: CompanyScope, filter: InvoiceFilter, afterSeq: string | undefined, limit: number): Promise<InvoiceRow[]> {
   const { rows } = await db.query<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS}
        FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
@@ -243,7 +240,7 @@ export async function listInvoices(db: Queryable, companyId: string, filter: Inv
         AND ($6::bigint IS NULL OR i.seq < $6)
       ORDER BY i.seq DESC
       LIMIT $7`,
-    [companyId, filter.contractId ?? null, filter.status ?? null, filter.from ?? null, filter.to ?? null, afterSeq ?? null, limit + 1],
+    [filter.contractId ?? null, filter.status ?? null, filter.from ?? null, filter.to ?? null, afterSeq ?? null, limit + 1],
   );
   return rows;
 }
@@ -253,8 +250,7 @@ export async function listInvoices(db: Queryable, companyId: string, filter: Inv
  * `limit` after `afterSeq` (the dashboard's month to date sums their derived totals).
  */
 export async function listInvoiceStates(
-  db: Queryable,
-  companyId: string,
+  db: CompanyScope,
   status: string,
   periodStart: string,
   afterSeq: string | null,
@@ -266,7 +262,7 @@ export async function listInvoiceStates(
       WHERE i.company_id = $1 AND i.status = $2 AND i.period_start = $3 AND ($4::bigint IS NULL OR i.seq > $4)
       ORDER BY i.seq
       LIMIT $5`,
-    [companyId, status, periodStart, afterSeq, limit],
+    [status, periodStart, afterSeq, limit],
   );
   return rows;
 }

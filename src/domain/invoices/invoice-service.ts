@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { findRatingContexts } from "../contracts/contract-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
@@ -57,17 +58,17 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       requireScope(actor, "invoices:read");
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
-        afterSeq = await repo.findInvoiceSeq(db, actor.companyId, page.startingAfter);
+        afterSeq = await repo.findInvoiceSeq(forCompany(db, actor.companyId), page.startingAfter);
         if (afterSeq === undefined) throw new ValidationError("starting_after does not name an invoice of this company", "invalid_cursor");
       }
-      const rows = await repo.listInvoices(db, actor.companyId, filter, afterSeq, page.limit);
+      const rows = await repo.listInvoices(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentListed), hasMore: result.hasMore };
     },
 
     async get(actor: Actor, number: string): Promise<InvoiceWithLines> {
       requireScope(actor, "invoices:read");
-      const row = await repo.findInvoice(db, actor.companyId, number);
+      const row = await repo.findInvoice(forCompany(db, actor.companyId), number);
       if (!row) throw new NotFoundError("invoice");
       const billed = billStored(row);
       return { ...presentInvoice(row, billed), line_items: presentLines(billed, row.currency) };
@@ -86,7 +87,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           "invalid_billing_period",
         );
       }
-      const [contract] = await findRatingContexts(db, actor.companyId, [input.contractId]);
+      const [contract] = await findRatingContexts(forCompany(db, actor.companyId), [input.contractId]);
       if (!contract) throw new NotFoundError("contract");
       if (input.periodEnd < contract.start_date || (contract.end_date !== null && input.periodStart > contract.end_date)) {
         throw new ValidationError(
@@ -113,7 +114,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       };
       return withDrafts(db, ensureAndRemember, actor.companyId, async (tx) => {
         const draft = (await drafts.lock(tx, actor.companyId, [wanted])).get(periodKey(contract.id, period.start))!;
-        const billedElsewhere = await repo.findOneTimeRulesBilled(tx, actor.companyId, contract.id, draft.number);
+        const billedElsewhere = await repo.findOneTimeRulesBilled(forCompany(tx, actor.companyId), contract.id, draft.number);
         const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere);
         draft.lines = lines;
         draft.minimum = minimum;
@@ -146,12 +147,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       requireScope(actor, "invoices:read");
       const period = periodOf(clock.now());
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
-      const rows = await repo.listInvoices(db, actor.companyId, { status: "draft", from: period.start, to: period.end }, undefined, pageSize);
+      const rows = await repo.listInvoices(forCompany(db, actor.companyId), { status: "draft", from: period.start, to: period.end }, undefined, pageSize);
       const page = toPage(rows, pageSize);
       // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
-        const states = await repo.listInvoiceStates(db, actor.companyId, "draft", period.start, after, 1000);
+        const states = await repo.listInvoiceStates(forCompany(db, actor.companyId), "draft", period.start, after, 1000);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
           sums.set(state.currency, { total: sum.total.plus(billStored(state).total), invoices: sum.invoices + 1 });

@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
 import type { DraftInvoices, WantedInvoice } from "../invoices/draft-invoices.js";
@@ -119,7 +120,7 @@ export function createBatchWriter({
       );
       let outcome;
       try {
-        outcome = await ingestRatedBatch(db, companyId, merged, clock.now());
+        outcome = await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
         if (outcome.stale.length > 0) {
           // Requests rated against a changed contract start over; the others go again without them.
           const stale = new Set(outcome.stale);

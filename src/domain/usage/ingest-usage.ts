@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
 import type { RatingContextRow } from "../contracts/contract-repository.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
@@ -228,7 +229,7 @@ export function createUsageIngestion({
       ),
     ];
     if (refusedIds.length > 0) {
-      const stored = await findStoredEventIds(db, companyId, refusedIds);
+      const stored = await findStoredEventIds(forCompany(db, companyId), refusedIds);
       outcomes.forEach((o, index) => {
         if (o?.kind === "rejected" && eventIds[index] !== null && stored.has(eventIds[index]!)) {
           outcomes[index] = { kind: "accepted", duplicate: true };
@@ -295,7 +296,7 @@ export function createUsageIngestion({
         }
         outcomes[index] = { kind: "accepted", duplicate: true, differs: !input };
       });
-      for (const i of await findDifferingCopies(db, companyId, copies)) {
+      for (const i of await findDifferingCopies(forCompany(db, companyId), copies)) {
         outcomes[entries[i]!] = { kind: "accepted", duplicate: true, differs: true };
       }
     }
@@ -335,7 +336,7 @@ export function createUsageIngestion({
 
   /** The locking path for batches with capped rules: see rateAndStore. Stored duplicates never reach it. */
   async function lockingPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
-    const stored = await findStoredEventIds(db, companyId, candidates.map((c) => c.input.event_id));
+    const stored = await findStoredEventIds(forCompany(db, companyId), candidates.map((c) => c.input.event_id));
     const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
     const attempt = { recheckStored: false };
     const meanwhile = fresh.length > 0 ? await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, fresh, attempt)) : new Set<string>();
@@ -355,12 +356,12 @@ export function createUsageIngestion({
     const wanted = new Map<string, WantedInvoice>();
     for (const c of candidates) wanted.set(periodKey(c.contract.id, c.periodStart), wantedInvoice(c));
     const locked = await drafts.lock(tx, companyId, [...wanted.values()]);
-    const stale = await findStaleContracts(tx, companyId, new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])));
+    const stale = await findStaleContracts(forCompany(tx, companyId), new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])));
     if (stale.length > 0) throw new StaleContracts(stale);
 
     // After a clash with a concurrent request (below), look again for ids stored since the first check.
     const storedMeanwhile = attempt.recheckStored
-      ? await findStoredEventIds(tx, companyId, candidates.map((c) => c.input.event_id))
+      ? await findStoredEventIds(forCompany(tx, companyId), candidates.map((c) => c.input.event_id))
       : new Set<string>();
     const toStore = candidates.filter((c) => !storedMeanwhile.has(c.input.event_id));
 
@@ -388,7 +389,7 @@ export function createUsageIngestion({
     }
 
     if (writes.length > 0) {
-      const inserted = await insertRatedEvents(tx, companyId, writes, clock.now());
+      const inserted = await insertRatedEvents(forCompany(tx, companyId), writes, clock.now());
       // A concurrent request stored one of these ids (for another contract, under another lock) after our
       // check: the charges computed here counted it, so start over; the next attempt sees it as stored.
       if (inserted.length !== writes.length) {

@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { toDecimalString } from "../kernel/money.js";
 import { groupByLine, type GroupableEvent } from "./line-deltas.js";
 
@@ -76,10 +76,9 @@ function ratedColumns(events: readonly Omit<RatedEventWrite, "invoiceNumber">[])
 }
 
 /** Which of these event ids the company has stored already. */
-export async function findStoredEventIds(db: Queryable, companyId: string, ids: readonly string[]): Promise<Set<string>> {
+export async function findStoredEventIds(db: CompanyScope, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const { rows } = await db.query<{ id: string }>("SELECT id FROM usage_events WHERE company_id = $1 AND id = ANY($2::text[])", [
-    companyId,
     ids,
   ]);
   return new Set(rows.map((r) => r.id));
@@ -117,7 +116,7 @@ export interface DuplicateCopy {
  * judgement as the ingest function's for a replayed batch (migrations/functions/billing_ingest_usage_lines.sql), for the duplicates it did not
  * judge. One statement; an index probe per copy (LATERAL ... LIMIT 1, never a join over the company's events).
  */
-export async function findDifferingCopies(db: Queryable, companyId: string, copies: readonly DuplicateCopy[]): Promise<Set<number>> {
+export async function findDifferingCopies(db: CompanyScope, copies: readonly DuplicateCopy[]): Promise<Set<number>> {
   if (copies.length === 0) return new Set();
   // Columns that are NULL for every copy go as empty arrays (unnest pads them with NULLs).
   const optional = <T>(values: T[]): T[] => (values.some((v) => v !== null) ? values : []);
@@ -141,7 +140,6 @@ export async function findDifferingCopies(db: Queryable, companyId: string, copi
                              AND r->>'id' = s.rule_id
                            LIMIT 1) END))`,
     [
-      companyId,
       copies.map((c) => c.id),
       copies.map((c) => c.contractId),
       copies.map((c) => c.metric),
@@ -164,7 +162,7 @@ export async function findDifferingCopies(db: Queryable, companyId: string, copi
  * Stores rated events in one statement. An id stored meanwhile by a concurrent request is skipped
  * (ON CONFLICT DO NOTHING); the caller compares the returned ids with what it sent.
  */
-export async function insertRatedEvents(tx: Queryable, companyId: string, events: readonly RatedEventWrite[], ingestedAt: Date): Promise<string[]> {
+export async function insertRatedEvents(tx: CompanyScope, events: readonly RatedEventWrite[], ingestedAt: Date): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
                                counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
@@ -178,7 +176,6 @@ export async function insertRatedEvents(tx: Queryable, companyId: string, events
      ON CONFLICT (company_id, id) DO NOTHING
      RETURNING id`,
     [
-      companyId,
       ...ratedColumns(events).slice(0, 12),
       events.map((e) => e.invoiceNumber),
       ...ratedColumns(events).slice(12),
@@ -209,7 +206,7 @@ export type BatchOutcome = {
  * was written), else which events it stored: all of them, or those listed (the others were duplicates),
  * and, for a call of replays, which duplicates differ from their stored events (migrations/functions/billing_ingest_usage_lines.sql).
  */
-export async function ingestRatedBatch(db: Queryable, companyId: string, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
+export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
   const { pairs, lines, eventLines } = groupByLine(events);
   // The parameter arrays, each filled in one pass; indexes become 1-based for SQL. An event's metric and
   // applied rate are its line's. A column that is NULL for every event goes as an empty array (unnest pads
@@ -253,7 +250,6 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
        $16::text[], $17::int[], $18::numeric[], $19::numeric[], $20::text[], $21::timestamptz[],
        $22::numeric[], $23::text[], $24::text[], $25::text[])`,
     [
-      companyId,
       now,
       pairs.map((p) => p.contractId),
       pairs.map((p) => p.version),
@@ -299,22 +295,20 @@ export async function ingestRatedBatch(db: Queryable, companyId: string, events:
 
 /** Contracts (of these) that are not active at the given version any more. */
 export async function findStaleContracts(
-  db: Queryable,
-  companyId: string,
+  db: CompanyScope,
   versions: ReadonlyMap<string, number>,
 ): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT w.id FROM unnest($2::text[], $3::int[]) AS w(id, version)
        LEFT JOIN contracts k ON k.company_id = $1 AND k.id = w.id
       WHERE k.id IS NULL OR k.current_version <> w.version OR k.status <> 'active'`,
-    [companyId, [...versions.keys()], [...versions.values()]],
+    [[...versions.keys()], [...versions.values()]],
   );
   return rows.map((r) => r.id);
 }
 
-export async function findUsageEvent(db: Queryable, companyId: string, id: string): Promise<UsageEventRow | undefined> {
+export async function findUsageEvent(db: CompanyScope, id: string): Promise<UsageEventRow | undefined> {
   const { rows } = await db.query<UsageEventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2`, [
-    companyId,
     id,
   ]);
   return rows[0];
@@ -333,7 +327,7 @@ export interface UsageFilter {
  * month overlaps them; when that is a single month it is matched by equality, so that the index
  * (company_id, contract_id, service_period_start, seq) serves the order and the cursor without a sort.
  */
-export async function listUsageEvents(db: Queryable, companyId: string, filter: UsageFilter, afterSeq: string | undefined, limit: number): Promise<UsageEventRow[]> {
+export async function listUsageEvents(db: CompanyScope, filter: UsageFilter, afterSeq: string | undefined, limit: number): Promise<UsageEventRow[]> {
   const firstMonth = filter.from ? `${filter.from.slice(0, 7)}-01` : null;
   const singleMonth = firstMonth !== null && filter.to !== undefined && filter.to.slice(0, 7) === filter.from!.slice(0, 7) ? firstMonth : null;
   const { rows } = await db.query<UsageEventRow>(
@@ -349,7 +343,6 @@ export async function listUsageEvents(db: Queryable, companyId: string, filter: 
       ORDER BY seq DESC
       LIMIT $9`,
     [
-      companyId,
       filter.contractId ?? null,
       filter.metric ?? null,
       singleMonth ? null : firstMonth,
@@ -368,14 +361,14 @@ export async function listUsageEvents(db: Queryable, companyId: string, filter: 
  * absent. No index covers event_timestamp yet, so this reads all of the company's events; an index on
  * (company_id, event_timestamp) would serve it.
  */
-export async function countUsageEventsPerDay(db: Queryable, companyId: string, from: Date, to: Date): Promise<{ day: string; events: string }[]> {
+export async function countUsageEventsPerDay(db: CompanyScope, from: Date, to: Date): Promise<{ day: string; events: string }[]> {
   const { rows } = await db.query<{ day: string; events: string }>(
     `SELECT to_char(event_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::text AS events
        FROM usage_events
       WHERE company_id = $1 AND event_timestamp >= $2 AND event_timestamp < $3
       GROUP BY 1
       ORDER BY 1`,
-    [companyId, from, to],
+    [from, to],
   );
   return rows;
 }

@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { IngestSettings } from "./batch-writer.js";
 import type { Database } from "../../db/database.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
@@ -51,17 +52,17 @@ export function createUsageService(deps: {
       requireScope(actor, "usage:read", "usage:write");
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
-        afterSeq = (await repo.findUsageEvent(db, actor.companyId, page.startingAfter))?.seq;
+        afterSeq = (await repo.findUsageEvent(forCompany(db, actor.companyId), page.startingAfter))?.seq;
         if (afterSeq === undefined) throw new ValidationError("starting_after does not name a usage event of this company", "invalid_cursor");
       }
-      const rows = await repo.listUsageEvents(db, actor.companyId, filter, afterSeq, page.limit);
+      const rows = await repo.listUsageEvents(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentUsageEvent), hasMore: result.hasMore };
     },
 
     async get(actor: Actor, eventId: string): Promise<UsageEvent> {
       requireScope(actor, "usage:read", "usage:write");
-      const row = await repo.findUsageEvent(db, actor.companyId, eventId);
+      const row = await repo.findUsageEvent(forCompany(db, actor.companyId), eventId);
       if (!row) throw new NotFoundError("usage_event");
       return presentUsageEvent(row);
     },
@@ -77,7 +78,7 @@ export function createUsageService(deps: {
       const dayMs = 86_400_000;
       const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + dayMs;
       const first = tomorrow - span * dayMs;
-      const rows = await repo.countUsageEventsPerDay(db, actor.companyId, new Date(first), new Date(tomorrow));
+      const rows = await repo.countUsageEventsPerDay(forCompany(db, actor.companyId), new Date(first), new Date(tomorrow));
       const counts = new Map(rows.map((r) => [r.day, Number(r.events)]));
       return Array.from({ length: span }, (_, i) => {
         const date = new Date(first + i * dayMs).toISOString().slice(0, 10);

@@ -1,4 +1,4 @@
-import type { Queryable } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 
 export interface EventRow {
   company_id: string;
@@ -8,9 +8,8 @@ export interface EventRow {
   created_at: Date;
 }
 
-export async function insertEvent(db: Queryable, event: EventRow): Promise<void> {
+export async function insertEvent(db: CompanyScope, event: EventRow): Promise<void> {
   await db.query("INSERT INTO events (company_id, id, type, body, created_at) VALUES ($1, $2, $3, $4, $5)", [
-    event.company_id,
     event.id,
     event.type,
     event.body,

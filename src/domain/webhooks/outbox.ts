@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import type { Tx } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
 import { newEventId } from "../kernel/ids.js";
@@ -31,8 +32,9 @@ export async function recordEvent(tx: Tx, clock: Clock, companyId: string, type:
   const envelope = buildEnvelope(type, object, clock.now());
   const body = stringifyJson(envelope);
   const createdAt = new Date(envelope.created_at);
-  await insertEvent(tx, { company_id: companyId, id: envelope.id, type, body, created_at: createdAt });
+  const company = forCompany(tx, companyId);
+  await insertEvent(company, { company_id: companyId, id: envelope.id, type, body, created_at: createdAt });
   // Its deliveries too, one per subscribed endpoint: what the workers send is decided here, once.
-  await insertDeliveriesForEvent(tx, { companyId, eventId: envelope.id, type, body, createdAt });
+  await insertDeliveriesForEvent(company, { eventId: envelope.id, type, body, createdAt });
   return envelope;
 }

@@ -1,3 +1,4 @@
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 
 export interface EndpointRow {
@@ -33,9 +34,8 @@ const ENDPOINT_COLUMNS = "company_id, id, url, description, events, enabled, sec
 const DELIVERY_COLUMNS = `company_id, id, endpoint_id, event_id, event_type, payload, test, status, attempts, last_status_code,
   last_error, next_attempt_at, delivered_at, created_at`;
 
-export async function insertEndpoint(db: Queryable, e: EndpointRow): Promise<void> {
+export async function insertEndpoint(db: CompanyScope, e: EndpointRow): Promise<void> {
   await db.query(`INSERT INTO webhook_endpoints (${ENDPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
-    e.company_id,
     e.id,
     e.url,
     e.description,
@@ -47,48 +47,47 @@ export async function insertEndpoint(db: Queryable, e: EndpointRow): Promise<voi
   ]);
 }
 
-export async function findEndpoint(db: Queryable, companyId: string, id: string): Promise<EndpointRow | undefined> {
+export async function findEndpoint(db: CompanyScope, id: string): Promise<EndpointRow | undefined> {
   const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE company_id = $1 AND id = $2`, [
-    companyId,
     id,
   ]);
   return rows[0];
 }
 
-export async function listEndpoints(db: Queryable, companyId: string): Promise<EndpointRow[]> {
+export async function listEndpoints(db: CompanyScope): Promise<EndpointRow[]> {
   const { rows } = await db.query<EndpointRow>(
     `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE company_id = $1 ORDER BY seq DESC`,
-    [companyId],
+    [],
   );
   return rows;
 }
 
-export async function updateEndpoint(db: Queryable, e: EndpointRow): Promise<void> {
+export async function updateEndpoint(db: CompanyScope, e: EndpointRow): Promise<void> {
   await db.query(
     `UPDATE webhook_endpoints SET url = $3, description = $4, events = $5, enabled = $6, secret = $7, updated_at = $8
       WHERE company_id = $1 AND id = $2`,
-    [e.company_id, e.id, e.url, e.description, e.events, e.enabled, e.secret, e.updated_at],
+    [e.id, e.url, e.description, e.events, e.enabled, e.secret, e.updated_at],
   );
 }
 
-export async function deleteEndpoint(db: Queryable, companyId: string, id: string): Promise<boolean> {
-  const result = await db.query("DELETE FROM webhook_endpoints WHERE company_id = $1 AND id = $2", [companyId, id]);
+export async function deleteEndpoint(db: CompanyScope, id: string): Promise<boolean> {
+  const result = await db.query("DELETE FROM webhook_endpoints WHERE company_id = $1 AND id = $2", [id]);
   return result.rowCount === 1;
 }
 
 /** A disabled endpoint's pending retries stop (docs/webhooks.md, "Delivery rules"): they end failed; only a resend revives one. */
-export async function stopPendingDeliveries(db: Queryable, companyId: string, endpointId: string): Promise<void> {
+export async function stopPendingDeliveries(db: CompanyScope, endpointId: string): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = 'failed', last_error = 'endpoint disabled', next_attempt_at = NULL
       WHERE company_id = $1 AND endpoint_id = $2 AND status = 'pending'`,
-    [companyId, endpointId],
+    [endpointId],
   );
 }
 
 /** One pending delivery per enabled endpoint of the company subscribed to the event's type. */
 export async function insertDeliveriesForEvent(
-  db: Queryable,
-  event: { companyId: string; eventId: string; type: string; body: string; createdAt: Date },
+  db: CompanyScope,
+  event: { eventId: string; type: string; body: string; createdAt: Date },
 ): Promise<number> {
   const result = await db.query(
     `INSERT INTO webhook_deliveries (company_id, id, endpoint_id, event_id, event_type, payload, test, status, attempts,
@@ -96,14 +95,13 @@ export async function insertDeliveriesForEvent(
      SELECT e.company_id, gen_random_uuid(), e.id, $2, $3, $4, false, 'pending', 0, $5, $5
        FROM webhook_endpoints e
       WHERE e.company_id = $1 AND e.enabled AND $3 = ANY (e.events)`,
-    [event.companyId, event.eventId, event.type, event.body, event.createdAt],
+    [event.eventId, event.type, event.body, event.createdAt],
   );
   return result.rowCount;
 }
 
-export async function insertDelivery(db: Queryable, d: DeliveryRow): Promise<void> {
+export async function insertDelivery(db: CompanyScope, d: DeliveryRow): Promise<void> {
   await db.query(`INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-    d.company_id,
     d.id,
     d.endpoint_id,
     d.event_id,
@@ -120,19 +118,18 @@ export async function insertDelivery(db: Queryable, d: DeliveryRow): Promise<voi
   ]);
 }
 
-export async function findDelivery(db: Queryable, companyId: string, id: string): Promise<DeliveryRow | undefined> {
+export async function findDelivery(db: CompanyScope, id: string): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND id = $2`, [
-    companyId,
     id,
   ]);
   return rows[0];
 }
 
 /** The most recent deliveries of an endpoint (50: docs/webhooks.md, "Delivery rules"). */
-export async function listRecentDeliveries(db: Queryable, companyId: string, endpointId: string, limit: number): Promise<DeliveryRow[]> {
+export async function listRecentDeliveries(db: CompanyScope, endpointId: string, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND endpoint_id = $2 ORDER BY seq DESC LIMIT $3`,
-    [companyId, endpointId, limit],
+    [endpointId, limit],
   );
   return rows;
 }
@@ -143,12 +140,12 @@ export interface ClaimedDelivery extends DeliveryRow {
 }
 
 /** Deliveries that failed for good, or whose last attempt failed and that wait for a retry; newest first. */
-export async function listFailingDeliveries(db: Queryable, companyId: string, limit: number): Promise<DeliveryRow[]> {
+export async function listFailingDeliveries(db: CompanyScope, limit: number): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries
       WHERE company_id = $1 AND (status = 'failed' OR (status = 'pending' AND attempts > 0))
       ORDER BY seq DESC LIMIT $2`,
-    [companyId, limit],
+    [limit],
   );
   return rows;
 }
@@ -231,12 +228,12 @@ export async function recordAttempt(
 }
 
 /** Takes one more attempt of a delivery for a resend or a test; returns the row as it now stands. */
-export async function beginManualAttempt(db: Queryable, companyId: string, id: string): Promise<DeliveryRow | undefined> {
+export async function beginManualAttempt(db: CompanyScope, id: string): Promise<DeliveryRow | undefined> {
   const { rows } = await db.query<DeliveryRow>(
     `UPDATE webhook_deliveries SET attempts = attempts + 1, status = 'pending', next_attempt_at = NULL
       WHERE company_id = $1 AND id = $2
      RETURNING ${DELIVERY_COLUMNS}`,
-    [companyId, id],
+    [id],
   );
   return rows[0];
 }

@@ -1,3 +1,4 @@
+import { forCompany } from "../../db/company-scope.js";
 import { lookup } from "node:dns/promises";
 import type { Database } from "../../db/database.js";
 import type { OutboundHttp } from "../../platform/outbound-http.js";
@@ -128,7 +129,7 @@ export function createWebhookService({
   }
 
   async function endpointOf(actor: Actor, id: string): Promise<repo.EndpointRow> {
-    const row = isUuid(id) ? await repo.findEndpoint(db, actor.companyId, id) : undefined;
+    const row = isUuid(id) ? await repo.findEndpoint(forCompany(db, actor.companyId), id) : undefined;
     if (!row) throw new NotFoundError("webhook_endpoint");
     return row;
   }
@@ -150,7 +151,7 @@ export function createWebhookService({
 
   /** A resend or test: one attempt now, recorded; no automatic retries after it. */
   async function manualAttempt(companyId: string, deliveryId: string, endpoint: repo.EndpointRow): Promise<repo.DeliveryRow> {
-    const started = await repo.beginManualAttempt(db, companyId, deliveryId);
+    const started = await repo.beginManualAttempt(forCompany(db, companyId), deliveryId);
     if (!started) throw new NotFoundError("webhook_delivery");
     const outcome = await attempt(started, endpoint);
     await repo.recordAttempt(
@@ -164,7 +165,7 @@ export function createWebhookService({
         deliveredAt: outcome.ok ? clock.now() : null,
       },
     );
-    return (await repo.findDelivery(db, companyId, deliveryId))!;
+    return (await repo.findDelivery(forCompany(db, companyId), deliveryId))!;
   }
 
   return {
@@ -182,13 +183,13 @@ export function createWebhookService({
         created_at: now,
         updated_at: now,
       };
-      await repo.insertEndpoint(db, row);
+      await repo.insertEndpoint(forCompany(db, row.company_id), row);
       return presentEndpoint(row, true);
     },
 
     async list(actor: Actor): Promise<Endpoint[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
-      return (await repo.listEndpoints(db, actor.companyId)).map((row) => presentEndpoint(row));
+      return (await repo.listEndpoints(forCompany(db, actor.companyId))).map((row) => presentEndpoint(row));
     },
 
     async get(actor: Actor, id: string): Promise<Endpoint> {
@@ -213,8 +214,8 @@ export function createWebhookService({
         updated_at: clock.now(),
       };
       await db.transaction(async (tx) => {
-        await repo.updateEndpoint(tx, next);
-        if (row.enabled && !next.enabled) await repo.stopPendingDeliveries(tx, actor.companyId, row.id);
+        await repo.updateEndpoint(forCompany(tx, next.company_id), next);
+        if (row.enabled && !next.enabled) await repo.stopPendingDeliveries(forCompany(tx, actor.companyId), row.id);
       });
       return presentEndpoint(next, true);
     },
@@ -224,13 +225,13 @@ export function createWebhookService({
       requireScope(actor, "webhooks:write");
       const row = await endpointOf(actor, id);
       const next = { ...row, secret: generateSigningSecret(), updated_at: clock.now() };
-      await repo.updateEndpoint(db, next);
+      await repo.updateEndpoint(forCompany(db, next.company_id), next);
       return presentEndpoint(next, true);
     },
 
     async remove(actor: Actor, id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
       requireScope(actor, "webhooks:write");
-      if (!isUuid(id) || !(await repo.deleteEndpoint(db, actor.companyId, id))) throw new NotFoundError("webhook_endpoint");
+      if (!isUuid(id) || !(await repo.deleteEndpoint(forCompany(db, actor.companyId), id))) throw new NotFoundError("webhook_endpoint");
       return { object: "webhook_endpoint", id, deleted: true };
     },
 
@@ -242,7 +243,7 @@ export function createWebhookService({
       const now = clock.now();
       const envelope = buildEnvelope(type, sampleObject(type, now), now, true);
       const deliveryId = newId();
-      await repo.insertDelivery(db, {
+      await repo.insertDelivery(forCompany(db, actor.companyId), {
         company_id: actor.companyId,
         id: deliveryId,
         endpoint_id: endpoint.id,
@@ -272,13 +273,13 @@ export function createWebhookService({
     async recentDeliveries(actor: Actor, endpointId: string): Promise<Delivery[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
       const endpoint = await endpointOf(actor, endpointId);
-      return (await repo.listRecentDeliveries(db, actor.companyId, endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
+      return (await repo.listRecentDeliveries(forCompany(db, actor.companyId), endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
     },
 
     /** One delivery with its payload (dashboard delivery page), even when older than the recent list shows. */
     async getDelivery(actor: Actor, deliveryId: string): Promise<Delivery> {
       requireScope(actor, "webhooks:read", "webhooks:write");
-      const row = isUuid(deliveryId) ? await repo.findDelivery(db, actor.companyId, deliveryId) : undefined;
+      const row = isUuid(deliveryId) ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId) : undefined;
       if (!row) throw new NotFoundError("webhook_delivery");
       return presentDelivery(row);
     },
@@ -286,15 +287,15 @@ export function createWebhookService({
     /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
     async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
-      return (await repo.listFailingDeliveries(db, actor.companyId, Math.min(Math.max(limit, 1), 100))).map(presentDelivery);
+      return (await repo.listFailingDeliveries(forCompany(db, actor.companyId), Math.min(Math.max(limit, 1), 100))).map(presentDelivery);
     },
 
     /** Sends the same event again (same id and body), now, as one more attempt. */
     async resend(actor: Actor, deliveryId: string): Promise<Delivery> {
       requireScope(actor, "webhooks:write");
-      const delivery = isUuid(deliveryId) ? await repo.findDelivery(db, actor.companyId, deliveryId) : undefined;
+      const delivery = isUuid(deliveryId) ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId) : undefined;
       if (!delivery) throw new NotFoundError("webhook_delivery");
-      const endpoint = (await repo.findEndpoint(db, actor.companyId, delivery.endpoint_id))!;
+      const endpoint = (await repo.findEndpoint(forCompany(db, actor.companyId), delivery.endpoint_id))!;
       if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
       return presentDelivery(await manualAttempt(actor.companyId, delivery.id, endpoint));
     },
