@@ -9,6 +9,7 @@ import { createLogger, type Logger } from "./platform/logger.js";
 import { createMetrics } from "./platform/metrics.js";
 import { buildHttpApp } from "./surfaces/http/http-app.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./surfaces/worker/delivery-worker.js";
+import { createInvoiceWorker, type InvoiceWorker } from "./surfaces/worker/invoice-worker.js";
 
 export interface App {
   db: Database;
@@ -16,6 +17,10 @@ export interface App {
   http: FastifyInstance;
   /** The webhook delivery worker; `main.ts` starts it, tests drive it with `drain()`. */
   worker: DeliveryWorker;
+  /** Issues drafts once their period is over (BILLING_INVOICE_GRACE; null when off); started with the worker. */
+  invoiceWorker: InvoiceWorker | null;
+  /** Starts the workers this process runs (BILLING_WORKER): webhook deliveries, and invoices unless off. */
+  startWorkers(): void;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -33,6 +38,7 @@ export async function createApp(
   const { db, services, clock } = core;
   try {
     const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
+    const invoiceWorker = config.invoiceGraceMs === null ? null : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs });
     if (config.bootstrap) {
       const { company, createdKey } = await services.access.bootstrap(config.bootstrap.companyName, config.bootstrap.apiKey);
       logger.info({ company_id: company.id, created_key: createdKey }, "bootstrap company ready");
@@ -63,11 +69,17 @@ export async function createApp(
       services,
       http,
       worker,
+      invoiceWorker,
+      startWorkers() {
+        worker.start();
+        invoiceWorker?.start();
+      },
       logger,
-      /** Stops accepting requests, finishes those in flight and the webhook attempts under way, then closes. */
+      /** Stops accepting requests, finishes those in flight, the webhook attempts and the invoice round under way, then closes. */
       async close() {
         await http.close();
         await worker.stop();
+        await invoiceWorker?.stop();
         await core.close();
       },
     };

@@ -62,3 +62,18 @@ describe("configuration: the admin token and the failed-authentication throttle"
     }
   });
 });
+
+describe("configuration: issuing invoices", () => {
+  it("issues drafts 3 days after their period unless BILLING_INVOICE_GRACE says otherwise; off: by hand only", () => {
+    const grace = (value?: string) => loadConfig({ BILLING_DATA_DIR: "memory://", ...(value === undefined ? {} : { BILLING_INVOICE_GRACE: value }) }).invoiceGraceMs;
+    assert.equal(grace(), 3 * 86_400_000);
+    assert.equal(grace(""), 3 * 86_400_000);
+    assert.equal(grace("12h"), 12 * 3_600_000);
+    assert.equal(grace("0s"), 0);
+    assert.equal(grace("1.5d"), 36 * 3_600_000);
+    assert.equal(grace("off"), null);
+    for (const bad of ["3", "three days", "-1d", "3w", "on"]) {
+      assert.throws(() => grace(bad), (e: Error) => e instanceof ConfigError && /BILLING_INVOICE_GRACE/.test(e.message) && /or off/.test(e.message), bad);
+    }
+  });
+});

@@ -22,6 +22,8 @@ export interface Config {
   };
   /** Whether this process runs the webhook delivery worker beside the API (BILLING_WORKER, default on). */
   runWorker: boolean;
+  /** BILLING_INVOICE_GRACE: drafts are issued this long after their period ends; null: by hand only. */
+  invoiceGraceMs: number | null;
   logLevel: string;
   /** Requests per API key and process (BILLING_RATE_LIMIT, default 100/s; off disables). */
   rateLimit: RateLimit | null;
@@ -41,12 +43,12 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** "1m" → 60000. Units ms, s, m, h. */
+/** "1m" → 60000. Units ms, s, m, h, d. */
 function parseDuration(text: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(text);
-  if (!match) throw new ConfigError(`Not a duration: '${text}' (use a number with ms, s, m or h)`);
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(text);
+  if (!match) throw new ConfigError(`Not a duration: '${text}' (use a number with ms, s, m, h or d)`);
   return Math.round(Number(match[1]) * UNIT_MS[match[2]!]!);
 }
 
@@ -140,6 +142,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs,
     },
     runWorker: parseBoolean("BILLING_WORKER", env.BILLING_WORKER, true),
+    // How long after its billing period ends the worker issues a draft (docs/operations.md); off: by hand only.
+    invoiceGraceMs: (() => {
+      const text = env.BILLING_INVOICE_GRACE || "3d";
+      if (text.trim() === "off") return null;
+      try {
+        return parseDuration(text);
+      } catch (error) {
+        throw new ConfigError(`BILLING_INVOICE_GRACE: ${(error as Error).message}, or off`);
+      }
+    })(),
     requestTimeoutMs: parseDuration(env.BILLING_REQUEST_TIMEOUT ?? "30s"),
     ingest: {
       lanes: parseSmallInteger("BILLING_INGEST_LANES", env.BILLING_INGEST_LANES, 2),

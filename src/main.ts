@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
   const address = await app.http.listen({ port: config.port, host: config.host });
-  if (config.runWorker) app.worker.start();
+  if (config.runWorker) app.startWorkers();
   app.logger.info({ url: address, storage: config.storage.kind }, `billing service listening on ${address}`);
 
   let stopping = false;

@@ -56,6 +56,7 @@ AS $$
 DECLARE
   v_count integer;
   v_invoices text[];    -- per pair: its draft's number (NULL: missing)
+  v_closed boolean;     -- some pair's invoice is no longer a draft (step 2), or was issued since (step 4)
   v_stored text[];      -- ids this call inserted
   v_quantities numeric[] := p_line_quantities;
   v_charges numeric[] := p_line_charges;
@@ -80,9 +81,9 @@ BEGIN
   END IF;
 
   -- 2. Every pair's draft, in pair order; nothing is locked yet.
-  SELECT array_agg(i.number ORDER BY w.n) INTO v_invoices
+  SELECT array_agg(i.number ORDER BY w.n), bool_or(i.status <> 'draft') INTO v_invoices, v_closed
     FROM unnest(p_pair_contracts, p_pair_starts) WITH ORDINALITY AS w(c, p, n)
-    LEFT JOIN LATERAL (SELECT number FROM invoices i
+    LEFT JOIN LATERAL (SELECT number, status FROM invoices i
                         WHERE i.company_id = p_company AND i.contract_id = w.c AND i.period_start = w.p LIMIT 1) AS i ON true;
   IF array_position(v_invoices, NULL) IS NOT NULL THEN
     -- A missing draft matters only for a new event (a stored duplicate needs none).
@@ -91,6 +92,22 @@ BEGIN
         FROM (SELECT u.id, p_line_pairs[u.line] AS pair FROM unnest(p_ids, p_event_lines) AS u(id, line)) AS e
         LEFT JOIN LATERAL (SELECT 1 AS found FROM usage_events s WHERE s.company_id = p_company AND s.id = e.id LIMIT 1) AS s ON true
        WHERE v_invoices[e.pair] IS NULL AND s.found IS NULL;
+    GET DIAGNOSTICS v_count = ROW_COUNT;
+    IF v_count > 0 THEN
+      RETURN;
+    END IF;
+  END IF;
+
+  -- 2b. A pair whose invoice has left draft (issued, paid or void) is closed: each of its new events is
+  --     refused (period_closed), never moved to another invoice. Its stored events stay duplicates, as anywhere.
+  IF v_closed THEN
+    RETURN QUERY
+      SELECT 'closed'::text, p_pair_contracts[e.pair], p_pair_starts[e.pair], e.id
+        FROM (SELECT u.id, p_line_pairs[u.line] AS pair FROM unnest(p_ids, p_event_lines) AS u(id, line)) AS e
+        JOIN LATERAL (SELECT 1 FROM invoices i
+                       WHERE i.company_id = p_company AND i.number = v_invoices[e.pair] AND i.status <> 'draft') AS c ON true
+        LEFT JOIN LATERAL (SELECT 1 AS found FROM usage_events s WHERE s.company_id = p_company AND s.id = e.id LIMIT 1) AS s ON true
+       WHERE s.found IS NULL;
     GET DIAGNOSTICS v_count = ROW_COUNT;
     IF v_count > 0 THEN
       RETURN;
@@ -177,9 +194,15 @@ BEGIN
   SELECT array_agg(DISTINCT v_invoices[l.pair] ORDER BY v_invoices[l.pair]) INTO v_locked
     FROM unnest(p_line_pairs, v_quantities) AS l(pair, quantity)
    WHERE l.quantity IS NOT NULL;
-  PERFORM 1 FROM invoices
-    WHERE company_id = p_company AND number = ANY(v_locked)
-    ORDER BY number FOR UPDATE;
+  --    A draft issued since step 2 (its lock waited for the finalization) takes the whole call back: the
+  --    service calls again, and step 2b refuses its events.
+  SELECT bool_or(l.status <> 'draft') INTO v_closed
+    FROM (SELECT status FROM invoices
+           WHERE company_id = p_company AND number = ANY(v_locked)
+           ORDER BY number FOR UPDATE) AS l;
+  IF v_closed THEN
+    RAISE EXCEPTION 'a draft invoice was issued while usage was stored on it' USING ERRCODE = '40001';
+  END IF;
 
   INSERT INTO invoice_lines AS l (company_id, invoice_number, line_key, kind, rule_id, metric, description,
                                   quantity, rate, charge_total, capped_total)

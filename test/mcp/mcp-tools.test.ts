@@ -29,7 +29,15 @@ const READ_TOOLS = [
   "get_invoice",
   "list_customers",
 ] as const;
-const WRITE_TOOLS = ["create_sample_contract", "add_pricing_rule", "update_pricing_rule", "submit_usage", "project_invoice", "create_customer"] as const;
+const WRITE_TOOLS = [
+  "create_sample_contract",
+  "add_pricing_rule",
+  "update_pricing_rule",
+  "submit_usage",
+  "project_invoice",
+  "finalize_invoice",
+  "create_customer",
+] as const;
 
 interface List<T> {
   object: "list";
@@ -82,7 +90,24 @@ describeEachEngine("MCP tools", (t) => {
     update_pricing_rule: { contract_id: contract.id, rule_id: "any-rule", fields: { amount: "25.00" } },
     submit_usage: { events: [usageEvent(contract.id)] },
     project_invoice: { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+    finalize_invoice: { number: invoiceNumber, confirm: true },
     create_customer: { name: "Scoped Out Ltd" },
+  });
+
+  it("finalizes an invoice only with confirm: true, and lists invoices by status", async () => {
+    const customer = await createCustomer(t(), a.key, { name: "Finalize Ltd" });
+    const own = await createSampleContract(t(), a.key, customer.id);
+    await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(own.id)] });
+    const draft = (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data[0]!;
+    for (const missing of [{ number: draft.number }, { number: draft.number, confirm: false }, { number: draft.number, confirm: "yes" }]) {
+      await toolError(t(), token.full, "finalize_invoice", missing, "invalid_request");
+    }
+    assert.equal((await toolOk<Invoice>(t(), token.full, "get_invoice", { number: draft.number })).status, "draft", "nothing issued without confirm");
+    await toolError(t(), token.other, "finalize_invoice", { number: draft.number, confirm: true }, "not_found");
+    const issued = await toolOk<Invoice>(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true });
+    assert.equal(issued.status, "issued");
+    assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "issued" })).data.map((i) => i.number), [draft.number]);
+    assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data, []);
   });
 
   it("answers tools/call without an initialize first (stateless) and lists every tool with its scope", async () => {

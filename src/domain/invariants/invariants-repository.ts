@@ -1,4 +1,6 @@
 import type { Queryable } from "../../db/database.js";
+import type { FrozenBill } from "../invoices/invoice-figures.js";
+import type { LineRecord } from "../invoices/invoice-lines.js";
 
 export interface LineEventMismatch {
   company_id: string;
@@ -151,6 +153,51 @@ export async function findUndeliveredEvents(db: Queryable, companyId: string | n
       WHERE ($1::uuid IS NULL OR ev.company_id = $1)
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                          WHERE d.company_id = ev.company_id AND d.event_id = ev.id AND d.endpoint_id = w.id)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface FrozenInvoiceRow {
+  company_id: string;
+  number: string;
+  currency: string;
+  minimum_amount: string | null;
+  billed: FrozenBill;
+  subtotal: string;
+  tax: string;
+  total: string;
+  lines: LineRecord[];
+}
+
+/** Every invoice that has left draft, with the figures it was issued with and its stored lines. */
+export async function listFrozenInvoices(db: Queryable, companyId: string | null): Promise<FrozenInvoiceRow[]> {
+  const { rows } = await db.query<FrozenInvoiceRow>(
+    `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.billed, i.subtotal::text,
+            i.tax::text, i.total::text,
+            COALESCE((SELECT json_agg(json_build_object(
+                       'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
+                       'quantity', l.quantity::text, 'rate', l.rate::text, 'charge_total', l.charge_total::text,
+                       'capped_total', l.capped_total::text))
+                        FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json) AS lines
+       FROM invoices i
+      WHERE ($1::uuid IS NULL OR i.company_id = $1) AND i.status <> 'draft'
+      ORDER BY i.company_id, i.seq`,
+    [companyId],
+  );
+  return rows;
+}
+
+/** Events stored on an invoice after it was issued (at most 1,000). */
+export async function findEventsAfterIssue(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ id: string; invoice_number: string; ingested_at: Date; issued_at: Date }[]> {
+  const { rows } = await db.query<{ id: string; invoice_number: string; ingested_at: Date; issued_at: Date }>(
+    `SELECT e.id, e.invoice_number, e.ingested_at, i.issued_at
+       FROM usage_events e JOIN invoices i ON i.company_id = e.company_id AND i.number = e.invoice_number
+      WHERE ($1::uuid IS NULL OR e.company_id = $1) AND i.issued_at IS NOT NULL AND e.ingested_at > i.issued_at
       LIMIT 1000`,
     [companyId],
   );

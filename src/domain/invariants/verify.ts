@@ -1,4 +1,8 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Queryable } from "../../db/database.js";
+import { billInvoice, freezeBill } from "../invoices/invoice-figures.js";
+import { lineFromRecord } from "../invoices/invoice-lines.js";
+import { Big } from "../kernel/money.js";
 import * as repo from "./invariants-repository.js";
 
 export interface VerifyReport {
@@ -11,10 +15,11 @@ export interface VerifyReport {
 /**
  * Checks the invariants over the stored data (one company, or all with null): every event on exactly one
  * line of its own contract's invoice for its month, whose exact sums match its events; no rule's capped
- * charges above its monthly cap; program versions 1..current without
- * gaps; every event delivered (or queued) to each endpoint subscribed when it happened, and no delivery
+ * charges above its monthly cap; program versions 1..current without gaps; every event delivered (or queued) to each endpoint subscribed when it happened, and no delivery
  * without its event. A draft stores no rounded figure (amounts, fee unit prices, the minimum true-up and the
- * totals are derived when it is read, by invoice-figures.ts), so there is none to drift from its lines.
+ * totals are derived when it is read, by invoice-figures.ts), so there is none to drift from its lines; an
+ * issued, paid or void invoice keeps the figures it was issued with, which must still be what its lines
+ * bill, and no event may have been stored on it after it was issued.
  */
 export async function verifyBilling(db: Queryable, companyId: string | null = null): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -41,6 +46,18 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   }
   for (const u of await repo.findUndeliveredEvents(db, companyId)) {
     problems.push(`event ${u.id}: no delivery to endpoint ${u.endpoint_id}, which was subscribed when it happened`);
+  }
+  for (const i of await repo.listFrozenInvoices(db, companyId)) {
+    const billed = freezeBill(billInvoice(i.lines.map(lineFromRecord), i.minimum_amount === null ? null : new Big(i.minimum_amount), i.currency));
+    if (!isDeepStrictEqual(billed, i.billed)) {
+      problems.push(`invoice ${i.number}: issued with ${JSON.stringify(i.billed)}, but its lines bill ${JSON.stringify(billed)}`);
+    }
+    if (!new Big(i.subtotal).eq(i.billed.subtotal) || !new Big(i.tax).eq(i.billed.tax) || !new Big(i.total).eq(i.billed.total)) {
+      problems.push(`invoice ${i.number}: totals ${i.subtotal} / ${i.tax} / ${i.total}, but it was issued with ${i.billed.subtotal} / ${i.billed.tax} / ${i.billed.total}`);
+    }
+  }
+  for (const e of await repo.findEventsAfterIssue(db, companyId)) {
+    problems.push(`event ${e.id}: stored on invoice ${e.invoice_number} at ${e.ingested_at.toISOString()}, after it was issued at ${e.issued_at.toISOString()}`);
   }
   const { count, ratedTotal } = await repo.countUsageEvents(db, companyId);
   return { ok: problems.length === 0, events: count, ratedTotal, problems };

@@ -4,6 +4,7 @@ import { addDays } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { nextCounterValues } from "../contracts/contract-repository.js";
+import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord, type Line } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 
@@ -13,6 +14,8 @@ export interface DraftInvoice {
   contractId: string;
   periodStart: string;
   currency: string;
+  /** Only a draft changes (invoice-lifecycle.ts); a locked invoice of another status is left as it is. */
+  status: string;
   minimum: Big | null;
   projectedAt: Date | null;
   lines: Map<string, Line>;
@@ -44,11 +47,6 @@ export class RetryTransaction extends Error {
 export const periodKey = (contractId: string, periodStart: string) => `${contractId}|${periodStart}`;
 
 const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
-
-const termsDays = (paymentTerms: string | null) => {
-  const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;
-  return Number.isInteger(days) ? days : 30;
-};
 
 function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
   return {
@@ -113,7 +111,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
             periodStart: w.periodStart,
             periodEnd: w.periodEnd,
             issuedDate,
-            dueDate: addDays(issuedDate, termsDays(w.paymentTerms)),
+            dueDate: dueDateOf(issuedDate, w.paymentTerms),
           };
         });
         return new Set(await repo.insertDraftInvoices(forCompany(tx, companyId), rows, clock.now()));
@@ -137,6 +135,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
           contractId: row.contract_id,
           periodStart: row.period_start,
           currency: row.currency,
+          status: row.status,
           minimum: row.minimum_amount === null ? null : new Big(row.minimum_amount),
           projectedAt: null,
           lines: new Map(),
@@ -163,6 +162,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       const removed: { invoiceNumber: string; key: string }[] = [];
       const invoices: repo.InvoiceStateWrite[] = [];
       for (const draft of drafts) {
+        if (draft.status !== "draft") continue; // issued, paid or void: frozen
         for (const line of draft.lines.values()) {
           const write = toLineWrite(draft.number, line);
           const before = draft.original.get(line.key);

@@ -1,4 +1,4 @@
-import { Big, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.js";
+import { Big, divideToChargePrecision, roundToMinorUnit, toDecimalString } from "../kernel/money.js";
 import type { Line, LineKindName } from "./invoice-lines.js";
 
 /**
@@ -68,4 +68,46 @@ export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currenc
   );
   const tax = ZERO;
   return { lines: keyed.map((k) => k.line), subtotal, tax, total: subtotal.plus(tax) };
+}
+
+/** The figures an invoice was issued with, as stored on it (decimals as text, exactly as billed). */
+export interface FrozenBill {
+  lines: { kind: LineKindName; rule_id: string | null; metric: string | null; description: string; quantity: string; unit_price: string; amount: string }[];
+  subtotal: string;
+  tax: string;
+  total: string;
+}
+
+export function freezeBill(billed: BilledInvoice): FrozenBill {
+  return {
+    lines: billed.lines.map((l) => ({
+      kind: l.kind,
+      rule_id: l.ruleId,
+      metric: l.metric,
+      description: l.description,
+      quantity: toDecimalString(l.quantity),
+      unit_price: toDecimalString(l.unitPrice),
+      amount: toDecimalString(l.amount),
+    })),
+    subtotal: toDecimalString(billed.subtotal),
+    tax: toDecimalString(billed.tax),
+    total: toDecimalString(billed.total),
+  };
+}
+
+export function thawBill(frozen: FrozenBill): BilledInvoice {
+  return {
+    lines: frozen.lines.map((l) => ({
+      kind: l.kind,
+      ruleId: l.rule_id,
+      metric: l.metric,
+      description: l.description,
+      quantity: new Big(l.quantity),
+      unitPrice: new Big(l.unit_price),
+      amount: new Big(l.amount),
+    })),
+    subtotal: new Big(frozen.subtotal),
+    tax: new Big(frozen.tax),
+    total: new Big(frozen.total),
+  };
 }

@@ -1,4 +1,6 @@
+import type { Queryable } from "../../db/database.js";
 import type { CompanyScope } from "../../db/company-scope.js";
+import type { FrozenBill } from "./invoice-figures.js";
 import type { LineRecord } from "./invoice-lines.js";
 
 export interface InvoiceRow {
@@ -12,6 +14,9 @@ export interface InvoiceRow {
   period_end: string;
   minimum_amount: string | null;
   projected_at: Date | null;
+  /** Issued, paid and void invoices: the figures they were issued with (null on drafts). */
+  billed: FrozenBill | null;
+  issued_at: Date | null;
   issued_date: string;
   due_date: string;
   paid_date: string | null;
@@ -30,6 +35,7 @@ export interface LockedInvoice {
   period_start: string;
   currency: string;
   minimum_amount: string | null;
+  status: string;
 }
 
 export interface PeriodKey {
@@ -46,7 +52,7 @@ const LINES_JSON = `COALESCE((
   FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json)`;
 
 const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
-  i.minimum_amount::text AS minimum_amount, i.projected_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
+  i.minimum_amount::text AS minimum_amount, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
   i.updated_at, c.metrics, ${LINES_JSON} AS lines`;
 
 /**
@@ -57,7 +63,7 @@ const INVOICE_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status,
  */
 export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
   const { rows } = await tx.query<LockedInvoice>(
-    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount
+    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, i.status
        FROM invoices i
       WHERE i.company_id = $1
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
@@ -263,6 +269,65 @@ export async function listInvoiceStates(
       ORDER BY i.seq
       LIMIT $5`,
     [status, periodStart, afterSeq, limit],
+  );
+  return rows;
+}
+
+/** Locks one invoice by number (FOR UPDATE), for a change of its status. */
+export async function lockInvoiceByNumber(
+  db: CompanyScope,
+  number: string,
+): Promise<{ number: string; contract_id: string; period_start: string; period_end: string; status: string; issued_date: string } | undefined> {
+  const { rows } = await db.query<{ number: string; contract_id: string; period_start: string; period_end: string; status: string; issued_date: string }>(
+    `SELECT number, contract_id, period_start, period_end, status, issued_date FROM invoices
+      WHERE company_id = $1 AND number = $2
+      FOR UPDATE`,
+    [number],
+  );
+  return rows[0];
+}
+
+/** Issues a locked draft: its status, dates and the figures it is issued with, frozen from now on. */
+export async function issueInvoice(
+  db: CompanyScope,
+  issue: { number: string; at: Date; issuedDate: string; dueDate: string; billed: FrozenBill; subtotal: string; tax: string; total: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE invoices
+        SET status = 'issued', issued_at = $3, issued_date = $4, due_date = $5, billed = $6, subtotal = $7, tax = $8, total = $9,
+            updated_at = $3
+      WHERE company_id = $1 AND number = $2 AND status = 'draft'`,
+    [issue.number, issue.at, issue.issuedDate, issue.dueDate, JSON.stringify(issue.billed), issue.subtotal, issue.tax, issue.total],
+  );
+}
+
+/** Marks a locked, issued invoice paid. */
+export async function payInvoice(db: CompanyScope, number: string, paidDate: string, at: Date): Promise<void> {
+  await db.query(
+    "UPDATE invoices SET status = 'paid', paid_date = $3, paid_at = $4, updated_at = $4 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    [number, paidDate, at],
+  );
+}
+
+/** Voids a locked, issued invoice. */
+export async function voidInvoice(db: CompanyScope, number: string, at: Date): Promise<void> {
+  await db.query(
+    "UPDATE invoices SET status = 'void', voided_at = $3, updated_at = $3 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    [number, at],
+  );
+}
+
+/**
+ * Drafts of every company whose billing period ended on or before `lastPeriodEnd` (the invoice worker's
+ * search: it serves all companies, each row naming its own), oldest period first.
+ */
+export async function findDraftsDue(db: Queryable, lastPeriodEnd: string, limit: number): Promise<{ company_id: string; number: string }[]> {
+  const { rows } = await db.query<{ company_id: string; number: string }>(
+    `SELECT company_id, number FROM invoices
+      WHERE status = 'draft' AND period_end <= $1
+      ORDER BY period_end, company_id, number
+      LIMIT $2`,
+    [lastPeriodEnd, limit],
   );
   return rows;
 }

@@ -18,7 +18,7 @@ export const invoiceSchema = z.object({
   object: z.literal("invoice"),
   number: z.string(),
   contract: z.string(),
-  status: z.string(),
+  status: z.enum(["draft", "issued", "paid", "void"]).describe("draft → issued → paid; issued → void. Only a draft changes."),
   subtotal: jsonDecimal,
   tax: jsonDecimal,
   total: jsonDecimal,
@@ -67,3 +67,12 @@ export const invoiceListFilters = z.object({
   from: calendarDate().optional().describe("Billing period start on or after"),
   to: calendarDate().optional().describe("Billing period end on or before"),
 });
+
+export const invoiceNumberParams = z.object({ number: z.string().min(1).max(64) });
+
+/** POST /v1/billing/invoices/{number}/pay: the date it was paid, by default the service's today (UTC). */
+export const payInvoiceInput = z
+  .object({
+    paid_date: calendarDate().optional().describe("The day the payment was received (UTC); defaults to today. Not before issued_date, not in the future."),
+  })
+  .strict();

@@ -1,29 +1,34 @@
 import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
-import { findRatingContexts } from "../contracts/contract-repository.js";
+import type { Database, Tx } from "../../db/database.js";
+import { findRatingContexts, type RatingContextRow } from "../contracts/contract-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
-import { isCalendarMonth, periodOf, parseDate } from "../kernel/billing-period.js";
+import { isCalendarMonth, periodOf, parseDate, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { NotFoundError, ValidationError } from "../kernel/errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
-import { Big, toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import { Big, toDecimalString, toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
-import { periodKey, withDrafts, type DraftInvoices } from "./draft-invoices.js";
-import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
+import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
+import { billInvoice, freezeBill, thawBill, type BilledInvoice } from "./invoice-figures.js";
+import { dueDateOf, lastDuePeriodEnd, paidDateOf, transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
 import { lineFromRecord, projectLines } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 import type { Invoice, InvoiceProjection, InvoiceWithLines } from "./invoice-schemas.js";
 
-/** Every figure of a stored invoice, derived from its lines by the one function that derives them. */
-const billStored = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency">): BilledInvoice =>
+/** Every figure of a draft, derived from its lines by the one function that derives them. */
+const billDraft = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency">): BilledInvoice =>
   billInvoice(row.lines.map(lineFromRecord), row.minimum_amount === null ? null : new Big(row.minimum_amount), row.currency);
+
+/** An invoice's figures: a draft's derived now, any other's as it was issued (frozen). */
+const billStored = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency" | "billed">): BilledInvoice =>
+  row.billed === null ? billDraft(row) : thawBill(row.billed);
 
 function presentInvoice(row: repo.InvoiceRow, billed: BilledInvoice): Invoice {
   return {
     object: "invoice",
     number: row.number,
     contract: row.contract_id,
-    status: row.status,
+    status: row.status as InvoiceStatus,
     subtotal: toJsonMoney(billed.subtotal, row.currency),
     tax: toJsonMoney(billed.tax, row.currency),
     total: toJsonMoney(billed.total, row.currency),
@@ -52,7 +57,79 @@ function presentLines(billed: BilledInvoice, currency: string) {
 
 const presentListed = (row: repo.InvoiceRow) => presentInvoice(row, billStored(row));
 
+/** 409 for a projection of a period whose invoice has left draft: the period is closed. */
+const notADraft = (status: InvoiceStatus, number: string) =>
+  new ConflictError(`Invoice ${number} is ${status}: its period is closed and its lines no longer change`, `invoice_is_${status}`);
+
 export function createInvoiceService({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+  /**
+   * Brings a locked draft up to date as projection does (docs/decisions.md, "Invoices", projection): subscription
+   * lines, one-time fees not billed on another invoice, the usage rated onto it, the monthly minimum. Saves it;
+   * returns its figures.
+   */
+  async function bringUpToDate(tx: Tx, companyId: string, contract: RatingContextRow, draft: DraftInvoice): Promise<BilledInvoice> {
+    const billedElsewhere = await repo.findOneTimeRulesBilled(forCompany(tx, companyId), contract.id, draft.number);
+    const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere);
+    draft.lines = lines;
+    draft.minimum = minimum;
+    draft.projectedAt = clock.now();
+    await drafts.save(tx, companyId, [draft]);
+    return billInvoice(lines.values(), minimum, draft.currency);
+  }
+
+  /** The invoice as the API answers it, read in `tx` (after a change made in it). */
+  async function read(tx: Tx, companyId: string, number: string): Promise<InvoiceWithLines> {
+    const row = await repo.findInvoice(forCompany(tx, companyId), number);
+    if (!row) throw new NotFoundError("invoice");
+    const billed = billStored(row);
+    return { ...presentInvoice(row, billed), line_items: presentLines(billed, row.currency) };
+  }
+
+  /**
+   * One change of status, under the invoice's row lock: what `transition` allows, applied by `apply`; an
+   * action that happened already answers the invoice unchanged (`unchanged` may refuse that, e.g. a payment
+   * on another date). Concurrent calls on one invoice queue on the lock: one applies, the rest see its result.
+   */
+  async function change(
+    companyId: string,
+    number: string,
+    action: InvoiceAction,
+    apply: (tx: Tx, invoice: NonNullable<Awaited<ReturnType<typeof repo.lockInvoiceByNumber>>>) => Promise<void>,
+    unchanged?: (invoice: NonNullable<Awaited<ReturnType<typeof repo.lockInvoiceByNumber>>>, tx: Tx) => Promise<void>,
+  ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
+    return db.transaction(async (tx) => {
+      const invoice = await repo.lockInvoiceByNumber(forCompany(tx, companyId), number);
+      if (!invoice) throw new NotFoundError("invoice");
+      const verdict = transition(invoice.status as InvoiceStatus, action);
+      if (verdict.kind === "refused") throw verdict.error;
+      if (verdict.kind === "apply") await apply(tx, invoice);
+      else await unchanged?.(invoice, tx);
+      return { invoice: await read(tx, companyId, number), applied: verdict.kind === "apply" };
+    });
+  }
+
+  /** Issues a draft: brought up to date as projection does, then frozen with its figures and dates. */
+  async function finalize(companyId: string, number: string): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
+    return change(companyId, number, "finalize", async (tx, invoice) => {
+      const [contract] = await findRatingContexts(forCompany(tx, companyId), [invoice.contract_id]);
+      const wanted = { contractId: invoice.contract_id, periodStart: invoice.period_start, periodEnd: invoice.period_end, currency: "", paymentTerms: null };
+      const draft = (await drafts.lock(tx, companyId, [wanted])).get(periodKey(invoice.contract_id, invoice.period_start))!;
+      const billed = await bringUpToDate(tx, companyId, contract!, draft);
+      const now = clock.now();
+      const issuedDate = toDateString(now);
+      await repo.issueInvoice(forCompany(tx, companyId), {
+        number,
+        at: now,
+        issuedDate,
+        dueDate: dueDateOf(issuedDate, contract!.payment_terms),
+        billed: freezeBill(billed),
+        subtotal: toDecimalString(billed.subtotal),
+        tax: toDecimalString(billed.tax),
+        total: toDecimalString(billed.total),
+      });
+    });
+  }
+
   return {
     async list(actor: Actor, filter: repo.InvoiceFilter, page: PageRequest): Promise<Page<Invoice>> {
       requireScope(actor, "invoices:read");
@@ -114,13 +191,8 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       };
       return withDrafts(db, ensureAndRemember, actor.companyId, async (tx) => {
         const draft = (await drafts.lock(tx, actor.companyId, [wanted])).get(periodKey(contract.id, period.start))!;
-        const billedElsewhere = await repo.findOneTimeRulesBilled(forCompany(tx, actor.companyId), contract.id, draft.number);
-        const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere);
-        draft.lines = lines;
-        draft.minimum = minimum;
-        draft.projectedAt = clock.now();
-        await drafts.save(tx, actor.companyId, [draft]);
-        const totals = billInvoice(lines.values(), minimum, draft.currency);
+        if (draft.status !== "draft") throw notADraft(draft.status as InvoiceStatus, draft.number);
+        const totals = await bringUpToDate(tx, actor.companyId, contract, draft);
         return {
           object: "invoice" as const,
           number: draft.number,
@@ -134,6 +206,60 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           billing_period: { start: period.start, end: period.end },
         };
       });
+    },
+
+    /** POST /v1/billing/invoices/{number}/finalize: draft → issued; an issued or paid invoice answers unchanged. */
+    async finalize(actor: Actor, number: string): Promise<InvoiceWithLines> {
+      requireScope(actor, "invoices:write");
+      return (await finalize(actor.companyId, number)).invoice;
+    },
+
+    /**
+     * POST …/pay: issued → paid on `paidDate` (default: today, by the service's clock). A paid invoice answers
+     * unchanged, unless the date given is another one (409).
+     */
+    async pay(actor: Actor, number: string, paidDate?: string): Promise<InvoiceWithLines> {
+      requireScope(actor, "invoices:write");
+      const { invoice } = await change(
+        actor.companyId,
+        number,
+        "pay",
+        async (tx, invoice) => {
+          const now = clock.now();
+          await repo.payInvoice(forCompany(tx, actor.companyId), number, paidDateOf(paidDate, invoice.issued_date, toDateString(now)), now);
+        },
+        async (_invoice, tx) => {
+          if (paidDate === undefined) return;
+          const current = await read(tx, actor.companyId, number);
+          if (current.paid_date !== paidDate) {
+            throw new ConflictError(`Invoice ${number} was paid on ${current.paid_date}`, "invoice_is_paid");
+          }
+        },
+      );
+      return invoice;
+    },
+
+    /** POST …/void: issued → void; a void invoice answers unchanged. */
+    async void(actor: Actor, number: string): Promise<InvoiceWithLines> {
+      requireScope(actor, "invoices:write");
+      const { invoice } = await change(actor.companyId, number, "void", async (tx) => {
+        await repo.voidInvoice(forCompany(tx, actor.companyId), number, clock.now());
+      });
+      return invoice;
+    },
+
+    /**
+     * The invoice worker's round: issues up to `limit` drafts, of every company, whose billing period ended
+     * more than `graceMs` ago. Each is finalized in its own transaction, exactly as by hand; a draft another
+     * process issued meanwhile is left as it is. Returns how many drafts it found due, and how many it issued.
+     */
+    async issueDue(graceMs: number, limit: number): Promise<{ found: number; issued: number }> {
+      const due = await repo.findDraftsDue(db, lastDuePeriodEnd(clock.now(), graceMs), limit);
+      let issued = 0;
+      for (const draft of due) {
+        if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
+      }
+      return { found: due.length, issued };
     },
 
     /**
@@ -155,7 +281,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         const states = await repo.listInvoiceStates(forCompany(db, actor.companyId), "draft", period.start, after, 1000);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
-          sums.set(state.currency, { total: sum.total.plus(billStored(state).total), invoices: sum.invoices + 1 });
+          sums.set(state.currency, { total: sum.total.plus(billDraft(state).total), invoices: sum.invoices + 1 });
         }
         if (states.length < 1000) break;
         after = states[states.length - 1]!.seq;

@@ -12,6 +12,8 @@ import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
 export interface WrittenDuplicates {
   duplicates: Set<string>;
   verdicts: Map<string, boolean>;
+  /** Events refused because their period's invoice is no longer a draft (period_closed): stored nowhere. */
+  closed: Set<string>;
 }
 
 interface Pending {
@@ -106,13 +108,14 @@ export function createBatchWriter({
   }
 
   async function writeGroup(companyId: string, group: Pending[]): Promise<void> {
+    const closed = new Set<string>();
     for (let attempt = 0; group.length > 0; attempt++) {
       // An id sent by two requests of the group goes to the database once, for the first of them.
       const seen = new Set<string>();
       const merged: BatchEventWrite[] = [];
       const sentBy = group.map((p) =>
         p.writes.filter((w) => {
-          if (seen.has(w.id)) return false;
+          if (closed.has(w.id) || seen.has(w.id)) return false;
           seen.add(w.id);
           merged.push(w);
           return true;
@@ -120,7 +123,7 @@ export function createBatchWriter({
       );
       let outcome;
       try {
-        outcome = await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
+        outcome = merged.length === 0 ? nothingWritten() : await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
         if (outcome.stale.length > 0) {
           // Requests rated against a changed contract start over; the others go again without them.
           const stale = new Set(outcome.stale);
@@ -128,6 +131,11 @@ export function createBatchWriter({
           const [affected, rest] = partition(group, (p) => p.writes.some((w) => stale.has(w.contractId)));
           for (const p of affected) p.reject(error);
           group = rest;
+          continue;
+        }
+        if (outcome.closed.length > 0) {
+          // Their invoice was issued: refused, never moved to another invoice; the rest go again without them.
+          for (const id of outcome.closed) closed.add(id);
           continue;
         }
         if (outcome.missing.length > 0) {
@@ -140,7 +148,9 @@ export function createBatchWriter({
         }
       } catch (error) {
         // Requests of other processes sharing event ids can deadlock with this one; PostgreSQL aborts one.
-        if ((error as { code?: string }).code === "40P01" && attempt < 5) continue;
+        // 40001: a draft was issued while the call stored usage on it (the call was taken back).
+        const code = (error as { code?: string }).code;
+        if ((code === "40P01" || code === "40001") && attempt < 5) continue;
         for (const p of group) p.reject(error);
         return;
       }
@@ -157,8 +167,12 @@ export function createBatchWriter({
           else if (outcome.compared && !recheck.has(w.id)) verdicts.set(w.id, differs.has(w.id));
         }
         const duplicates = new Set<string>();
-        for (const w of p.writes) if (!mine.has(w.id)) duplicates.add(w.id);
-        p.resolve({ duplicates, verdicts });
+        const refused = new Set<string>();
+        for (const w of p.writes) {
+          if (closed.has(w.id) && !mine.has(w.id)) refused.add(w.id);
+          else if (!mine.has(w.id)) duplicates.add(w.id);
+        }
+        p.resolve({ duplicates, verdicts, closed: refused });
       });
       return;
     }
@@ -190,6 +204,7 @@ export function createBatchWriter({
       // Every lane has answered; a failure is the request's, after the lanes that succeeded are accounted for.
       const duplicates = new Set<string>();
       const verdicts = new Map<string, boolean>();
+      const closed = new Set<string>();
       const stored: string[] = [];
       const staleIds = new Set<string>();
       let failure: unknown = null;
@@ -197,6 +212,7 @@ export function createBatchWriter({
         if (result.status === "fulfilled") {
           for (const w of parts[i]![1]) {
             if (result.value.duplicates.has(w.id)) duplicates.add(w.id);
+            else if (result.value.closed.has(w.id)) closed.add(w.id);
             else stored.push(w.id);
           }
           for (const [id, differs] of result.value.verdicts) verdicts.set(id, differs);
@@ -208,11 +224,14 @@ export function createBatchWriter({
       });
       if (failure !== null) throw failure;
       if (staleIds.size > 0) throw new StaleContracts([...staleIds], stored);
-      return { duplicates, verdicts };
+      return { duplicates, verdicts, closed };
     },
   };
 }
 
+
+/** The outcome of a call left with no event to send (every one refused as closed). */
+const nothingWritten = () => ({ stale: [], missing: [], closed: [], stored: [], compared: false, differs: [], recheck: [] });
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

@@ -243,7 +243,7 @@ export function createUsageIngestion({
       const capped = candidates.some((c) => c.rule.monthly_cap !== null);
       let written: WrittenDuplicates;
       try {
-        written = capped ? { duplicates: await lockingPath(companyId, candidates), verdicts: new Map() } : await batchPath(companyId, candidates);
+        written = capped ? await lockingPath(companyId, candidates) : await batchPath(companyId, candidates);
       } catch (error) {
         if (error instanceof StaleContracts && error.storedIds.length > 0) {
           const entryOf = new Map(candidates.map((c) => [c.input.event_id, c.index]));
@@ -253,9 +253,11 @@ export function createUsageIngestion({
       }
       for (const candidate of candidates) {
         const id = candidate.input.event_id;
-        outcomes[candidate.index] = written.duplicates.has(id)
-          ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
-          : { kind: "accepted", duplicate: false };
+        outcomes[candidate.index] = written.closed.has(id)
+          ? periodClosed(candidate)
+          : written.duplicates.has(id)
+            ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
+            : { kind: "accepted", duplicate: false };
       }
     }
     parsed.forEach((p) => {
@@ -335,12 +337,14 @@ export function createUsageIngestion({
   }
 
   /** The locking path for batches with capped rules: see rateAndStore. Stored duplicates never reach it. */
-  async function lockingPath(companyId: string, candidates: Candidate[]): Promise<Set<string>> {
+  async function lockingPath(companyId: string, candidates: Candidate[]): Promise<WrittenDuplicates> {
     const stored = await findStoredEventIds(forCompany(db, companyId), candidates.map((c) => c.input.event_id));
     const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
     const attempt = { recheckStored: false };
-    const meanwhile = fresh.length > 0 ? await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, fresh, attempt)) : new Set<string>();
-    return new Set([...stored, ...meanwhile]);
+    const closed = new Set<string>();
+    const meanwhile =
+      fresh.length > 0 ? await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, fresh, attempt, closed)) : new Set<string>();
+    return { duplicates: new Set([...stored, ...meanwhile]), verdicts: new Map(), closed };
   }
 
   /**
@@ -352,6 +356,7 @@ export function createUsageIngestion({
     companyId: string,
     candidates: Candidate[],
     attempt: { recheckStored: boolean },
+    closed: Set<string>,
   ): Promise<Set<string>> {
     const wanted = new Map<string, WantedInvoice>();
     for (const c of candidates) wanted.set(periodKey(c.contract.id, c.periodStart), wantedInvoice(c));
@@ -363,7 +368,14 @@ export function createUsageIngestion({
     const storedMeanwhile = attempt.recheckStored
       ? await findStoredEventIds(forCompany(tx, companyId), candidates.map((c) => c.input.event_id))
       : new Set<string>();
-    const toStore = candidates.filter((c) => !storedMeanwhile.has(c.input.event_id));
+    // An invoice that has left draft is closed: its period's events are refused (held by the lock, it stays so).
+    closed.clear();
+    const toStore = candidates.filter((c) => {
+      if (storedMeanwhile.has(c.input.event_id)) return false;
+      if (locked.get(periodKey(c.contract.id, c.periodStart))!.status === "draft") return true;
+      closed.add(c.input.event_id);
+      return false;
+    });
 
     const capUsed = new Map<string, Map<string, Big>>();
     const writes: RatedEventWrite[] = [];
@@ -400,6 +412,15 @@ export function createUsageIngestion({
     }
     return storedMeanwhile;
   }
+}
+
+/** The refusal of an event whose month's invoice is no longer a draft (docs/api.md, "Usage events"). */
+function periodClosed(c: Candidate): Outcome {
+  return {
+    kind: "rejected",
+    code: "period_closed",
+    message: `The invoice of ${c.contract.id} for ${c.periodStart.slice(0, 7)} has been issued: its period is closed`,
+  };
 }
 
 /** A duplicate's copy as compared with the stored event; `candidate`: its verdict, when it was not refused. */

@@ -191,6 +191,8 @@ export interface BatchEventWrite extends Omit<RatedEventWrite, "invoiceNumber">,
 export type BatchOutcome = {
   stale: string[];
   missing: { contractId: string; periodStart: string }[];
+  /** New events whose period's invoice is no longer a draft: refused (then nothing was written). */
+  closed: string[];
   stored: "all" | string[];
   /** The duplicates were compared with their stored events (migrations/functions/billing_ingest_usage_lines.sql): those in `differs` differ,
    *  those in `recheck` were not judged, the others are identical. When false, none was compared. */
@@ -202,8 +204,8 @@ export type BatchOutcome = {
 /**
  * Stores a rated batch and folds it into its draft invoices in one call of billing_ingest_usage_lines
  * (migrations/functions/billing_ingest_usage_lines.sql): one round trip, one short transaction; the lines' sums go along, already added up.
- * Reports contracts that changed since they were read, or drafts that must be created first (then nothing
- * was written), else which events it stored: all of them, or those listed (the others were duplicates),
+ * Reports contracts that changed since they were read, drafts that must be created first, or periods whose
+ * invoice has been issued (then nothing was written), else which events it stored: all of them, or those listed (the others were duplicates),
  * and, for a call of replays, which duplicates differ from their stored events (migrations/functions/billing_ingest_usage_lines.sql).
  */
 export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
@@ -276,7 +278,7 @@ export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchE
       anyPair ? scopePairs : [],
     ],
   );
-  const outcome: BatchOutcome = { stale: [], missing: [], stored: [], compared: false, differs: [], recheck: [] };
+  const outcome: BatchOutcome = { stale: [], missing: [], closed: [], stored: [], compared: false, differs: [], recheck: [] };
   const stored: string[] = [];
   for (const row of rows) {
     if (row.outcome === "stored") {
@@ -284,6 +286,7 @@ export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchE
       else stored.push(row.event_id);
     } else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
     else if (row.outcome === "missing") outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
+    else if (row.outcome === "closed") outcome.closed.push(row.event_id!);
     else if (row.outcome === "compared") outcome.compared = true;
     else if (row.outcome === "differs") outcome.differs.push(row.event_id!);
     else if (row.outcome === "recheck") outcome.recheck.push(row.event_id!);

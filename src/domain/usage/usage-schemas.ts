@@ -55,6 +55,7 @@ export const REJECTION_CODES = [
   "outside_contract_term",
   "unknown_metric",
   "invalid_event",
+  "period_closed",
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 

@@ -10,7 +10,7 @@ import { stringifyJson } from "../../platform/exact-json.js";
 const USAGE = `Usage: billing <command>
 
   billing serve                                         start the service (same as npm start)
-  billing worker                                        deliver webhooks only, beside other service processes
+  billing worker                                        deliver webhooks and issue due invoices, beside other service processes
   billing companies create --name NAME
   billing api-keys create --company ID [--scopes a,b] [--name N] [--expires-at ISO]
   billing api-keys revoke ID
@@ -95,12 +95,12 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 }
 
-/** `billing worker`: the webhook delivery worker as a process of its own (no HTTP listener). */
+/** `billing worker`: the webhook delivery and invoice workers as a process of their own (no HTTP listener). */
 async function runWorker(): Promise<void> {
   const { createApp } = await import("../../app.js");
   const app = await createApp(loadConfig());
-  app.worker.start();
-  app.logger.info("webhook delivery worker started");
+  app.startWorkers();
+  app.logger.info("webhook delivery and invoice workers started");
   const stop = () => {
     app.logger.info("worker stopping: finishing the attempts in flight");
     app.close().then(

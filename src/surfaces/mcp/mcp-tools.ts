@@ -3,7 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { CONTRACT_STATUSES, addPricingRuleInput, updatePricingRuleInput } from "../../domain/contracts/contract-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
-import { projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
+import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
@@ -148,12 +148,19 @@ export function buildMcpServer(services: Services, caller: McpCaller): McpServer
   tool(
     "list_invoices",
     "read:invoices",
-    "Lists invoices, newest first, by contract, status or billing-period dates (YYYY-MM-DD).",
-    { contract: z.string().min(1).max(255).optional(), status: z.string().min(1).max(50).optional(), from: date.optional(), to: date.optional(), ...page },
+    "Lists invoices, newest first, by contract, status (draft, issued, paid or void) or billing-period dates (YYYY-MM-DD).",
+    { ...invoiceListFilters.shape, ...page },
     async (a) =>
       list(await invoices.list(actor, { contractId: a.contract, status: a.status, from: a.from, to: a.to }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
   );
-  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", { number: z.string().min(1).max(64) }, (a) => invoices.get(actor, a.number));
+  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", invoiceNumberParams.shape, (a) => invoices.get(actor, a.number));
+  tool(
+    "finalize_invoice",
+    "write:invoices",
+    "Issues a draft invoice: brings it up to date as projection does, then freezes its lines and totals and sets its issued and due dates. It cannot be undone (an issued invoice can only be paid or voided), so it needs confirm: true, which should follow the user's explicit approval. Finalizing an issued invoice answers it unchanged.",
+    { ...invoiceNumberParams.shape, confirm: z.literal(true).describe("true: the user has approved issuing this invoice") },
+    (a) => invoices.finalize(actor, a.number),
+  );
   tool(
     "project_invoice",
     "write:invoices",

@@ -1,6 +1,13 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
-import { invoiceProjectionSchema, invoiceSchema, invoiceListFilters, invoiceWithLinesSchema, projectInvoiceInput } from "../../../domain/invoices/invoice-schemas.js";
+import {
+  invoiceListFilters,
+  invoiceNumberParams,
+  invoiceProjectionSchema,
+  invoiceSchema,
+  invoiceWithLinesSchema,
+  payInvoiceInput,
+  projectInvoiceInput,
+} from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
@@ -39,7 +46,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           summary: "Create or update the draft invoice of a contract and month",
           description: "Adds subscription lines, attaches usage, and tops up to the monthly minimum. Idempotent.",
           body: projectInvoiceInput,
-          response: { 200: invoiceProjectionSchema, 400: errorSchema, 404: errorSchema },
+          response: { 200: invoiceProjectionSchema, 400: errorSchema, 404: errorSchema, 409: errorSchema.describe("invoice_is_<status>: the month's invoice has been issued") },
         },
       },
       async (request) =>
@@ -56,11 +63,62 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         schema: {
           tags: ["Invoices"],
           summary: "Get an invoice with its line items",
-          params: z.object({ number: z.string().min(1).max(64) }),
+          params: invoiceNumberParams,
           response: { 200: invoiceWithLinesSchema, 404: errorSchema },
         },
       },
       async (request) => services.invoices.get(actorOf(request), request.params.number),
+    );
+
+    // The lifecycle (docs/decisions.md, "Invoices"): each answers the invoice with its lines; repeating an
+    // action that happened answers it unchanged; a transition its status forbids is 409 `invoice_is_<status>`.
+    const transitionResponses = {
+      200: invoiceWithLinesSchema,
+      404: errorSchema,
+      409: errorSchema.describe("invoice_is_draft, invoice_is_paid or invoice_is_void: the invoice's status forbids it"),
+    };
+    app.post(
+      "/v1/billing/invoices/:number/finalize",
+      {
+        schema: {
+          tags: ["Invoices"],
+          summary: "Issue a draft invoice",
+          description:
+            "Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged.",
+          params: invoiceNumberParams,
+          response: transitionResponses,
+        },
+      },
+      async (request) => services.invoices.finalize(actorOf(request), request.params.number),
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/pay",
+      {
+        schema: {
+          tags: ["Invoices"],
+          summary: "Mark an issued invoice paid",
+          description: "Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409).",
+          params: invoiceNumberParams,
+          body: payInvoiceInput.nullish(),
+          response: { ...transitionResponses, 400: errorSchema },
+        },
+      },
+      async (request) => services.invoices.pay(actorOf(request), request.params.number, request.body?.paid_date),
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/void",
+      {
+        schema: {
+          tags: ["Invoices"],
+          summary: "Void an issued invoice",
+          description: "An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged.",
+          params: invoiceNumberParams,
+          response: transitionResponses,
+        },
+      },
+      async (request) => services.invoices.void(actorOf(request), request.params.number),
     );
   };
 }

@@ -1,0 +1,68 @@
+import type { Services } from "../../domain/services.js";
+import type { Logger } from "../../platform/logger.js";
+
+/** How often the worker looks for drafts to issue: periods end at midnight, so a minute late is nothing. */
+const DEFAULT_INTERVAL_MS = 60_000;
+const ROUND = 100;
+
+/**
+ * The invoice worker (a surface: it only loops and calls the domain): issues every draft whose billing period
+ * ended more than the grace period ago (BILLING_INVOICE_GRACE), as finalizing by hand would. Runs beside the
+ * webhook worker, in each service process or in `billing worker`; any number of them may run at once, since
+ * each draft is issued under its row lock and an issued one is left as it is, and a crash mid-way rolls
+ * back that one draft, which the next round issues.
+ */
+export function createInvoiceWorker(invoices: Services["invoices"], logger: Logger, options: { graceMs: number; intervalMs?: number }) {
+  const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: (() => void) | undefined;
+
+  /** Issues what is due now, in rounds of 100; returns how many this process issued. */
+  async function runOnce(): Promise<number> {
+    let total = 0;
+    try {
+      for (;;) {
+        const round = await invoices.issueDue(options.graceMs, ROUND);
+        total += round.issued;
+        if (round.found < ROUND) break;
+      }
+      if (total > 0) logger.info({ issued: total }, "draft invoices issued");
+    } catch (error) {
+      logger.error({ err: error }, "issuing due invoices failed");
+    }
+    return total;
+  }
+
+  return {
+    runOnce,
+
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = (async () => {
+        while (running) {
+          await runOnce();
+          if (!running) break;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, intervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      })();
+    },
+
+    /** Stops after the round in progress. */
+    async stop(): Promise<void> {
+      running = false;
+      wake?.();
+      await loop;
+    },
+  };
+}
+
+export type InvoiceWorker = ReturnType<typeof createInvoiceWorker>;
