@@ -15,6 +15,7 @@ import { it } from "node:test";
 import Big from "big.js";
 import fc from "fast-check";
 import { verifyBilling } from "../../src/domain/invariants/verify.js";
+import type { LineRecord } from "../../src/domain/invoices/invoice-lines.js";
 import { JsonNumber, parseJsonExact } from "../../src/platform/exact-json.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import {
@@ -194,17 +195,6 @@ function checkAnswers(results: SubmitResult[], ref: RefInvoice, label: string): 
   });
 }
 
-interface StoredLine {
-  line_key: string;
-  kind: string;
-  rule_id: string | null;
-  metric: string | null;
-  description: string;
-  quantity: string;
-  rate: string | null;
-  charge_total: string;
-  capped_total: string;
-}
 
 interface Billed {
   label: string;
@@ -271,8 +261,8 @@ async function checkContract(
 
   // Stored lines: exact sums only (every rounded figure is derived when the invoice is read); projection adds
   // no line of its own, the sample program having no subscription and its minimum being derived too.
-  const { rows: storedLines } = await t.app.db.query<StoredLine>(
-    `SELECT line_key, kind, rule_id, metric, description, quantity::text, rate::text, charge_total::text, capped_total::text
+  const { rows: storedLines } = await t.app.db.query<LineRecord>(
+    `SELECT line_key AS key, kind, rule_id, metric, description, quantity::text, rate::text, charge_total::text, capped_total::text
        FROM invoice_lines WHERE company_id = $1 AND invoice_number = $2`,
     [companyId, invoice.number],
   );

@@ -4,6 +4,7 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, CHARGE_DP, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.js";
 import { billInvoice, type BilledInvoice, type BilledLine } from "./invoice-figures.js";
 import { addCharge, type Charge, type Line, lineIdentity, minimumOf, projectLines } from "./invoice-lines.js";
+import { feeCharge as fee, linesOf, usageCharge as usage } from "../../../test/fixtures/invoice-charges.js";
 import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
 // Every figure an invoice shows, derived from its stored exact sums when it is read.
@@ -16,36 +17,6 @@ const subscription = rule({ id: "sub", name: "Platform fee", type: "subscription
 const support = rule({ id: "support", name: "Support", type: "subscription", metric: null, amount: "10.00", frequency: "monthly" });
 const setup = rule({ id: "setup", name: "Setup fee", type: "one_time", metric: null, amount: "250.00" });
 const minimumRule = rule({ id: "min", name: "Monthly minimum", type: "minimum", metric: null, amount: "1000.00", frequency: "monthly" });
-
-const usage = (r: PricingRule, quantity: string, unitPrice: string, charge: string): Charge => ({
-  kind: "usage",
-  rule: r,
-  metric: r.metric!,
-  quantity: new Big(quantity),
-  unitPrice: new Big(unitPrice),
-  charge: new Big(charge),
-  cappedCharge: new Big(charge),
-});
-
-const fee = (r: PricingRule, quantity: string | Big, amount: string | Big): Charge => ({
-  kind: "fee",
-  rule: r,
-  metric: r.metric!,
-  quantity: new Big(quantity),
-  unitPrice: null,
-  charge: new Big(amount),
-  cappedCharge: new Big(0),
-});
-
-/** The stored lines the charges make, added one by one as rating does. */
-function linesOf(charges: Charge[]): Map<string, Line> {
-  const lines = new Map<string, Line>();
-  for (const charge of charges) {
-    const { key } = lineIdentity(charge);
-    lines.set(key, addCharge(lines.get(key), charge));
-  }
-  return lines;
-}
 
 /** The one line the charges make. */
 const lineOf = (...charges: Charge[]): Line => {

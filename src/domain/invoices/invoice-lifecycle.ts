@@ -6,10 +6,9 @@ import { ConflictError, ValidationError } from "../kernel/errors.js";
  * `void`. Only a draft changes; issuing freezes it. Pure: the service applies what these decide, under the
  * invoice's row lock.
  */
-export type InvoiceStatus = "draft" | "issued" | "paid" | "void";
+export const INVOICE_STATUSES = ["draft", "issued", "paid", "void"] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export type InvoiceAction = "finalize" | "pay" | "void";
-
-export const INVOICE_STATUSES: readonly InvoiceStatus[] = ["draft", "issued", "paid", "void"];
 
 /**
  * What an action does to an invoice in a status: `apply` (the transition), `unchanged` (it happened already:
@@ -44,7 +43,7 @@ export function transition(status: InvoiceStatus, action: InvoiceAction): Transi
 }
 
 /** Days of a customer's payment terms (`Net 30`); 30 when the customer has none. */
-export function termsDays(paymentTerms: string | null): number {
+function termsDays(paymentTerms: string | null): number {
   const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;
   return Number.isInteger(days) ? days : 30;
 }

@@ -13,6 +13,7 @@ import {
   projectLines,
   usageDescription,
 } from "./invoice-lines.js";
+import { feeCharge as fee, linesOf, usageCharge as usage } from "../../../test/fixtures/invoice-charges.js";
 import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
 // The stored state of a draft: exact sums only. Every figure an invoice shows (amounts, fee unit prices, the
@@ -22,38 +23,6 @@ const rule = (fields: Partial<PricingRule>): PricingRule => baseRule({ metric: "
 
 const wire = rule({ id: "wire", name: "Wire", metric: "wire", amount: "20.00" });
 const card = rule({ id: "card", name: "Card", metric: "card", model: "percentage", rate: "0.029" });
-
-/** A usage charge at `unitPrice`; the capped part defaults to the whole charge. */
-const usage = (r: PricingRule, quantity: string, unitPrice: string, charge: string, cappedCharge = charge): Charge => ({
-  kind: "usage",
-  rule: r,
-  metric: r.metric!,
-  quantity: new Big(quantity),
-  unitPrice: new Big(unitPrice),
-  charge: new Big(charge),
-  cappedCharge: new Big(cappedCharge),
-});
-
-/** A pre-calculated fee: billed as is, never capped. */
-const fee = (r: PricingRule, quantity: string, amount: string): Charge => ({
-  kind: "fee",
-  rule: r,
-  metric: r.metric!,
-  quantity: new Big(quantity),
-  unitPrice: null,
-  charge: new Big(amount),
-  cappedCharge: new Big(0),
-});
-
-/** The lines the charges make, added one by one as rating does. */
-function linesOf(charges: Charge[]): Map<string, Line> {
-  const lines = new Map<string, Line>();
-  for (const charge of charges) {
-    const { key } = lineIdentity(charge);
-    lines.set(key, addCharge(lines.get(key), charge));
-  }
-  return lines;
-}
 
 /** A line with its decimals as strings, for comparing. */
 const plain = (line: Line) => ({

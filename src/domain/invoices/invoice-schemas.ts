@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
+import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
 
@@ -18,7 +19,7 @@ export const invoiceSchema = z.object({
   object: z.literal("invoice"),
   number: z.string(),
   contract: z.string(),
-  status: z.enum(["draft", "issued", "paid", "void"]).describe("draft → issued → paid; issued → void. Only a draft changes."),
+  status: z.enum(INVOICE_STATUSES).describe("draft → issued → paid; issued → void. Only a draft changes."),
   subtotal: jsonDecimal,
   tax: jsonDecimal,
   total: jsonDecimal,

@@ -1,5 +1,6 @@
 import type { WebhookService } from "../../domain/webhooks/webhook-service.js";
 import type { Logger } from "../../platform/logger.js";
+import { createPollLoop } from "./poll-loop.js";
 
 export interface DeliveryWorkerOptions {
   pollIntervalMs?: number;
@@ -17,9 +18,6 @@ export interface DeliveryWorkerOptions {
 export function createDeliveryWorker(webhooks: WebhookService, logger: Logger, options: DeliveryWorkerOptions = {}) {
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const limits = { limit: options.concurrency ?? 32, perEndpoint: options.perEndpoint ?? 4 };
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
 
   async function runOnce(): Promise<number> {
     try {
@@ -29,6 +27,8 @@ export function createDeliveryWorker(webhooks: WebhookService, logger: Logger, o
       return 0;
     }
   }
+
+  const polling = createPollLoop(runOnce, pollIntervalMs);
 
   return {
     runOnce,
@@ -40,36 +40,14 @@ export function createDeliveryWorker(webhooks: WebhookService, logger: Logger, o
       }
     },
 
-    start(): void {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          const sent = await runOnce();
-          if (sent > 0 || !running) continue;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, pollIntervalMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = undefined;
-        }
-      })();
-    },
+    /** Starts the loop: at once while deliveries are due, else every poll interval (or when nudged). */
+    start: polling.start,
 
     /** Looks for due deliveries now instead of at the next poll. */
-    nudge(): void {
-      wake?.();
-    },
+    nudge: polling.nudge,
 
     /** Stops taking new work and waits for the attempts in flight (graceful shutdown). */
-    async stop(): Promise<void> {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    stop: polling.stop,
   };
 }
 

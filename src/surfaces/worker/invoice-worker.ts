@@ -1,5 +1,6 @@
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
+import { createPollLoop } from "./poll-loop.js";
 
 /** How often the worker looks for drafts to issue: periods end at midnight, so a minute late is nothing. */
 const DEFAULT_INTERVAL_MS = 60_000;
@@ -14,9 +15,6 @@ const ROUND = 100;
  */
 export function createInvoiceWorker(invoices: Services["invoices"], logger: Logger, options: { graceMs: number; intervalMs?: number }) {
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
-  let running = false;
-  let loop: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
 
   /** Issues what is due now, in rounds of 100; returns how many this process issued. */
   async function runOnce(): Promise<number> {
@@ -34,34 +32,20 @@ export function createInvoiceWorker(invoices: Services["invoices"], logger: Logg
     return total;
   }
 
+  // A round that issued drafts issued every due one (in rounds of 100): wait for the next interval either way.
+  const polling = createPollLoop(async () => {
+    await runOnce();
+    return 0;
+  }, intervalMs);
+
   return {
     runOnce,
 
-    start(): void {
-      if (running) return;
-      running = true;
-      loop = (async () => {
-        while (running) {
-          await runOnce();
-          if (!running) break;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, intervalMs);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          wake = undefined;
-        }
-      })();
-    },
+    /** Starts the rounds: one now, then one per interval. */
+    start: polling.start,
 
     /** Stops after the round in progress. */
-    async stop(): Promise<void> {
-      running = false;
-      wake?.();
-      await loop;
-    },
+    stop: polling.stop,
   };
 }
 
