@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
 import { findRatingContexts, type RatingContextRow } from "../contracts/contract-repository.js";
@@ -13,6 +14,8 @@ import { billInvoice, freezeBill, thawBill, type BilledInvoice } from "./invoice
 import { dueDateOf, lastDuePeriodEnd, paidDateOf, transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
 import { lineFromRecord, projectLines } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
+import { findLastStatementSeq, listStatementRows } from "../usage/usage-repository.js";
+import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
 import type { Invoice, InvoiceProjection, InvoiceWithLines } from "./invoice-schemas.js";
 
 /** Every figure of a draft, derived from its lines by the one function that derives them. */
@@ -56,6 +59,9 @@ function presentLines(billed: BilledInvoice, currency: string) {
 }
 
 const presentListed = (row: repo.InvoiceRow) => presentInvoice(row, billStored(row));
+
+/** Events per page of a usage statement: a page is one query and one chunk of the response. */
+const STATEMENT_PAGE = 5000;
 
 /** 409 for a projection of a period whose invoice has left draft: the period is closed. */
 const notADraft = (status: InvoiceStatus, number: string) =>
@@ -260,6 +266,32 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
       }
       return { found: due.length, issued };
+    },
+
+    /**
+     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, with the SHA-256 of
+     * its content. The events are those stored on the invoice when the call began (up to their highest
+     * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
+     */
+    async usageStatement(actor: Actor, number: string): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
+      requireScope(actor, "invoices:read");
+      const scope = forCompany(db, actor.companyId);
+      const invoice = await repo.findInvoice(scope, number);
+      if (!invoice) throw new NotFoundError("invoice");
+      const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
+      const lastSeq = await findLastStatementSeq(scope, which);
+      async function* chunks(): AsyncGenerator<string> {
+        yield STATEMENT_HEADER;
+        for (let after: string | null = null; lastSeq !== null; ) {
+          const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
+          if (rows.length === 0) return;
+          yield rows.map(statementLine).join("");
+          after = rows[rows.length - 1]!.seq;
+        }
+      }
+      const hash = createHash("sha256");
+      for await (const chunk of chunks()) hash.update(chunk);
+      return { filename: `${number}-usage.csv`, sha256: hash.digest("base64"), chunks };
     },
 
     /**

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
   invoiceListFilters,
@@ -68,6 +69,29 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.invoices.get(actorOf(request), request.params.number),
+    );
+
+    app.get(
+      "/v1/billing/invoices/:number/usage.csv",
+      {
+        schema: {
+          tags: ["Invoices"],
+          summary: "Download the invoice's usage statement (CSV)",
+          description:
+            "Every event billed on the invoice, one row each: event_id, timestamp, metric, counterparty, counterparty_side, pair, quantity, fee_amount, applied_rate, rated_amount, rule_id, pricing_version (decimals as stored). The Content-Digest header carries the SHA-256 of the file (RFC 9530).",
+          params: invoiceNumberParams,
+          response: { 404: errorSchema },
+        },
+      },
+      async (request, reply) => {
+        const statement = await services.invoices.usageStatement(actorOf(request), request.params.number);
+        return reply
+          .type("text/csv; charset=utf-8")
+          .header("content-disposition", `attachment; filename="${statement.filename}"`)
+          .header("content-digest", `sha-256=:${statement.sha256}:`)
+          // A stream is sent as it is (the declared schemas type JSON answers only).
+          .send(Readable.from(statement.chunks()) as never);
+      },
     );
 
     // The lifecycle (docs/decisions.md, "Invoices"): each answers the invoice with its lines; repeating an
