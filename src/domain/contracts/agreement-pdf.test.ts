@@ -1,8 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { hasPdftotext, pdftotext } from "../../../test/support/pdf-text.js";
 import { describe, it } from "node:test";
 import { inflateSync } from "node:zlib";
 import { type AgreementPdfInput, renderAgreementPdf } from "./agreement-pdf.js";
@@ -161,22 +158,6 @@ function infoString(pdf: Buffer, key: string): string {
   }
   if (bytes.startsWith("\u00fe\u00ff")) return utf16beHex(Buffer.from(bytes.slice(2), "latin1").toString("hex"));
   return bytes;
-}
-
-const hasPdftotext = spawnSync("pdftotext", ["-v"]).error === undefined;
-
-/** Cross-check with poppler where it is installed. */
-function pdftotext(pdf: Buffer): string {
-  const dir = mkdtempSync(join(tmpdir(), "agreement-pdf-"));
-  try {
-    const file = join(dir, "agreement.pdf");
-    writeFileSync(file, pdf);
-    const run = spawnSync("pdftotext", ["-layout", "-enc", "UTF-8", file, "-"], { encoding: "utf8" });
-    assert.equal(run.status, 0, run.stderr);
-    return run.stdout;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
-import { findRatingContexts, type RatingContextRow } from "../contracts/contract-repository.js";
+import { findContract, findRatingContexts, type RatingContextRow } from "../contracts/contract-repository.js";
+import { findCompanyById } from "../access/access-repository.js";
+import { findCustomerById } from "../customers/customer-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { isCalendarMonth, periodOf, parseDate, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
@@ -266,6 +268,43 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
       }
       return { found: due.length, issued };
+    },
+
+    /**
+     * GET …/pdf: the invoice as a PDF for the customer, from what GET answers (an issued invoice's frozen
+     * figures, a draft's as they are now, marked DRAFT), the seller's and the customer's details.
+     */
+    async pdf(actor: Actor, number: string): Promise<{ filename: string; pdf: Buffer }> {
+      requireScope(actor, "invoices:read");
+      const invoice = await read(db, actor.companyId, number);
+      const scope = forCompany(db, actor.companyId);
+      const contract = await findContract(scope, invoice.contract);
+      const [company, customer] = await Promise.all([
+        findCompanyById(db, actor.companyId),
+        contract ? findCustomerById(scope, contract.customer_id) : undefined,
+      ]);
+      // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
+      const { renderInvoicePdf } = await import("./invoice-pdf.js");
+      const pdf = await renderInvoicePdf({
+        sellerName: company?.name ?? "",
+        customer: { name: customer?.name ?? contract?.customer_name ?? "", address: customer?.address ?? null, email: customer?.email ?? null },
+        invoice: {
+          number: invoice.number,
+          status: invoice.status,
+          currency: invoice.currency,
+          period: invoice.billing_period,
+          issuedDate: invoice.issued_date,
+          dueDate: invoice.due_date,
+          paidDate: invoice.paid_date,
+          contract: invoice.contract,
+          lines: invoice.line_items.map((l) => ({ description: l.description, quantity: String(l.quantity), unitPrice: String(l.unit_price), amount: String(l.amount) })),
+          subtotal: String(invoice.subtotal),
+          tax: String(invoice.tax),
+          total: String(invoice.total),
+        },
+        generatedAt: clock.now(),
+      });
+      return { filename: `${number}.pdf`, pdf };
     },
 
     /**

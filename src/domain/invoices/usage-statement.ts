@@ -6,7 +6,7 @@ import type { StatementRow } from "../usage/usage-repository.js";
  * rows of a line add up to the line's exact total, which rounds to its amount). RFC 4180: comma-separated,
  * CRLF line ends, a field quoted when it holds a comma, a quote, a line break or a leading or trailing space.
  */
-export const STATEMENT_COLUMNS = [
+const STATEMENT_COLUMNS = [
   "event_id",
   "timestamp",
   "metric",
@@ -21,7 +21,7 @@ export const STATEMENT_COLUMNS = [
   "pricing_version",
 ] as const;
 
-export function csvField(value: string | null): string {
+function csvField(value: string | null): string {
   if (value === null) return "";
   return /[",\r\n]|^\s|\s$/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }

@@ -72,6 +72,24 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
     );
 
     app.get(
+      "/v1/billing/invoices/:number/pdf",
+      {
+        schema: {
+          tags: ["Invoices"],
+          summary: "Download the invoice as a PDF",
+          description:
+            "Seller, customer (name, address, email), number, period, issue and due dates, lines, subtotal, tax and total, money formatted per currency. A draft is marked DRAFT, a void invoice VOID.",
+          params: invoiceNumberParams,
+          response: { 404: errorSchema },
+        },
+      },
+      async (request, reply) => {
+        const { filename, pdf } = await services.invoices.pdf(actorOf(request), request.params.number);
+        return reply.type("application/pdf").header("content-disposition", `inline; filename="${filename}"`).send(pdf as never);
+      },
+    );
+
+    app.get(
       "/v1/billing/invoices/:number/usage.csv",
       {
         schema: {

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { hasPdftotext, pdftotext } from "../../../test/support/pdf-text.js";
+import { formatMoney } from "../kernel/money-format.js";
+import { invoiceWords, renderInvoicePdf, type InvoicePdfInput } from "./invoice-pdf.js";
+
+const input = (overrides: Partial<InvoicePdfInput["invoice"]> = {}, currency = "USD"): InvoicePdfInput => ({
+  sellerName: "Northwind Payments",
+  customer: { name: "Société Générale", address: "29 Boulevard Haussmann\n75009 Paris", email: "ap@example.fr" },
+  invoice: {
+    number: "INV-000042",
+    status: "issued",
+    currency,
+    period: { start: "2026-03-01", end: "2026-03-31" },
+    issuedDate: "2026-04-04",
+    dueDate: "2026-05-04",
+    paidDate: null,
+    contract: "societe-generale-test",
+    lines: [
+      { description: "domestic_wire usage", quantity: "1234", unitPrice: currency === "JPY" ? "2500" : "20.5", amount: currency === "JPY" ? "3085000" : "25297" },
+      { description: "card fees", quantity: "3", unitPrice: currency === "JPY" ? "333.333333333333" : "0.333333333333", amount: currency === "JPY" ? "1000" : "1" },
+      { description: "Monthly minimum", quantity: "1", unitPrice: currency === "JPY" ? "15000" : "1234567.89", amount: currency === "JPY" ? "15000" : "1234567.89" },
+    ],
+    subtotal: currency === "JPY" ? "3101000" : "1259865.89",
+    tax: "0",
+    total: currency === "JPY" ? "3101000" : "1259865.89",
+    ...overrides,
+  },
+  generatedAt: new Date("2026-04-04T00:00:00.000Z"),
+});
+
+describe("formatMoney", () => {
+  const cases: Array<[string, string, number | undefined, string]> = [
+    ["1234567.89", "USD", undefined, "$1,234,567.89"],
+    ["0", "USD", undefined, "$0.00"],
+    ["3101000", "JPY", undefined, "¥3,101,000"],
+    ["1.002", "KWD", undefined, "KWD 1.002"],
+    ["12345678901234567.89", "EUR", undefined, "€12,345,678,901,234,567.89"],
+    ["0.333333333333", "USD", 12, "$0.333333333333"],
+    ["20.5", "USD", 12, "$20.50"],
+    ["-5.5", "USD", undefined, "-$5.50"],
+  ];
+  for (const [amount, currency, decimals, expected] of cases) {
+    it(`writes ${amount} ${currency} as ${expected}, from its text`, () => {
+      assert.equal(formatMoney(amount, currency, decimals).replace(/\u00a0/g, " "), expected);
+    });
+  }
+});
+
+describe("invoice PDF", () => {
+  it("says who bills whom, for what and when, with money per currency, a draft marked DRAFT and a void one VOID", () => {
+    const issued = invoiceWords(input());
+    assert.equal(issued.title, "Invoice INV-000042");
+    assert.deepEqual(issued.parties[1]!.lines, ["Société Générale", "29 Boulevard Haussmann", "75009 Paris", "ap@example.fr"]);
+    assert.deepEqual(issued.lines[2], ["Monthly minimum", "1", "$1,234,567.89", "$1,234,567.89"]);
+    assert.deepEqual(issued.totals.at(-1), ["Total due", "$1,259,865.89"]);
+    assert.equal(issued.watermark, null);
+    assert.equal(invoiceWords(input({ status: "draft" })).watermark, "DRAFT");
+    assert.equal(invoiceWords(input({ status: "void" })).watermark, "VOID");
+    assert.match(invoiceWords(input({ status: "paid", paidDate: "2026-04-10" })).status, /Paid 2026-04-10/);
+  });
+
+  it("renders the same bytes for the same input", async () => {
+    assert.deepEqual(await renderInvoicePdf(input()), await renderInvoicePdf(input()));
+  });
+
+  it("reads back through pdftotext for a USD and a JPY invoice", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+    const usd = pdftotext(await renderInvoicePdf(input()));
+    for (const text of ["Invoice INV-000042", "Northwind Payments", "Société Générale", "75009 Paris", "ap@example.fr", "2026-03-01 to 2026-03-31", "2026-04-04", "2026-05-04", "domestic_wire usage", "1,234", "$20.50", "$25,297.00", "$0.333333333333", "$1,259,865.89", "Due 2026-05-04"]) {
+      assert.ok(usd.includes(text), `USD invoice: ${text}\n${usd}`);
+    }
+    assert.doesNotMatch(usd, /DRAFT/);
+    const jpy = pdftotext(await renderInvoicePdf(input({ status: "draft" }, "JPY")));
+    for (const text of ["¥2,500", "¥3,085,000", "¥3,101,000", "DRAFT: not final, not yet due"]) assert.ok(jpy.includes(text), `JPY invoice: ${text}\n${jpy}`);
+    assert.doesNotMatch(jpy, /¥3,101,000\.00/, "no decimals for yen");
+  });
+
+  it("continues a long table on the next page with its header", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({ description: `metric_${i} usage`, quantity: "1", unitPrice: "1", amount: "1" }));
+    const text = pdftotext(await renderInvoicePdf(input({ lines: many })));
+    assert.match(text, /Page 1 of [2-9]/);
+    assert.match(text, /Charges of Invoice INV-000042, continued/);
+    assert.ok(text.includes("metric_119 usage"));
+  });
+});
