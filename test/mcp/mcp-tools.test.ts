@@ -27,6 +27,7 @@ const READ_TOOLS = [
   "get_usage_event",
   "list_invoices",
   "get_invoice",
+  "get_invoice_documents",
   "list_customers",
 ] as const;
 const WRITE_TOOLS = [
@@ -84,6 +85,7 @@ describeEachEngine("MCP tools", (t) => {
     get_usage_event: { event_id: eventId },
     list_invoices: { contract: contract.id },
     get_invoice: { number: invoiceNumber },
+    get_invoice_documents: { number: invoiceNumber },
     list_customers: {},
     create_sample_contract: { customer_id: contract.customer_id },
     add_pricing_rule: { contract_id: contract.id, rule: { metric: "card_volume", model: "percentage", rate: 0.029 } },
@@ -108,6 +110,17 @@ describeEachEngine("MCP tools", (t) => {
     assert.equal(issued.status, "issued");
     assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "issued" })).data.map((i) => i.number), [draft.number]);
     assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data, []);
+
+    const links = await toolOk<{ pdf_url: string; usage_statement_url: string; status: string }>(t(), token.read, "get_invoice_documents", { number: draft.number });
+    assert.equal(links.status, "issued");
+    assert.equal(links.pdf_url, `http://localhost:8080/v1/billing/invoices/${draft.number}/pdf`);
+    assert.equal(links.usage_statement_url, `http://localhost:8080/v1/billing/invoices/${draft.number}/usage.csv`);
+    // The links work with an API key of the company.
+    for (const url of [links.pdf_url, links.usage_statement_url]) {
+      const res = await t().call({ method: "GET", url: new URL(url).pathname, key: a.key });
+      assert.equal(res.statusCode, 200, url);
+    }
+    await toolError(t(), token.other, "get_invoice_documents", { number: draft.number }, "not_found");
   });
 
   it("answers tools/call without an initialize first (stateless) and lists every tool with its scope", async () => {

@@ -43,7 +43,7 @@ export interface McpCaller {
  * The MCP server for one request (stateless: any process answers any request). Every tool parses its
  * arguments, calls one service function as the token's company, and presents: no rule lives here.
  */
-export function buildMcpServer(services: Services, caller: McpCaller): McpServer {
+export function buildMcpServer(services: Services, caller: McpCaller, links: { publicUrl: string }): McpServer {
   const server = new McpServer({ name: "usage-billing", version: "1.0.0" }, { capabilities: { tools: {} } });
   // The SDK's own argument check (and any other tool failure it catches) reports in the API's error shape
   // too. createToolError is the SDK's single place for that, private in its types only.
@@ -154,6 +154,17 @@ export function buildMcpServer(services: Services, caller: McpCaller): McpServer
       list(await invoices.list(actor, { contractId: a.contract, status: a.status, from: a.from, to: a.to }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
   );
   tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", invoiceNumberParams.shape, (a) => invoices.get(actor, a.number));
+  tool(
+    "get_invoice_documents",
+    "read:invoices",
+    "Gives the links to an invoice's PDF and to its usage statement (CSV, one row per event, with a SHA-256 Content-Digest). Both are API URLs: fetch them with an API key that has invoices:read.",
+    invoiceNumberParams.shape,
+    async (a) => {
+      const invoice = await invoices.get(actor, a.number);
+      const base = `${links.publicUrl}/v1/billing/invoices/${encodeURIComponent(invoice.number)}`;
+      return { number: invoice.number, status: invoice.status, pdf_url: `${base}/pdf`, usage_statement_url: `${base}/usage.csv` };
+    },
+  );
   tool(
     "finalize_invoice",
     "write:invoices",
