@@ -55,6 +55,9 @@ const skipAll =
   !haveChromium && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium); set CI=1 to make this a failure instead of a skip` : false;
 
 /** A JSON call from the page itself (same origin), with the API key as a bearer token. */
+/** A region's text, for matching. */
+const tableRowsOf = (text: string | null): string => text ?? "";
+
 async function apiFetch(page: Page, key: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
   return page.evaluate(
     async ({ key, path, method, body }) => {
@@ -534,6 +537,55 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         assert.match(text, new RegExp(story.invoiceNumber));
         assert.match(text, /Total\s*2,200\.00 USD/);
         await capture("invoices-projected");
+      });
+
+      step("finalizes the month's invoice, records its payment, and voids next month's once issued", async () => {
+        await visit(page, story.invoiceUrl);
+        const issue = page.getByRole("region", { name: "Issue this invoice" });
+        // The box must be ticked: the browser itself refuses the form without it.
+        await issue.getByRole("button", { name: "Finalize and issue" }).click();
+        assert.equal(new URL(page.url()).pathname, story.invoiceUrl, "not sent without the box");
+        await issue.getByLabel(/I have checked this invoice/).check();
+        await Promise.all([page.waitForURL(/done=finalized/), issue.getByRole("button", { name: "Finalize and issue" }).click()]);
+        await assert.doesNotReject(page.getByText("Invoice issued: its lines and totals are now final.").waitFor());
+        assert.match((await page.locator("dl.facts").first().textContent()) ?? "", /issued/);
+        await capture("invoice-issued");
+
+        const payment = page.getByRole("region", { name: "Payment" });
+        await payment.getByLabel(/The customer has paid/).check();
+        await Promise.all([page.waitForURL(/done=paid/), payment.getByRole("button", { name: "Mark as paid" }).click()]);
+        await assert.doesNotReject(page.getByText("Payment recorded: the invoice is paid.").waitFor());
+        const today = new Date().toISOString().slice(0, 10);
+        assert.match((await page.locator("dl.facts").first().textContent()) ?? "", new RegExp(`Paid${today}`));
+
+        // Next month's draft (projected from the invoices page), issued and then voided from its page.
+        const now = new Date();
+        const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
+        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 0)).toISOString().slice(0, 10);
+        await visit(page, "/invoices");
+        const project = page.locator("details", { hasText: "Project a period" });
+        await project.locator("summary").click();
+        await project.getByLabel("Contract").selectOption(story.contractId);
+        await project.getByLabel(/^Period start/).fill(start);
+        await project.getByLabel(/^Period end/).fill(end);
+        await project.getByRole("button", { name: "Project invoice" }).click();
+        const result = page.getByRole("region", { name: new RegExp(`^Projection of ${story.contractId}`) });
+        await assert.doesNotReject(result.waitFor());
+        const nextNumber = ((await result.getByRole("link").first().textContent()) ?? "").trim();
+        assert.match(nextNumber, /^INV-\d{6}$/);
+        assert.notEqual(nextNumber, story.invoiceNumber);
+        const next = { body: { number: nextNumber } };
+        await visit(page, `/invoices/${encodeURIComponent(next.body.number)}`);
+        await page.getByLabel(/I have checked this invoice/).check();
+        await Promise.all([page.waitForURL(/done=finalized/), page.getByRole("button", { name: "Finalize and issue" }).click()]);
+        await page.getByLabel(/the customer no longer owes it/).check();
+        await Promise.all([page.waitForURL(/done=voided/), page.getByRole("button", { name: "Void invoice" }).click()]);
+        await assert.doesNotReject(page.getByText("Invoice voided: it is no longer owed.").waitFor());
+        await capture("invoice-voided");
+        await visit(page, "/invoices?status=void");
+        const voided = tableRowsOf(await page.getByRole("region", { name: "Invoices, newest first" }).textContent());
+        assert.match(voided, new RegExp(next.body.number));
+        assert.doesNotMatch(voided, new RegExp(`${story.invoiceNumber}\\b`));
       });
 
       step("registers a webhook endpoint at a local receiver and sees the worker's delivery on the endpoint page", async () => {

@@ -205,4 +205,66 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assertAlert(project, 404, /does not exist|not found/i);
     assert.equal((await invoicesOf(t(), owner.key, contract.id)).length, 1, "no April draft for the owner");
   });
+
+  it("finalizes, pays and voids from the invoice page, each only with its box ticked, and names the customer", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Lifecycle Page Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id), usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" })]);
+    const [april, march] = await invoicesOf(t(), key, contract.id);
+    assert.match(tableRows((await client.get("/invoices")).body, CAPTION)[1]!, /<td>Lifecycle Page Co<\/td>/, "the customer's name");
+
+    const draftPage = await client.get(`/invoices/${march!.number}`);
+    assert.match(draftPage.body, /<h2 id="issue-heading">Issue this invoice<\/h2>/);
+    assert.match(draftPage.body, /<input type="checkbox" id="confirm-finalize" name="confirm" value="yes" required>/);
+    assertAlert(await client.post(`/invoices/${march!.number}/finalize`, {}), 400, /Tick the box to confirm/);
+    assert.equal((await getInvoice(t(), key, march!.number)).status, "draft", "nothing issued without the box");
+
+    const finalized = await client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" });
+    assert.equal(finalized.statusCode, 303);
+    assert.equal(finalized.headers.location, `/invoices/${march!.number}?done=finalized`);
+    const issuedPage = await client.get(String(finalized.headers.location));
+    assert.equal(issuedPage.statusCode, 200);
+    assert.match(issuedPage.body, /role="status">Invoice issued: its lines and totals are now final\./);
+    assert.match(issuedPage.body, /class="badge">issued</);
+    assert.equal((await getInvoice(t(), key, march!.number)).status, "issued");
+
+    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { paid_date: "2026-03-16" }), 400, /Tick the box/);
+    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-16" }), 400, /paid_date .* in the future/);
+    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "16 March" }), 400, /paid_date/);
+    const paid = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes" });
+    assert.equal(paid.headers.location, `/invoices/${march!.number}?done=paid`);
+    assert.equal((await getInvoice(t(), key, march!.number)).paid_date, "2026-03-15");
+    assertAlert(await client.post(`/invoices/${march!.number}/void`, { confirm: "yes" }), 409, /paid invoice cannot be voided/);
+
+    assert.equal((await client.post(`/invoices/${april!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
+    const voided = await client.post(`/invoices/${april!.number}/void`, { confirm: "yes" });
+    assert.equal(voided.headers.location, `/invoices/${april!.number}?done=voided`);
+    assert.equal((await getInvoice(t(), key, april!.number)).status, "void");
+    const voidPage = await client.get(`/invoices/${april!.number}`);
+    assert.doesNotMatch(voidPage.body, /Mark as paid|Finalize and issue|Void invoice/, "a void invoice offers no action");
+
+    const other = await dashboardCompany(t);
+    assertAlert(await other.client.post(`/invoices/${april!.number}/void`, { confirm: "yes" }), 404, /does not exist/);
+    assert.equal((await other.client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" }, { csrf: null })).statusCode, 403);
+  });
+
+  it("downloads an invoice's PDF and usage statement for the signed-in company only", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Documents Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 3 })]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const detail = await client.get(`/invoices/${invoice!.number}`);
+    assert.match(detail.body, new RegExp(`href="/invoices/${invoice!.number}/invoice.pdf">Download the PDF`));
+    const pdf = await client.get(`/invoices/${invoice!.number}/invoice.pdf`);
+    assert.equal(pdf.statusCode, 200);
+    assert.equal(pdf.headers["content-type"], "application/pdf");
+    assert.equal(pdf.rawPayload.subarray(0, 5).toString(), "%PDF-");
+    const csv = await client.get(`/invoices/${invoice!.number}/usage.csv`);
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers["content-digest"]), /^sha-256=:[A-Za-z0-9+/]+=*:$/);
+    assert.equal(csv.body.split("\r\n").length, 3, "a header, one event, the final line end");
+    const other = await dashboardCompany(t);
+    assertAlert(await other.client.get(`/invoices/${invoice!.number}/invoice.pdf`), 404, /does not exist/);
+    assertAlert(await other.client.get(`/invoices/${invoice!.number}/usage.csv`), 404, /does not exist/);
+  });
 });

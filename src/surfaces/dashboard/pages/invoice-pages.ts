@@ -1,10 +1,12 @@
+import { Readable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
-import { invoiceListFilters, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
+import { invoiceListFilters, payInvoiceInput, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
+import { ValidationError } from "../../../domain/kernel/errors.js";
 import { pageQuery } from "../../http/list-envelope.js";
 import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, contractPath, csrfField, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
+import { badge, contractPath, csrfField, dataTable, decimal, doneFlash, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -12,8 +14,7 @@ const PAGE_SIZE = 25;
 const invoiceFilterQuery = invoiceListFilters.extend({ starting_after: pageQuery.starting_after });
 
 const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
-// Invoices are drafts today (the service does not issue or collect); the filter still offers the statuses an
-// invoice moves through, as the API's `status` filter takes any text.
+// The statuses an invoice moves through (invoice-lifecycle.ts); the API's `status` filter takes any text.
 const INVOICE_STATUS_CHOICES = [["", "Any status"], ["draft", "draft"], ["issued", "issued"], ["paid", "paid"], ["void", "void"]] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
@@ -74,9 +75,12 @@ function projectionResult(projection: InvoiceProjection): SafeHtml {
 </section>`;
 }
 
-export function invoicesTable(caption: string, invoices: readonly Invoice[]): SafeHtml {
+/** Invoices as a table; `contracts` gives each invoice its customer's name (the contract's customer). */
+export function invoicesTable(caption: string, invoices: readonly Invoice[], contracts: readonly Contract[]): SafeHtml {
+  const customerOf = new Map(contracts.map((c) => [c.id, c.customer_name]));
   return dataTable(caption, [
     { header: "Number", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
+    { header: "Customer", cell: (i) => customerOf.get(i.contract) ?? "—" },
     { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
     { header: "Period", cell: (i) => `${i.billing_period.start} to ${i.billing_period.end}` },
     { header: "Status", cell: (i) => invoiceStatusBadge(i.status) },
@@ -112,13 +116,87 @@ async function listPage(
         ? filtered
           ? emptyState("No invoices match these filters.", html`<p><a href="/invoices">Show all invoices</a></p>`)
           : emptyState("No invoices yet. A draft invoice appears when usage is rated onto a contract, or when you project a period above.")
-        : html`${invoicesTable("Invoices, newest first", result.items)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
+        : html`${invoicesTable("Invoices, newest first", result.items, contracts)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
   } catch (error) {
     ({ status, flash } = formFailure(error));
     body = emptyState("Fix the filters above to see invoices.");
   }
   const content = html`${options.top ?? ""}${projectForm(viewer, contracts, options.project)}<h2>All invoices</h2>${filterForm(contracts, raw)}${body}`;
   return { markup: page(viewer.ctx, "Invoices", content, { flash }), status };
+}
+
+async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, flash?: Flash): Promise<string> {
+  const invoice = await deps.services.invoices.get(viewer.session.actor, number);
+  const currency = invoice.currency;
+  const facts = html`<div class="card"><dl class="facts">
+<dt>Number</dt><dd>${invoice.number}</dd>
+<dt>Contract</dt><dd><a href="${contractPath(invoice.contract)}">${invoice.contract}</a></dd>
+<dt>Status</dt><dd>${invoiceStatusBadge(invoice.status)}</dd>
+<dt>Billing period</dt><dd>${invoice.billing_period.start} to ${invoice.billing_period.end}</dd>
+<dt>Issue date</dt><dd>${invoice.issued_date}</dd>
+<dt>Due date</dt><dd>${invoice.due_date}</dd>
+<dt>Paid</dt><dd>${invoice.paid_date ?? "not yet"}</dd>
+<dt>Currency</dt><dd>${currency}</dd>
+<dt>Metrics</dt><dd>${invoice.metrics.length > 0 ? invoice.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`) : "—"}</dd>
+<dt>Last updated</dt><dd>${when(invoice.updated_at)}</dd>
+</dl></div>`;
+  const lines =
+    invoice.line_items.length === 0
+      ? emptyState("No line items yet: project the period to add subscription and minimum lines.")
+      : dataTable(`Line items of invoice ${invoice.number}`, [
+          { header: "Description", cell: (l) => l.description },
+          { header: "Kind", cell: (l) => l.kind },
+          { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
+          { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
+          { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
+          { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
+        ], invoice.line_items);
+  const totals = html`<div class="card"><dl class="facts">
+<dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
+<dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
+<dt>Total</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
+</dl></div>`;
+  const reproject =
+    invoice.status === "draft"
+      ? html`<form method="post" action="/invoices/project" class="actions">${csrfField(viewer.ctx)}
+<input type="hidden" name="contract" value="${invoice.contract}"><input type="hidden" name="billing_period_start" value="${invoice.billing_period.start}"><input type="hidden" name="billing_period_end" value="${invoice.billing_period.end}">
+<button type="submit" class="secondary">Project this period again</button></form>`
+      : "";
+  const usage = link("/usage", { contract: invoice.contract, from: invoice.billing_period.start, to: invoice.billing_period.end });
+  const documents = html`<p class="actions"><a href="${invoicePath(invoice.number)}/invoice.pdf">Download the PDF</a> · <a href="${invoicePath(invoice.number)}/usage.csv">Download the usage statement (CSV)</a></p>`;
+  const content = html`${facts}${lifecycleForms(viewer, invoice)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
+  return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
+}
+
+const DONE: Record<string, Flash> = {
+  finalized: { kind: "ok", message: "Invoice issued: its lines and totals are now final." },
+  paid: { kind: "ok", message: "Payment recorded: the invoice is paid." },
+  voided: { kind: "ok", message: "Invoice voided: it is no longer owed." },
+};
+
+/** What can happen to the invoice next, each behind a box to tick: issuing, paying and voiding are final. */
+function lifecycleForms(viewer: Viewer, invoice: Invoice): SafeHtml {
+  const action = (verb: string) => `${invoicePath(invoice.number)}/${verb}`;
+  const confirm = (id: string, text: string) =>
+    html`<div class="field"><input type="checkbox" id="${id}" name="confirm" value="yes" required> <label for="${id}">${text}</label></div>`;
+  if (invoice.status === "draft") {
+    return html`<section class="card" aria-labelledby="issue-heading"><h2 id="issue-heading">Issue this invoice</h2>
+<p class="hint">Issuing brings the draft up to date (subscriptions, the monthly minimum), then fixes its lines and totals for good, sets today as its issue date and the due date from the customer's payment terms. Usage of this month sent afterwards is refused.</p>
+<form method="post" action="${action("finalize")}" class="stack">${csrfField(viewer.ctx)}
+${confirm("confirm-finalize", `I have checked this invoice: issue ${invoice.number} to the customer`)}
+<button type="submit">Finalize and issue</button></form></section>`;
+  }
+  if (invoice.status === "issued") {
+    return html`<section class="card" aria-labelledby="payment-heading"><h2 id="payment-heading">Payment</h2>
+<form method="post" action="${action("pay")}" class="stack">${csrfField(viewer.ctx)}
+<div class="field"><label for="paid-date">Paid on <span class="hint">(today if left empty; not before ${invoice.issued_date})</span></label><input id="paid-date" name="paid_date" type="date" min="${invoice.issued_date}"></div>
+${confirm("confirm-pay", `The customer has paid ${invoice.number} in full`)}
+<button type="submit">Mark as paid</button></form>
+<form method="post" action="${action("void")}" class="stack">${csrfField(viewer.ctx)}
+${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes it (this cannot be undone)`)}
+<button type="submit" class="danger">Void invoice</button></form></section>`;
+  }
+  return html``;
 }
 
 export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -156,46 +234,47 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
     }
   });
 
-  app.get<{ Params: { number: string } }>("/invoices/:number", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const invoice = await deps.services.invoices.get(viewer.session.actor, request.params.number);
-    const currency = invoice.currency;
-    const facts = html`<div class="card"><dl class="facts">
-<dt>Number</dt><dd>${invoice.number}</dd>
-<dt>Contract</dt><dd><a href="${contractPath(invoice.contract)}">${invoice.contract}</a></dd>
-<dt>Status</dt><dd>${invoiceStatusBadge(invoice.status)}</dd>
-<dt>Billing period</dt><dd>${invoice.billing_period.start} to ${invoice.billing_period.end}</dd>
-<dt>Issue date</dt><dd>${invoice.issued_date}</dd>
-<dt>Due date</dt><dd>${invoice.due_date}</dd>
-<dt>Paid</dt><dd>${invoice.paid_date ?? "not yet"}</dd>
-<dt>Currency</dt><dd>${currency}</dd>
-<dt>Metrics</dt><dd>${invoice.metrics.length > 0 ? invoice.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`) : "—"}</dd>
-<dt>Last updated</dt><dd>${when(invoice.updated_at)}</dd>
-</dl></div>`;
-    const lines =
-      invoice.line_items.length === 0
-        ? emptyState("No line items yet: project the period to add subscription and minimum lines.")
-        : dataTable(`Line items of invoice ${invoice.number}`, [
-            { header: "Description", cell: (l) => l.description },
-            { header: "Kind", cell: (l) => l.kind },
-            { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
-            { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
-            { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
-            { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
-          ], invoice.line_items);
-    const totals = html`<div class="card"><dl class="facts">
-<dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
-<dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
-<dt>Total</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
-</dl></div>`;
-    const reproject =
-      invoice.status === "draft"
-        ? html`<form method="post" action="/invoices/project" class="actions">${csrfField(viewer.ctx)}
-<input type="hidden" name="contract" value="${invoice.contract}"><input type="hidden" name="billing_period_start" value="${invoice.billing_period.start}"><input type="hidden" name="billing_period_end" value="${invoice.billing_period.end}">
-<button type="submit" class="secondary">Project this period again</button></form>`
-        : "";
-    const usage = link("/usage", { contract: invoice.contract, from: invoice.billing_period.start, to: invoice.billing_period.end });
-    const content = html`${facts}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
-    return sendPage(reply, page(viewer.ctx, `Invoice ${invoice.number}`, content));
+  app.get<{ Params: { number: string }; Querystring: { done?: string } }>("/invoices/:number", async (request, reply) => {
+    return sendPage(reply, await detailPage(deps, viewerOf(request), request.params.number, doneFlash(DONE, request.query.done)));
+  });
+
+  // Finalize, pay and void: the API's operations (invoice-routes.ts), each confirmed with a ticked box.
+  for (const [verb, done] of [
+    ["finalize", "finalized"],
+    ["pay", "paid"],
+    ["void", "voided"],
+  ] as const) {
+    app.post<{ Params: { number: string } }>(`/invoices/:number/${verb}`, async (request, reply) => {
+      const viewer = viewerOf(request);
+      const form = formOf(request);
+      const number = request.params.number;
+      try {
+        if (field(form, "confirm") !== "yes") {
+          throw new ValidationError("Tick the box to confirm: this cannot be undone", "confirmation_required", [{ path: "confirm", message: "must be ticked" }]);
+        }
+        const actor = viewer.session.actor;
+        if (verb === "finalize") await deps.services.invoices.finalize(actor, number);
+        else if (verb === "void") await deps.services.invoices.void(actor, number);
+        else await deps.services.invoices.pay(actor, number, parseWith(payInvoiceInput, { paid_date: field(form, "paid_date") }).paid_date);
+        return reply.redirect(`${invoicePath(number)}?done=${done}`, 303);
+      } catch (error) {
+        const failure = formFailure(error);
+        return sendPage(reply, await detailPage(deps, viewer, number, failure.flash), failure.status);
+      }
+    });
+  }
+
+  // The documents, for the signed-in user (the API's /pdf and /usage.csv take an API key).
+  app.get<{ Params: { number: string } }>("/invoices/:number/invoice.pdf", async (request, reply) => {
+    const { filename, pdf } = await deps.services.invoices.pdf(viewerOf(request).session.actor, request.params.number);
+    return reply.type("application/pdf").header("content-disposition", `attachment; filename="${filename}"`).send(pdf);
+  });
+  app.get<{ Params: { number: string } }>("/invoices/:number/usage.csv", async (request, reply) => {
+    const statement = await deps.services.invoices.usageStatement(viewerOf(request).session.actor, request.params.number);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="${statement.filename}"`)
+      .header("content-digest", `sha-256=:${statement.sha256}:`)
+      .send(Readable.from(statement.chunks()));
   });
 }

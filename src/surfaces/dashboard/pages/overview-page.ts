@@ -129,7 +129,7 @@ export async function overviewPage(app: FastifyInstance, deps: DashboardDeps): P
     const latestSection = html`<section aria-labelledby="latest-invoices"><h2 id="latest-invoices">Latest invoices</h2>${
       latest.items.length === 0
         ? emptyState("No invoices yet.")
-        : html`${invoicesTable("The five newest invoices", latest.items)}<p><a href="/invoices">All invoices</a></p>`
+        : html`${invoicesTable("The five newest invoices", latest.items, await deps.services.contracts.list(actor, undefined))}<p><a href="/invoices">All invoices</a></p>`
     }</section>`;
     const content = html`${brandNew ? await gettingStarted(deps, viewer) : ""}
 ${monthSection(month)}
