@@ -482,8 +482,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await assert.doesNotReject(page.getByRole("heading", { name: "Rule and rate applied" }).waitFor());
         const rule = (await page.getByRole("region", { name: "Rule and rate applied" }).textContent()) ?? "";
         assert.match(rule, /Domestic wire/, "the rule that priced it");
-        assert.match(rule, /Rate applied\s*20(\.00)? USD per unit/);
-        assert.match(rule, /2,000\.00 USD/, "100 domestic wires at 20.00");
+        assert.match(rule, /Rate applied\s*\$20(\.00)? per unit/);
+        assert.match(rule, /\$2,000\.00/, "100 domestic wires at 20.00");
         await capture("usage-detail");
 
         // The draft invoice of the month already holds it: on the invoices page and on the overview.
@@ -492,12 +492,12 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         const draftRow = page.getByRole("region", { name: "Invoices, newest first" }).getByRole("row", { name: new RegExp(story.contractId) });
         await assert.doesNotReject(draftRow.waitFor());
         assert.match((await draftRow.textContent()) ?? "", /draft/);
-        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "2,000.00 USD");
+        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "$2,000.00");
         story.invoiceNumber = ((await draftRow.getByRole("link").first().textContent()) ?? "").trim();
         story.invoiceUrl = `/invoices/${encodeURIComponent(story.invoiceNumber)}`;
         await capture("invoices-one-event");
         await visit(page, "/");
-        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "2,000.00 USD");
+        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "$2,000.00");
       });
 
       step("a second usage submission changes the draft invoice's total", async () => {
@@ -507,10 +507,10 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         });
         assert.equal(submitted.body.accepted, 1, JSON.stringify(submitted.body));
         await page.reload();
-        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "2,200.00 USD");
+        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "$2,200.00");
         await capture("overview");
         await visit(page, "/invoices");
-        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "2,200.00 USD");
+        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "$2,200.00");
         await capture("invoices");
         await Promise.all([page.waitForURL(`**${story.invoiceUrl}`), page.getByRole("link", { name: story.invoiceNumber, exact: true }).first().click()]);
         await assert.doesNotReject(page.getByRole("heading", { level: 1, name: `Invoice ${story.invoiceNumber}` }).waitFor());
@@ -535,7 +535,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         const text = (await result.textContent()) ?? "";
         assert.match(text, /brought up to date/, "the month's draft already existed");
         assert.match(text, new RegExp(story.invoiceNumber));
-        assert.match(text, /Total\s*2,200\.00 USD/);
+        assert.match(text, /Total\s*\$2,200\.00/);
         await capture("invoices-projected");
       });
 

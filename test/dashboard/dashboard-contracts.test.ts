@@ -213,9 +213,9 @@ describeEachEngine("dashboard contract detail", (t) => {
     const res = await client.get(`/contracts/${contract.id}`);
     assert.match(res.body, /<caption class="visually-hidden">Pricing rules, version 1<\/caption>/);
     assert.match(res.body, /<td>Domestic wire<\/td>/);
-    assert.match(res.body, /20\.00 USD per unit/);
-    assert.match(res.body, /30\.00 USD per unit/);
-    assert.match(res.body, /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">1,000\.00 USD<\/td>/);
+    assert.match(res.body, /\$20\.00 per unit/);
+    assert.match(res.body, /\$30\.00 per unit/);
+    assert.match(res.body, /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">\$1,000\.00<\/td>/);
     const program = await getPricing(t(), key, contract.id);
     for (const rule of program.rules) assert.ok(res.body.includes(`<code>${rule.id}</code>`));
   });
@@ -256,13 +256,13 @@ describeEachEngine("dashboard contract detail", (t) => {
 
     const second = res.body.slice(v2, v1);
     assert.match(second, /<li class="diff-add"><span class="diff-kind">Added<\/span> <strong>Card &lt;em&gt;fee&lt;\/em&gt;<\/strong>/);
-    assert.match(second, /2\.9% of the event&#39;s value, capped at 500\.00 USD a month|2\.9% of the event&#x27;s value, capped at 500\.00 USD a month/);
+    assert.match(second, /2\.9% of the event&#39;s value, capped at \$500\.00 a month|2\.9% of the event&#x27;s value, capped at \$500\.00 a month/);
     assert.match(second, /3 rules unchanged/);
     assert.ok(!res.body.includes("<em>fee</em>"), "rule names are escaped");
 
     // The current rules table shows version 3.
     assert.match(res.body, /Pricing rules, version 3/);
-    assert.match(res.body, /25\.00 USD per unit/);
+    assert.match(res.body, /\$25\.00 per unit/);
   });
 
   it("shows a rule removed from the program as removed", async () => {

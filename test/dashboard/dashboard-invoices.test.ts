@@ -26,7 +26,7 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.match(rows[1]!, new RegExp(`<a href="/contracts/${contract.id}">${contract.id}</a>`));
     assert.match(rows[1]!, /2026-03-01 to 2026-03-31/);
     assert.match(rows[1]!, /class="badge warn">draft</);
-    assert.match(rows[1]!, /<td class="num">40\.00 USD<\/td><td class="num">40\.00 USD<\/td>/);
+    assert.match(rows[1]!, /<td class="num">\$40\.00<\/td><td class="num">\$40\.00<\/td>/);
     assert.match(rows[1]!, new RegExp(`<td>${march!.issued_date}</td><td>${march!.due_date}</td>`));
     assert.match(page.body, /<label for="project-contract">Contract<\/label>/);
     assert.match(page.body, /<label for="invoice-from">Period starts on or after<\/label>/);
@@ -112,11 +112,11 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const rows = tableRows(page.body, `Line items of invoice ${invoice!.number}`);
     assert.equal(rows.length, full.line_items.length);
     const checks = rows.find((r) => r.includes("<code>check</code>"))!;
-    assert.match(checks, /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">0\.125 USD<\/td><td class="num">0\.50 USD<\/td>/);
-    assert.match(rows.find((r) => r.includes("domestic_wire"))!, /<td class="num">3<\/td><td class="num">20\.00 USD<\/td><td class="num">60\.00 USD<\/td>/);
-    assert.match(page.body, /<dt>Subtotal<\/dt><dd>60\.50 USD<\/dd>/);
-    assert.match(page.body, /<dt>Tax<\/dt><dd>0\.00 USD<\/dd>/);
-    assert.match(page.body, /<dt>Total<\/dt><dd><strong>60\.50 USD<\/strong><\/dd>/);
+    assert.match(checks, /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">\$0\.125<\/td><td class="num">\$0\.50<\/td>/);
+    assert.match(rows.find((r) => r.includes("domestic_wire"))!, /<td class="num">3<\/td><td class="num">\$20\.00<\/td><td class="num">\$60\.00<\/td>/);
+    assert.match(page.body, /<dt>Subtotal<\/dt><dd>\$60\.50<\/dd>/);
+    assert.match(page.body, /<dt>Tax<\/dt><dd>\$0\.00<\/dd>/);
+    assert.match(page.body, /<dt>Total<\/dt><dd><strong>\$60\.50<\/strong><\/dd>/);
     assert.match(page.body, new RegExp(`href="/usage\\?contract=${contract.id}&amp;from=2026-03-01&amp;to=2026-03-31"`));
   });
 
@@ -131,7 +131,7 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.match(res.body, new RegExp(`<h2 id="projection-result">Projection of ${contract.id} for 2026-03-01 to 2026-03-31</h2>`));
     assert.match(res.body, /role="status">The draft invoice was brought up to date\./);
     assert.match(res.body, new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${before!.number}">${before!.number}</a></dd>`));
-    assert.match(res.body, /<dt>Total<\/dt><dd><strong>1,000\.00 USD<\/strong><\/dd>/, "topped up to the monthly minimum");
+    assert.match(res.body, /<dt>Total<\/dt><dd><strong>\$1,000\.00<\/strong><\/dd>/, "topped up to the monthly minimum");
     const after = await getInvoice(t(), key, before!.number);
     assert.equal(after.total, 1000);
 

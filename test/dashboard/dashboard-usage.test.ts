@@ -29,12 +29,12 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(rows[0]!, /<code>&lt;img src=x onerror=&quot;alert\(1\)&quot;&gt;&amp;&#39;<\/code>/);
     assert.doesNotMatch(page.body, /<img src=x/);
     assert.match(rows[0]!, /<code>international_wire<\/code>/);
-    assert.match(rows[0]!, /30\.00 USD/);
+    assert.match(rows[0]!, /\$30\.00/);
     assert.match(rows[0]!, /<time datetime="2026-03-21T08:30:00.000Z">2026-03-21 08:30 UTC<\/time>/);
     assert.match(rows[1]!, /href="\/usage\/evt-first"/);
     assert.match(rows[1]!, new RegExp(`href="/contracts/${contract.id}">${contract.id}</a>`));
     assert.match(rows[1]!, /<td class="num">2<\/td>/);
-    assert.match(rows[1]!, /40\.00 USD/);
+    assert.match(rows[1]!, /\$40\.00/);
     assert.match(rows[1]!, /class="badge ok">rated</);
     assert.match(page.body, /<label for="usage-contract">Contract<\/label>/);
     assert.match(page.body, /<label for="usage-from">Service period from<\/label>/);
@@ -120,15 +120,15 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(page.body, new RegExp(`<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a> <span class="hint">\\(Detail &lt;b&gt;Co&lt;/b&gt;\\)</span>`));
     assert.match(page.body, /<dt>Quantity<\/dt><dd>3<\/dd>/);
     assert.match(page.body, /<dt>Counterparty<\/dt><dd>&lt;bank&gt;<\/dd>/);
-    assert.match(page.body, /<dt>Amount<\/dt><dd>60\.00 USD<\/dd>/);
+    assert.match(page.body, /<dt>Amount<\/dt><dd>\$60\.00<\/dd>/);
     assert.match(page.body, new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${api.invoice_number}">${api.invoice_number}</a>`));
     assert.match(page.body, /<dt>Service period<\/dt><dd>2026-03-01 to 2026-03-31<\/dd>/);
     assert.match(page.body, /<dt>Timestamp<\/dt><dd><time datetime="2026-03-20T10:00:00.000Z">/);
     assert.match(page.body, new RegExp(`<dt>Received</dt><dd><time datetime="${api.ingested_at}">`));
     assert.match(page.body, new RegExp(`<dt>Rule</dt><dd>Domestic wire <code>${api.rule_id}</code></dd>`));
-    assert.match(page.body, /<dt>Rule price<\/dt><dd>20\.00 USD per unit<\/dd>/);
+    assert.match(page.body, /<dt>Rule price<\/dt><dd>\$20\.00 per unit<\/dd>/);
     assert.match(page.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the current version\)<\/span><\/dd>/);
-    assert.match(page.body, /<dt>Rate applied<\/dt><dd>20\.00 USD per unit<\/dd>/);
+    assert.match(page.body, /<dt>Rate applied<\/dt><dd>\$20\.00 per unit<\/dd>/);
     assert.doesNotMatch(page.body, /<b>Co<\/b>|<bank>/);
   });
 
@@ -138,10 +138,10 @@ describeEachEngine("dashboard usage pages", (t) => {
     // 1e-8 units at 20.00: the API answers 1e-8 and 2e-7 as JSON numbers, which String() writes with an exponent.
     await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "tiny", quantity: 1e-8 })]);
     const rows = tableRows((await client.get("/usage")).body, CAPTION);
-    assert.match(rows[0]!, /<td class="num">0\.00000001<\/td><td class="num">0\.0000002 USD<\/td>/);
+    assert.match(rows[0]!, /<td class="num">0\.00000001<\/td><td class="num">\$0\.0000002<\/td>/);
     const page = await client.get("/usage/tiny");
     assert.match(page.body, /<dt>Quantity<\/dt><dd>0\.00000001<\/dd>/);
-    assert.match(page.body, /<dt>Amount<\/dt><dd>0\.0000002 USD<\/dd>/);
+    assert.match(page.body, /<dt>Amount<\/dt><dd>\$0\.0000002<\/dd>/);
     assert.doesNotMatch(page.body, /\de-\d/);
   });
 
@@ -155,11 +155,11 @@ describeEachEngine("dashboard usage pages", (t) => {
     const before = await client.get("/usage/before-change");
     assert.match(before.body, /<dt>Rule<\/dt><dd>Domestic wire <code>/);
     assert.match(before.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the contract is now at version 2\)<\/span>/);
-    assert.match(before.body, /<dt>Rate applied<\/dt><dd>20\.00 USD per unit<\/dd>/);
+    assert.match(before.body, /<dt>Rate applied<\/dt><dd>\$20\.00 per unit<\/dd>/);
     const after = await client.get("/usage/after-change");
     assert.match(after.body, /<dt>Rule<\/dt><dd>Domestic wire, new price <code>/);
     assert.match(after.body, /<dt>Program version<\/dt><dd>2 <span class="hint">\(the current version\)/);
-    assert.match(after.body, /<dt>Amount<\/dt><dd>25\.00 USD<\/dd>/);
+    assert.match(after.body, /<dt>Amount<\/dt><dd>\$25\.00<\/dd>/);
   });
 
   it("answers an unknown event id, or another company's, with a 404 page and shows nothing of it", async () => {

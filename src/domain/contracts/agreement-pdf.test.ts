@@ -228,11 +228,11 @@ describe("renderAgreementPdf", () => {
       "Globex Corporation",
       "1 January 2025 – 31 December 2025",
       "Monthly",
-      "1,000.00 USD", // monthly minimum
-      "500.00 USD", // flat subscription
-      "20.00 USD per unit", // flat usage
+      "$1,000.00", // monthly minimum
+      "$500.00", // flat subscription
+      "$20.00 per unit", // flat usage
       "5% of the event's value", // percentage rule 0.05
-      "12,500.00 USD", // monthly cap
+      "$12,500.00", // monthly cap
       "Initech", // counterparty
       "domestic_wire",
       "Pricing program version 3",
@@ -250,7 +250,7 @@ describe("renderAgreementPdf", () => {
     assert.ok(text.includes("SAMPLE — for testing"));
     assert.ok(text.includes("1 January 2025 – open-ended"));
     assert.ok(text.includes("No monthly minimum commitment applies."));
-    assert.ok(!text.includes("1,000.00 USD"));
+    assert.ok(!text.includes("$1,000.00"));
   });
 
   it("is deterministic and stamps the metadata from generatedAt", async () => {
@@ -293,7 +293,7 @@ describe("renderAgreementPdf", () => {
       const n = String(i).padStart(2, "0");
       assert.ok(text.includes(i % 2 === 1 ? `Usage rule ${n}` : `Percent rule ${n}`), `rule ${n} missing`);
     }
-    assert.ok(text.includes("19.50 USD per unit"));
+    assert.ok(text.includes("$19.50 per unit"));
     assert.ok(text.includes("1.25%"));
     pages.forEach((page, i) => assert.ok(page.includes(`Page ${i + 1} of ${pages.length}`)));
   });
@@ -324,7 +324,7 @@ describe("renderAgreementPdf", () => {
     );
     const text = extractPages(pdf).join("\n");
     assert.ok(text.includes("r-null-name"), "a rule without a name shows its id");
-    assert.ok(text.includes("1,500 JPY per unit"), "zero-decimal currencies print no minor unit");
+    assert.ok(text.includes("¥1,500 per unit"), "zero-decimal currencies print no minor unit");
     assert.ok(text.includes("Line break name"));
 
     const empty = extractPages(await renderAgreementPdf(baseInput({ rules: [] }))).join("\n");

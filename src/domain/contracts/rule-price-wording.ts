@@ -1,9 +1,10 @@
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { Big, minorUnitExponent } from "../kernel/money.js";
+import { formatMoney } from "../kernel/money-format.js";
 
 // How a pricing rule's price reads, in words: the one wording the dashboard pages and the agreement PDF
-// both print, so a customer never reads the same rule two ways ("20.00 USD per unit", "2.9% of the event's
-// value"). Pure and locale-independent: the same rule reads the same everywhere.
+// both print, so a customer never reads the same rule two ways ("$20.00 per unit", "2.9% of the event's
+// value"). Pure; money in English by the platform's Intl.NumberFormat, the same everywhere.
 
 /** A decimal as the domain hands it out: text, a number, or a JSON number's exact text. */
 export type DecimalWords = string | number | JsonNumber;
@@ -35,13 +36,24 @@ function grouped(text: string, minDecimals: number): string {
 }
 
 /**
- * An amount and its currency: "1,000.00 USD", "1,500 JPY", "0.0025 USD". At least the currency's minor-unit
- * digits and every digit the amount has. Without a currency it shows "—" in its place rather than a guess;
- * text that is not a number is shown as given.
+ * An amount in its currency, as Intl.NumberFormat writes it (formatMoney): "$1,000.00", "¥1,500", "$0.0025",
+ * "KWD 1.002". At least the currency's minor-unit digits and every digit the amount has. Without a currency
+ * it shows "—" in its place rather than a guess; text that is not a number is shown as given.
  */
 export function moneyWords(amount: DecimalWords, currency: string | null | undefined): string {
+  const text = plain(amount);
+  if (text !== undefined && currency) {
+    try {
+      return formatMoney(text, currency, EVERY_DIGIT);
+    } catch {
+      // Not a currency Intl knows: the amount and the code as given.
+    }
+  }
   return `${decimalWords(amount, currency ? minorUnitExponent(currency) : 2)} ${currency || "—"}`;
 }
+
+/** Decimals an amount may show: more than any stored amount has, so that formatting never drops a digit. */
+const EVERY_DIGIT = 20;
 
 /**
  * A quantity, rate or amount in plain notation with grouped thousands, padded to `minDecimals` and keeping
@@ -58,7 +70,7 @@ export function percentWords(rate: DecimalWords): string {
   return text === undefined ? String(rate) : `${decimalWords(new Big(text).times(100).toFixed())}%`;
 }
 
-/** A price per unit: "20.00 USD per unit". */
+/** A price per unit: "$20.00 per unit". */
 export function perUnitWords(amount: DecimalWords, currency: string | null | undefined): string {
   return `${moneyWords(amount, currency)} per unit`;
 }

@@ -4,14 +4,14 @@ import { decimal, doneFlash, money, type Flash } from "./layout.js";
 
 // The API gives amounts as JSON numbers or decimal strings; String() of a number writes 3e-7 and 1e+21.
 const CASES: { value: number | string; money: string; decimal: string }[] = [
-  { value: 3e-7, money: "0.0000003 USD", decimal: "0.0000003" },
-  { value: 1e-7, money: "0.0000001 USD", decimal: "0.0000001" },
-  { value: 1e21, money: "1,000,000,000,000,000,000,000.00 USD", decimal: "1,000,000,000,000,000,000,000" },
-  { value: -1234.5, money: "-1,234.50 USD", decimal: "-1,234.5" },
-  { value: "0.10", money: "0.10 USD", decimal: "0.1" },
-  { value: 0, money: "0.00 USD", decimal: "0" },
-  { value: 20, money: "20.00 USD", decimal: "20" },
-  { value: "1000000.123456789012", money: "1,000,000.123456789012 USD", decimal: "1,000,000.123456789012" },
+  { value: 3e-7, money: "$0.0000003", decimal: "0.0000003" },
+  { value: 1e-7, money: "$0.0000001", decimal: "0.0000001" },
+  { value: 1e21, money: "$1,000,000,000,000,000,000,000.00", decimal: "1,000,000,000,000,000,000,000" },
+  { value: -1234.5, money: "-$1,234.50", decimal: "-1,234.5" },
+  { value: "0.10", money: "$0.10", decimal: "0.1" },
+  { value: 0, money: "$0.00", decimal: "0" },
+  { value: 20, money: "$20.00", decimal: "20" },
+  { value: "1000000.123456789012", money: "$1,000,000.123456789012", decimal: "1,000,000.123456789012" },
 ];
 
 describe("money and decimal", () => {

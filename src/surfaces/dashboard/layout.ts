@@ -1,4 +1,4 @@
-import { decimalWords } from "../../domain/contracts/rule-price-wording.js";
+import { decimalWords, moneyWords } from "../../domain/contracts/rule-price-wording.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 
 /** A decimal as the domain presents it: exact text in a JsonNumber, or a string or number. */
@@ -160,12 +160,13 @@ export function decimal(value: DecimalValue | null | undefined): string {
 }
 
 /**
- * Money as the API gives it (a JSON number or decimal string) with its currency; never through float math.
- * At least two decimals, and every digit a per-event charge carries. The currency is required: when a page
- * does not know it (a contract lookup missed), it shows "—" rather than a guess.
+ * Money as the API gives it (a JSON number or decimal string) in its currency, as the agreement and the invoice
+ * PDF write it (moneyWords: Intl.NumberFormat from the decimal's text, never float math): the currency's
+ * minor-unit digits at least, and every digit a per-event charge carries. When a page does not know the
+ * currency (a contract lookup missed), it shows "—" in its place rather than a guess.
  */
 export function money(amount: DecimalValue | null | undefined, currency: string | undefined): string {
-  return amount === null || amount === undefined ? "—" : `${decimalWords(amount, 2)} ${currency ?? "—"}`;
+  return amount === null || amount === undefined ? "—" : moneyWords(amount, currency);
 }
 
 /** An ISO timestamp as "2026-03-15 12:00 UTC", in a <time> element. */
