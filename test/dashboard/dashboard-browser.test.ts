@@ -244,6 +244,24 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         return response;
       }
 
+      /** Projects a month (this one, or `ahead` months later) with the invoices page's form; the result's region. */
+      async function projectMonth(page: Page, contractId: string, ahead: number) {
+        const now = new Date();
+        const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)).toISOString().slice(0, 10);
+        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead + 1, 0)).toISOString().slice(0, 10);
+        await visit(page, "/invoices");
+        const project = page.locator("details", { hasText: "Project a period" });
+        await project.locator("summary").click();
+        await project.getByLabel("Contract").selectOption(contractId);
+        await project.getByLabel(/^Period start/).fill(start);
+        await project.getByLabel(/^Period end/).fill(end);
+        await project.getByRole("button", { name: "Project invoice" }).click();
+        const result = page.getByRole("region", { name: new RegExp(`^Projection of ${contractId}`) });
+        await assert.doesNotReject(result.waitFor());
+        return result;
+      }
+
+
       /**
        * The checks every page gets, then its screenshots at 1280x800 and at 390x844. Call right after the page
        * loaded (the keyboard check starts from the top of the document). Findings go to `problems`.
@@ -520,18 +538,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       });
 
       step("projects the month from the invoices page", async () => {
-        await visit(page, "/invoices");
-        const now = new Date();
-        const start = `${now.toISOString().slice(0, 7)}-01`;
-        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
-        const project = page.locator("details", { hasText: "Project a period" });
-        await project.locator("summary").click();
-        await project.getByLabel("Contract").selectOption(story.contractId);
-        await project.getByLabel(/^Period start/).fill(start);
-        await project.getByLabel(/^Period end/).fill(end);
-        await project.getByRole("button", { name: "Project invoice" }).click();
-        const result = page.getByRole("region", { name: new RegExp(`^Projection of ${story.contractId}`) });
-        await assert.doesNotReject(result.waitFor());
+        const result = await projectMonth(page, story.contractId, 0);
         const text = (await result.textContent()) ?? "";
         assert.match(text, /brought up to date/, "the month's draft already existed");
         assert.match(text, new RegExp(story.invoiceNumber));
@@ -559,18 +566,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         assert.match((await page.locator("dl.facts").first().textContent()) ?? "", new RegExp(`Paid${today}`));
 
         // Next month's draft (projected from the invoices page), issued and then voided from its page.
-        const now = new Date();
-        const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString().slice(0, 10);
-        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 2, 0)).toISOString().slice(0, 10);
-        await visit(page, "/invoices");
-        const project = page.locator("details", { hasText: "Project a period" });
-        await project.locator("summary").click();
-        await project.getByLabel("Contract").selectOption(story.contractId);
-        await project.getByLabel(/^Period start/).fill(start);
-        await project.getByLabel(/^Period end/).fill(end);
-        await project.getByRole("button", { name: "Project invoice" }).click();
-        const result = page.getByRole("region", { name: new RegExp(`^Projection of ${story.contractId}`) });
-        await assert.doesNotReject(result.waitFor());
+        const result = await projectMonth(page, story.contractId, 1);
         const nextNumber = ((await result.getByRole("link").first().textContent()) ?? "").trim();
         assert.match(nextNumber, /^INV-\d{6}$/);
         assert.notEqual(nextNumber, story.invoiceNumber);
