@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { addRule, getInvoice, invoicesOf, submitAccepted, usageEvent } from "../support/api.js";
-import { assertAlert, dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
+import { assertAlert, dashboardClient, dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
 
 const CAPTION = "Invoices, newest first";
 
@@ -266,5 +266,35 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const other = await dashboardCompany(t);
     assertAlert(await other.client.get(`/invoices/${invoice!.number}/invoice.pdf`), 404, /does not exist/);
     assertAlert(await other.client.get(`/invoices/${invoice!.number}/usage.csv`), 404, /does not exist/);
+  });
+
+  it("sends a signed-out browser to the login page for an invoice's actions and documents, changing nothing", async () => {
+    const { key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Signed Out Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const stranger = dashboardClient(t);
+    for (const path of [`/invoices/${invoice!.number}/invoice.pdf`, `/invoices/${invoice!.number}/usage.csv`]) {
+      const res = await stranger.get(path);
+      assert.equal(res.statusCode, 303, path);
+      assert.match(String(res.headers.location), /^\/login/, path);
+    }
+    for (const verb of ["finalize", "pay", "void"]) {
+      const res = await stranger.post(`/invoices/${invoice!.number}/${verb}`, { confirm: "yes" }, { csrf: "no-session-token" });
+      assert.ok([303, 403].includes(res.statusCode), `${verb}: ${res.statusCode}`);
+    }
+    assert.equal((await getInvoice(t(), key, invoice!.number)).status, "draft");
+  });
+
+  it("refuses pay and void without the session's CSRF token, changing nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "CSRF Lifecycle Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    assert.equal((await client.post(`/invoices/${invoice!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
+    for (const verb of ["pay", "void"]) {
+      assert.equal((await client.post(`/invoices/${invoice!.number}/${verb}`, { confirm: "yes" }, { csrf: null })).statusCode, 403, verb);
+    }
+    assert.equal((await getInvoice(t(), key, invoice!.number)).status, "issued");
   });
 });

@@ -22,8 +22,10 @@ import {
   usageEvent,
   type Contract,
 } from "../support/api.js";
-import { expectError, expectStatus } from "../support/assertions.js";
-import { describeEachEngine, type TestApp } from "../support/harness.js";
+import { createApp } from "../../src/app.js";
+import type { Database } from "../../src/db/database.js";
+import { expectError, expectStatus, waitFor } from "../support/assertions.js";
+import { describeEachEngine, testConfig, type TestApp } from "../support/harness.js";
 
 /** Contracts start the day they are made: made on March 1, with March usage, issued on April 6. */
 const MARCH_1 = new Date("2026-03-01T08:00:00.000Z");
@@ -50,7 +52,7 @@ async function issued(t: TestApp) {
   return company;
 }
 
-describeEachEngine("invoice lifecycle", (t) => {
+describeEachEngine("invoice lifecycle", (t, engine) => {
   it("finalizes a draft as projection would, then freezes it: issued today, due by the customer's terms", async () => {
     const { key, contract, number } = await companyWithDraft(t());
     const res = await action(t(), key, number, "finalize");
@@ -153,6 +155,10 @@ describeEachEngine("invoice lifecycle", (t) => {
       expectError(await action(t(), other.key, mine.number, verb), 404, "not_found");
       expectError(await action(t(), mine.key, "INV-999999", verb), 404, "not_found");
       expectError(await t().call({ method: "POST", url: `${INVOICES}/${mine.number}/${verb}` }), 401);
+    }
+    for (const path of ["finalize", "pay", "void", "pdf", "usage.csv"]) {
+      const method = path.includes(".") || path === "pdf" ? "GET" : "POST";
+      expectError(await t().call({ method, url: `${INVOICES}/${"X".repeat(65)}/${path}`, key: mine.key }), 400, "invalid_request");
     }
     const reader = await keyWithScopes(t(), mine.companyId, ["invoices:read"]);
     expectError(await action(t(), reader, mine.number, "finalize"), 403);
@@ -259,6 +265,60 @@ describeEachEngine("invoice lifecycle", (t) => {
       [number],
     );
     assert.equal(Number(rows[0]!.n), 2 + accepted, "the draft's two events and every accepted one");
+  });
+
+  it("refuses events whose draft was issued while their write waited for the invoice's lock", async () => {
+    const { key, companyId, contract, number } = await companyWithDraft(t());
+    // Another process finalizes the draft and stops after issuing it, before it commits.
+    let paused!: () => void;
+    const issuing = new Promise<void>((resolve) => (paused = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const base = t().app.db;
+    const db: Database = {
+      engine: base.engine,
+      query: (sql, params) => base.query(sql, params),
+      ping: () => base.ping(),
+      close: async () => {},
+      transaction: (work) =>
+        base.transaction((tx) =>
+          work({
+            query: async <Row>(sql: string, params?: readonly unknown[]) => {
+              const result = await tx.query<Row>(sql, params);
+              if (sql.includes("SET status = 'issued'")) {
+                paused();
+                await gate;
+              }
+              return result;
+            },
+          }),
+        ),
+    };
+    const other = await createApp(testConfig(), { db, clock: t().clock });
+    try {
+      const finalizing = other.http.inject({ method: "POST", url: `${INVOICES}/${number}/finalize`, headers: { authorization: `Bearer ${key}` } });
+      await issuing;
+      const late = usageEvent(contract.id);
+      const submitting = submit(t(), key, [late]);
+      if (engine === "postgres") {
+        // The write found the draft (step 2 of the ingest function) and now waits for its row lock (step 4).
+        await waitFor("the usage write waiting for the invoice's lock", async () => {
+          const { rows } = await base.query<{ n: string }>(
+            "SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%billing_ingest_usage_lines%'",
+          );
+          return rows[0]!.n !== "0";
+        });
+      } // PGlite has one connection: the write simply queues behind the finalization.
+      release();
+      expectStatus(await finalizing, 200);
+      const result = await submitting;
+      assert.equal(result.events[0]!.error?.code, "period_closed", JSON.stringify(result.events[0]));
+      expectError(await t().call({ method: "GET", url: `${USAGE}/${late.event_id}`, key }), 404);
+      assert.deepEqual((await t().app.services.invariants.verify(companyId)).problems, []);
+    } finally {
+      release();
+      await other.close();
+    }
   });
 
   it("lets billing verify find an issued invoice whose lines changed after it was issued", async () => {

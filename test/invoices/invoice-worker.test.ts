@@ -13,14 +13,19 @@ import { describeEachEngine, testConfig, type TestApp } from "../support/harness
 
 const GRACE = { BILLING_INVOICE_GRACE: "3d" };
 
-/** A second service process on the same database, whose connection fails once while issuing an invoice. */
-async function processThatDiesWhileIssuing(t: TestApp): Promise<{ app: App; died: () => boolean }> {
+/**
+ * A second service process on the same database. Its connection fails while it issues its first invoice; with
+ * `dies`, every query after that fails too (the process is dead, as after kill -9) until `revive()`.
+ */
+async function processThatFailsWhileIssuing(t: TestApp, { dies }: { dies: boolean }): Promise<{ app: App; failed: () => boolean; revive: () => void }> {
   const base = t.app.db;
   let armed = true;
-  let died = false;
+  let failed = false;
+  let dead = false;
+  const guard = () => (dead ? Promise.reject(new Error("the process is dead")) : null);
   const db: Database = {
     engine: base.engine,
-    query: (sql, params) => base.query(sql, params),
+    query: (sql, params) => guard() ?? base.query(sql, params),
     ping: () => base.ping(),
     close: async () => {},
     transaction: (work) =>
@@ -29,17 +34,18 @@ async function processThatDiesWhileIssuing(t: TestApp): Promise<{ app: App; died
           query: (sql, params) => {
             if (armed && sql.includes("SET status = 'issued'")) {
               armed = false;
-              died = true;
+              failed = true;
+              dead = dies;
               // What kill -9 leaves behind: a transaction that never commits.
               return Promise.reject(new Error("connection lost"));
             }
-            return tx.query(sql, params);
+            return guard() ?? tx.query(sql, params);
           },
         }),
       ),
   };
   const app = await createApp(testConfig(GRACE), { db, clock: t.clock });
-  return { app, died: () => died };
+  return { app, failed: () => failed, revive: () => (dead = false) };
 }
 
 describeEachEngine(
@@ -80,16 +86,17 @@ describeEachEngine(
         companies.push(company);
       }
       t().clock.set(new Date("2026-06-04T00:00:01.000Z"));
-      const other = await processThatDiesWhileIssuing(t());
+      const other = await processThatFailsWhileIssuing(t(), { dies: true });
       try {
         // The other process dies while issuing the first due draft: nothing of it stays.
         assert.equal(await other.app.invoiceWorker!.runOnce(), 0);
-        assert.ok(other.died());
+        assert.ok(other.failed());
         const stillDraft = (await Promise.all(companies.map((c) => invoiceFor(t(), c.key, c.contract.id, "2026-05-01")))).filter((i) => i.status === "draft");
         assert.equal(stillDraft.length, companies.length, "the dead process's transaction left every draft a draft");
         for (const draft of stillDraft) assert.equal(draft.line_items.some((l) => l.kind === "minimum"), false, "nor projected it");
 
-        // Both processes at once (the other one recovered): every due draft issued once (the worker serves
+        other.revive();
+        // Both processes at once (the other one restarted): every due draft issued once (the worker serves
         // every company of the database: the earlier test's April draft is due too).
         const due = Number(
           (await t().app.db.query<{ n: string }>("SELECT count(*)::text AS n FROM invoices WHERE status = 'draft' AND period_end <= '2026-05-31'")).rows[0]!.n,
@@ -106,6 +113,28 @@ describeEachEngine(
           assert.equal(invoices[0]!.total, 1000, `company ${i}`);
           assert.deepEqual((await t().app.services.invariants.verify(c.companyId)).problems, []);
         }
+      } finally {
+        await other.app.close();
+      }
+    });
+
+    it("goes on with the other due drafts when one cannot be issued, and issues that one in a later round", async () => {
+      t().clock.set(new Date("2026-07-01T12:00:00.000Z"));
+      const companies = [];
+      for (let i = 0; i < 3; i++) {
+        const company = await companyWithContract(t());
+        await submitAccepted(t(), company.key, [usageEvent(company.contract.id, { timestamp: "2026-07-02T00:00:00.000Z" })]);
+        companies.push(company);
+      }
+      t().clock.set(new Date("2026-08-04T00:00:01.000Z"));
+      const other = await processThatFailsWhileIssuing(t(), { dies: false });
+      try {
+        assert.equal(await other.app.invoiceWorker!.runOnce(), companies.length - 1, "all but the one that failed");
+        assert.ok(other.failed());
+        const statuses = await Promise.all(companies.map(async (c) => (await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status));
+        assert.deepEqual(statuses.filter((s) => s === "draft").length, 1, statuses.join());
+        assert.equal(await other.app.invoiceWorker!.runOnce(), 1, "the next round issues it");
+        for (const c of companies) assert.equal((await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status, "issued");
       } finally {
         await other.app.close();
       }

@@ -121,6 +121,14 @@ describeEachEngine("MCP tools", (t) => {
       assert.equal(res.statusCode, 200, url);
     }
     await toolError(t(), token.other, "get_invoice_documents", { number: draft.number }, "not_found");
+    await toolError(t(), token.full, "get_invoice_documents", { number: "INV-999999" }, "not_found");
+    for (const bad of [{}, { number: "" }, { number: "x".repeat(65) }, { number: draft.number, extra: 1 }]) {
+      await toolError(t(), token.full, "get_invoice_documents", bad, "invalid_request");
+      await toolError(t(), token.full, "finalize_invoice", { ...bad, confirm: true }, "invalid_request");
+    }
+    // Voided through the API, it cannot be finalized again: the API's 409 code.
+    assert.equal((await t().call({ method: "POST", url: `/v1/billing/invoices/${draft.number}/void`, key: a.key })).statusCode, 200);
+    await toolError(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true }, "invoice_is_void");
   });
 
   it("answers tools/call without an initialize first (stateless) and lists every tool with its scope", async () => {

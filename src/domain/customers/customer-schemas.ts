@@ -41,3 +41,9 @@ export const customerSchema = z.object({
 });
 
 export type Customer = z.infer<typeof customerSchema>;
+
+/** The days of stored payment terms (`Net 30` → 30); null when the customer has none (or they do not read so). */
+export function paymentTermsDays(paymentTerms: string | null): number | null {
+  const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;
+  return Number.isInteger(days) ? days : null;
+}

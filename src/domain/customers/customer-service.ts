@@ -7,10 +7,10 @@ import { isUuid, newId } from "../kernel/ids.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./customer-repository.js";
-import type { CreateCustomerInput, Customer } from "./customer-schemas.js";
+import { paymentTermsDays, type CreateCustomerInput, type Customer } from "./customer-schemas.js";
 
 function presentCustomer(row: repo.CustomerRow): Customer {
-  const days = row.payment_terms ? Number(row.payment_terms.slice("Net ".length)) : null;
+  const days = paymentTermsDays(row.payment_terms);
   return {
     object: "customer",
     id: row.id,

@@ -1,6 +1,7 @@
 import type { Queryable } from "../../db/database.js";
 import type { FrozenBill } from "../invoices/invoice-figures.js";
 import type { LineRecord } from "../invoices/invoice-lines.js";
+import { LINES_JSON } from "../invoices/invoice-repository.js";
 
 export interface LineEventMismatch {
   company_id: string;
@@ -165,22 +166,13 @@ export interface FrozenInvoiceRow {
   currency: string;
   minimum_amount: string | null;
   billed: FrozenBill;
-  subtotal: string;
-  tax: string;
-  total: string;
   lines: LineRecord[];
 }
 
 /** Every invoice that has left draft, with the figures it was issued with and its stored lines. */
 export async function listFrozenInvoices(db: Queryable, companyId: string | null): Promise<FrozenInvoiceRow[]> {
   const { rows } = await db.query<FrozenInvoiceRow>(
-    `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.billed, i.subtotal::text,
-            i.tax::text, i.total::text,
-            COALESCE((SELECT json_agg(json_build_object(
-                       'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
-                       'quantity', l.quantity::text, 'rate', l.rate::text, 'charge_total', l.charge_total::text,
-                       'capped_total', l.capped_total::text))
-                        FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json) AS lines
+    `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.billed, ${LINES_JSON} AS lines
        FROM invoices i
       WHERE ($1::uuid IS NULL OR i.company_id = $1) AND i.status <> 'draft'
       ORDER BY i.company_id, i.seq`,

@@ -1,8 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Queryable } from "../../db/database.js";
-import { billInvoice, freezeBill } from "../invoices/invoice-figures.js";
-import { lineFromRecord } from "../invoices/invoice-lines.js";
-import { Big } from "../kernel/money.js";
+import { billRecords, freezeBill } from "../invoices/invoice-figures.js";
 import * as repo from "./invariants-repository.js";
 
 export interface VerifyReport {
@@ -48,12 +46,9 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
     problems.push(`event ${u.id}: no delivery to endpoint ${u.endpoint_id}, which was subscribed when it happened`);
   }
   for (const i of await repo.listFrozenInvoices(db, companyId)) {
-    const billed = freezeBill(billInvoice(i.lines.map(lineFromRecord), i.minimum_amount === null ? null : new Big(i.minimum_amount), i.currency));
+    const billed = freezeBill(billRecords(i));
     if (!isDeepStrictEqual(billed, i.billed)) {
       problems.push(`invoice ${i.number}: issued with ${JSON.stringify(i.billed)}, but its lines bill ${JSON.stringify(billed)}`);
-    }
-    if (!new Big(i.subtotal).eq(i.billed.subtotal) || !new Big(i.tax).eq(i.billed.tax) || !new Big(i.total).eq(i.billed.total)) {
-      problems.push(`invoice ${i.number}: totals ${i.subtotal} / ${i.tax} / ${i.total}, but it was issued with ${i.billed.subtotal} / ${i.billed.tax} / ${i.billed.total}`);
     }
   }
   for (const e of await repo.findEventsAfterIssue(db, companyId)) {

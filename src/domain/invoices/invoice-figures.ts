@@ -1,5 +1,5 @@
 import { Big, divideToChargePrecision, roundToMinorUnit, toDecimalString } from "../kernel/money.js";
-import type { Line, LineKindName } from "./invoice-lines.js";
+import { lineFromRecord, type Line, type LineKindName, type LineRecord } from "./invoice-lines.js";
 
 /**
  * The one home of invoice arithmetic. Writers (batch ingest, locking ingest, projection) store exact sums
@@ -68,6 +68,11 @@ export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currenc
   );
   const tax = ZERO;
   return { lines: keyed.map((k) => k.line), subtotal, tax, total: subtotal.plus(tax) };
+}
+
+/** `billInvoice` over an invoice as the repositories read it: its stored lines and minimum, decimals as text. */
+export function billRecords(state: { lines: readonly LineRecord[]; minimum_amount: string | null; currency: string }): BilledInvoice {
+  return billInvoice(state.lines.map(lineFromRecord), state.minimum_amount === null ? null : new Big(state.minimum_amount), state.currency);
 }
 
 /** The figures an invoice was issued with, as stored on it (decimals as text, exactly as billed). */

@@ -1,4 +1,5 @@
 import { addDays } from "../kernel/billing-period.js";
+import { paymentTermsDays } from "../customers/customer-schemas.js";
 import { ConflictError, ValidationError } from "../kernel/errors.js";
 
 /**
@@ -18,7 +19,7 @@ export type TransitionVerdict = { kind: "apply"; to: InvoiceStatus } | { kind: "
 
 const refusal = (status: InvoiceStatus, action: InvoiceAction, why: string): TransitionVerdict => ({
   kind: "refused",
-  error: new ConflictError(`The invoice is ${status === "void" ? "void" : status}: it cannot be ${PAST[action]}. ${why}`, `invoice_is_${status}`),
+  error: new ConflictError(`The invoice is ${status}: it cannot be ${PAST[action]}. ${why}`, `invoice_is_${status}`),
 });
 
 const PAST: Record<InvoiceAction, string> = { finalize: "finalized", pay: "marked paid", void: "voided" };
@@ -42,14 +43,8 @@ export function transition(status: InvoiceStatus, action: InvoiceAction): Transi
   }
 }
 
-/** Days of a customer's payment terms (`Net 30`); 30 when the customer has none. */
-function termsDays(paymentTerms: string | null): number {
-  const days = paymentTerms ? Number(paymentTerms.replace(/^Net /, "")) : NaN;
-  return Number.isInteger(days) ? days : 30;
-}
-
-/** The due date of an invoice issued on `issuedDate` under these payment terms. */
-export const dueDateOf = (issuedDate: string, paymentTerms: string | null): string => addDays(issuedDate, termsDays(paymentTerms));
+/** The due date of an invoice issued on `issuedDate` under these payment terms (Net 30 when none). */
+export const dueDateOf = (issuedDate: string, paymentTerms: string | null): string => addDays(issuedDate, paymentTermsDays(paymentTerms) ?? 30);
 
 /**
  * The paid date of a payment recorded `today`: the date given, or today. It may not precede the issue date,

@@ -43,8 +43,11 @@ export interface PeriodKey {
   periodStart: string;
 }
 
-// Lines travel as JSON with decimals as text, so that no amount passes through a float.
-const LINES_JSON = `COALESCE((
+/**
+ * The stored lines of invoice `i` as JSON (LineRecord), decimals as text so that no amount passes through a
+ * float: for the reads here and for billing verify.
+ */
+export const LINES_JSON = `COALESCE((
   SELECT json_agg(json_build_object(
     'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
     'quantity', l.quantity::text, 'rate', l.rate::text, 'charge_total', l.charge_total::text,
@@ -274,12 +277,20 @@ export async function listInvoiceStates(
 }
 
 /** Locks one invoice by number (FOR UPDATE), for a change of its status. */
-export async function lockInvoiceByNumber(
-  db: CompanyScope,
-  number: string,
-): Promise<{ number: string; contract_id: string; period_start: string; period_end: string; status: string; issued_date: string } | undefined> {
-  const { rows } = await db.query<{ number: string; contract_id: string; period_start: string; period_end: string; status: string; issued_date: string }>(
-    `SELECT number, contract_id, period_start, period_end, status, issued_date FROM invoices
+export interface InvoiceForChange {
+  number: string;
+  contract_id: string;
+  currency: string;
+  period_start: string;
+  period_end: string;
+  status: string;
+  issued_date: string;
+  paid_date: string | null;
+}
+
+export async function lockInvoiceByNumber(db: CompanyScope, number: string): Promise<InvoiceForChange | undefined> {
+  const { rows } = await db.query<InvoiceForChange>(
+    `SELECT number, contract_id, currency, period_start, period_end, status, issued_date, paid_date FROM invoices
       WHERE company_id = $1 AND number = $2
       FOR UPDATE`,
     [number],
@@ -290,14 +301,13 @@ export async function lockInvoiceByNumber(
 /** Issues a locked draft: its status, dates and the figures it is issued with, frozen from now on. */
 export async function issueInvoice(
   db: CompanyScope,
-  issue: { number: string; at: Date; issuedDate: string; dueDate: string; billed: FrozenBill; subtotal: string; tax: string; total: string },
+  issue: { number: string; at: Date; issuedDate: string; dueDate: string; billed: FrozenBill },
 ): Promise<void> {
   await db.query(
     `UPDATE invoices
-        SET status = 'issued', issued_at = $3, issued_date = $4, due_date = $5, billed = $6, subtotal = $7, tax = $8, total = $9,
-            updated_at = $3
+        SET status = 'issued', issued_at = $3, issued_date = $4, due_date = $5, billed = $6, updated_at = $3
       WHERE company_id = $1 AND number = $2 AND status = 'draft'`,
-    [issue.number, issue.at, issue.issuedDate, issue.dueDate, JSON.stringify(issue.billed), issue.subtotal, issue.tax, issue.total],
+    [issue.number, issue.at, issue.issuedDate, issue.dueDate, JSON.stringify(issue.billed)],
   );
 }
 

@@ -12,21 +12,17 @@ import type { JsonNumber } from "../../platform/exact-json.js";
 import { Big, toDecimalString, toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
-import { billInvoice, freezeBill, thawBill, type BilledInvoice } from "./invoice-figures.js";
+import { billInvoice, billRecords, freezeBill, thawBill, type BilledInvoice } from "./invoice-figures.js";
 import { dueDateOf, lastDuePeriodEnd, paidDateOf, transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
-import { lineFromRecord, projectLines } from "./invoice-lines.js";
+import { projectLines } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 import { findLastStatementSeq, listStatementRows } from "../usage/usage-repository.js";
 import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
 import type { Invoice, InvoiceProjection, InvoiceWithLines } from "./invoice-schemas.js";
 
-/** Every figure of a draft, derived from its lines by the one function that derives them. */
-const billDraft = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency">): BilledInvoice =>
-  billInvoice(row.lines.map(lineFromRecord), row.minimum_amount === null ? null : new Big(row.minimum_amount), row.currency);
-
 /** An invoice's figures: a draft's derived now, any other's as it was issued (frozen). */
 const billStored = (row: Pick<repo.InvoiceRow, "lines" | "minimum_amount" | "currency" | "billed">): BilledInvoice =>
-  row.billed === null ? billDraft(row) : thawBill(row.billed);
+  row.billed === null ? billRecords(row) : thawBill(row.billed);
 
 function presentInvoice(row: repo.InvoiceRow, billed: BilledInvoice): Invoice {
   return {
@@ -61,6 +57,9 @@ function presentLines(billed: BilledInvoice, currency: string) {
 }
 
 const presentListed = (row: repo.InvoiceRow) => presentInvoice(row, billStored(row));
+
+/** Drafts read per query when the month-to-date totals add up every draft's derived total. */
+const MONTH_PAGE = 1000;
 
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
@@ -102,8 +101,8 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
     companyId: string,
     number: string,
     action: InvoiceAction,
-    apply: (tx: Tx, invoice: NonNullable<Awaited<ReturnType<typeof repo.lockInvoiceByNumber>>>) => Promise<void>,
-    unchanged?: (invoice: NonNullable<Awaited<ReturnType<typeof repo.lockInvoiceByNumber>>>, tx: Tx) => Promise<void>,
+    apply: (tx: Tx, invoice: repo.InvoiceForChange) => Promise<void>,
+    unchanged?: (invoice: repo.InvoiceForChange) => void,
   ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
     return db.transaction(async (tx) => {
       const invoice = await repo.lockInvoiceByNumber(forCompany(tx, companyId), number);
@@ -111,7 +110,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       const verdict = transition(invoice.status as InvoiceStatus, action);
       if (verdict.kind === "refused") throw verdict.error;
       if (verdict.kind === "apply") await apply(tx, invoice);
-      else await unchanged?.(invoice, tx);
+      else unchanged?.(invoice);
       return { invoice: await read(tx, companyId, number), applied: verdict.kind === "apply" };
     });
   }
@@ -120,7 +119,13 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
   async function finalize(companyId: string, number: string): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
     return change(companyId, number, "finalize", async (tx, invoice) => {
       const [contract] = await findRatingContexts(forCompany(tx, companyId), [invoice.contract_id]);
-      const wanted = { contractId: invoice.contract_id, periodStart: invoice.period_start, periodEnd: invoice.period_end, currency: "", paymentTerms: null };
+      const wanted = {
+        contractId: invoice.contract_id,
+        periodStart: invoice.period_start,
+        periodEnd: invoice.period_end,
+        currency: invoice.currency,
+        paymentTerms: contract!.payment_terms,
+      };
       const draft = (await drafts.lock(tx, companyId, [wanted])).get(periodKey(invoice.contract_id, invoice.period_start))!;
       const billed = await bringUpToDate(tx, companyId, contract!, draft);
       const now = clock.now();
@@ -131,9 +136,6 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         issuedDate,
         dueDate: dueDateOf(issuedDate, contract!.payment_terms),
         billed: freezeBill(billed),
-        subtotal: toDecimalString(billed.subtotal),
-        tax: toDecimalString(billed.tax),
-        total: toDecimalString(billed.total),
       });
     });
   }
@@ -153,10 +155,7 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
 
     async get(actor: Actor, number: string): Promise<InvoiceWithLines> {
       requireScope(actor, "invoices:read");
-      const row = await repo.findInvoice(forCompany(db, actor.companyId), number);
-      if (!row) throw new NotFoundError("invoice");
-      const billed = billStored(row);
-      return { ...presentInvoice(row, billed), line_items: presentLines(billed, row.currency) };
+      return read(db, actor.companyId, number);
     },
 
     /**
@@ -236,11 +235,9 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           const now = clock.now();
           await repo.payInvoice(forCompany(tx, actor.companyId), number, paidDateOf(paidDate, invoice.issued_date, toDateString(now)), now);
         },
-        async (_invoice, tx) => {
-          if (paidDate === undefined) return;
-          const current = await read(tx, actor.companyId, number);
-          if (current.paid_date !== paidDate) {
-            throw new ConflictError(`Invoice ${number} was paid on ${current.paid_date}`, "invoice_is_paid");
+        (invoice) => {
+          if (paidDate !== undefined && invoice.paid_date !== paidDate) {
+            throw new ConflictError(`Invoice ${number} was paid on ${invoice.paid_date}`, "invoice_is_paid");
           }
         },
       );
@@ -259,15 +256,22 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
     /**
      * The invoice worker's round: issues up to `limit` drafts, of every company, whose billing period ended
      * more than `graceMs` ago. Each is finalized in its own transaction, exactly as by hand; a draft another
-     * process issued meanwhile is left as it is. Returns how many drafts it found due, and how many it issued.
+     * process issued meanwhile is left as it is; one that fails stays a draft for the next round, and the
+     * others go on. Returns how many drafts it found due, how many it issued, and those that failed.
      */
-    async issueDue(graceMs: number, limit: number): Promise<{ found: number; issued: number }> {
+    async issueDue(graceMs: number, limit: number): Promise<{ found: number; issued: number; failed: { number: string; error: unknown }[] }> {
       const due = await repo.findDraftsDue(db, lastDuePeriodEnd(clock.now(), graceMs), limit);
       let issued = 0;
+      const failed: { number: string; error: unknown }[] = [];
+      // One draft that cannot be issued (its transaction rolled back) must not hold up the others.
       for (const draft of due) {
-        if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
+        try {
+          if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
+        } catch (error) {
+          failed.push({ number: draft.number, error });
+        }
       }
-      return { found: due.length, issued };
+      return { found: due.length, issued, failed };
     },
 
     /**
@@ -349,12 +353,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
-        const states = await repo.listInvoiceStates(forCompany(db, actor.companyId), "draft", period.start, after, 1000);
+        const states = await repo.listInvoiceStates(forCompany(db, actor.companyId), "draft", period.start, after, MONTH_PAGE);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
-          sums.set(state.currency, { total: sum.total.plus(billDraft(state).total), invoices: sum.invoices + 1 });
+          sums.set(state.currency, { total: sum.total.plus(billRecords(state).total), invoices: sum.invoices + 1 });
         }
-        if (states.length < 1000) break;
+        if (states.length < MONTH_PAGE) break;
         after = states[states.length - 1]!.seq;
       }
       return {

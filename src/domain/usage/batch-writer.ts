@@ -109,7 +109,10 @@ export function createBatchWriter({
 
   async function writeGroup(companyId: string, group: Pending[]): Promise<void> {
     const closed = new Set<string>();
-    for (let attempt = 0; group.length > 0; attempt++) {
+    // Each reason to call again has its own budget: events refused as closed never use up the others'.
+    let draftsCreated = 0;
+    let conflicts = 0;
+    while (group.length > 0) {
       // An id sent by two requests of the group goes to the database once, for the first of them.
       const seen = new Set<string>();
       const merged: BatchEventWrite[] = [];
@@ -139,7 +142,7 @@ export function createBatchWriter({
           continue;
         }
         if (outcome.missing.length > 0) {
-          if (attempt >= 3) throw new Error("draft invoices could not be created");
+          if (draftsCreated++ >= 3) throw new Error("draft invoices could not be created");
           const wanted = outcome.missing.map((m) =>
             group.find((p) => p.writes.some((w) => w.contractId === m.contractId && w.periodStart === m.periodStart))!.wanted(m.contractId, m.periodStart),
           );
@@ -150,7 +153,7 @@ export function createBatchWriter({
         // Requests of other processes sharing event ids can deadlock with this one; PostgreSQL aborts one.
         // 40001: a draft was issued while the call stored usage on it (the call was taken back).
         const code = (error as { code?: string }).code;
-        if ((code === "40P01" || code === "40001") && attempt < 5) continue;
+        if ((code === "40P01" || code === "40001") && conflicts++ < 5) continue;
         for (const p of group) p.reject(error);
         return;
       }

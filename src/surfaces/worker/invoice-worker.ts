@@ -23,7 +23,9 @@ export function createInvoiceWorker(invoices: Services["invoices"], logger: Logg
       for (;;) {
         const round = await invoices.issueDue(options.graceMs, ROUND);
         total += round.issued;
-        if (round.found < ROUND) break;
+        for (const f of round.failed) logger.error({ err: f.error, invoice: f.number }, "issuing a due invoice failed; it stays a draft until the next round");
+        // A full round that issued nothing is drafts that keep failing (or that others issue): wait for the next.
+        if (round.found < ROUND || round.issued === 0) break;
       }
       if (total > 0) logger.info({ issued: total }, "draft invoices issued");
     } catch (error) {

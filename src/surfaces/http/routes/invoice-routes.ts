@@ -1,4 +1,3 @@
-import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
   invoiceListFilters,
@@ -11,6 +10,7 @@ import {
 } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
+import { sendInvoicePdf, sendUsageStatement } from "../invoice-documents.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
@@ -84,8 +84,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const { filename, pdf } = await services.invoices.pdf(actorOf(request), request.params.number);
-        return reply.type("application/pdf").header("content-disposition", `inline; filename="${filename}"`).send(pdf as never);
+        // A Buffer is sent as it is (the declared schemas type JSON answers only).
+        return sendInvoicePdf(reply as never, await services.invoices.pdf(actorOf(request), request.params.number), "inline");
       },
     );
 
@@ -102,13 +102,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        const statement = await services.invoices.usageStatement(actorOf(request), request.params.number);
-        return reply
-          .type("text/csv; charset=utf-8")
-          .header("content-disposition", `attachment; filename="${statement.filename}"`)
-          .header("content-digest", `sha-256=:${statement.sha256}:`)
-          // A stream is sent as it is (the declared schemas type JSON answers only).
-          .send(Readable.from(statement.chunks()) as never);
+        // A stream is sent as it is (the declared schemas type JSON answers only).
+        return sendUsageStatement(reply as never, await services.invoices.usageStatement(actorOf(request), request.params.number));
       },
     );
 
