@@ -28,6 +28,7 @@ import { after, before, describe, it } from "node:test";
 import pg from "pg";
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from "playwright-core";
 import { REPO_ROOT, serviceProcesses, type ServiceProcess } from "../support/service-process.js";
+import { generatedAgreement } from "../support/uploads.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -482,6 +483,39 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await capture("contracts");
         await visit(page, "/contracts?status=active");
         await assert.doesNotReject(page.getByRole("link", { name: story.contractId }).waitFor());
+      });
+
+      step("uploads a signed agreement: its terms are read from the PDF, a taken id is shown beside its field, then it is saved", async () => {
+        await visit(page, "/contracts");
+        await Promise.all([page.waitForURL("**/upload-contract"), page.getByRole("link", { name: "Upload a contract" }).click()]);
+        await capture("upload-contract");
+        // One of the service's own agreements, for this customer, under the id the sample contract already has.
+        const pdf = await generatedAgreement({ customerName: story.customerName, contractId: story.contractId });
+        await page.getByLabel("Agreement (PDF)").setInputFiles({ name: "signed-agreement.pdf", mimeType: "application/pdf", buffer: pdf });
+        await Promise.all([page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/), page.getByRole("button", { name: "Read the agreement" }).click()]);
+        const contractId = page.getByLabel(/^Contract id/);
+        assert.equal(await contractId.inputValue(), story.contractId, "read from the PDF");
+        assert.equal(await page.getByLabel(/^Monthly minimum/).inputValue(), "1000.00");
+        assert.equal(await page.getByLabel(/^Currency/).inputValue(), "EUR");
+        assert.equal(await page.getByLabel("Metric 1", { exact: false }).inputValue(), "sepa_transfer");
+        await assert.doesNotReject(page.getByText(`A customer named ${story.customerName} already exists`).waitFor());
+        await capture("upload-review");
+        await page.getByLabel("An existing customer").check();
+        await page.getByLabel("Existing customer", { exact: true }).selectOption({ label: `${story.customerName} (walk-001)` });
+        await Promise.all([page.waitForLoadState("load"), page.getByRole("button", { name: "Save contract" }).click()]);
+        await assert.doesNotReject(page.getByText("Another contract already has this id; contract ids are unique.").waitFor());
+        assert.equal(await contractId.getAttribute("aria-invalid"), "true");
+        assert.equal(await page.getByLabel("Existing customer", { exact: true }).inputValue(), (await apiFetch(page, story.apiKey, "/v1/billing/customers")).body.data[0].id, "the choice is kept");
+        await capture("upload-review-error");
+        await contractId.fill("walk-uploaded");
+        await Promise.all([page.waitForURL(/\/contracts\/walk-uploaded\?done=uploaded/), page.getByRole("button", { name: "Save contract" }).click()]);
+        await assert.doesNotReject(page.getByText("Contract saved with its signed agreement.").waitFor());
+        assert.equal(await page.getByRole("link", { name: "Signed agreement (PDF)" }).getAttribute("href"), "/contracts/walk-uploaded/agreement.pdf");
+        await capture("contract-uploaded");
+        const uploaded = await apiFetch(page, story.apiKey, "/v1/billing/contracts/walk-uploaded");
+        assert.equal(uploaded.body.sample, false);
+        assert.equal(uploaded.body.currency, "EUR");
+        assert.deepEqual(uploaded.body.metrics, ["sepa_transfer", "card_payment"]);
       });
 
       step("submits usage through the API and sees it rated, on the usage pages and on the draft invoice", async () => {

@@ -13,7 +13,7 @@ import {
   type Contract,
 } from "../support/api.js";
 import { expectStatus } from "../support/assertions.js";
-import { signUp, type DashboardClient } from "../support/dashboard-client.js";
+import { fieldErrorOf, signUp, type DashboardClient } from "../support/dashboard-client.js";
 
 /** A signed-up company with a dashboard session and an API key made on its API keys page (to check through the API). */
 async function dashboardCompany(t: () => TestApp): Promise<{ client: DashboardClient; key: string; companyId: string }> {
@@ -362,12 +362,14 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const { client, key, contract } = await withContract();
     const invalid = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", model: "percentage", amount: "<b>1</b>" });
     assert.equal(invalid.statusCode, 400);
-    assert.match(invalid.body, /class="alert error" role="alert">/);
+    assert.match(invalid.body, /class="alert error" role="alert">2 fields need your attention/);
+    assert.equal(fieldErrorOf(invalid.body, "add-rate"), "Enter the rate: a fraction, 0.029 is 2.9%.");
+    assert.equal(fieldErrorOf(invalid.body, "add-amount"), "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).");
     assert.ok(invalid.body.includes('value="&lt;b&gt;1&lt;/b&gt;"'), "the typed amount comes back, escaped");
     assert.match(invalid.body, /<details class="card" open>\s*<summary><strong>Add a pricing rule/);
     const badMetric = await client.post(`/contracts/${contract.id}/rules`, { metric: "no spaces allowed", amount: "1" });
     assert.equal(badMetric.statusCode, 400);
-    assert.match(badMetric.body, /role="alert">[^<]*metric/);
+    assert.equal(fieldErrorOf(badMetric.body, "add-metric"), "May contain letters, digits, _ . : -.");
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });
 
@@ -376,10 +378,10 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
     const blank = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "", rate: "" });
     assert.equal(blank.statusCode, 400);
-    assert.match(blank.body, /role="alert">Give a new amount/);
+    assert.equal(fieldErrorOf(blank.body, "change-amount"), "Give a new amount (flat rules) or a new rate (percentage rules).");
     const negative = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "-5" });
     assert.equal(negative.statusCode, 400);
-    assert.match(negative.body, /role="alert">[^<]*must not be negative/);
+    assert.equal(fieldErrorOf(negative.body, "change-amount"), "Enter zero or more: a price cannot be negative.");
     assert.match(negative.body, /id="change-amount" name="amount" type="text" inputmode="decimal" value="-5"/);
     const unknown = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: "rule_nope", amount: "5" });
     assert.equal(unknown.statusCode, 404);

@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
-import { signUp } from "../support/dashboard-client.js";
+import { alertOf, fieldErrorOf, signUp } from "../support/dashboard-client.js";
 
-const alertOf = (body: string) => /role="alert">([^<]*)</.exec(body)?.[1];
 
 describeEachEngine("dashboard customers", (t) => {
   it("creates a customer from the form and shows it on its own page, escaped", async () => {
@@ -23,13 +22,15 @@ describeEachEngine("dashboard customers", (t) => {
     const { client } = await signUp(t);
     const noName = await client.post("/customers", { external_id: "nameless" });
     assert.equal(noName.statusCode, 400);
-    assert.equal(alertOf(noName.body), "name: is required");
+    assert.equal(fieldErrorOf(noName.body, "customer-name"), "This field is required.");
     assert.match(noName.body, /value="nameless"/);
     const badEmail = await client.post("/customers", { name: "Bad Email", email: "not-an-email" });
     assert.equal(badEmail.statusCode, 400);
-    assert.match(alertOf(badEmail.body) ?? "", /^email: /);
+    assert.equal(fieldErrorOf(badEmail.body, "customer-email"), "Enter an email address such as billing@example.com.");
+    assert.equal(fieldErrorOf(badEmail.body, "customer-name"), undefined, "only the refused field carries an error");
     const badTerms = await client.post("/customers", { name: "Bad Terms", payment_terms_days: "thirty" });
     assert.equal(badTerms.statusCode, 400);
+    assert.equal(fieldErrorOf(badTerms.body, "customer-payment_terms_days"), "Enter a whole number.");
     const list = await client.get("/customers");
     assert.match(list.body, /No customers yet/);
   });
@@ -40,6 +41,7 @@ describeEachEngine("dashboard customers", (t) => {
     const second = await client.post("/customers", { name: "Second", external_id: "dup-1" });
     assert.equal(second.statusCode, 409);
     assert.ok(alertOf(second.body));
+    assert.equal(fieldErrorOf(second.body, "customer-external_id"), "First already has this external id; external ids are unique.");
   });
 
   it("searches by external id, saying so when nothing matches", async () => {

@@ -9,12 +9,15 @@ import type { LightMyRequestResponse } from "fastify";
 import assert from "node:assert/strict";
 import { createCustomer, createSampleContract, type Contract } from "./api.js";
 import type { TestApp } from "./harness.js";
+import { multipart, type MultipartPart } from "./uploads.js";
 
 export interface DashboardClient {
   cookies: Map<string, string>;
   get(path: string): Promise<LightMyRequestResponse>;
   /** Posts a form; adds the CSRF token of the session (read from any signed-in page) unless `_csrf` is given. */
   post(path: string, fields?: Record<string, string | string[]>, options?: { csrf?: string | null }): Promise<LightMyRequestResponse>;
+  /** Posts a multipart form (a file upload), the session's CSRF token first unless `csrf` is null. */
+  postMultipart(path: string, parts: readonly MultipartPart[], options?: { csrf?: string | null }): Promise<LightMyRequestResponse>;
   /** The session's CSRF token, read from the overview page. */
   csrf(): Promise<string>;
 }
@@ -65,6 +68,13 @@ export function dashboardClient(t: () => TestApp): DashboardClient {
         }),
       );
     },
+    async postMultipart(path, parts, options = {}) {
+      const token = options.csrf === null ? [] : [{ name: "_csrf", value: options.csrf ?? (await client.csrf()) }];
+      const body = await multipart([...token, ...parts]);
+      return remember(
+        await t().call({ method: "POST", url: path, headers: { ...body.headers, ...(cookies.size ? { cookie: cookieHeader() } : {}) }, payload: body.payload }),
+      );
+    },
     async csrf() {
       const page = await client.get(cookies.has("__Host-billing_session") ? "/settings/api-keys" : "/login");
       const token = csrfIn(page.body);
@@ -109,6 +119,20 @@ export function assertAlert(page: LightMyRequestResponse, status: number, messag
   assert.match(alert, message);
 }
 
+/** The text of the page's first alert (a flash), or undefined. */
+export const alertOf = (body: string): string | undefined => /role="alert">([^<]*)</.exec(body)?.[1];
+
+/**
+ * The error shown beside the field with this id (layout.ts, `inputField`), as a reader sees it; undefined when
+ * the field has none. Also checks the field points at it (aria-describedby) and is marked invalid.
+ */
+export function fieldErrorOf(body: string, id: string): string | undefined {
+  const message = new RegExp(`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>([\\s\\S]*?)</p>`).exec(body)?.[1];
+  if (message === undefined) return undefined;
+  assert.match(body, new RegExp(`id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`), `field ${id} is marked invalid`);
+  return message.replaceAll("&amp;", "&").replaceAll("&#39;", "'").replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">");
+}
+
 /** The rows of the page's table with this caption (the markup of each <tr> of its body). */
 export function tableRows(body: string, caption: string): string[] {
   const start = body.indexOf(`<caption class="visually-hidden">${caption}</caption>`);
@@ -116,4 +140,28 @@ export function tableRows(body: string, caption: string): string[] {
   const end = body.indexOf("</table>", start);
   const tbody = body.slice(start, end);
   return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).slice(1);
+}
+
+/**
+ * The values a browser would send for the form posting to `action`, as the page shows them: every input's
+ * value (checked radios and checkboxes only) and every select's selected option, entities decoded.
+ */
+export function formValuesIn(body: string, action: string): Record<string, string> {
+  const start = body.indexOf(`action="${action}"`);
+  assert.ok(start >= 0, `a form posting to ${action}`);
+  const form = body.slice(start, body.indexOf("</form>", start));
+  const decode = (text: string) => text.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+  const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+  const values: Record<string, string> = {};
+  for (const [tag] of form.matchAll(/<input\b[^>]*>/g)) {
+    const name = attr(tag, "name");
+    const type = attr(tag, "type") ?? "text";
+    if (name === undefined || ((type === "radio" || type === "checkbox") && !/\schecked\b/.test(tag))) continue;
+    values[name] = decode(attr(tag, "value") ?? "");
+  }
+  for (const [, name, options] of form.matchAll(/<select\b[^>]*\sname="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const selected = /<option value="([^"]*)" selected>/.exec(options!)?.[1];
+    values[name!] = decode(selected ?? /<option value="([^"]*)"/.exec(options!)?.[1] ?? "");
+  }
+  return values;
 }

@@ -1,6 +1,7 @@
 // The words of the contract's "Usage-based services agreement": what the PDF lays out (agreement-pdf.ts),
 // as plain text. Pure and locale-independent, so the same input always reads the same: dates, money and
 // rule prices come from the input, never from the clock or the machine's locale.
+import { RULE_TYPES, type RuleType } from "./pricing-rule.js";
 import { moneyWords, rulePriceWords } from "./rule-price-wording.js";
 
 export interface AgreementPdfInput {
@@ -33,8 +34,33 @@ export interface AgreementPdfInput {
 
 type Rule = AgreementPdfInput["rules"][number];
 
-const TITLE = "Usage-based services agreement";
+// The fixed words of the layout, exported for agreement-reading.ts, which reads an agreement back by them.
+export const AGREEMENT_TITLE = "Usage-based services agreement";
 const SAMPLE_MARK = "SAMPLE — for testing";
+/** Drawn faintly across every page of a sample agreement. */
+export const AGREEMENT_WATERMARK = "SAMPLE";
+/** The parties' boxes: a label (printed in capitals), the party's name, then its role. */
+export const AGREEMENT_PARTIES = {
+  provider: { label: "Provider", role: "supplies the metered services (“Provider”)" },
+  customer: { label: "Customer", role: "receives and pays for them (“Customer”)" },
+} as const;
+/** Section headings (printed in capitals). */
+export const AGREEMENT_HEADINGS = {
+  keyTerms: "Key terms",
+  pricing: "Pricing",
+  pricingContinued: "Pricing (continued)",
+  terms: "Terms",
+} as const;
+/** The labels of the key terms, in the order they are laid out (two to a row). */
+export const KEY_TERM_LABELS = {
+  contractId: "Contract ID",
+  currency: "Currency",
+  contractNumber: "Contract number",
+  billingCadence: "Billing cadence",
+  term: "Term",
+  monthlyMinimum: "Monthly minimum",
+  pricingProgram: "Pricing program",
+} as const;
 
 /**
  * The input with every text passed through `text` (the renderer's: what its font can draw), and a blank
@@ -45,8 +71,8 @@ export function mapAgreementText(input: AgreementPdfInput, text: (value: string)
     value === null || value === undefined ? value : text(value);
   return {
     ...input,
-    companyName: input.companyName.trim() === "" ? "Provider" : text(input.companyName),
-    customerName: input.customerName.trim() === "" ? "Customer" : text(input.customerName),
+    companyName: input.companyName.trim() === "" ? AGREEMENT_PARTIES.provider.label : text(input.companyName),
+    customerName: input.customerName.trim() === "" ? AGREEMENT_PARTIES.customer.label : text(input.customerName),
     contractId: text(input.contractId),
     contractNumber: text(input.contractNumber),
     startDate: text(input.startDate),
@@ -85,10 +111,46 @@ function formatDate(date: string): string {
   return `${Number(m[3])} ${month} ${m[1]}`;
 }
 
+/** "31 January 2025" → "2025-01-31", the inverse of formatDate; undefined for anything else or no such day. */
+export function readAgreementDate(words: string): string | undefined {
+  const m = /^([1-9]\d?) (\p{L}+) (\d{4})$/u.exec(words);
+  if (m === null) return undefined;
+  const [day, month, year] = [Number(m[1]), MONTHS.indexOf(m[2] ?? ""), Number(m[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month];
+  if (days === undefined || day > days) return undefined;
+  return `${m[3]}-${pad2(month + 1)}-${pad2(day)}`;
+}
+
+const TERM_DASH = " – ";
+const OPEN_ENDED = "open-ended";
+
+/** "1 January 2026 – 31 December 2026", or "1 January 2026 – open-ended". */
+function termWords(startDate: string, endDate: string | null): string {
+  return `${formatDate(startDate)}${TERM_DASH}${endDate === null ? OPEN_ENDED : formatDate(endDate)}`;
+}
+
+/**
+ * The dates termWords wrote, or undefined: "1 January 2026 – open-ended" → start 2026-01-01, end null. Runs of
+ * whitespace read as one space (the words may have wrapped).
+ */
+export function readAgreementTerm(words: string): { start_date: string; end_date: string | null } | undefined {
+  const [start = "", end = "", ...rest] = words.replace(/\s+/g, " ").trim().split(TERM_DASH);
+  const start_date = readAgreementDate(start);
+  const end_date = end === OPEN_ENDED ? null : readAgreementDate(end);
+  if (rest.length > 0 || start_date === undefined || end_date === undefined) return undefined;
+  return { start_date, end_date };
+}
+
 /** "one_time" → "One time". */
 function humanize(word: string): string {
   const text = word.replace(/[_-]+/g, " ").trim();
   return text.length === 0 ? text : text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** "One time" → "one_time": the rule type a pricing table's Type cell names, the inverse of humanize. */
+export function readRuleType(words: string): RuleType | undefined {
+  return RULE_TYPES.find((type) => humanize(type) === words);
 }
 
 function pad2(n: number): string {
@@ -103,20 +165,24 @@ function formatTimestamp(at: Date): string {
   );
 }
 
-/** One column of the pricing table: its header and what a rule's cell says. */
+/** One column of the pricing table: the rule field it shows, its header and what a rule's cell says. */
 export interface RuleColumn {
+  field: "name" | "type" | "metric" | "price" | "monthly_cap" | "counterparty";
   header: string;
   cell(rule: Rule, input: AgreementPdfInput): string;
 }
 
+/** An empty cell of the pricing table. */
+export const NO_VALUE = "—";
+
 /** The pricing table, a row per rule; a rule's price reads as on the dashboard (rule-price-wording.ts). */
 export const RULE_COLUMNS: readonly RuleColumn[] = [
-  { header: "Name", cell: (r) => r.name ?? r.id },
-  { header: "Type", cell: (r) => humanize(r.type) },
-  { header: "Metric", cell: (r) => r.metric ?? "—" },
-  { header: "Price", cell: (r, input) => rulePriceWords(r, input.currency) },
-  { header: "Monthly cap", cell: (r, input) => (r.monthly_cap == null ? "—" : moneyWords(r.monthly_cap, r.currency ?? input.currency)) },
-  { header: "Counterparty", cell: (r) => r.counterparty ?? "—" },
+  { field: "name", header: "Name", cell: (r) => r.name ?? r.id },
+  { field: "type", header: "Type", cell: (r) => humanize(r.type) },
+  { field: "metric", header: "Metric", cell: (r) => r.metric ?? NO_VALUE },
+  { field: "price", header: "Price", cell: (r, input) => rulePriceWords(r, input.currency) },
+  { field: "monthly_cap", header: "Monthly cap", cell: (r, input) => (r.monthly_cap == null ? NO_VALUE : moneyWords(r.monthly_cap, r.currency ?? input.currency)) },
+  { field: "counterparty", header: "Counterparty", cell: (r) => r.counterparty ?? NO_VALUE },
 ];
 
 /** Every sentence and label of the agreement, in the order the PDF lays them out. */
@@ -127,35 +193,35 @@ export function agreementWords(input: AgreementPdfInput) {
   const end = input.endDate === null ? null : formatDate(input.endDate);
   return {
     metadata: {
-      title: `${TITLE} ${input.contractNumber}${input.sample ? " (SAMPLE)" : ""}`,
+      title: `${AGREEMENT_TITLE} ${input.contractNumber}${input.sample ? " (SAMPLE)" : ""}`,
       subject: `Contract ${input.contractNumber} (${input.contractId}) between ${input.companyName} and ${input.customerName}`,
       keywords: [input.contractId, input.contractNumber, ...(input.sample ? ["sample"] : [])].join(", "),
     },
     sampleBanner: `${SAMPLE_MARK} · not a binding agreement`,
-    title: TITLE,
+    title: AGREEMENT_TITLE,
     subtitle: `Contract ${input.contractNumber}  ·  ID ${input.contractId}`,
     parties: [
-      { label: "Provider", name: input.companyName, role: "supplies the metered services (“Provider”)" },
-      { label: "Customer", name: input.customerName, role: "receives and pays for them (“Customer”)" },
+      { ...AGREEMENT_PARTIES.provider, name: input.companyName },
+      { ...AGREEMENT_PARTIES.customer, name: input.customerName },
     ],
     intro:
       `This agreement sets out the prices at which ${input.companyName} provides usage-based services to ` +
       `${input.customerName} under contract ${input.contractNumber}. Usage is reported against the contract ID ` +
       `${input.contractId}, rated when it is received, and billed on the terms below.`,
-    keyTermsHeading: "Key terms",
+    keyTermsHeading: AGREEMENT_HEADINGS.keyTerms,
     keyTerms: [
-      ["Contract ID", input.contractId],
-      ["Currency", input.currency],
-      ["Contract number", input.contractNumber],
-      ["Billing cadence", humanize(input.billingCadence)],
-      ["Term", end === null ? `${start} – open-ended` : `${start} – ${end}`],
-      ["Monthly minimum", minimum ?? "None"],
-      ["Pricing program", `Version ${input.programVersion}`],
+      [KEY_TERM_LABELS.contractId, input.contractId],
+      [KEY_TERM_LABELS.currency, input.currency],
+      [KEY_TERM_LABELS.contractNumber, input.contractNumber],
+      [KEY_TERM_LABELS.billingCadence, humanize(input.billingCadence)],
+      [KEY_TERM_LABELS.term, termWords(input.startDate, input.endDate)],
+      [KEY_TERM_LABELS.monthlyMinimum, minimum ?? "None"],
+      [KEY_TERM_LABELS.pricingProgram, `Version ${input.programVersion}`],
     ] as Array<[string, string]>,
-    pricingHeading: "Pricing",
-    pricingContinued: "Pricing (continued)",
+    pricingHeading: AGREEMENT_HEADINGS.pricing,
+    pricingContinued: AGREEMENT_HEADINGS.pricingContinued,
     noRules: "This agreement has no pricing rules yet.",
-    termsHeading: "Terms",
+    termsHeading: AGREEMENT_HEADINGS.terms,
     clauses: [
       `1. Charges. Flat usage prices apply to each unit of the named metric; percentage prices apply their rate ` +
         `to the event's value (its reported quantity). Subscription prices recur for each billing period. Where a ` +
@@ -172,7 +238,7 @@ export function agreementWords(input: AgreementPdfInput) {
         : `4. Term. This agreement starts on ${start} and ends on ${end}.`,
     ],
     signatures: [input.companyName, input.customerName].map((name) => ({ party: `For ${name}`, line: "Name, title and date" })),
-    watermark: input.sample ? "SAMPLE" : null,
+    watermark: input.sample ? AGREEMENT_WATERMARK : null,
     footer: {
       generated: `Generated ${formatTimestamp(input.generatedAt)}  ·  Pricing program version ${input.programVersion}`,
       reference: `${input.contractNumber} · ${input.contractId}${input.sample ? `  ·  ${SAMPLE_MARK}` : ""}`,

@@ -17,6 +17,8 @@ export interface ContractRow {
   current_version: number;
   metrics: string[];
   pdf_token: string;
+  /** The uploaded agreement, or null when the agreement is the generated one. */
+  document_id: string | null;
   created_at: Date;
 }
 
@@ -30,7 +32,7 @@ export interface ProgramVersionRow {
 }
 
 const CONTRACT_COLUMNS = `company_id, id, contract_number, customer_id, customer_name, status, start_date, end_date, currency,
-  billing_cadence, sample, current_version, metrics, pdf_token, created_at`;
+  billing_cadence, sample, current_version, metrics, pdf_token, document_id, created_at`;
 
 /** The next value of a per-company counter (contract and invoice numbers); locks the counter row until commit. */
 export async function nextCounterValues(tx: CompanyScope, name: string, count: number): Promise<number> {
@@ -47,7 +49,7 @@ export async function nextCounterValues(tx: CompanyScope, name: string, count: n
 export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractRow): Promise<boolean> {
   const result = await tx.query(
     `INSERT INTO contracts (${CONTRACT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (company_id, id) DO NOTHING`,
     [
       c.id,
@@ -63,6 +65,7 @@ export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractR
       c.current_version,
       c.metrics,
       c.pdf_token,
+      c.document_id,
       c.created_at,
     ],
   );
@@ -164,4 +167,50 @@ export async function listProgramVersions(db: CompanyScope, contractId: string):
     [contractId],
   );
   return rows;
+}
+
+/** An uploaded agreement: the PDF as sent. */
+export interface ContractDocumentRow {
+  id: string;
+  filename: string;
+  content: Buffer;
+  sha256: string;
+  reading: unknown;
+  created_at: Date;
+  /** The contract it belongs to; null while a dashboard upload waits for review. */
+  contract_id: string | null;
+}
+
+export async function insertDocument(tx: CompanyScope, d: Omit<ContractDocumentRow, "contract_id">): Promise<void> {
+  await tx.query(
+    `INSERT INTO contract_documents (company_id, id, filename, content, sha256, reading, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [d.id, d.filename, d.content, d.sha256, d.reading === null ? null : JSON.stringify(d.reading), d.created_at],
+  );
+}
+
+const DOCUMENT_SELECT = `SELECT d.id, d.filename, d.content, d.sha256, d.reading, d.created_at, c.id AS contract_id
+   FROM contract_documents d
+   LEFT JOIN contracts c ON c.company_id = d.company_id AND c.document_id = d.id`;
+
+const asBuffer = (row: ContractDocumentRow | undefined): ContractDocumentRow | undefined =>
+  row && { ...row, content: Buffer.isBuffer(row.content) ? row.content : Buffer.from(row.content as Uint8Array) };
+
+/** A document by id, with the contract it belongs to; `lock` holds it until commit (one save per upload). */
+export async function findDocument(db: CompanyScope, id: string, lock = false): Promise<ContractDocumentRow | undefined> {
+  const { rows } = await db.query<ContractDocumentRow>(
+    `${DOCUMENT_SELECT} WHERE d.company_id = $1 AND d.id = $2${lock ? " FOR UPDATE OF d" : ""}`,
+    [id],
+  );
+  return asBuffer(rows[0]);
+}
+
+/** Uploads that no contract took, older than `before`: a review that was abandoned. */
+export async function deleteStaleDocuments(tx: CompanyScope, before: Date): Promise<void> {
+  await tx.query(
+    `DELETE FROM contract_documents d
+      WHERE d.company_id = $1 AND d.created_at < $2
+        AND NOT EXISTS (SELECT 1 FROM contracts c WHERE c.company_id = d.company_id AND c.document_id = d.id)`,
+    [before],
+  );
 }

@@ -1,5 +1,9 @@
 import { z } from "zod";
+import { createCustomerInput } from "../customers/customer-schemas.js";
+import { calendarDate } from "../kernel/calendar-date.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
+import { externalIdText } from "../kernel/ids.js";
+import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
@@ -98,3 +102,50 @@ export const pricingRuleResponseSchema = z.object({
   version: z.number().int(),
   rule: pricingRuleSchema,
 });
+
+/** The most bytes an uploaded agreement may have: 10 MB. */
+export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
+
+/** At most this many rules in an uploaded program (a contract's rules are read on every usage write). */
+export const MAX_UPLOAD_RULES = 100;
+
+/**
+ * A contract upload's `terms` (docs/api.md, "Uploading a contract"): the customer (an existing one by id, or
+ * a new one, never matched by name), the contract's id, term and currency, and its pricing rules, each as
+ * addPricingRule takes it. Cross-field rule checks are normalizeRule's, as for addPricingRule.
+ */
+export const uploadTermsInput = z
+  .object({
+    customer: createCustomerInput
+      .pick({ name: true, external_id: true, email: true })
+      .partial({ name: true })
+      .extend({ id: z.string().min(1).max(100).optional().describe("An existing customer's UUID") })
+      .strict()
+      .superRefine((customer, ctx) => {
+        if (customer.id !== undefined && (customer.name ?? customer.external_id ?? customer.email) !== undefined) {
+          ctx.addIssue({ code: "custom", path: ["id"], message: "names an existing customer: send either id, or name (with external_id and email) for a new one" });
+        } else if (customer.id === undefined && customer.name === undefined) {
+          ctx.addIssue({ code: "custom", path: ["name"], message: "is required for a new customer (or send the id of an existing one)" });
+        }
+      })
+      .describe("`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one"),
+    contract_id: externalIdText.describe("The contract's id: the value usage events send as external_contract_id"),
+    start_date: calendarDate(),
+    end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals, such as USD")
+      .refine((code) => SUPPORTED_CURRENCIES.has(code), "is not a currency the service bills in"),
+    rules: z.array(addPricingRuleInput).max(MAX_UPLOAD_RULES).describe("The pricing rules; a monthly minimum is a rule of type minimum"),
+  })
+  .strict()
+  .refine((terms) => terms.end_date == null || terms.end_date >= terms.start_date, {
+    path: ["end_date"],
+    message: "must be on or after start_date",
+    // Checked whenever both dates are dates, even when other fields are refused: a form shows every error at once.
+    when: (payload) => termDates.safeParse(payload.value).success,
+  });
+
+const termDates = z.object({ start_date: calendarDate(), end_date: calendarDate().nullable().optional() });
+
+export type UploadTerms = z.output<typeof uploadTermsInput>;

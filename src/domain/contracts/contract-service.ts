@@ -6,12 +6,15 @@ import { findCustomerById } from "../customers/customer-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { termEnd, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
-import { isUuid } from "../kernel/ids.js";
+import { insertCustomer } from "../customers/customer-service.js";
+import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
+import { checkAgreementFile, READ_PAGES, sha256Hex, storedFilename, type UploadedFile } from "./agreement-upload.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./contract-repository.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
-import type { Contract } from "./contract-schemas.js";
+import { uploadTermsInput, type Contract, type UploadTerms } from "./contract-schemas.js";
 import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
 
 /** The id stem of a sample contract: the customer's name, lower-cased, in ASCII letters, digits and dashes. */
@@ -54,7 +57,12 @@ export function createContractService({
   publicUrl: string;
   contexts: RatingContextCache;
 }) {
-  const pdfUrl = (token: string) => `${publicUrl}/v1/agreements/${token}.pdf`;
+  // A generated agreement is a capability link anyone holding it may open; an uploaded one is served only
+  // to its own company, behind an API key (docs/api.md, "Uploading a contract").
+  const pdfUrl = (row: repo.ContractRow) =>
+    row.document_id === null
+      ? `${publicUrl}/v1/agreements/${row.pdf_token}.pdf`
+      : `${publicUrl}/v1/billing/contracts/${encodeURIComponent(row.id)}/agreement.pdf`;
 
   const present = (row: repo.ContractRow): Contract => ({
     object: "contract",
@@ -68,7 +76,7 @@ export function createContractService({
     currency: row.currency,
     billing_cadence: row.billing_cadence,
     metrics: row.metrics,
-    pdf_url: pdfUrl(row.pdf_token),
+    pdf_url: pdfUrl(row),
     sample: row.sample,
     created_at: row.created_at.toISOString(),
   });
@@ -110,6 +118,91 @@ export function createContractService({
     return { contract, rules: program?.rules ?? [] };
   }
 
+  /** A new contract's row: numbered, active, monthly, with version 1 of its program. */
+  async function newContractRow(
+    tx: Tx,
+    actor: Actor,
+    customer: { id: string; name: string },
+    terms: { id: string; start_date: string; end_date: string | null; currency: string; sample: boolean; rules: PricingRule[]; document_id: string | null },
+  ): Promise<repo.ContractRow> {
+    const number = await repo.nextCounterValues(forCompany(tx, actor.companyId), "contract_number", 1);
+    return {
+      company_id: actor.companyId,
+      id: terms.id,
+      contract_number: `CN-${String(number).padStart(6, "0")}`,
+      customer_id: customer.id,
+      customer_name: customer.name,
+      status: "active",
+      start_date: terms.start_date,
+      end_date: terms.end_date,
+      currency: terms.currency,
+      billing_cadence: "monthly",
+      sample: terms.sample,
+      current_version: 1,
+      metrics: metricsOf(terms.rules),
+      pdf_token: randomBytes(32).toString("base64url"),
+      document_id: terms.document_id,
+      created_at: clock.now(),
+    };
+  }
+
+  /** After the contract row is in: version 1 of its program and its `contract.created` event. */
+  async function completeNewContract(tx: Tx, row: repo.ContractRow, rules: PricingRule[]): Promise<Contract> {
+    await repo.insertProgramVersion(forCompany(tx, row.company_id), {
+      company_id: row.company_id,
+      contract_id: row.id,
+      version: 1,
+      effective_date: row.start_date,
+      rules,
+      created_at: row.created_at,
+    });
+    const contract = present(row);
+    await recordEvent(tx, clock, row.company_id, "contract.created", contract);
+    return contract;
+  }
+
+  /**
+   * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
+   * the terms are checked first, so a refusal writes nothing.
+   */
+  async function createUploaded(tx: Tx, actor: Actor, rawTerms: unknown, document: { id: string }): Promise<Contract> {
+    const terms = parseUploadTerms(rawTerms);
+    const rules = normalizeUploadRules(terms);
+    let customer: { id: string; name: string };
+    if (terms.customer.id !== undefined) {
+      const found = isUuid(terms.customer.id) ? await findCustomerById(forCompany(tx, actor.companyId), terms.customer.id) : undefined;
+      if (!found) throw new NotFoundError("customer");
+      customer = found;
+    } else {
+      customer = await insertCustomer(tx, clock, actor.companyId, { ...terms.customer, name: terms.customer.name! });
+    }
+    const row = await newContractRow(tx, actor, customer, {
+      id: terms.contract_id,
+      start_date: terms.start_date,
+      end_date: terms.end_date ?? null,
+      currency: terms.currency,
+      sample: false,
+      rules,
+      document_id: document.id,
+    });
+    if (!(await repo.insertContractUnlessIdTaken(forCompany(tx, actor.companyId), row))) {
+      const existing = await repo.findContract(forCompany(tx, actor.companyId), terms.contract_id);
+      throw new ConflictError(`A contract with id '${terms.contract_id}' already exists`, "contract_exists", {
+        contract: existing ? present(existing) : undefined,
+      });
+    }
+    return completeNewContract(tx, row, rules);
+  }
+
+  const documentRow = (file: UploadedFile, reading: AgreementReading | null): Omit<repo.ContractDocumentRow, "contract_id"> => ({
+    id: newId(),
+    filename: storedFilename(file.filename),
+    content: file.bytes,
+    sha256: sha256Hex(file.bytes),
+    reading,
+    created_at: clock.now(),
+  });
+
   return {
     present,
 
@@ -135,26 +228,17 @@ export function createContractService({
         const customer = isUuid(customerId) ? await findCustomerById(forCompany(tx, actor.companyId), customerId) : undefined;
         if (!customer) throw new NotFoundError("customer");
         const now = clock.now();
-        const number = await repo.nextCounterValues(forCompany(tx, actor.companyId), "contract_number", 1);
         const rules = sampleRules();
         const startDate = toDateString(now);
-        const row: repo.ContractRow = {
-          company_id: actor.companyId,
+        const row = await newContractRow(tx, actor, customer, {
           id: "",
-          contract_number: `CN-${String(number).padStart(6, "0")}`,
-          customer_id: customer.id,
-          customer_name: customer.name,
-          status: "active",
           start_date: startDate,
           end_date: termEnd(startDate, 1),
           currency: "USD",
-          billing_cadence: "monthly",
           sample: true,
-          current_version: 1,
-          metrics: metricsOf(rules),
-          pdf_token: randomBytes(32).toString("base64url"),
-          created_at: now,
-        };
+          rules,
+          document_id: null,
+        });
         // `{slug}-test`, then with a timestamp suffix, then numbered: whichever is free (checked by the insert itself).
         const stem = `${slugify(customer.name)}-test`;
         const candidates = [stem, `${stem}-${compactTimestamp(now)}`];
@@ -168,18 +252,69 @@ export function createContractService({
           }
         }
         if (!inserted) throw new ConflictError("Could not find a free contract id; try again", "contract_id_taken");
-        await repo.insertProgramVersion(forCompany(tx, actor.companyId), {
-          company_id: actor.companyId,
-          contract_id: row.id,
-          version: 1,
-          effective_date: startDate,
-          rules,
-          created_at: now,
-        });
-        const contract = present(row);
-        await recordEvent(tx, clock, actor.companyId, "contract.created", contract);
-        return contract;
+        return completeNewContract(tx, row, rules);
       });
+    },
+
+    /**
+     * A contract from its signed agreement (API: POST /v1/billing/contracts/upload): the PDF is checked, then
+     * stored with the customer (when new), the contract and its program, in one transaction.
+     */
+    async upload(actor: Actor, file: UploadedFile, rawTerms: unknown): Promise<Contract> {
+      requireScope(actor, "contracts:write");
+      await checkAgreementFile(file);
+      return db.transaction(async (tx) => {
+        const document = documentRow(file, null);
+        await repo.insertDocument(forCompany(tx, actor.companyId), document);
+        return createUploaded(tx, actor, rawTerms, document);
+      });
+    },
+
+    /**
+     * The dashboard's first step: the checked PDF is kept for a day, with the terms read from its text (null
+     * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged.
+     */
+    async stageUpload(actor: Actor, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
+      requireScope(actor, "contracts:write");
+      const reading = readAgreementTerms(await checkAgreementFile(file, READ_PAGES));
+      const document = documentRow(file, reading);
+      await db.transaction(async (tx) => {
+        await repo.deleteStaleDocuments(forCompany(tx, actor.companyId), new Date(clock.now().getTime() - STAGED_UPLOAD_MS));
+        await repo.insertDocument(forCompany(tx, actor.companyId), document);
+      });
+      return { id: document.id, reading };
+    },
+
+    /** A staged upload: its file name, what was read from it, and the contract it became (if saved). */
+    async staged(actor: Actor, documentId: string) {
+      requireScope(actor, "contracts:write");
+      const row = isUuid(documentId) ? await repo.findDocument(forCompany(db, actor.companyId), documentId) : undefined;
+      if (!row) throw new NotFoundError("upload");
+      return { id: row.id, filename: row.filename, pdf: row.content, reading: row.reading as AgreementReading | null, contractId: row.contract_id };
+    },
+
+    /** Saves reviewed terms with a staged upload; an upload is saved once (409 `upload_saved` after). */
+    async saveStaged(actor: Actor, documentId: string, rawTerms: unknown): Promise<Contract> {
+      requireScope(actor, "contracts:write");
+      return db.transaction(async (tx) => {
+        const row = isUuid(documentId) ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true) : undefined;
+        if (!row) throw new NotFoundError("upload");
+        if (row.contract_id !== null) {
+          throw new ConflictError(`This upload was already saved as contract '${row.contract_id}'`, "upload_saved", { contract_id: row.contract_id });
+        }
+        return createUploaded(tx, actor, rawTerms, row);
+      });
+    },
+
+    /** The contract's agreement for its own company: the uploaded PDF as it was sent, or the generated one. */
+    async agreementFile(actor: Actor, contractId: string): Promise<{ filename: string; pdf: Buffer }> {
+      requireScope(actor, "contracts:read");
+      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
+      if (!contract) throw new NotFoundError("contract");
+      if (contract.document_id === null) return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract) };
+      const document = await repo.findDocument(forCompany(db, actor.companyId), contract.document_id);
+      if (!document) throw new NotFoundError("agreement");
+      return { filename: document.filename, pdf: document.content };
     },
 
     async getPricing(actor: Actor, contractId: string) {
@@ -243,33 +378,72 @@ export function createContractService({
     /** The agreement PDF behind a `pdf_url` (no API key: the token in the URL is the capability). */
     async agreementPdf(token: string): Promise<Buffer> {
       const contract = /^[A-Za-z0-9_-]{43}$/.test(token) ? await repo.findContractByPdfToken(db, token) : undefined;
-      if (!contract) throw new NotFoundError("agreement");
-      const [company, program] = await Promise.all([
-        findCompanyById(db, contract.company_id),
-        repo.findProgramVersion(forCompany(db, contract.company_id), contract.id, contract.current_version),
-      ]);
-      const rules = program?.rules ?? [];
-      const minimums = rules.filter((r) => r.type === "minimum");
-      // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders an agreement
-      // pays for them (docs/performance.md, peak RSS).
-      const { renderAgreementPdf } = await import("./agreement-pdf.js");
-      return renderAgreementPdf({
-        companyName: company?.name ?? "",
-        customerName: contract.customer_name,
-        contractId: contract.id,
-        contractNumber: contract.contract_number,
-        startDate: contract.start_date,
-        endDate: contract.end_date,
-        currency: contract.currency,
-        billingCadence: contract.billing_cadence,
-        sample: contract.sample,
-        programVersion: contract.current_version,
-        rules,
-        minimumAmount: minimums.length > 0 ? minimums[0]!.amount : null,
-        generatedAt: clock.now(),
-      });
+      // An uploaded agreement has no public link: its token is never handed out, and is refused all the same.
+      if (!contract || contract.document_id !== null) throw new NotFoundError("agreement");
+      return renderAgreement(contract);
     },
   };
+
+  /** The generated agreement of a contract, from its current program. */
+  async function renderAgreement(contract: repo.ContractRow): Promise<Buffer> {
+    const [company, program] = await Promise.all([
+      findCompanyById(db, contract.company_id),
+      repo.findProgramVersion(forCompany(db, contract.company_id), contract.id, contract.current_version),
+    ]);
+    const rules = program?.rules ?? [];
+    const minimums = rules.filter((r) => r.type === "minimum");
+    // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders an agreement
+    // pays for them (docs/performance.md, peak RSS).
+    const { renderAgreementPdf } = await import("./agreement-pdf.js");
+    return renderAgreementPdf({
+      companyName: company?.name ?? "",
+      customerName: contract.customer_name,
+      contractId: contract.id,
+      contractNumber: contract.contract_number,
+      startDate: contract.start_date,
+      endDate: contract.end_date,
+      currency: contract.currency,
+      billingCadence: contract.billing_cadence,
+      sample: contract.sample,
+      programVersion: contract.current_version,
+      rules,
+      minimumAmount: minimums.length > 0 ? minimums[0]!.amount : null,
+      generatedAt: clock.now(),
+    });
+  }
+}
+
+/** How long a dashboard upload waits for its terms to be reviewed and saved. */
+const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
+
+/** The terms through their schema; a refusal names each field, relative to the terms object. */
+function parseUploadTerms(raw: unknown): UploadTerms {
+  const result = uploadTermsInput.safeParse(raw);
+  if (result.success) return result.data;
+  const details = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: /received undefined/.test(issue.message) ? "is required" : issue.message,
+  }));
+  const first = details[0]!;
+  throw new ValidationError(`Invalid terms. ${first.path ? `${first.path}: ` : ""}${first.message}`, "invalid_terms", details);
+}
+
+/** Every rule through normalizeRule, as addPricingRule does, with each error under `rules.{i}`. */
+function normalizeUploadRules(terms: UploadTerms): PricingRule[] {
+  const errors: ErrorDetail[] = [];
+  const rules: PricingRule[] = [];
+  const ids = new Set<string>();
+  terms.rules.forEach((fields, index) => {
+    if (fields.id !== undefined && ids.has(fields.id)) errors.push({ path: `rules.${index}.id`, message: "is used by another rule of this contract" });
+    if (fields.id !== undefined) ids.add(fields.id);
+    const result = normalizeRule(fields, terms.currency);
+    if (result.errors) errors.push(...result.errors.map((e) => ({ path: `rules.${index}.${e.path}`, message: e.message })));
+    else rules.push(result.rule);
+  });
+  if (errors.length > 0) {
+    throw new ValidationError(`Invalid pricing rule: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, "invalid_pricing_rule", errors);
+  }
+  return rules;
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

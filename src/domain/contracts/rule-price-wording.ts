@@ -70,9 +70,13 @@ export function percentWords(rate: DecimalWords): string {
   return text === undefined ? String(rate) : `${decimalWords(new Big(text).times(100).toFixed())}%`;
 }
 
+/** What follows a usage rule's flat price, and a percentage rule's rate. */
+const PER_UNIT = " per unit";
+const OF_THE_VALUE = " of the event's value";
+
 /** A price per unit: "$20.00 per unit". */
 export function perUnitWords(amount: DecimalWords, currency: string | null | undefined): string {
-  return `${moneyWords(amount, currency)} per unit`;
+  return `${moneyWords(amount, currency)}${PER_UNIT}`;
 }
 
 /**
@@ -81,8 +85,54 @@ export function perUnitWords(amount: DecimalWords, currency: string | null | und
  * carries none of its own (the contract's).
  */
 export function rulePriceWords(rule: PricedRule, currency?: string): string {
-  if (rule.model === "percentage") return rule.rate == null ? "—" : `${percentWords(rule.rate)} of the event's value`;
+  if (rule.model === "percentage") return rule.rate == null ? "—" : `${percentWords(rule.rate)}${OF_THE_VALUE}`;
   if (rule.amount == null) return "—";
   const ruleCurrency = rule.currency ?? currency;
   return rule.type === "usage" ? perUnitWords(rule.amount, ruleCurrency) : moneyWords(rule.amount, ruleCurrency);
+}
+
+// Reading the words back: the inverse of the wording above, for text read off a document (an uploaded
+// agreement). Exact, by string and big.js, never through a double. Whitespace is not significant, so that a
+// price reads the same wherever a narrow column wrapped it ("2.9% of the event's" / "value",
+// "KWD 5,000.00" / "0"): no wording above has a space inside a number.
+
+/** Grouped digits as decimalWords writes them, optionally with a fraction: "1,234.50", "0.0025", "1500". */
+const GROUPED_DECIMAL = "\\d{1,3}(?:,\\d{3})*(?:\\.\\d+)?";
+/**
+ * moneyWords's "$1,234.50", "KWD 1.002", "CA$5", "F CFA 100", with whitespace removed: the currency as Intl
+ * writes it in English (a code, or a symbol after up to three capitals), then the amount.
+ */
+const MONEY_RE = new RegExp(`^(?:[A-Z]{3,4}|[A-Z]{0,3}\\p{Sc})(${GROUPED_DECIMAL})$`, "u");
+const PERCENT_RE = new RegExp(`^(${GROUPED_DECIMAL})%$`);
+
+const squeezed = (text: string): string => text.replace(/\s+/g, "");
+
+/**
+ * The amount moneyWords wrote: "$1,234.50" → "1234.50", "€0.0025" → "0.0025", "KWD 1.002" → "1.002",
+ * "¥1,500" → "1500": the decimal as printed, every digit kept. Undefined for anything else ("—", "12.50 —",
+ * a bare number, a negative amount).
+ */
+export function readMoneyWords(text: string): string | undefined {
+  const amount = MONEY_RE.exec(squeezed(text))?.[1];
+  return amount?.replaceAll(",", "");
+}
+
+/** What rulePriceWords wrote a price from: a flat amount (per unit or not) or a percentage rule's rate. */
+export type RulePriceReading = { model: "flat"; amount: string; perUnit: boolean } | { model: "percentage"; rate: string };
+
+/**
+ * The price rulePriceWords wrote: "$20.00 per unit" → flat 20.00 per unit, "€99.00" → flat 99.00, "2.9% of
+ * the event's value" → percentage rate 0.029 (the percentage shifted two places, exactly). Undefined for "—"
+ * and anything else.
+ */
+export function readRulePriceWords(text: string): RulePriceReading | undefined {
+  const words = squeezed(text);
+  const ofTheValue = squeezed(OF_THE_VALUE);
+  if (words.endsWith(ofTheValue)) {
+    const percent = PERCENT_RE.exec(words.slice(0, -ofTheValue.length))?.[1];
+    return percent === undefined ? undefined : { model: "percentage", rate: new Big(percent.replaceAll(",", "")).times("0.01").toFixed() };
+  }
+  const perUnit = words.endsWith(squeezed(PER_UNIT));
+  const amount = readMoneyWords(perUnit ? words.slice(0, -squeezed(PER_UNIT).length) : words);
+  return amount === undefined ? undefined : { model: "flat", amount, perUnit };
 }

@@ -1,5 +1,5 @@
 import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
+import type { Database, Tx } from "../../db/database.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -27,6 +27,37 @@ function presentCustomer(row: repo.CustomerRow): Customer {
   };
 }
 
+/**
+ * Inserts a customer and its `customer.created` event in the caller's transaction (creating one, and uploading
+ * a contract for a new customer). Customers are never matched by name; an `external_id` the company already
+ * uses is a 409 with the existing customer.
+ */
+export async function insertCustomer(tx: Tx, clock: Clock, companyId: string, input: CreateCustomerInput): Promise<Customer> {
+  const row: repo.CustomerRow = {
+    company_id: companyId,
+    id: newId(),
+    name: input.name,
+    external_id: input.external_id ?? null,
+    email: input.email ?? null,
+    domain: input.domain ?? null,
+    country: input.country ?? null,
+    address: input.address ?? null,
+    registration_number: input.registration_number ?? null,
+    payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
+    created_at: clock.now(),
+  };
+  const inserted = await repo.insertCustomerUnlessExternalIdTaken(forCompany(tx, companyId), row);
+  if (!inserted) {
+    const existing = await repo.findCustomerByExternalId(forCompany(tx, companyId), row.external_id!);
+    throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
+      customer: existing ? presentCustomer(existing) : undefined,
+    });
+  }
+  const customer = presentCustomer(inserted);
+  await recordEvent(tx, clock, companyId, "customer.created", customer);
+  return customer;
+}
+
 export function createCustomerService({ db, clock }: { db: Database; clock: Clock }) {
   return {
     /**
@@ -35,31 +66,7 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
      */
     async create(actor: Actor, input: CreateCustomerInput): Promise<Customer> {
       requireScope(actor, "customers:write", "usage:write");
-      return db.transaction(async (tx) => {
-        const row: repo.CustomerRow = {
-          company_id: actor.companyId,
-          id: newId(),
-          name: input.name,
-          external_id: input.external_id ?? null,
-          email: input.email ?? null,
-          domain: input.domain ?? null,
-          country: input.country ?? null,
-          address: input.address ?? null,
-          registration_number: input.registration_number ?? null,
-          payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
-          created_at: clock.now(),
-        };
-        const inserted = await repo.insertCustomerUnlessExternalIdTaken(forCompany(tx, actor.companyId), row);
-        if (!inserted) {
-          const existing = await repo.findCustomerByExternalId(forCompany(tx, actor.companyId), row.external_id!);
-          throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
-            customer: existing ? presentCustomer(existing) : undefined,
-          });
-        }
-        const customer = presentCustomer(inserted);
-        await recordEvent(tx, clock, actor.companyId, "customer.created", customer);
-        return customer;
-      });
+      return db.transaction((tx) => insertCustomer(tx, clock, actor.companyId, input));
     },
 
     async list(actor: Actor, filter: { externalId?: string | undefined }, page: PageRequest): Promise<Page<Customer>> {

@@ -8,7 +8,7 @@ export interface ErrorDetail {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly kind: "not_found" | "conflict" | "invalid" | "unauthenticated" | "forbidden" | "rate_limited";
+  abstract readonly kind: "not_found" | "conflict" | "invalid" | "unauthenticated" | "forbidden" | "rate_limited" | "too_large" | "unsupported";
   constructor(
     message: string,
     readonly code: string,
@@ -45,6 +45,16 @@ export class ValidationError extends DomainError {
   constructor(message: string, code = "invalid_request", details?: ErrorDetail[]) {
     super(message, code, details);
   }
+}
+
+/** 413: an uploaded file over its limit (docs/api.md, "Uploading a contract"). */
+export class TooLargeError extends DomainError {
+  readonly kind = "too_large" as const;
+}
+
+/** 415: content of a kind the operation does not take (a file that is not a PDF, a body that is not multipart). */
+export class UnsupportedContentError extends DomainError {
+  readonly kind = "unsupported" as const;
 }
 
 export class UnauthenticatedError extends DomainError {

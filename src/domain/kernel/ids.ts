@@ -1,4 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { z } from "zod";
+
+/** Limits of a client's own ids (event ids, contract ids), shared with the usage fast path (parse-usage-event.ts). */
+export const ID_MAX = 255;
+export const ID_PATTERN = /^[^\u0000-\u001f\u007f]+$/;
+
+/** A client's own id: a usage event's `event_id`, a contract's id as sent in `external_contract_id`. */
+export const externalIdText = z.string().min(1).max(ID_MAX).regex(ID_PATTERN, "must not contain control characters");
 
 export const newId = (): string => randomUUID();
 

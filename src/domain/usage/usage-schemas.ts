@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decimalInput, jsonDecimal } from "../kernel/decimal-schemas.js";
+import { externalIdText } from "../kernel/ids.js";
 import { CHARGE_DP } from "../kernel/money.js";
 
 const MAX_EVENTS_PER_REQUEST = 100;
@@ -7,12 +8,11 @@ const MAX_EVENTS_PER_REQUEST = 100;
 const decimal = (what: string) => decimalInput(what, CHARGE_DP);
 
 /** Limits shared with the fast path (parse-usage-event.ts). */
-export const ID_MAX = 255;
-export const ID_PATTERN = /^[^\u0000-\u001f\u007f]+$/;
+export { ID_MAX, ID_PATTERN } from "../kernel/ids.js";
 export const METRIC_MAX = 100;
 export const SCOPE_MAX = 255;
 
-const id = z.string().min(1).max(ID_MAX).regex(ID_PATTERN, "must not contain control characters");
+const id = externalIdText;
 const scope = z.string().trim().min(1).max(SCOPE_MAX).optional();
 /** An ISO 8601 instant with a time zone; its pattern is zod's own, read back by the fast path. */
 export const eventTimestamp = z.iso.datetime({ offset: true });

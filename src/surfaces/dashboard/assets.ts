@@ -56,6 +56,8 @@ button.secondary, .button.secondary { background: #fff; color: var(--accent); }
 button.danger { background: var(--danger); border-color: var(--danger); }
 button[aria-busy="true"], form[aria-busy="true"] button { opacity: .6; cursor: progress; }
 .actions { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: .75rem 0; }
+.field-error { color: var(--danger); font-size: .875rem; margin: .25rem 0 0; }
+[aria-invalid="true"] { border-color: var(--danger); outline: 1px solid var(--danger); }
 .alert { padding: .75rem 1rem; border-radius: 6px; margin-bottom: 1rem; }
 .alert.error { background: var(--danger-bg); color: var(--danger); }
 .alert.ok { background: var(--ok-bg); color: var(--ok); }

@@ -6,7 +6,9 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.js";
 import { html } from "./html.js";
 import { authPage, page } from "./layout.js";
-import { formOf, seeOther, sendPage, viewerOf, type DashboardDeps } from "./page-kit.js";
+import { formOf, seeOther, sendFormExpired, sendPage, viewerOf, type DashboardDeps } from "./page-kit.js";
+import { acceptMultipart } from "../http/multipart-form.js";
+import { contractUploadPages } from "./pages/contract-upload-pages.js";
 import { apiKeyPages } from "./pages/api-key-pages.js";
 import { authPages } from "./pages/auth-pages.js";
 import { contractPages } from "./pages/contract-pages.js";
@@ -47,6 +49,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
       route.schema = { ...(route.schema ?? {}), hide: true };
     });
 
+    acceptMultipart(app);
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
       { parseAs: "string", bodyLimit: FORM_BODY_LIMIT_BYTES },
@@ -84,18 +87,10 @@ export function dashboardRoutes(deps: DashboardDeps) {
         const next = request.method === "GET" ? request.url : undefined;
         return seeOther(reply, next && next !== "/" ? `/login?next=${encodeURIComponent(next)}` : "/login");
       }
-      if (request.method !== "GET" && request.method !== "HEAD") {
+      // A multipart form's token is its first field: its route checks it before reading the file (multipart-form.ts).
+      if (request.method !== "GET" && request.method !== "HEAD" && !request.routeOptions.config?.multipartForm) {
         const presented = formOf(request).get("_csrf") ?? (request.headers["x-csrf-token"] as string | undefined);
-        if (!deps.services.access.csrfTokenMatches(token, presented ?? undefined)) {
-          return sendPage(
-            reply,
-            authPage(
-              "Form expired",
-              html`<p class="alert error" role="alert">This request did not come with this session's form token, so it was not carried out. Go back, reload the page and try again.</p><p><a href="/">Back to the dashboard</a></p>`,
-            ),
-            403,
-          );
-        }
+        if (!deps.services.access.csrfTokenMatches(token, presented ?? undefined)) return sendFormExpired(reply);
       }
       if (sessionLimiter) {
         const verdict = sessionLimiter.take(session.actor.credentialId);
@@ -127,6 +122,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
     await authPages(app, deps);
     await overviewPage(app, deps);
     await customerPages(app, deps);
+    await contractUploadPages(app, deps);
     await contractPages(app, deps);
     await usagePages(app, deps);
     await invoicePages(app, deps);

@@ -25,7 +25,9 @@ const NAV = [
 ] as const;
 
 const isCurrent = (href: string, path: string) =>
-  href === "/" ? path === "/" : path === href || path.startsWith(`${href}/`) || (href.startsWith("/settings") && path.startsWith("/settings"));
+  href === "/"
+    ? path === "/"
+    : path === href || path.startsWith(`${href}/`) || (href.startsWith("/settings") && path.startsWith("/settings")) || (href === "/contracts" && path.startsWith("/upload-contract"));
 
 function head(title: string): SafeHtml {
   return html`<!doctype html>
@@ -96,6 +98,38 @@ export function flashBox(flash: Flash): SafeHtml {
  */
 export function doneFlash(table: Record<string, Flash>, key: unknown): Flash | undefined {
   return typeof key === "string" && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/** What a form shows under a field when it was refused: the message, tied to the field for screen readers. */
+export function fieldError(id: string, message: string | undefined): SafeHtml {
+  return message === undefined ? html`` : html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message}</p>`;
+}
+
+/** The attributes that mark a refused field and point at its message. */
+export function invalidAttributes(id: string, message: string | undefined): SafeHtml {
+  return message === undefined ? html`` : html` aria-invalid="true" aria-describedby="${id}-error"`;
+}
+
+export interface InputSpec {
+  id: string;
+  name: string;
+  label: string;
+  hint?: string | undefined;
+  value?: string | undefined;
+  type?: string;
+  required?: boolean;
+  /** `decimal` for money and rates: a number pad on phones, text otherwise (never a float input). */
+  inputmode?: "decimal" | "numeric" | "email" | "url";
+  maxlength?: number;
+  placeholder?: string;
+  error?: string | undefined;
+}
+
+/** A labelled input with its hint and, when it was refused, its error beside it. */
+export function inputField(spec: InputSpec): SafeHtml {
+  return html`<div><label for="${spec.id}">${spec.label}${spec.hint ? html` <span class="hint">${spec.hint}</span>` : ""}</label><input id="${spec.id}" name="${spec.name}" type="${spec.type ?? "text"}"${
+    spec.inputmode ? html` inputmode="${spec.inputmode}"` : ""
+  }${spec.maxlength ? html` maxlength="${String(spec.maxlength)}"` : ""}${spec.placeholder ? html` placeholder="${spec.placeholder}"` : ""}${spec.required ? html` required` : ""} value="${spec.value ?? ""}"${invalidAttributes(spec.id, spec.error)}>${fieldError(spec.id, spec.error)}</div>`;
 }
 
 /** The hidden CSRF field every state-changing form carries. */

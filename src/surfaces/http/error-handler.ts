@@ -16,6 +16,8 @@ const STATUS_BY_KIND: Record<DomainError["kind"], number> = {
   not_found: 404,
   conflict: 409,
   rate_limited: 429,
+  too_large: 413,
+  unsupported: 415,
 };
 
 // Fastify's own client errors, with the code and sentence we answer instead.

@@ -3,18 +3,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
-import { parseJsonExact } from "../../platform/exact-json.js";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
-import { mayHoldUnstorableText, unstorableTextError } from "../../domain/kernel/storable-text.js";
 import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
+import { exactJsonReader } from "./json-body.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
@@ -165,28 +164,18 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // PostgreSQL text holds neither NUL nor unpaired surrogates (storable-text.ts): refuse them at the door, for
   // every endpoint, as a 400 rather than a 500 or a silently altered value.
   // Numbers keep their exact text where a double would change them (exact-json.ts, docs/api.md "Numbers").
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  const parseSecurely = (request: FastifyRequest, text: string): unknown =>
-    parseJsonExact(text, (rewritten) => {
-      let parsed: unknown;
-      parseJson(request, rewritten, (error, value) => {
-        if (error) throw error;
-        parsed = value;
-      });
-      return parsed;
-    });
+  const readJson = exactJsonReader(app);
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = body as string;
     // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
     if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
     let value: unknown;
     try {
-      value = parseSecurely(request, text);
+      value = readJson(request, text);
     } catch (error) {
       return done(error as Error, undefined);
     }
-    const refusal = mayHoldUnstorableText(text) ? unstorableTextError(value) : undefined;
-    done(refusal ?? null, refusal ? undefined : value);
+    done(null, value);
   });
   app.addHook("onRequest", async (request) => {
     if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");

@@ -5,12 +5,15 @@ import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/con
 import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../page-kit.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type FormBody, type Viewer } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
-import { badge, contractPath, csrfField, dataTable, doneFlash, emptyState, link, money, page, when, type Flash } from "../layout.js";
+import { sendPdf } from "../../http/send-documents.js";
+import { uploadCard } from "./contract-upload-pages.js";
+import { badge, contractPath, csrfField, dataTable, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, money, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   created: { kind: "ok", message: "Sample contract created." },
+  uploaded: { kind: "ok", message: "Contract saved with its signed agreement. Usage sent with its id is rated from now on." },
   "rule-added": { kind: "ok", message: "Rule added: the program has a new version, used for usage from now on." },
   "rule-changed": { kind: "ok", message: "Rule changed: the program has a new version, used for usage from now on." },
 };
@@ -62,6 +65,11 @@ async function sampleForm(deps: DashboardDeps, viewer: Viewer, selected?: string
 </form>
 ${customers.hasMore ? html`<p class="hint">Only the ${CUSTOMER_CHOICES} newest customers are listed; open any other customer's page to create one for it.</p>` : ""}
 </section>`;
+}
+
+/** The two ways to a new contract: upload a signed one, or create a sample. */
+async function newContractForms(deps: DashboardDeps, viewer: Viewer, selected?: string): Promise<SafeHtml> {
+  return html`<div class="grid">${uploadCard()}${await sampleForm(deps, viewer, selected)}</div>`;
 }
 
 function contractsTable(contracts: Contract[]): SafeHtml {
@@ -172,6 +180,9 @@ ${changes}${kept}
 // ---------------------------------------------------------------------------------------------------
 // Changing the program: the API's own rule schemas and the same service calls, so a form accepts what the API does
 
+/** Field names as the rule forms' messages may mention them. */
+const RULE_LABELS: Record<string, string> = { monthly_cap: "the monthly cap" };
+
 const ADD_FIELDS = ["name", "type", "model", "metric", "amount", "rate", "monthly_cap"] as const;
 type AddValues = Partial<Record<(typeof ADD_FIELDS)[number], string>>;
 const CHANGE_FIELDS = ["rule_id", "amount", "rate"] as const;
@@ -181,6 +192,8 @@ type ChangeValues = Partial<Record<(typeof CHANGE_FIELDS)[number], string>>;
 interface RuleForms {
   add?: AddValues;
   change?: ChangeValues;
+  /** The refused form's errors, by field name. */
+  errors?: FieldErrors;
 }
 
 function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partial<Record<K, string>> {
@@ -192,24 +205,24 @@ function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partia
   return values;
 }
 
-function choice(id: string, name: string, label: string, options: readonly string[], selected: string | undefined, blank: string): SafeHtml {
-  return html`<div><label for="${id}">${label}</label><select id="${id}" name="${name}">
+function choice(id: string, name: string, label: string, options: readonly string[], selected: string | undefined, blank: string, error?: string): SafeHtml {
+  return html`<div><label for="${id}">${label}</label><select id="${id}" name="${name}"${invalidAttributes(id, error)}>
   <option value="">${blank}</option>
   ${options.map((o) => html`<option value="${o}"${o === selected ? html` selected` : ""}>${o.replace("_", "-")}</option>`)}
-</select></div>`;
+</select>${fieldError(id, error)}</div>`;
 }
 
-function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | undefined): SafeHtml {
+function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | undefined, errors: FieldErrors): SafeHtml {
   const v = values ?? {};
   const text = (name: keyof AddValues, label: string, hint: string, mode = "text") =>
-    html`<div><label for="add-${name}">${label} <span class="hint">${hint}</span></label><input id="add-${name}" name="${name}" type="text"${mode === "decimal" ? html` inputmode="decimal"` : ""} value="${v[name] ?? ""}"></div>`;
+    inputField({ id: `add-${name}`, name, label, hint, value: v[name], ...(mode === "decimal" ? { inputmode: "decimal" as const } : {}), error: errors[name] });
   return html`<details class="card"${values ? html` open` : ""}>
 <summary><strong>Add a pricing rule</strong></summary>
 <form class="stack" method="post" action="${contractPath(contract.id)}/rules">
   ${csrfField(viewer.ctx)}
   ${text("name", "Name", "(optional; the metric by default)")}
-  ${choice("add-type", "type", "Type", RULE_TYPES, v.type, "Usage when a metric is given")}
-  ${choice("add-model", "model", "Model", RULE_MODELS, v.model, "Percentage when a rate is given, else flat")}
+  ${choice("add-type", "type", "Type", RULE_TYPES, v.type, "Usage when a metric is given", errors.type)}
+  ${choice("add-model", "model", "Model", RULE_MODELS, v.model, "Percentage when a rate is given, else flat", errors.model)}
   ${text("metric", "Metric", "(usage rules: the event's metric name)")}
   ${text("amount", `Amount, ${contract.currency}`, "(flat rules: per unit on usage rules)", "decimal")}
   ${text("rate", "Rate", "(percentage rules: a fraction, 0.05 is 5%)", "decimal")}
@@ -219,7 +232,7 @@ function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | und
 </details>`;
 }
 
-function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly PresentedRule[], values: ChangeValues | undefined): SafeHtml {
+function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly PresentedRule[], values: ChangeValues | undefined, errors: FieldErrors): SafeHtml {
   if (rules.length === 0) return html``;
   const v = values ?? {};
   return html`<details class="card"${values ? html` open` : ""}>
@@ -229,8 +242,8 @@ function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly Pres
   <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required>
     ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePriceWords(r)}</option>`)}
   </select></div>
-  <div><label for="change-amount">New amount, ${contract.currency} <span class="hint">(flat rules)</span></label><input id="change-amount" name="amount" type="text" inputmode="decimal" value="${v.amount ?? ""}"></div>
-  <div><label for="change-rate">New rate <span class="hint">(percentage rules: a fraction, 0.05 is 5%)</span></label><input id="change-rate" name="rate" type="text" inputmode="decimal" value="${v.rate ?? ""}"></div>
+  ${inputField({ id: "change-amount", name: "amount", label: `New amount, ${contract.currency}`, hint: "(flat rules)", value: v.amount, inputmode: "decimal", error: errors.amount })}
+  ${inputField({ id: "change-rate", name: "rate", label: "New rate", hint: "(percentage rules: a fraction, 0.05 is 5%)", value: v.rate, inputmode: "decimal", error: errors.rate })}
   <div><button type="submit">Change price</button></div>
 </form>
 </details>`;
@@ -252,7 +265,11 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: strin
 <dt>Sample</dt><dd>${contract.sample ? "yes, a sample contract" : "no"}</dd>
 <dt>Metrics</dt><dd>${contract.metrics.length === 0 ? "—" : html`${contract.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`}</dd>
 <dt>Created</dt><dd>${when(contract.created_at)}</dd>
-<dt>Agreement</dt><dd><a href="${contract.pdf_url}">Agreement PDF</a> <span class="hint">(anyone with this link can open it)</span></dd>
+<dt>Agreement</dt><dd>${
+    contract.sample || contract.pdf_url.includes("/v1/agreements/")
+      ? html`<a href="${contract.pdf_url}">Agreement PDF</a> <span class="hint">(generated; anyone with this link can open it)</span>`
+      : html`<a href="${contractPath(contract.id)}/agreement.pdf">Signed agreement (PDF)</a> <span class="hint">(as uploaded; only your company can open it)</span>`
+  }</dd>
 </dl></div>`;
   const program = currentProgram
     ? html`<h2>Pricing program</h2><p class="hint">Version ${currentProgram.version}, effective ${currentProgram.effective_date}.</p>${rulesTable(
@@ -260,7 +277,8 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: strin
         currentProgram.rules,
       )}`
     : html`<h2>Pricing program</h2>${emptyState("This contract has no pricing program yet.")}`;
-  const change = html`<div class="grid">${addRuleForm(viewer, contract, forms.add)}${changeRuleForm(viewer, contract, currentProgram?.rules ?? [], forms.change)}</div>`;
+  const errors = forms.errors ?? {};
+  const change = html`<div class="grid">${addRuleForm(viewer, contract, forms.add, forms.add ? errors : {})}${changeRuleForm(viewer, contract, currentProgram?.rules ?? [], forms.change, forms.change ? errors : {})}</div>`;
   const history = html`<h2>Version history</h2><p class="hint">Newest first; each version compared with the one before it.</p>${historySection(
     versionHistoryDiff(versions),
     currentProgram?.version ?? 0,
@@ -271,7 +289,7 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: strin
 export async function contractPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get<{ Querystring: { status?: string; done?: string } }>("/contracts", async (request, reply) => {
     const viewer = viewerOf(request);
-    const { markup, status } = await listPage(deps, viewer, request.query, await sampleForm(deps, viewer), doneFlash(DONE, request.query.done));
+    const { markup, status } = await listPage(deps, viewer, request.query, await newContractForms(deps, viewer), doneFlash(DONE, request.query.done));
     return sendPage(reply, markup, status);
   });
 
@@ -284,9 +302,13 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
       return seeOther(reply, link(contractPath(contract.id), { done: "created" }));
     } catch (error) {
       const { status, flash } = formFailure(error);
-      const { markup } = await listPage(deps, viewer, {}, await sampleForm(deps, viewer, customerId), flash);
+      const { markup } = await listPage(deps, viewer, {}, await newContractForms(deps, viewer, customerId), flash);
       return sendPage(reply, markup, status);
     }
+  });
+
+  app.get<{ Params: { id: string } }>("/contracts/:id/agreement.pdf", async (request, reply) => {
+    return sendPdf(reply, await deps.services.contracts.agreementFile(viewerOf(request).session.actor, request.params.id), "inline");
   });
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/contracts/:id", async (request, reply) => {
@@ -302,8 +324,8 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
       const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, input);
       return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { add: values }), status);
+      const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
+      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { add: values, errors: fields }), status);
     }
   });
 
@@ -311,16 +333,18 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
     const viewer = viewerOf(request);
     const { rule_id: ruleId, ...prices } = valuesOf(formOf(request), CHANGE_FIELDS);
     try {
-      if (ruleId === undefined) throw new ValidationError("Choose the rule to change");
+      if (ruleId === undefined) throw new ValidationError("Choose the rule to change", "invalid_request", [{ path: "rule_id", message: "Choose the rule to change." }]);
       if (prices.amount === undefined && prices.rate === undefined) {
-        throw new ValidationError("Give a new amount (flat rules) or a new rate (percentage rules)");
+        throw new ValidationError("Give a new amount (flat rules) or a new rate (percentage rules)", "invalid_request", [
+          { path: "amount", message: "Give a new amount (flat rules) or a new rate (percentage rules)." },
+        ]);
       }
       const input = parseWith(updatePricingRuleInput, prices);
       const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, input);
       return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { change: { rule_id: ruleId, ...prices } }), status);
+      const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
+      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { change: { rule_id: ruleId, ...prices }, errors: fields }), status);
     }
   });
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { createCustomerInput, type Customer } from "../../../domain/customers/customer-schemas.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
+import { ConflictError } from "../../../domain/kernel/errors.js";
+import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { contractPath, csrfField, dataTable, doneFlash, emptyState, page, pager, when, type Flash } from "../layout.js";
+import { contractPath, csrfField, dataTable, inputField, doneFlash, emptyState, page, pager, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = { created: { kind: "ok", message: "Customer created." } };
 
@@ -15,9 +16,9 @@ interface CustomerFormValues {
   payment_terms_days?: string;
 }
 
-function createForm(viewer: Viewer, values: CustomerFormValues = {}): SafeHtml {
+function createForm(viewer: Viewer, values: CustomerFormValues = {}, errors: FieldErrors = {}): SafeHtml {
   const input = (name: keyof CustomerFormValues, label: string, type = "text", extra = "") =>
-    html`<div><label for="customer-${name}">${label}${extra ? html` <span class="hint">${extra}</span>` : ""}</label><input id="customer-${name}" name="${name}" type="${type}" value="${values[name] ?? ""}"${name === "name" ? html` required` : ""}></div>`;
+    inputField({ id: `customer-${name}`, name, label, hint: extra || undefined, type, value: values[name], required: name === "name", error: errors[name] });
   return html`<details class="card"${Object.keys(values).length > 0 ? html` open` : ""}>
 <summary><strong>Create a customer</strong></summary>
 <form class="stack" method="post" action="/customers">
@@ -80,8 +81,14 @@ export async function customerPages(app: FastifyInstance, deps: DashboardDeps): 
       const customer = await deps.services.customers.create(viewer.session.actor, input);
       return seeOther(reply, `/customers/${customer.id}?done=created`);
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await listPage(deps, viewer, {}, createForm(viewer, values), flash), status);
+      if (error instanceof ConflictError && error.code === "customer_exists") {
+        const existing = (error.extra?.customer as { name?: string } | undefined)?.name;
+        const fields = { external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id; external ids are unique.` };
+        const flash = { kind: "error" as const, message: "One field needs your attention: see the message beside it." };
+        return sendPage(reply, await listPage(deps, viewer, {}, createForm(viewer, values, fields), flash), 409);
+      }
+      const { status, flash, fields } = formFailure(error, (path) => path, { payment_terms_days: "the payment terms" });
+      return sendPage(reply, await listPage(deps, viewer, {}, createForm(viewer, values, fields), flash), status);
     }
   });
 

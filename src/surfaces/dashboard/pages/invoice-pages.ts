@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { invoiceListFilters, payInvoiceInput, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { sendInvoicePdf, sendUsageStatement } from "../../http/invoice-documents.js";
+import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";
 import { pageQuery } from "../../http/list-envelope.js";
 import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
@@ -266,7 +266,7 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
 
   // The documents, for the signed-in user (the API's /pdf and /usage.csv take an API key).
   app.get<{ Params: { number: string } }>("/invoices/:number/invoice.pdf", async (request, reply) => {
-    return sendInvoicePdf(reply, await deps.services.invoices.pdf(viewerOf(request).session.actor, request.params.number), "attachment");
+    return sendPdf(reply, await deps.services.invoices.pdf(viewerOf(request).session.actor, request.params.number), "attachment");
   });
   app.get<{ Params: { number: string } }>("/invoices/:number/usage.csv", async (request, reply) => {
     return sendUsageStatement(reply, await deps.services.invoices.usageStatement(viewerOf(request).session.actor, request.params.number));

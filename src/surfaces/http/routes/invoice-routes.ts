@@ -10,7 +10,7 @@ import {
 } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
-import { sendInvoicePdf, sendUsageStatement } from "../invoice-documents.js";
+import { sendPdf, sendUsageStatement } from "../send-documents.js";
 import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
@@ -85,7 +85,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         // A Buffer is sent as it is (the declared schemas type JSON answers only).
-        return sendInvoicePdf(reply as never, await services.invoices.pdf(actorOf(request), request.params.number), "inline");
+        return sendPdf(reply as never, await services.invoices.pdf(actorOf(request), request.params.number), "inline");
       },
     );
 

@@ -1,0 +1,126 @@
+// multipart/form-data for the routes that take a file (a contract upload: the API's and the dashboard's).
+// busboy reads the stream; every field arrives as its text, whatever type its part declares, so a JSON part
+// is parsed by the caller exactly (exact-json.ts), never through a double. Limits are enforced while reading:
+// a file over its limit stops being buffered at the limit.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Busboy, type BusboyHeaders, type BusboyInstance } from "@fastify/busboy";
+import type { UploadedFile } from "../../domain/contracts/agreement-upload.js";
+import { MAX_AGREEMENT_BYTES } from "../../domain/contracts/contract-schemas.js";
+import { DomainError, TooLargeError, UnsupportedContentError, ValidationError } from "../../domain/kernel/errors.js";
+import { unstorableTextError } from "../../domain/kernel/storable-text.js";
+
+export interface MultipartForm {
+  /** Every text field, in the order sent. */
+  fields: URLSearchParams;
+  /** The one file, under `fileField`; undefined when none was sent (or it was empty and unnamed). */
+  file: UploadedFile | undefined;
+}
+
+export interface MultipartLimits {
+  /** The part that carries the file; a file under any other name is refused. */
+  fileField: string;
+  maxFileBytes: number;
+  /** Words for a file over the limit ("10 MB"). */
+  maxFileWords: string;
+  maxFieldBytes: number;
+  maxFields: number;
+  /** Called with the fields read so far when the file starts: a form's CSRF token is checked before its file is read. */
+  beforeFile?: (fields: URLSearchParams) => void;
+}
+
+/** A contract upload: the agreement in `file` (10 MB at most), its terms in a text field (1 MiB at most). */
+export const UPLOAD_LIMITS: MultipartLimits = {
+  fileField: "file",
+  maxFileBytes: MAX_AGREEMENT_BYTES,
+  maxFileWords: "10 MB",
+  maxFieldBytes: 1024 * 1024,
+  maxFields: 200,
+};
+
+/** Leaves a multipart body unread for readMultipartForm; registered only where a route reads one. */
+export function acceptMultipart(app: FastifyInstance): void {
+  app.addContentTypeParser("multipart/form-data", (_request, _payload, done) => done(null, undefined));
+}
+
+export function readMultipartForm(request: FastifyRequest, limits: MultipartLimits): Promise<MultipartForm> {
+  if (!String(request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/form-data")) {
+    return Promise.reject(new UnsupportedContentError(`Send the form as multipart/form-data, with the file in the part \`${limits.fileField}\``, "unsupported_media_type"));
+  }
+  return new Promise((resolve, reject) => {
+    let busboy: BusboyInstance;
+    try {
+      busboy = new Busboy({
+        headers: request.headers as BusboyHeaders,
+        limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 1, fieldSize: limits.maxFieldBytes },
+      });
+    } catch (error) {
+      reject(new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"));
+      return;
+    }
+    const fields = new URLSearchParams();
+    let file: UploadedFile | undefined;
+    let failure: DomainError | undefined;
+    let fileDone: Promise<void> = Promise.resolve();
+    let settled = false;
+    const fail = (error: DomainError) => {
+      failure ??= error;
+    };
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      void fileDone.then(() => {
+        if (failure) return reject(failure);
+        const refusal = unstorableTextError([...fields].flat());
+        if (refusal) return reject(refusal);
+        resolve({ fields, file });
+      });
+    };
+
+    busboy.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
+      if (valueTruncated) fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
+      else fields.append(name, value);
+    });
+    busboy.on("file", (name: string, stream: NodeJS.ReadableStream & { truncated?: boolean }, filename: string) => {
+      if (name !== limits.fileField) {
+        fail(new ValidationError(`Unexpected file in the part \`${name}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
+        stream.resume();
+        return;
+      }
+      try {
+        limits.beforeFile?.(fields);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        fail(error);
+      }
+      if (failure) {
+        stream.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      fileDone = new Promise((done) => {
+        stream.on("data", (chunk: Buffer) => {
+          if (!failure) chunks.push(chunk);
+        });
+        stream.on("limit", () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large")));
+        stream.on("end", () => {
+          if (!failure) file = { filename, bytes: Buffer.concat(chunks) };
+          done();
+        });
+        stream.on("error", () => done());
+      });
+    });
+    busboy.on("filesLimit", () => fail(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
+    busboy.on("fieldsLimit", () => fail(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
+    busboy.on("partsLimit", () => fail(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
+    busboy.on("error", (error: unknown) => {
+      fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
+      finish();
+    });
+    busboy.on("finish", finish);
+    request.raw.on("error", () => {
+      fail(new ValidationError("The request ended before its multipart body", "invalid_multipart"));
+      finish();
+    });
+    request.raw.pipe(busboy);
+  });
+}

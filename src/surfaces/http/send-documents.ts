@@ -1,0 +1,26 @@
+import { Readable } from "node:stream";
+import type { FastifyReply } from "fastify";
+
+/**
+ * How documents are sent, by the API and the dashboard alike: a PDF (an invoice, a contract's agreement), and
+ * the usage statement streamed with the SHA-256 of its bytes (RFC 9530 Content-Digest).
+ */
+export function sendPdf(reply: FastifyReply, document: { filename: string; pdf: Buffer }, disposition: "inline" | "attachment"): FastifyReply {
+  return reply.type("application/pdf").header("content-disposition", contentDisposition(disposition, document.filename)).send(document.pdf);
+}
+
+/** A Content-Disposition: an ASCII name for old clients, and the exact one (RFC 6266) for the rest. */
+function contentDisposition(disposition: "inline" | "attachment", filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return ascii === filename
+    ? `${disposition}; filename="${filename}"`
+    : `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export function sendUsageStatement(reply: FastifyReply, statement: { filename: string; sha256: string; chunks: () => AsyncGenerator<string> }): FastifyReply {
+  return reply
+    .type("text/csv; charset=utf-8")
+    .header("content-disposition", contentDisposition("attachment", statement.filename))
+    .header("content-digest", `sha-256=:${statement.sha256}:`)
+    .send(Readable.from(statement.chunks()));
+}

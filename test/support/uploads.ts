@@ -1,0 +1,62 @@
+/**
+ * What contract-upload tests send: multipart bodies built by the platform's own FormData (as a browser or
+ * fetch would), and PDFs of every kind a user might upload (a generated agreement, a plain one, encrypted ones).
+ */
+import PDFDocument from "pdfkit";
+import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
+
+export interface MultipartPart {
+  name: string;
+  value: string | Buffer;
+  filename?: string;
+  type?: string;
+}
+
+/** A multipart/form-data body and its content-type (with the boundary), from FormData. */
+export async function multipart(parts: readonly MultipartPart[]): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+  const form = new FormData();
+  for (const part of parts) {
+    if (typeof part.value === "string" && part.filename === undefined) form.append(part.name, part.value);
+    else form.append(part.name, new Blob([typeof part.value === "string" ? part.value : new Uint8Array(part.value)], { type: part.type ?? "application/pdf" }), part.filename ?? "file.pdf");
+  }
+  const request = new Request("http://localhost/", { method: "POST", body: form });
+  return { payload: Buffer.from(await request.arrayBuffer()), headers: { "content-type": request.headers.get("content-type")! } };
+}
+
+/** A PDF made by pdfkit with these lines of text; `encryption` adds a password. */
+export function plainPdf(lines: readonly string[] = ["Master services agreement", "Signed by both parties."], encryption: Record<string, unknown> = {}): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFDocument({ ...encryption, info: { CreationDate: new Date(0) } });
+    const chunks: Buffer[] = [];
+    doc.on("data", (chunk: Buffer) => chunks.push(chunk));
+    doc.on("end", () => resolve(Buffer.concat(chunks)));
+    doc.on("error", reject);
+    for (const line of lines) doc.text(line);
+    doc.end();
+  });
+}
+
+/** One of the service's own agreements, as the agreement link would serve it. */
+export function generatedAgreement(overrides: Partial<AgreementPdfInput> = {}): Promise<Buffer> {
+  return renderAgreementPdf({
+    companyName: "Seller Ltd",
+    customerName: "Acme Europe GmbH",
+    contractId: "acme-eu-2026",
+    contractNumber: "CN-000042",
+    startDate: "2026-01-01",
+    endDate: "2026-12-31",
+    currency: "EUR",
+    billingCadence: "monthly",
+    sample: false,
+    programVersion: 1,
+    rules: [
+      { id: "r1", name: "SEPA transfer", type: "usage", model: "flat", amount: "0.25", metric: "sepa_transfer", monthly_cap: "500.00", currency: "EUR" },
+      { id: "r2", name: "Card payments", type: "usage", model: "percentage", rate: "0.029", metric: "card_payment", currency: "EUR" },
+      { id: "r3", name: "Platform fee", type: "subscription", model: "flat", amount: "99.00", frequency: "monthly", currency: "EUR" },
+      { id: "r4", name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "EUR" },
+    ],
+    minimumAmount: "1000.00",
+    generatedAt: new Date("2026-01-01T00:00:00Z"),
+    ...overrides,
+  });
+}
