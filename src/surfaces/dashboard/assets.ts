@@ -39,6 +39,12 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1r
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 form.stack { display: grid; gap: .75rem; max-width: 36rem; }
+form.stack.wide { max-width: 64rem; }
+.usage-row { display: grid; gap: .5rem .75rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 11rem), 1fr)); padding: .5rem 0; border-bottom: 1px solid var(--line); }
+.usage-row:last-child { border-bottom: 0; }
+.usage-row > div { min-width: 0; }
+fieldset label[for] { display: block; margin-right: 0; min-height: 0; font-weight: 600; }
+.usage-row input { width: 100%; min-width: 0; }
 form.inline { display: flex; flex-wrap: wrap; gap: .75rem; align-items: flex-end; }
 form.inline .field { display: grid; gap: .25rem; }
 label { font-weight: 600; }
@@ -47,7 +53,7 @@ input[type=text], input[type=email], input[type=password], input[type=url], inpu
 input[type=number], input[type=datetime-local], select, textarea {
   width: 100%; padding: .55rem .6rem; border: 1px solid #9aa3b2; border-radius: 6px; font: inherit; background: #fff; color: inherit; min-height: 2.75rem; }
 form.inline input, form.inline select { width: auto; min-width: 10rem; }
-fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; min-width: 0; }
 fieldset label { font-weight: 400; display: inline-flex; gap: .35rem; align-items: center; margin-right: 1rem; min-height: 2rem; }
 button, .button { display: inline-flex; align-items: center; justify-content: center; gap: .4rem; min-height: 2.75rem; padding: .5rem 1rem;
   font: inherit; font-weight: 600; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent); color: var(--accent-fg);

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from "fastify";
 import type { ApiKeyListing } from "../../../domain/access/access-service.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
+import { parseDate } from "../../../domain/kernel/billing-period.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
+import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, doneFlash, emptyState, page, when, type Flash } from "../layout.js";
+import { badge, csrfField, dataTable, doneFlash, emptyState, fieldError, inputField, invalidAttributes, page, when, type Flash } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   revoked: { kind: "ok", message: "The key is revoked: requests with it now answer 401." },
@@ -12,20 +13,53 @@ const DONE: Record<string, Flash> = {
 
 const keyState = (key: ApiKeyListing): SafeHtml => badge(key.state, key.state === "active" ? "ok" : key.state === "revoked" ? "bad" : "warn");
 
-function createForm(viewer: Viewer, values: { name?: string; scopes?: string[] } = {}): SafeHtml {
+interface KeyFormValues {
+  name?: string;
+  scopes?: string[];
+  expires_on?: string | undefined;
+}
+
+function createForm(viewer: Viewer, values: KeyFormValues = {}, errors: FieldErrors = {}): SafeHtml {
   return html`<section class="card" aria-labelledby="new-key">
 <h2 id="new-key">Create an API key</h2>
 <form class="stack" method="post" action="/settings/api-keys">
   ${csrfField(viewer.ctx)}
-  <div><label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="200" required placeholder="Production server" value="${values.name ?? ""}"></div>
-  <fieldset>
+  ${inputField({ id: "key-name", name: "name", label: "Name", maxlength: 200, required: true, placeholder: "Production server", value: values.name, error: errors.name })}
+  <fieldset id="key-scopes"${invalidAttributes("key-scopes", errors.scopes)}>
     <legend>Scopes <span class="hint">(leave all unchecked for a key with every scope)</span></legend>
     ${ALL_SCOPES.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}"${values.scopes?.includes(scope) ? html` checked` : ""}> <code>${scope}</code></label>`)}
+    ${fieldError("key-scopes", errors.scopes)}
   </fieldset>
-  <div><label for="key-expires">Expires on <span class="hint">(optional, UTC midnight)</span></label><input id="key-expires" name="expires_on" type="date"></div>
+  ${inputField({ id: "key-expires", name: "expires_on", label: "Expires on", hint: "(optional, UTC midnight)", type: "date", value: values.expires_on, error: errors.expires_on })}
   <div><button type="submit">Create key</button></div>
 </form>
 </section>`;
+}
+
+/**
+ * The create form's failure, each error beside its field. The access service names no field in its errors
+ * (its codes and sentences say which one), so they are placed here.
+ */
+function keyFailure(error: unknown, values: KeyFormValues): { status: number; flash: Flash; fields: FieldErrors } {
+  const placed = (fields: FieldErrors) => ({ status: 400, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields });
+  if (error instanceof ValidationError && error.code === "invalid_scope") {
+    const unknown = (values.scopes ?? []).filter((scope) => !(ALL_SCOPES as readonly string[]).includes(scope));
+    return placed({
+      scopes:
+        unknown.length > 0
+          ? `${unknown.map((scope) => `“${scope}”`).join(", ")} ${unknown.length === 1 ? "is not a scope" : "are not scopes"}: tick only the scopes listed.`
+          : "Tick the scopes the key may use, or none for a key with every scope.",
+    });
+  }
+  if (error instanceof ValidationError && error.code === "invalid_expires_at" && /in the future/.test(error.message)) {
+    return placed({ expires_on: "Choose a day after today: the key stops working at the start of that day (midnight UTC)." });
+  }
+  if (error instanceof ValidationError && error.code === "invalid_expires_at") return placed({ expires_on: "Enter a real date, as YYYY-MM-DD." });
+  if (error instanceof ValidationError && /^name must be 1 to \d+ characters$/.test(error.message)) {
+    const name = values.name ?? "";
+    return placed({ name: name === "" ? "This field is required." : name.length > 200 ? "Too long: at most 200 characters." : "Enter a name of 1 to 200 characters." });
+  }
+  return formFailure(error, (path) => (path === "name" || path === "scopes" || path === "expires_on" ? path : undefined));
 }
 
 function keysTable(keys: ApiKeyListing[]): SafeHtml {
@@ -61,14 +95,15 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
   app.post("/settings/api-keys", async (request, reply) => {
     const viewer = viewerOf(request);
     const form = formOf(request);
-    const values = { name: field(form, "name") ?? "", scopes: form.getAll("scopes") };
+    const values = { name: field(form, "name") ?? "", scopes: form.getAll("scopes"), expires_on: field(form, "expires_on") };
     try {
-      const expiresOn = field(form, "expires_on");
-      if (expiresOn !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(expiresOn)) throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at");
+      // parseDate refuses a date that does not exist (2026-02-30), which Date would move to the next month.
+      const expiresAt = values.expires_on === undefined ? undefined : parseDate(values.expires_on);
+      if (values.expires_on !== undefined && expiresAt === undefined) throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at");
       const created = await deps.services.access.createOwnApiKey(viewer.session.actor, {
         name: values.name,
         scopes: values.scopes.length > 0 ? values.scopes : undefined,
-        expiresAt: expiresOn ? new Date(`${expiresOn}T00:00:00Z`) : undefined,
+        expiresAt,
       });
       // The key is shown in this response only (never in a URL, never again): no redirect here.
       const shown = html`<section class="card" aria-labelledby="key-shown">
@@ -79,8 +114,8 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
 </section>`;
       return sendPage(reply, await listPage(deps, viewer, html`${shown}${createForm(viewer)}`));
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await listPage(deps, viewer, createForm(viewer, values), flash), status);
+      const { status, flash, fields } = keyFailure(error, values);
+      return sendPage(reply, await listPage(deps, viewer, createForm(viewer, values, fields), flash), status);
     }
   });
 

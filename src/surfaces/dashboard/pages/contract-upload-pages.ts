@@ -215,13 +215,18 @@ ${inputField({ id: "upload-customer-email", name: "customer_email", label: "Bill
 }
 
 function usageRows(v: ReviewValues, currency: string, errors: FieldErrors): SafeHtml {
-  const rows = [...v.usage, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(0, MAX_UPLOAD_RULES);
+  // The rows as posted without the blank ones at the end, then a few blank ones: a form shown again does not
+  // grow, and a row keeps its number (its errors are named by it).
+  let end = v.usage.length;
+  while (end > 0 && blankRow(v.usage[end - 1]!)) end--;
+  const filled = v.usage.slice(0, end);
+  const rows = [...filled, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(0, MAX_UPLOAD_RULES);
   return html`<fieldset class="card"><legend>Usage prices</legend>
 <p class="hint">One row per metric: a price per unit, or a rate (a fraction: 0.029 is 2.9% of the event's value). Leave a row blank to skip it.</p>
 <input type="hidden" name="usage_rows" value="${String(rows.length)}">
 ${rows.map((row, i) => {
     const id = (name: string) => `upload-usage-${name}-${i}`;
-    return html`<div class="grid usage-row" role="group" aria-label="Usage price ${String(i + 1)}">
+    return html`<div class="usage-row" role="group" aria-label="Usage price ${String(i + 1)}">
 ${inputField({ id: id("metric"), name: `usage_metric_${i}`, label: `Metric ${i + 1}`, hint: "(as usage events send it)", value: row.metric, maxlength: 100, error: errors[`usage_metric_${i}`] })}
 ${inputField({ id: id("name"), name: `usage_name_${i}`, label: "Name", hint: "(optional)", value: row.name, maxlength: 200, error: errors[`usage_name_${i}`] })}
 ${inputField({ id: id("amount"), name: `usage_amount_${i}`, label: `Price per unit, ${currency}`, value: row.amount, inputmode: "decimal", error: errors[`usage_amount_${i}`] })}
@@ -252,7 +257,7 @@ async function reviewPage(
   const content = html`<p><a href="/contracts">← All contracts</a></p>
 ${read}${leftOver}
 <p>Agreement: <a href="/upload-contract/${staged.id}/file.pdf" target="_blank" rel="noopener">${staged.filename}</a> <span class="hint">(opens the uploaded PDF)</span></p>
-<form class="stack" method="post" action="/upload-contract/${staged.id}" novalidate>
+<form class="stack wide" method="post" action="/upload-contract/${staged.id}" novalidate>
   ${csrfField(viewer.ctx)}
   <h2>2. Review the terms</h2>
   ${customerSection(values, customers, errors)}

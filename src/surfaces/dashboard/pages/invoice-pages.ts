@@ -1,12 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { invoiceListFilters, payInvoiceInput, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
-import { ValidationError } from "../../../domain/kernel/errors.js";
+import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
+import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";
 import { pageQuery } from "../../http/list-envelope.js";
-import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
+import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, contractPath, csrfField, dataTable, decimal, doneFlash, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
+import { badge, contractPath, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -25,6 +26,15 @@ interface ProjectValues {
 }
 
 export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
+
+const MONTH_NAME = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" });
+
+/** A form's failure whose errors this page placed itself (the service named no field): the status, the fields, the summary. */
+function placedFailure(status: number, fields: FieldErrors): { status: number; flash: Flash; fields: FieldErrors } {
+  const placed = Object.keys(fields).length;
+  const message = `${placed === 1 ? "One field needs" : `${placed} fields need`} your attention: see the message beside ${placed === 1 ? "it" : "each"}.`;
+  return { status, flash: { kind: "error", message }, fields };
+}
 
 const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
 
@@ -45,16 +55,20 @@ function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
 </form>`;
 }
 
-function projectForm(viewer: Viewer, contracts: readonly Contract[], values: ProjectValues = {}): SafeHtml {
+function projectForm(viewer: Viewer, contracts: readonly Contract[], values: ProjectValues = {}, errors: FieldErrors = {}): SafeHtml {
   const open = Object.values(values).some((v) => v !== undefined);
   return html`<details class="card"${open ? html` open` : ""}>
 <summary><strong>Project a period</strong></summary>
 <p class="hint">Creates or updates the contract's draft invoice for one calendar month: subscription lines, the usage rated so far and the monthly minimum.</p>
 <form class="stack" method="post" action="/invoices/project">
   ${csrfField(viewer.ctx)}
-  <div><label for="project-contract">Contract</label><select id="project-contract" name="contract" required>${contractOptions(contracts, values.contract, "Choose a contract")}</select></div>
-  <div><label for="project-start">Period start <span class="hint">(the first day of a month)</span></label><input id="project-start" name="billing_period_start" type="date" required value="${values.billing_period_start ?? ""}"></div>
-  <div><label for="project-end">Period end <span class="hint">(the last day of the same month)</span></label><input id="project-end" name="billing_period_end" type="date" required value="${values.billing_period_end ?? ""}"></div>
+  <div><label for="project-contract">Contract</label><select id="project-contract" name="contract" required${invalidAttributes("project-contract", errors.contract)}>${contractOptions(
+    contracts,
+    values.contract,
+    "Choose a contract",
+  )}</select>${fieldError("project-contract", errors.contract)}</div>
+  ${inputField({ id: "project-start", name: "billing_period_start", label: "Period start", hint: "(the first day of a month)", type: "date", required: true, value: values.billing_period_start, error: errors.billing_period_start })}
+  ${inputField({ id: "project-end", name: "billing_period_end", label: "Period end", hint: "(the last day of the same month)", type: "date", required: true, value: values.billing_period_end, error: errors.billing_period_end })}
   <div><button type="submit">Project invoice</button></div>
 </form>
 </details>`;
@@ -95,7 +109,7 @@ async function listPage(
   deps: DashboardDeps,
   viewer: Viewer,
   query: Record<string, unknown>,
-  options: { top?: SafeHtml; project?: ProjectValues; flash?: Flash | undefined } = {},
+  options: { top?: SafeHtml; project?: ProjectValues; projectErrors?: FieldErrors; flash?: Flash | undefined } = {},
 ): Promise<{ markup: string; status: number }> {
   const actor = viewer.session.actor;
   const contracts = await deps.services.contracts.list(actor, undefined);
@@ -121,12 +135,30 @@ async function listPage(
     ({ status, flash } = formFailure(error));
     body = emptyState("Fix the filters above to see invoices.");
   }
-  const content = html`${options.top ?? ""}${projectForm(viewer, contracts, options.project)}<h2>All invoices</h2>${filterForm(contracts, raw)}${body}`;
+  const content = html`${options.top ?? ""}${projectForm(viewer, contracts, options.project, options.projectErrors)}<h2>All invoices</h2>${filterForm(contracts, raw)}${body}`;
   return { markup: page(viewer.ctx, "Invoices", content, { flash }), status };
 }
 
-async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, flash?: Flash): Promise<string> {
+/** A refused finalize, pay or void form: what was typed, the errors beside its fields, and the banner to show instead should that form not be on the page. */
+interface LifecycleFailure {
+  verb: LifecycleVerb;
+  paidDate?: string | undefined;
+  errors: FieldErrors;
+  unplaced: Flash;
+}
+
+type LifecycleVerb = "finalize" | "pay" | "void";
+
+/** The forms an invoice in this status offers. */
+const formsOf = (status: string): readonly LifecycleVerb[] => (status === "draft" ? ["finalize"] : status === "issued" ? ["pay", "void"] : []);
+
+async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, flash?: Flash, failure?: LifecycleFailure): Promise<string> {
   const invoice = await deps.services.invoices.get(viewer.session.actor, number);
+  // An error beside a form the page no longer shows (the invoice moved on) is said at the top instead.
+  if (failure && !formsOf(invoice.status).includes(failure.verb)) {
+    flash = failure.unplaced;
+    failure = undefined;
+  }
   const currency = invoice.currency;
   const facts = html`<div class="card"><dl class="facts">
 <dt>Number</dt><dd>${invoice.number}</dd>
@@ -164,7 +196,7 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, f
       : "";
   const usage = link("/usage", { contract: invoice.contract, from: invoice.billing_period.start, to: invoice.billing_period.end });
   const documents = html`<p class="actions"><a href="${invoicePath(invoice.number)}/invoice.pdf">Download the PDF</a> · <a href="${invoicePath(invoice.number)}/usage.csv">Download the usage statement (CSV)</a></p>`;
-  const content = html`${facts}${lifecycleForms(viewer, invoice)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
+  const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
   return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
 }
 
@@ -175,28 +207,78 @@ const DONE: Record<string, Flash> = {
 };
 
 /** What can happen to the invoice next, each behind a box to tick: issuing, paying and voiding are final. */
-function lifecycleForms(viewer: Viewer, invoice: Invoice): SafeHtml {
+function lifecycleForms(viewer: Viewer, invoice: Invoice, failure?: LifecycleFailure): SafeHtml {
   const action = (verb: string) => `${invoicePath(invoice.number)}/${verb}`;
-  const confirm = (id: string, text: string) =>
-    html`<div class="field"><input type="checkbox" id="${id}" name="confirm" value="yes" required> <label for="${id}">${text}</label></div>`;
+  const errorsOf = (verb: LifecycleVerb): FieldErrors => (failure?.verb === verb ? failure.errors : {});
+  const confirm = (id: string, text: string, error: string | undefined) =>
+    html`<div class="field"><input type="checkbox" id="${id}" name="confirm" value="yes" required${invalidAttributes(id, error)}> <label for="${id}">${text}</label>${fieldError(id, error)}</div>`;
+  const paid = errorsOf("pay");
   if (invoice.status === "draft") {
     return html`<section class="card" aria-labelledby="issue-heading"><h2 id="issue-heading">Issue this invoice</h2>
 <p class="hint">Issuing brings the draft up to date (subscriptions, the monthly minimum), then fixes its lines and totals for good, sets today as its issue date and the due date from the customer's payment terms. Usage of this month sent afterwards is refused.</p>
 <form method="post" action="${action("finalize")}" class="stack">${csrfField(viewer.ctx)}
-${confirm("confirm-finalize", `I have checked this invoice: issue ${invoice.number} to the customer`)}
+${confirm("confirm-finalize", `I have checked this invoice: issue ${invoice.number} to the customer`, errorsOf("finalize").confirm)}
 <button type="submit">Finalize and issue</button></form></section>`;
   }
   if (invoice.status === "issued") {
     return html`<section class="card" aria-labelledby="payment-heading"><h2 id="payment-heading">Payment</h2>
 <form method="post" action="${action("pay")}" class="stack">${csrfField(viewer.ctx)}
-<div class="field"><label for="paid-date">Paid on <span class="hint">(today if left empty; not before ${invoice.issued_date})</span></label><input id="paid-date" name="paid_date" type="date" min="${invoice.issued_date}"></div>
-${confirm("confirm-pay", `The customer has paid ${invoice.number} in full`)}
+<div class="field"><label for="paid-date">Paid on <span class="hint">(today if left empty; not before ${invoice.issued_date})</span></label><input id="paid-date" name="paid_date" type="date" min="${invoice.issued_date}" value="${
+      failure?.verb === "pay" ? (failure.paidDate ?? "") : ""
+    }"${invalidAttributes("paid-date", paid.paid_date)}>${fieldError("paid-date", paid.paid_date)}</div>
+${confirm("confirm-pay", `The customer has paid ${invoice.number} in full`, paid.confirm)}
 <button type="submit">Mark as paid</button></form>
 <form method="post" action="${action("void")}" class="stack">${csrfField(viewer.ctx)}
-${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes it (this cannot be undone)`)}
+${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes it (this cannot be undone)`, errorsOf("void").confirm)}
 <button type="submit" class="danger">Void invoice</button></form></section>`;
   }
   return html``;
+}
+
+/**
+ * A refused projection, each error beside its field. The service refuses a period or a contract without naming
+ * a field: the period's rule (one calendar month) and the contract's term are said beside the dates, an
+ * unknown contract beside the contract.
+ */
+async function projectFailure(deps: DashboardDeps, viewer: Viewer, error: unknown, values: ProjectValues): Promise<{ status: number; flash: Flash; fields: FieldErrors }> {
+  if (error instanceof ValidationError && error.code === "invalid_billing_period") {
+    const start = values.billing_period_start === undefined ? undefined : parseDate(values.billing_period_start);
+    const month = start ? periodOf(start) : undefined;
+    const fields: FieldErrors = {};
+    if (!month || month.start !== values.billing_period_start) {
+      fields.billing_period_start = `A period starts on the first day of a month${start && month ? `: ${month.start} for ${MONTH_NAME.format(start)}` : ""}.`;
+    }
+    if (!month || month.end !== values.billing_period_end) {
+      fields.billing_period_end = `A period ends on the last day of the month it starts in${month && month.start === values.billing_period_start ? `: ${month.end}` : ""}.`;
+    }
+    return placedFailure(400, fields);
+  }
+  if (error instanceof ValidationError && error.code === "outside_contract_term" && values.contract !== undefined) {
+    const contract = await deps.services.contracts.get(viewer.session.actor, values.contract).catch(() => undefined);
+    if (contract) {
+      const term = contract.end_date ? `runs from ${contract.start_date} to ${contract.end_date}` : `starts on ${contract.start_date}, with no end date`;
+      return placedFailure(400, { billing_period_start: `This month is outside the contract's term: the contract ${term}. Choose a month within it.` });
+    }
+  }
+  if (error instanceof NotFoundError && error.resource === "contract") {
+    return placedFailure(404, { contract: "There is no such contract in your account: choose one from the list." });
+  }
+  return formFailure(error, (path) =>
+    path === "external_contract_id" ? "contract" : path === "billing_period_start" || path === "billing_period_end" ? path : undefined,
+  );
+}
+
+/** A refused finalize, pay or void: a missing confirmation beside its box, a refused payment date beside the date. */
+function lifecycleFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
+  if (error instanceof ValidationError && error.code === "paid_date_before_issue") {
+    const issued = /(\d{4}-\d{2}-\d{2})$/.exec(error.details?.[0]?.message ?? "")?.[1];
+    return placedFailure(400, { paid_date: `A payment cannot be dated before the invoice was issued${issued ? `, on ${issued}` : ""}.` });
+  }
+  if (error instanceof ValidationError && error.code === "paid_date_in_future") {
+    const today = /(\d{4}-\d{2}-\d{2})$/.exec(error.details?.[0]?.message ?? "")?.[1];
+    return placedFailure(400, { paid_date: `This date is in the future: enter the day the payment arrived${today ? `, ${today} (today) at the latest` : ""}.` });
+  }
+  return formFailure(error, (path) => (path === "confirm" || path === "paid_date" ? path : undefined));
 }
 
 export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -228,8 +310,8 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
       const { markup } = await listPage(deps, viewer, {}, { top: projectionResult(projection) });
       return sendPage(reply, markup);
     } catch (error) {
-      const failure = formFailure(error);
-      const { markup } = await listPage(deps, viewer, {}, { project: values, flash: failure.flash });
+      const failure = await projectFailure(deps, viewer, error, values);
+      const { markup } = await listPage(deps, viewer, {}, { project: values, projectErrors: failure.fields, flash: failure.flash });
       return sendPage(reply, markup, failure.status);
     }
   });
@@ -250,7 +332,9 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
       const number = request.params.number;
       try {
         if (field(form, "confirm") !== "yes") {
-          throw new ValidationError("Tick the box to confirm: this cannot be undone", "confirmation_required", [{ path: "confirm", message: "must be ticked" }]);
+          throw new ValidationError("Tick the box to confirm: this cannot be undone", "confirmation_required", [
+            { path: "confirm", message: "Tick this box to confirm: this cannot be undone." },
+          ]);
         }
         const actor = viewer.session.actor;
         if (verb === "finalize") await deps.services.invoices.finalize(actor, number);
@@ -258,8 +342,9 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
         else await deps.services.invoices.pay(actor, number, parseWith(payInvoiceInput, { paid_date: field(form, "paid_date") }).paid_date);
         return reply.redirect(`${invoicePath(number)}?done=${done}`, 303);
       } catch (error) {
-        const failure = formFailure(error);
-        return sendPage(reply, await detailPage(deps, viewer, number, failure.flash), failure.status);
+        const { status, flash, fields } = lifecycleFailure(error);
+        const failure: LifecycleFailure = { verb, paidDate: field(form, "paid_date"), errors: fields, unplaced: formFailure(error).flash };
+        return sendPage(reply, await detailPage(deps, viewer, number, flash, failure), status);
       }
     });
   }

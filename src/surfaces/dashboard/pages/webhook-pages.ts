@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { NotFoundError } from "../../../domain/kernel/errors.js";
+import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { EVENT_TYPES } from "../../../domain/webhooks/outbox.js";
 import {
   createEndpointInput,
@@ -8,10 +8,10 @@ import {
   type Delivery,
   type Endpoint,
 } from "../../../domain/webhooks/webhook-schemas.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FormBody, type Viewer } from "../page-kit.js";
+import { field, formFailure, formOf, parseWith, plainWords, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type FormBody, type Viewer } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge } from "../format.js";
-import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, link, page, when, type Flash } from "../layout.js";
+import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, page, when, type Flash } from "../layout.js";
 import { stringifyJson } from "../../../platform/exact-json.js";
 
 const DONE: Record<string, Flash> = {
@@ -49,25 +49,80 @@ const statusBadge = (endpoint: Endpoint) => (endpoint.status === "enabled" ? bad
 const eventList = (events: readonly string[]): SafeHtml => html`${events.map((type, i) => html`${i > 0 ? ", " : ""}<code>${type}</code>`)}`;
 
 /** The url, description and event-type fields shared by the create and edit forms. */
-function endpointFields(idPrefix: string, values: EndpointFormValues, checkedByDefault: readonly string[]): SafeHtml {
+function endpointFields(idPrefix: string, values: EndpointFormValues, checkedByDefault: readonly string[], errors: FieldErrors): SafeHtml {
   const checked = values.events ?? checkedByDefault;
-  return html`<div><label for="${idPrefix}-url">URL <span class="hint">(https://, reachable on the public internet)</span></label><input id="${idPrefix}-url" name="url" type="url" inputmode="url" maxlength="2048" required placeholder="https://example.com/webhooks" value="${values.url ?? ""}"></div>
-  <div><label for="${idPrefix}-description">Description <span class="hint">(optional)</span></label><input id="${idPrefix}-description" name="description" type="text" maxlength="500" value="${values.description ?? ""}"></div>
-  <fieldset>
+  const eventsId = `${idPrefix}-events`;
+  return html`${inputField({
+    id: `${idPrefix}-url`,
+    name: "url",
+    label: "URL",
+    hint: "(https://, reachable on the public internet)",
+    type: "url",
+    inputmode: "url",
+    maxlength: 2048,
+    required: true,
+    placeholder: "https://example.com/webhooks",
+    value: values.url,
+    error: errors.url,
+  })}
+  ${inputField({ id: `${idPrefix}-description`, name: "description", label: "Description", hint: "(optional)", maxlength: 500, value: values.description, error: errors.description })}
+  <fieldset id="${eventsId}"${invalidAttributes(eventsId, errors.events)}>
     <legend>Event types <span class="hint">(leave all unchecked to receive every event type)</span></legend>
     ${EVENT_TYPES.map((type) => html`<label><input type="checkbox" name="events" value="${type}"${checked.includes(type) ? html` checked` : ""}> <code>${type}</code></label>`)}
+    ${fieldError(eventsId, errors.events)}
   </fieldset>`;
 }
 
-function createForm(viewer: Viewer, values: EndpointFormValues = {}): SafeHtml {
+function createForm(viewer: Viewer, values: EndpointFormValues = {}, errors: FieldErrors = {}): SafeHtml {
   return html`<section class="card" aria-labelledby="new-endpoint">
 <h2 id="new-endpoint">Add an endpoint</h2>
 <form class="stack" method="post" action="/webhooks">
   ${csrfField(viewer.ctx)}
-  ${endpointFields("endpoint", values, [])}
+  ${endpointFields("endpoint", values, [], errors)}
   <div><button type="submit">Add endpoint</button></div>
 </form>
 </section>`;
+}
+
+// Why the service refused an endpoint's URL (address-policy.ts, webhook-service.ts), in the words of someone
+// pasting an address into a form. Anything else falls back to plainWords.
+const URL_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
+  [/^URL is empty$/, "This field is required."],
+  [/^URL must use https:\/\/$/, "Use an address that starts with https://."],
+  [/^URL must not contain credentials$/, "Remove the user name and password from the address; your receiver checks each delivery's signature instead."],
+  [/^URL contains whitespace or control characters$/, "Remove the spaces (or other invisible characters) from the address."],
+  [/^(not a valid URL|URL has no host)$/, "Enter a full address such as https://example.com/webhooks."],
+  [/^port must be between 1 and 65535$/, "Use a port between 1 and 65535, or leave the port out."],
+  [/^URL is longer than (\d+) characters$/, (n) => `Too long: at most ${n} characters.`],
+  [/^address (\S+) is not public$/, (address) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`],
+  [/^must resolve to public addresses only$/, "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it."],
+  [/^host does not resolve$/, "No server was found under this host name: check the spelling of the address."],
+];
+
+/** A refused URL's reason in plain words. */
+function urlWords(reason: string): string {
+  for (const [pattern, words] of URL_WORDS) {
+    const match = pattern.exec(reason);
+    if (match) return typeof words === "string" ? words : words(...match.slice(1));
+  }
+  return plainWords(reason);
+}
+
+const ONE_FIELD: Flash = { kind: "error", message: "One field needs your attention: see the message beside it." };
+
+/**
+ * An endpoint form's failure: every error beside its field. A refused URL (`invalid_url`) goes beside the URL
+ * field whether or not the error names it; `events.0` is the events fieldset.
+ */
+function endpointFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
+  if (error instanceof ValidationError && error.code === "invalid_url") {
+    const reason = error.details?.find((d) => d.path === "url")?.message ?? error.message.replace(/^url /, "");
+    return { status: 400, flash: ONE_FIELD, fields: { url: urlWords(reason) } };
+  }
+  return formFailure(error, (path) => {
+    const head = path.split(".")[0];
+    return head === "url" || head === "description" || head === "events" ? head : undefined;
+  });
 }
 
 function endpointsTable(endpoints: Endpoint[]): SafeHtml {
@@ -96,7 +151,7 @@ function secretOnce(endpoint: Endpoint, heading: string): SafeHtml {
 </section>`;
 }
 
-function editForm(viewer: Viewer, endpoint: Endpoint, values?: EndpointFormValues): SafeHtml {
+function editForm(viewer: Viewer, endpoint: Endpoint, values?: EndpointFormValues, errors: FieldErrors = {}): SafeHtml {
   const shown: EndpointFormValues = values ?? {
     url: endpoint.url,
     description: endpoint.description ?? "",
@@ -108,7 +163,7 @@ function editForm(viewer: Viewer, endpoint: Endpoint, values?: EndpointFormValue
 <h2 id="edit-endpoint">Edit</h2>
 <form class="stack" method="post" action="/webhooks/${endpoint.id}">
   ${csrfField(viewer.ctx)}
-  ${endpointFields("edit", shown, endpoint.events)}
+  ${endpointFields("edit", shown, endpoint.events, errors)}
   <fieldset>
     <legend>Status</legend>
     <label><input type="radio" name="enabled" value="true"${enabled ? html` checked` : ""}> Enabled</label>
@@ -148,7 +203,12 @@ function outcomeFlash(delivery: Delivery, what: "test" | "resend"): Flash {
   return { kind: "error", message: `${sent}, but the receiver did not accept it: ${delivery.last_error ?? "no answer"}.` };
 }
 
-async function endpointPage(deps: DashboardDeps, viewer: Viewer, endpoint: Endpoint, options: { top?: HtmlValue; flash?: Flash | undefined; values?: EndpointFormValues } = {}): Promise<string> {
+async function endpointPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  endpoint: Endpoint,
+  options: { top?: HtmlValue; flash?: Flash | undefined; values?: EndpointFormValues; errors?: FieldErrors; test?: { type?: string | undefined; error?: string | undefined } } = {},
+): Promise<string> {
   const deliveries = await deps.services.webhooks.recentDeliveries(viewer.session.actor, endpoint.id);
   const enabled = endpoint.status === "enabled";
   const facts = html`<div class="card"><dl class="facts">
@@ -168,12 +228,14 @@ async function endpointPage(deps: DashboardDeps, viewer: Viewer, endpoint: Endpo
 <h2 id="send-test">Send a test event</h2>
 <form class="inline" method="post" action="/webhooks/${endpoint.id}/test">
   ${csrfField(viewer.ctx)}
-  <div class="field"><label for="test-type">Event type</label><select id="test-type" name="type">${EVENT_TYPES.map((type) => html`<option value="${type}">${type}</option>`)}</select></div>
+  <div class="field"><label for="test-type">Event type</label><select id="test-type" name="type"${invalidAttributes("test-type", options.test?.error)}>${EVENT_TYPES.map(
+    (type) => html`<option value="${type}"${type === options.test?.type ? html` selected` : ""}>${type}</option>`,
+  )}</select>${fieldError("test-type", options.test?.error)}</div>
   <button type="submit">Send test event</button>
 </form>
 <p class="hint">Sends signed sample data marked <code>"test": true</code>, once, now; it is recorded below.</p>
 </section>`;
-  const content = html`<p><a href="/webhooks">All webhook endpoints</a></p>${options.top ?? ""}${facts}${test}${editForm(viewer, endpoint, options.values)}
+  const content = html`<p><a href="/webhooks">All webhook endpoints</a></p>${options.top ?? ""}${facts}${test}${editForm(viewer, endpoint, options.values, options.errors)}
 <h2>Recent deliveries</h2>${deliveriesTable(endpoint, deliveries)}`;
   return page(viewer.ctx, "Webhook endpoint", content, { flash: options.flash });
 }
@@ -237,8 +299,8 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
       // The secret is shown in this response only: no redirect here (a URL would keep it in history and logs).
       return sendPage(reply, await listPage(deps, viewer, html`${secretOnce(endpoint, "Endpoint added")}${createForm(viewer)}`));
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await listPage(deps, viewer, createForm(viewer, values), flash), status);
+      const { status, flash, fields } = endpointFailure(error);
+      return sendPage(reply, await listPage(deps, viewer, createForm(viewer, values, fields), flash), status);
     }
   });
 
@@ -272,8 +334,8 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
       await webhooks.update(viewer.session.actor, endpoint.id, input);
       return seeOther(reply, `/webhooks/${endpoint.id}?done=updated`);
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash, values }), status);
+      const { status, flash, fields } = endpointFailure(error);
+      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash, values, errors: fields }), status);
     }
   });
 
@@ -330,13 +392,14 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
   app.post<{ Params: { id: string } }>("/webhooks/:id/test", async (request, reply) => {
     const viewer = viewerOf(request);
     const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
+    const chosen = field(formOf(request), "type");
     try {
-      const { type } = parseWith(testEventInput, { type: field(formOf(request), "type") });
+      const { type } = parseWith(testEventInput, { type: chosen });
       const result = await webhooks.sendTest(viewer.session.actor, endpoint.id, type);
       return seeOther(reply, link(`/webhooks/${endpoint.id}`, { done: "test", delivery: result.id }));
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash }), status);
+      const { status, flash, fields } = formFailure(error, (path) => (path === "type" ? path : undefined));
+      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash, test: { type: chosen, error: fields.type } }), status);
     }
   });
 
