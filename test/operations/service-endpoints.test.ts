@@ -88,6 +88,26 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.ok(schemes.some((s) => s.type === "apiKey" && s.name === "X-Api-Key"));
   });
 
+  it("describes the operations that carry files: the upload's multipart body and the PDF and CSV answers", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    const upload = doc.paths["/v1/billing/contracts/upload"].post;
+    const form = upload.requestBody.content["multipart/form-data"];
+    assert.deepEqual(form.schema.required, ["file", "terms"]);
+    assert.equal(form.schema.properties.file.format, "binary");
+    const terms = form.schema.properties.terms.contentSchema;
+    assert.deepEqual([...terms.required].sort(), ["contract_id", "currency", "customer", "rules", "start_date"]);
+    assert.ok(terms.properties.rules.items.properties.amount, "a rule's fields are described");
+    for (const status of ["201", "400", "404", "409", "413", "415"]) assert.ok(upload.responses[status], `upload answers ${status}`);
+    assert.ok(upload.responses["409"].content["application/json"].schema.properties.contract, "409 carries the existing contract");
+    const pdf = (path: string) => doc.paths[path].get.responses["200"].content["application/pdf"].schema;
+    assert.deepEqual(pdf("/v1/billing/invoices/{number}/pdf"), { type: "string", format: "binary" });
+    assert.deepEqual(pdf("/v1/billing/contracts/{ext_id}/agreement.pdf"), { type: "string", format: "binary" });
+    const csv = doc.paths["/v1/billing/invoices/{number}/usage.csv"].get.responses["200"];
+    assert.ok(csv.content["text/csv"]);
+    assert.ok(csv.headers["Content-Digest"]);
+    for (const action of ["finalize", "pay", "void"]) assert.ok(doc.paths[`/v1/billing/invoices/{number}/${action}`].post.responses["409"], `${action} documents its 409`);
+  });
+
   it("leaves the admin and operational paths out of the public OpenAPI document", async () => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
     for (const path of Object.keys(doc.paths)) {

@@ -14,6 +14,7 @@ import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.j
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { exactJsonReader } from "./json-body.js";
+import { describeFileOperations } from "./openapi-files.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
@@ -228,6 +229,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: (documents) => describeFileOperations("openapiObject" in documents ? documents.openapiObject : documents.swaggerObject),
   });
 
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));

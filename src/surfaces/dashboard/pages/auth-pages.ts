@@ -4,9 +4,10 @@ import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
-import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps } from "../page-kit.js";
+import { ConflictError, ValidationError } from "../../../domain/kernel/errors.js";
+import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps, type FieldErrors } from "../page-kit.js";
 import { html, type HtmlValue } from "../html.js";
-import { authPage, flashBox, type Flash } from "../layout.js";
+import { authPage, fieldError, flashBox, invalidAttributes, type Flash } from "../layout.js";
 
 // Sign-in attempts per email, per process: 10 at once, then one every 6 seconds (always on).
 const LOGIN_PER_EMAIL = { capacity: 10, perSecond: 1 / 6 };
@@ -49,17 +50,40 @@ function loginForm(token: string, values: { email?: string; next?: string }, fla
   );
 }
 
-function signupForm(token: string, values: { company?: string; email?: string }, flash?: Flash): string {
+// Written out rather than with inputField: these inputs carry autocomplete, autofocus and minlength.
+function signupForm(token: string, values: { company?: string; email?: string }, flash?: Flash, errors: FieldErrors = {}): string {
   const content: HtmlValue = html`${flash ? flashBox(flash) : ""}
 <form class="stack" method="post" action="/signup">
   <input type="hidden" name="_csrf" value="${token}">
-  <div><label for="company">Company name</label><input id="company" name="company" type="text" autocomplete="organization" required maxlength="200" value="${values.company ?? ""}" autofocus></div>
-  <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ""}"></div>
-  <div><label for="password">Password <span class="hint">(at least 8 characters)</span></label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8"></div>
+  <div><label for="company">Company name</label><input id="company" name="company" type="text" autocomplete="organization" required maxlength="200" value="${values.company ?? ""}" autofocus${invalidAttributes("company", errors.company)}>${fieldError("company", errors.company)}</div>
+  <div><label for="email">Email</label><input id="email" name="email" type="email" autocomplete="email" required value="${values.email ?? ""}"${invalidAttributes("email", errors.email)}>${fieldError("email", errors.email)}</div>
+  <div><label for="password">Password <span class="hint">(at least 8 characters)</span></label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8"${invalidAttributes("password", errors.password)}>${fieldError("password", errors.password)}</div>
   <button type="submit">Create account</button>
 </form>
 <p>Already have an account? <a href="/login">Log in</a></p>`;
   return authPage("Create your account", content);
+}
+
+/**
+ * A refused sign-up, each error beside its field. The access service names no field (its sentences do), so
+ * they are placed here; the password typed is never shown back, only what was wrong with it.
+ */
+function signupFailure(error: unknown, values: { company: string; email: string }, passwordLength: number): { status: number; flash: Flash; fields: FieldErrors } {
+  const placed = (status: number, fields: FieldErrors) => ({ status, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields });
+  if (error instanceof ConflictError && error.code === "email_taken") {
+    return placed(409, { email: "An account with this email already exists: log in instead, or use another email." });
+  }
+  if (error instanceof ValidationError && /^company name must be 1 to \d+ characters$/.test(error.message)) {
+    const company = values.company;
+    return placed(400, { company: company === "" ? "This field is required." : company.length > 200 ? "Too long: at most 200 characters." : "Enter a company name of 1 to 200 characters." });
+  }
+  if (error instanceof ValidationError && /^email must be a valid email address$/.test(error.message)) {
+    return placed(400, { email: values.email === "" ? "This field is required." : "Enter an email address such as billing@example.com." });
+  }
+  if (error instanceof ValidationError && /^password must be 8 to \d+ characters$/.test(error.message)) {
+    return placed(400, { password: passwordLength < 8 ? "Too short: use at least 8 characters." : "Too long: at most 1024 characters." });
+  }
+  return formFailure(error);
 }
 
 async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters<DashboardDeps["services"]["access"]["startSession"]>[0], next: string) {
@@ -117,12 +141,13 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     if (!verdict.allowed) {
       return sendPage(reply, signupForm(token, values, { kind: "error", message: "Too many attempts from this address. Try again in a minute." }), 429);
     }
+    const password = form.get("password") ?? "";
     try {
-      const user = await deps.services.access.signUp({ companyName: values.company, email: values.email, password: form.get("password") ?? "" });
+      const user = await deps.services.access.signUp({ companyName: values.company, email: values.email, password });
       return await signIn(deps, reply, user, "/");
     } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, signupForm(token, values, flash), status);
+      const { status, flash, fields } = signupFailure(error, values, password.length);
+      return sendPage(reply, signupForm(token, values, flash, fields), status);
     }
   });
 

@@ -85,15 +85,14 @@ function createForm(viewer: Viewer, values: EndpointFormValues = {}, errors: Fie
 }
 
 // Why the service refused an endpoint's URL (address-policy.ts, webhook-service.ts), in the words of someone
-// pasting an address into a form. Anything else falls back to plainWords.
+// pasting an address into a form. A blank or too long URL is refused by the schema first (plainWords says
+// those); anything else falls back to plainWords too.
 const URL_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
-  [/^URL is empty$/, "This field is required."],
   [/^URL must use https:\/\/$/, "Use an address that starts with https://."],
   [/^URL must not contain credentials$/, "Remove the user name and password from the address; your receiver checks each delivery's signature instead."],
   [/^URL contains whitespace or control characters$/, "Remove the spaces (or other invisible characters) from the address."],
   [/^(not a valid URL|URL has no host)$/, "Enter a full address such as https://example.com/webhooks."],
   [/^port must be between 1 and 65535$/, "Use a port between 1 and 65535, or leave the port out."],
-  [/^URL is longer than (\d+) characters$/, (n) => `Too long: at most ${n} characters.`],
   [/^address (\S+) is not public$/, (address) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`],
   [/^must resolve to public addresses only$/, "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it."],
   [/^host does not resolve$/, "No server was found under this host name: check the spelling of the address."],
