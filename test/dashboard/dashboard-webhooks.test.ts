@@ -9,10 +9,13 @@ import { it } from "node:test";
 import type { LightMyRequestResponse } from "fastify";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { createCustomer, ENDPOINTS, listDeliveries, type EndpointBody } from "../support/api.js";
-import { signUp, type DashboardClient } from "../support/dashboard-client.js";
+import { alertOf, fieldErrorOf, signUp, type DashboardClient } from "../support/dashboard-client.js";
 import { assertNotSignedWith, assertSigned, receiverPool } from "../support/webhook-receiver.js";
 
 const SECRET_RE = /id="endpoint-secret">([^<]+)</;
+const ONE_FIELD = "One field needs your attention: see the message beside it.";
+const CHOOSE_EVENT = "Choose one of customer.created, contract.created.";
+const NOT_PUBLIC = (address: string) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`;
 
 /** A signed-up company: its dashboard client and an API key made on its Settings page. */
 async function company(t: () => TestApp) {
@@ -112,16 +115,23 @@ describeEachEngine(
       assert.deepEqual((await apiEndpoint(t, key, id)).json().events.sort(), ["contract.created", "customer.created"]);
     });
 
-    it("refuses an unknown event type or a missing URL with a 400 page that keeps the values, and stores nothing", async () => {
+    it("refuses an unknown event type, a missing URL or a long description with a 400 page that says so beside the field, keeps the values, and stores nothing", async () => {
       const { client, key } = await company(t);
       const unknown = await client.post("/webhooks", { url: "https://8.8.8.8/hook", description: "kept <i>", events: ["invoice.paid"] });
-      assertAlert(unknown, 400, /events/);
+      assertAlert(unknown, 400, /needs your attention/);
+      assert.equal(fieldErrorOf(unknown.body, "endpoint-events"), CHOOSE_EVENT);
+      assert.equal(fieldErrorOf(unknown.body, "endpoint-url"), undefined);
       assert.match(unknown.body, /value="https:\/\/8\.8\.8\.8\/hook"/);
       assert.match(unknown.body, /value="kept &lt;i&gt;"/);
       assert.doesNotMatch(unknown.body, /endpoint-secret/);
       const missing = await client.post("/webhooks", { url: "", events: ["customer.created"] });
-      assertAlert(missing, 400, /url/);
+      assert.equal(missing.statusCode, 400);
+      assert.equal(alertOf(missing.body), ONE_FIELD);
+      assert.equal(fieldErrorOf(missing.body, "endpoint-url"), "This field is required.");
       assert.match(missing.body, /value="customer.created" checked/);
+      const long = await client.post("/webhooks", { url: "https://8.8.8.8/hook", description: "d".repeat(501) });
+      assert.equal(long.statusCode, 400);
+      assert.equal(fieldErrorOf(long.body, "endpoint-description"), "Too long: at most 500 characters.");
       assert.deepEqual(await apiEndpoints(t, key), []);
     });
 
@@ -151,7 +161,8 @@ describeEachEngine(
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/keep", events: ["customer.created"] });
       const res = await client.post(`/webhooks/${id}`, { url: "https://8.8.8.8/changed", events: ["nope.happened"], enabled: "true" });
-      assertAlert(res, 400, /events/);
+      assertAlert(res, 400, /needs your attention/);
+      assert.equal(fieldErrorOf(res.body, "edit-events"), CHOOSE_EVENT);
       assert.match(res.body, /value="https:\/\/8\.8\.8\.8\/changed"/);
       const stored = (await apiEndpoint(t, key, id)).json();
       assert.equal(stored.url, "https://8.8.8.8/keep");
@@ -236,11 +247,16 @@ describeEachEngine(
       assert.deepEqual(await listDeliveries(t(), key, id), []);
     });
 
-    it("refuses a test event of an unknown type with a 400 page", async () => {
+    it("refuses a test event of an unknown or missing type with a 400 page that says so beside the event type", async () => {
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/t" });
       const res = await client.post(`/webhooks/${id}/test`, { type: "invoice.paid" });
-      assertAlert(res, 400, /type/);
+      assertAlert(res, 400, /needs your attention/);
+      assert.equal(fieldErrorOf(res.body, "test-type"), CHOOSE_EVENT);
+      const missing = await client.post(`/webhooks/${id}/test`, {});
+      assert.equal(missing.statusCode, 400);
+      assert.equal(fieldErrorOf(missing.body, "test-type"), "This field is required.");
+      assert.equal(fieldErrorOf(missing.body, "edit-url"), undefined, "the edit form is not blamed");
       assert.deepEqual(await listDeliveries(t(), key, id), []);
     });
 
@@ -408,23 +424,50 @@ describeEachEngine(
 );
 
 describeEachEngine("dashboard webhook pages under the production address policy", (t) => {
-  it("refuses an http:// URL and a private address with a 400 page that says why, and stores nothing", async () => {
+  it("refuses an http:// URL and a private address with a 400 page that says why beside the URL, and stores nothing", async () => {
     const { client, key } = await company(t);
     const http = await client.post("/webhooks", { url: "http://8.8.8.8/hook", events: ["customer.created"] });
-    assertAlert(http, 400, /https:\/\//);
+    assertAlert(http, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(http.body, "endpoint-url"), "Use an address that starts with https://.");
     assert.match(http.body, /value="http:\/\/8\.8\.8\.8\/hook"/);
+    assert.match(http.body, /value="customer.created" checked/);
     const loopback = await client.post("/webhooks", { url: "https://127.0.0.1/hook" });
-    assertAlert(loopback, 400, /not public/);
+    assert.equal(loopback.statusCode, 400);
+    assert.equal(fieldErrorOf(loopback.body, "endpoint-url"), NOT_PUBLIC("127.0.0.1"));
     const metadata = await client.post("/webhooks", { url: "https://169.254.169.254/latest/meta-data/" });
-    assertAlert(metadata, 400, /not public/);
+    assert.equal(metadata.statusCode, 400);
+    assert.equal(fieldErrorOf(metadata.body, "endpoint-url"), NOT_PUBLIC("169.254.169.254"));
     assert.deepEqual(await apiEndpoints(t, key), []);
   });
 
-  it("refuses an edit to a private address with a 400 page and keeps the old URL", async () => {
+  it("says in plain words beside the URL why any other address is refused", async () => {
+    const { client, key } = await company(t);
+    const cases: [string, string][] = [
+      ["https://user:secret@8.8.8.8/hook", "Remove the user name and password from the address; your receiver checks each delivery's signature instead."],
+      ["https://8.8.8.8/a b", "Remove the spaces (or other invisible characters) from the address."],
+      ["nonsense", "Enter a full address such as https://example.com/webhooks."],
+      ["https://8.8.8.8:0/hook", "Use a port between 1 and 65535, or leave the port out."],
+      ["https://localhost/hook", "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it."],
+      // .invalid never resolves (RFC 6761).
+      ["https://no-such-host.invalid/hook", "No server was found under this host name: check the spelling of the address."],
+      [`https://8.8.8.8/${"a".repeat(2048)}`, "Too long: at most 2048 characters."],
+    ];
+    for (const [url, message] of cases) {
+      const res = await client.post("/webhooks", { url });
+      assert.equal(res.statusCode, 400, url);
+      assert.equal(alertOf(res.body), ONE_FIELD, url);
+      assert.equal(fieldErrorOf(res.body, "endpoint-url"), message, url);
+    }
+    assert.deepEqual(await apiEndpoints(t, key), []);
+  });
+
+  it("refuses an edit to a private address with a 400 page that says why beside the URL, and keeps the old URL", async () => {
     const { client, key } = await company(t);
     const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/public" });
     const res = await client.post(`/webhooks/${id}`, { url: "https://10.0.0.1/inside", enabled: "true" });
-    assertAlert(res, 400, /not public/);
+    assertAlert(res, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(res.body, "edit-url"), NOT_PUBLIC("10.0.0.1"));
+    assert.match(res.body, /id="edit-url"[^>]*value="https:\/\/10\.0\.0\.1\/inside"/);
     assert.equal((await apiEndpoint(t, key, id)).json().url, "https://8.8.8.8/public");
   });
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ADMIN_TOKEN, describeEachEngine, type TestApp } from "../support/harness.js";
+import { multipart, plainPdf } from "../support/uploads.js";
 import { MARCH, addRule, companyWithContract, invoiceFor, project, submitAccepted, usageEvent } from "../support/api.js";
 
 /** A company with usage on two lines, a projected minimum and a capped rule. */
@@ -101,6 +102,21 @@ describeEachEngine("billing verify", (t) => {
     assert.match(problems, /rule .* charged 9 against a monthly cap of 5/);
     assert.match(problems, new RegExp(`contract ${contract.id}: current version 2 but 1 versions stored`));
     assert.match(problems, /not the draft of someone-else/);
+  });
+
+  it("reports an uploaded agreement whose bytes changed after upload", async () => {
+    const { key, companyId } = await t().newCompany();
+    const body = await multipart([
+      { name: "file", value: await plainPdf(), filename: "signed.pdf" },
+      { name: "terms", value: JSON.stringify({ customer: { name: "Doc Corp" }, contract_id: "doc-1", start_date: "2026-03-01", currency: "USD", rules: [] }) },
+    ]);
+    const res = await t().call({ method: "POST", url: "/v1/billing/contracts/upload", key, payload: body.payload, headers: body.headers });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.deepEqual((await verify(t(), companyId)).problems, []);
+    await t().app.db.query("UPDATE contract_documents SET content = content || '\\x00'::bytea WHERE company_id = $1", [companyId]);
+    const report = await verify(t(), companyId);
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), /uploaded agreement [0-9a-f-]{36} of contract doc-1: its bytes no longer match the SHA-256 taken at upload/);
   });
 
   it("reports an event that lost its delivery to a subscribed endpoint", async () => {

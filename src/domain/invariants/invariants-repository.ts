@@ -195,3 +195,16 @@ export async function findEventsAfterIssue(
   );
   return rows;
 }
+
+/** Uploaded agreements whose bytes no longer have the SHA-256 stored when they were uploaded (at most 1,000). */
+export async function findAlteredDocuments(db: Queryable, companyId: string | null): Promise<{ id: string; contract_id: string | null }[]> {
+  const { rows } = await db.query<{ id: string; contract_id: string | null }>(
+    `SELECT d.id, c.id AS contract_id
+       FROM contract_documents d
+       LEFT JOIN contracts c ON c.company_id = d.company_id AND c.document_id = d.id
+      WHERE ($1::uuid IS NULL OR d.company_id = $1) AND encode(sha256(d.content), 'hex') <> d.sha256
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}

@@ -17,7 +17,8 @@ export interface VerifyReport {
  * without its event. A draft stores no rounded figure (amounts, fee unit prices, the minimum true-up and the
  * totals are derived when it is read, by invoice-figures.ts), so there is none to drift from its lines; an
  * issued, paid or void invoice keeps the figures it was issued with, which must still be what its lines
- * bill, and no event may have been stored on it after it was issued.
+ * bill, and no event may have been stored on it after it was issued; an uploaded agreement still has the
+ * SHA-256 it was uploaded with.
  */
 export async function verifyBilling(db: Queryable, companyId: string | null = null): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -53,6 +54,9 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   }
   for (const e of await repo.findEventsAfterIssue(db, companyId)) {
     problems.push(`event ${e.id}: stored on invoice ${e.invoice_number} at ${e.ingested_at.toISOString()}, after it was issued at ${e.issued_at.toISOString()}`);
+  }
+  for (const d of await repo.findAlteredDocuments(db, companyId)) {
+    problems.push(`uploaded agreement ${d.id}${d.contract_id ? ` of contract ${d.contract_id}` : ""}: its bytes no longer match the SHA-256 taken at upload`);
   }
   const { count, ratedTotal } = await repo.countUsageEvents(db, companyId);
   return { ok: problems.length === 0, events: count, ratedTotal, problems };
