@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
-import { csrfIn, dashboardClient, formBody, signUp } from "../support/dashboard-client.js";
+import { alertOf, csrfIn, dashboardClient, fieldErrorOf, formBody, signUp } from "../support/dashboard-client.js";
 
 const SESSION = "__Host-billing_session";
+const ONE_FIELD = "One field needs your attention: see the message beside it.";
 
 describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
   it("signs a new company and its owner up, sets a secure HTTP-only SameSite session cookie and lands on the overview", async () => {
@@ -31,23 +32,43 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const before = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
     const response = await client.post("/signup", { company: "Second Co", email, password: "another password", _csrf: csrfIn(form.body)! });
     assert.equal(response.statusCode, 409);
-    assert.match(response.body, /role="alert">A user with this email already exists/);
+    assert.equal(alertOf(response.body), ONE_FIELD);
+    assert.equal(fieldErrorOf(response.body, "email"), "An account with this email already exists: log in instead, or use another email.");
+    assert.match(response.body, /value="Second Co"/);
     const after = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
     assert.equal(after.rows[0]!.n, before.rows[0]!.n);
     assert.equal(client.cookies.has(SESSION), false);
   });
 
-  it("refuses a sign-up with a short password or a bad email, keeping what was typed but never the password", async () => {
+  it("refuses a sign-up with a short password, a bad email or no company, saying so beside the field, keeping what was typed but never the password", async () => {
     const client = dashboardClient(t);
     const form = await client.get("/signup");
+    const before = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
     const short = await client.post("/signup", { company: "Pw Co", email: "pw@short.example", password: "short", _csrf: csrfIn(form.body)! });
     assert.equal(short.statusCode, 400);
-    assert.match(short.body, /password must be 8 to 1024 characters/);
+    assert.equal(alertOf(short.body), ONE_FIELD);
+    assert.equal(fieldErrorOf(short.body, "password"), "Too short: use at least 8 characters.");
+    assert.equal(fieldErrorOf(short.body, "email"), undefined);
     assert.match(short.body, /value="pw@short\.example"/);
+    assert.match(short.body, /value="Pw Co"/);
     assert.doesNotMatch(short.body, /value="short"/);
+    const long = await client.post("/signup", { company: "Pw Co", email: "pw@long.example", password: "x".repeat(1025), _csrf: csrfIn(form.body)! });
+    assert.equal(long.statusCode, 400);
+    assert.equal(fieldErrorOf(long.body, "password"), "Too long: at most 1024 characters.");
+    assert.doesNotMatch(long.body, /x{1025}/);
     const bad = await client.post("/signup", { company: "Pw Co", email: "not an email", password: "long enough pw", _csrf: csrfIn(form.body)! });
     assert.equal(bad.statusCode, 400);
-    assert.match(bad.body, /email must be a valid email address/);
+    assert.equal(fieldErrorOf(bad.body, "email"), "Enter an email address such as billing@example.com.");
+    assert.match(bad.body, /value="not an email"/);
+    const noCompany = await client.post("/signup", { company: "  ", email: "pw@company.example", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    assert.equal(noCompany.statusCode, 400);
+    assert.equal(fieldErrorOf(noCompany.body, "company"), "This field is required.");
+    const longCompany = await client.post("/signup", { company: "C".repeat(201), email: "pw@company.example", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    assert.equal(longCompany.statusCode, 400);
+    assert.equal(fieldErrorOf(longCompany.body, "company"), "Too long: at most 200 characters.");
+    const after = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
+    assert.equal(after.rows[0]!.n, before.rows[0]!.n, "no company was made");
+    assert.equal(client.cookies.has(SESSION), false);
   });
 
   it("logs in with email and password, and answers a wrong password with 401 and no session", async () => {
@@ -57,6 +78,8 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const wrong = await client.post("/login", { email, password: "not the password", _csrf: csrfIn(form.body)! });
     assert.equal(wrong.statusCode, 401);
     assert.match(wrong.body, /The email or the password is wrong/);
+    // A banner only: nothing says which of the two was wrong.
+    assert.doesNotMatch(wrong.body, /aria-invalid|field-error/);
     assert.equal(client.cookies.has(SESSION), false);
     const unknown = await client.post("/login", { email: "nobody@nowhere.example", password, _csrf: csrfIn(form.body)! });
     assert.equal(unknown.statusCode, 401);
@@ -288,16 +311,33 @@ describeEachEngine("dashboard API keys", (t) => {
     assert.equal(api.statusCode, 401);
   });
 
-  it("refuses unknown scopes and past expiry dates, creating no key", async () => {
+  it("refuses unknown scopes, a missing name and past or impossible expiry dates beside their fields, keeping what was typed and creating no key", async () => {
     const { client } = await signUp(t);
-    const badScope = await client.post("/settings/api-keys", { name: "bad", scopes: ["admin:everything"] });
+    const badScope = await client.post("/settings/api-keys", { name: "bad", scopes: ["admin:everything", "customers:read"] });
     assert.equal(badScope.statusCode, 400);
-    assert.match(badScope.body, /role="alert">Unknown scope: admin:everything/);
+    assert.equal(alertOf(badScope.body), ONE_FIELD);
+    assert.equal(fieldErrorOf(badScope.body, "key-scopes"), "“admin:everything” is not a scope: tick only the scopes listed.");
+    assert.match(badScope.body, /id="key-name"[^>]*value="bad"/);
+    assert.match(badScope.body, /value="customers:read" checked/);
     const past = await client.post("/settings/api-keys", { name: "old", expires_on: "2020-01-01" });
     assert.equal(past.statusCode, 400);
-    assert.match(past.body, /expires_at must be in the future/);
-    const notDate = await client.post("/settings/api-keys", { name: "old", expires_on: "tomorrow" });
-    assert.equal(notDate.statusCode, 400);
+    assert.equal(fieldErrorOf(past.body, "key-expires"), "Choose a day after today: the key stops working at the start of that day (midnight UTC).");
+    assert.match(past.body, /id="key-expires"[^>]*value="2020-01-01"/);
+    // The harness's clock is 2026-03-15: a key expiring today would already have expired.
+    const today = await client.post("/settings/api-keys", { name: "old", expires_on: "2026-03-15" });
+    assert.equal(fieldErrorOf(today.body, "key-expires"), "Choose a day after today: the key stops working at the start of that day (midnight UTC).");
+    for (const expires of ["tomorrow", "2027-02-30"]) {
+      const notDate = await client.post("/settings/api-keys", { name: "old", expires_on: expires });
+      assert.equal(notDate.statusCode, 400, expires);
+      assert.equal(fieldErrorOf(notDate.body, "key-expires"), "Enter a real date, as YYYY-MM-DD.", expires);
+    }
+    const noName = await client.post("/settings/api-keys", { name: " ", scopes: ["customers:read"] });
+    assert.equal(noName.statusCode, 400);
+    assert.equal(fieldErrorOf(noName.body, "key-name"), "This field is required.");
+    assert.match(noName.body, /value="customers:read" checked/);
+    const longName = await client.post("/settings/api-keys", { name: "k".repeat(201) });
+    assert.equal(longName.statusCode, 400);
+    assert.equal(fieldErrorOf(longName.body, "key-name"), "Too long: at most 200 characters.");
     assert.doesNotMatch((await client.get("/settings/api-keys")).body, /<code>sk_/);
   });
 });

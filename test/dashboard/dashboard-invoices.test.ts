@@ -7,9 +7,10 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { addRule, getInvoice, invoicesOf, submitAccepted, usageEvent } from "../support/api.js";
-import { assertAlert, dashboardClient, dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
+import { alertOf, assertAlert, dashboardClient, dashboardCompany, fieldErrorOf, sampleContract, tableRows } from "../support/dashboard-client.js";
 
 const CAPTION = "Invoices, newest first";
+const ONE_FIELD = "One field needs your attention: see the message beside it.";
 
 describeEachEngine("dashboard invoice pages", (t) => {
   it("lists a company's invoices newest first with number, contract, period, status, amounts and dates", async () => {
@@ -156,22 +157,43 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.match(page.body, /<button type="submit" class="secondary">Project this period again<\/button>/);
   });
 
-  it("refuses a period that is not one calendar month, or a missing field, with a 400 form and stores nothing", async () => {
+  it("refuses a period that is not one calendar month, or a missing field, with a 400 form saying why beside the field, and stores nothing", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Bad Period Co");
     const bad = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" });
-    assertAlert(bad, 400, /exactly one calendar month/);
+    assertAlert(bad, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(bad.body, "project-start"), "A period starts on the first day of a month: 2026-03-01 for March 2026.");
+    assert.equal(fieldErrorOf(bad.body, "project-end"), undefined, "the end is right for that month");
     assert.match(bad.body, /<details class="card" open>/);
     assert.match(bad.body, /id="project-start" name="billing_period_start" type="date" required value="2026-03-02"/);
     assert.match(bad.body, new RegExp(`<option value="${contract.id}" selected>`));
+    const badEnd = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-05-31" });
+    assert.equal(badEnd.statusCode, 400);
+    assert.equal(fieldErrorOf(badEnd.body, "project-end"), "A period ends on the last day of the month it starts in: 2026-04-30.");
+    assert.equal(fieldErrorOf(badEnd.body, "project-start"), undefined);
+    const both = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-02", billing_period_end: "2026-05-15" });
+    assert.equal(both.statusCode, 400);
+    assert.equal(alertOf(both.body), "2 fields need your attention: see the message beside each.");
+    assert.equal(fieldErrorOf(both.body, "project-start"), "A period starts on the first day of a month: 2026-04-01 for April 2026.");
+    assert.equal(fieldErrorOf(both.body, "project-end"), "A period ends on the last day of the month it starts in.");
     const notADate = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-02-30", billing_period_end: "2026-03-31" });
-    assertAlert(notADate, 400, /billing_period_start/);
+    assert.equal(notADate.statusCode, 400);
+    assert.equal(fieldErrorOf(notADate.body, "project-start"), "Enter a real date, as YYYY-MM-DD.");
     const missing = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01" });
-    assertAlert(missing, 400, /billing_period_end: is required/);
+    assert.equal(missing.statusCode, 400);
+    assert.equal(fieldErrorOf(missing.body, "project-end"), "This field is required.");
+    const noContract = await client.post("/invoices/project", { billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    assert.equal(noContract.statusCode, 400);
+    assert.equal(fieldErrorOf(noContract.body, "project-contract"), "This field is required.");
     const outside = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-01-01", billing_period_end: "2026-01-31" });
-    assertAlert(outside, 400, /outside the contract term/);
+    assertAlert(outside, 400, /needs your attention/);
+    assert.equal(
+      fieldErrorOf(outside.body, "project-start"),
+      `This month is outside the contract's term: the contract runs from ${contract.start_date} to ${contract.end_date}. Choose a month within it.`,
+    );
     const unknown = await client.post("/invoices/project", { contract: `"><script>alert(1)</script>`, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
-    assertAlert(unknown, 404, /not found|does not exist/i);
+    assertAlert(unknown, 404, /needs your attention/);
+    assert.equal(fieldErrorOf(unknown.body, "project-contract"), "There is no such contract in your account: choose one from the list.");
     assert.match(unknown.body, /<option value="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;" selected>/);
     assert.doesNotMatch(unknown.body, /<script>alert/);
     assert.deepEqual(await invoicesOf(t(), key, contract.id), []);
@@ -202,7 +224,8 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.equal(list.statusCode, 200);
     assert.equal(tableRows(list.body, CAPTION).length, 0);
     const project = await other.client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" });
-    assertAlert(project, 404, /does not exist|not found/i);
+    assert.equal(project.statusCode, 404);
+    assert.equal(fieldErrorOf(project.body, "project-contract"), "There is no such contract in your account: choose one from the list.");
     assert.equal((await invoicesOf(t(), owner.key, contract.id)).length, 1, "no April draft for the owner");
   });
 
@@ -216,7 +239,9 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const draftPage = await client.get(`/invoices/${march!.number}`);
     assert.match(draftPage.body, /<h2 id="issue-heading">Issue this invoice<\/h2>/);
     assert.match(draftPage.body, /<input type="checkbox" id="confirm-finalize" name="confirm" value="yes" required>/);
-    assertAlert(await client.post(`/invoices/${march!.number}/finalize`, {}), 400, /Tick the box to confirm/);
+    const unticked = await client.post(`/invoices/${march!.number}/finalize`, {});
+    assertAlert(unticked, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(unticked.body, "confirm-finalize"), "Tick this box to confirm: this cannot be undone.");
     assert.equal((await getInvoice(t(), key, march!.number)).status, "draft", "nothing issued without the box");
 
     const finalized = await client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" });
@@ -228,9 +253,22 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.match(issuedPage.body, /class="badge">issued</);
     assert.equal((await getInvoice(t(), key, march!.number)).status, "issued");
 
-    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { paid_date: "2026-03-16" }), 400, /Tick the box/);
-    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-16" }), 400, /paid_date .* in the future/);
-    assertAlert(await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "16 March" }), 400, /paid_date/);
+    const payUnticked = await client.post(`/invoices/${march!.number}/pay`, { paid_date: "2026-03-15" });
+    assertAlert(payUnticked, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(payUnticked.body, "confirm-pay"), "Tick this box to confirm: this cannot be undone.");
+    assert.equal(fieldErrorOf(payUnticked.body, "confirm-void"), undefined, "only the form sent is blamed");
+    assert.match(payUnticked.body, /id="paid-date" name="paid_date" type="date" min="[^"]+" value="2026-03-15"/, "the date typed is kept");
+    const future = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-16" });
+    assertAlert(future, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(future.body, "paid-date"), "This date is in the future: enter the day the payment arrived, 2026-03-15 (today) at the latest.");
+    const early = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-14" });
+    assert.equal(early.statusCode, 400);
+    assert.equal(fieldErrorOf(early.body, "paid-date"), "A payment cannot be dated before the invoice was issued, on 2026-03-15.");
+    const malformed = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "16 March" });
+    assert.equal(malformed.statusCode, 400);
+    assert.equal(fieldErrorOf(malformed.body, "paid-date"), "Enter a real date, as YYYY-MM-DD.");
+    assert.match(malformed.body, /value="16 March"/);
+    assert.equal((await getInvoice(t(), key, march!.number)).status, "issued", "nothing paid by a refused form");
     const paid = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes" });
     assert.equal(paid.headers.location, `/invoices/${march!.number}?done=paid`);
     assert.equal((await getInvoice(t(), key, march!.number)).paid_date, "2026-03-15");

@@ -255,7 +255,7 @@ describeEachEngine(
       assert.equal(fieldErrorOf(res.body, "test-type"), CHOOSE_EVENT);
       const missing = await client.post(`/webhooks/${id}/test`, {});
       assert.equal(missing.statusCode, 400);
-      assert.equal(fieldErrorOf(missing.body, "test-type"), "This field is required.");
+      assert.equal(fieldErrorOf(missing.body, "test-type"), CHOOSE_EVENT);
       assert.equal(fieldErrorOf(missing.body, "edit-url"), undefined, "the edit form is not blamed");
       assert.deepEqual(await listDeliveries(t(), key, id), []);
     });
