@@ -36,10 +36,7 @@ function createForm(viewer: Viewer, values: KeyFormValues = {}, errors: FieldErr
 </section>`;
 }
 
-/**
- * The create form's failure, each error beside its field. The access service names no field in its errors
- * (its codes and sentences say which one), so they are placed here.
- */
+/** The create form's failure, each error beside its field, in the words of someone creating a key. */
 function keyFailure(error: unknown, values: KeyFormValues): { status: number; flash: Flash; fields: FieldErrors } {
   const placed = (fields: FieldErrors) => ({ status: 400, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields });
   if (error instanceof ValidationError && error.code === "invalid_scope") {
@@ -51,15 +48,11 @@ function keyFailure(error: unknown, values: KeyFormValues): { status: number; fl
           : "Tick the scopes the key may use, or none for a key with every scope.",
     });
   }
-  if (error instanceof ValidationError && error.code === "invalid_expires_at" && /in the future/.test(error.message)) {
+  if (error instanceof ValidationError && error.details?.[0]?.message === "must be in the future") {
     return placed({ expires_on: "Choose a day after today: the key stops working at the start of that day (midnight UTC)." });
   }
-  if (error instanceof ValidationError && error.code === "invalid_expires_at") return placed({ expires_on: "Enter a real date, as YYYY-MM-DD." });
-  if (error instanceof ValidationError && /^name must be 1 to \d+ characters$/.test(error.message)) {
-    const name = values.name ?? "";
-    return placed({ name: name === "" ? "This field is required." : name.length > 200 ? "Too long: at most 200 characters." : "Enter a name of 1 to 200 characters." });
-  }
-  return formFailure(error, (path) => (path === "name" || path === "scopes" || path === "expires_on" ? path : undefined));
+  // The access service names the field: `name`, or `expires_at` for the form's `expires_on`.
+  return formFailure(error, (path) => (path === "expires_at" ? "expires_on" : ["name", "scopes", "expires_on"].includes(path) ? path : undefined));
 }
 
 function keysTable(keys: ApiKeyListing[]): SafeHtml {
@@ -99,7 +92,9 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
     try {
       // parseDate refuses a date that does not exist (2026-02-30), which Date would move to the next month.
       const expiresAt = values.expires_on === undefined ? undefined : parseDate(values.expires_on);
-      if (values.expires_on !== undefined && expiresAt === undefined) throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at");
+      if (values.expires_on !== undefined && expiresAt === undefined) {
+        throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at", [{ path: "expires_on", message: "Invalid date" }]);
+      }
       const created = await deps.services.access.createOwnApiKey(viewer.session.actor, {
         name: values.name,
         scopes: values.scopes.length > 0 ? values.scopes : undefined,

@@ -4,7 +4,7 @@ import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
-import { ConflictError, ValidationError } from "../../../domain/kernel/errors.js";
+import { ConflictError } from "../../../domain/kernel/errors.js";
 import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps, type FieldErrors } from "../page-kit.js";
 import { html, type HtmlValue } from "../html.js";
 import { authPage, fieldError, flashBox, invalidAttributes, type Flash } from "../layout.js";
@@ -64,26 +64,13 @@ function signupForm(token: string, values: { company?: string; email?: string },
   return authPage("Create your account", content);
 }
 
-/**
- * A refused sign-up, each error beside its field. The access service names no field (its sentences do), so
- * they are placed here; the password typed is never shown back, only what was wrong with it.
- */
-function signupFailure(error: unknown, values: { company: string; email: string }, passwordLength: number): { status: number; flash: Flash; fields: FieldErrors } {
-  const placed = (status: number, fields: FieldErrors) => ({ status, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields });
+/** A refused sign-up, each error beside its field (the access service names it); the password is never shown back. */
+function signupFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ConflictError && error.code === "email_taken") {
-    return placed(409, { email: "An account with this email already exists: log in instead, or use another email." });
+    const flash = { kind: "error" as const, message: "One field needs your attention: see the message beside it." };
+    return { status: 409, flash, fields: { email: "An account with this email already exists: log in instead, or use another email." } };
   }
-  if (error instanceof ValidationError && /^company name must be 1 to \d+ characters$/.test(error.message)) {
-    const company = values.company;
-    return placed(400, { company: company === "" ? "This field is required." : company.length > 200 ? "Too long: at most 200 characters." : "Enter a company name of 1 to 200 characters." });
-  }
-  if (error instanceof ValidationError && /^email must be a valid email address$/.test(error.message)) {
-    return placed(400, { email: values.email === "" ? "This field is required." : "Enter an email address such as billing@example.com." });
-  }
-  if (error instanceof ValidationError && /^password must be 8 to \d+ characters$/.test(error.message)) {
-    return placed(400, { password: passwordLength < 8 ? "Too short: use at least 8 characters." : "Too long: at most 1024 characters." });
-  }
-  return formFailure(error);
+  return formFailure(error, (path) => (["company", "email", "password"].includes(path) ? path : undefined));
 }
 
 async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters<DashboardDeps["services"]["access"]["startSession"]>[0], next: string) {
@@ -146,7 +133,7 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
       const user = await deps.services.access.signUp({ companyName: values.company, email: values.email, password });
       return await signIn(deps, reply, user, "/");
     } catch (error) {
-      const { status, flash, fields } = signupFailure(error, values, password.length);
+      const { status, flash, fields } = signupFailure(error);
       return sendPage(reply, signupForm(token, values, flash, fields), status);
     }
   });
