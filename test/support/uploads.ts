@@ -4,6 +4,7 @@
  */
 import PDFDocument from "pdfkit";
 import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
+import { agreementInput } from "../fixtures/agreement-input.js";
 
 export interface MultipartPart {
   name: string;
@@ -38,25 +39,22 @@ export function plainPdf(lines: readonly string[] = ["Master services agreement"
 
 /** One of the service's own agreements, as the agreement link would serve it. */
 export function generatedAgreement(overrides: Partial<AgreementPdfInput> = {}): Promise<Buffer> {
-  return renderAgreementPdf({
-    companyName: "Seller Ltd",
-    customerName: "Acme Europe GmbH",
-    contractId: "acme-eu-2026",
-    contractNumber: "CN-000042",
-    startDate: "2026-01-01",
-    endDate: "2026-12-31",
-    currency: "EUR",
-    billingCadence: "monthly",
-    sample: false,
-    programVersion: 1,
-    rules: [
-      { id: "r1", name: "SEPA transfer", type: "usage", model: "flat", amount: "0.25", metric: "sepa_transfer", monthly_cap: "500.00", currency: "EUR" },
-      { id: "r2", name: "Card payments", type: "usage", model: "percentage", rate: "0.029", metric: "card_payment", currency: "EUR" },
-      { id: "r3", name: "Platform fee", type: "subscription", model: "flat", amount: "99.00", frequency: "monthly", currency: "EUR" },
-      { id: "r4", name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "EUR" },
-    ],
-    minimumAmount: "1000.00",
-    generatedAt: new Date("2026-01-01T00:00:00Z"),
-    ...overrides,
-  });
+  return renderAgreementPdf(
+    agreementInput({
+      companyName: "Seller Ltd",
+      customerName: "Acme Europe GmbH",
+      contractId: "acme-eu-2026",
+      contractNumber: "CN-000042",
+      currency: "EUR",
+      rules: [
+        { id: "r1", name: "SEPA transfer", type: "usage", model: "flat", amount: "0.25", metric: "sepa_transfer", monthly_cap: "500.00", currency: "EUR" },
+        { id: "r2", name: "Card payments", type: "usage", model: "percentage", rate: "0.029", metric: "card_payment", currency: "EUR" },
+        { id: "r3", name: "Platform fee", type: "subscription", model: "flat", amount: "99.00", frequency: "monthly", currency: "EUR" },
+        { id: "r4", name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "EUR" },
+      ],
+      minimumAmount: "1000.00",
+      generatedAt: new Date("2026-01-01T00:00:00Z"),
+      ...overrides,
+    }),
+  );
 }

@@ -3,6 +3,7 @@ import { hasPdftotext, pdftotext } from "../../../test/support/pdf-text.js";
 import { describe, it } from "node:test";
 import { inflateSync } from "node:zlib";
 import { type AgreementPdfInput, renderAgreementPdf } from "./agreement-pdf.js";
+import { agreementInput } from "../../../test/fixtures/agreement-input.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // A small PDF text extractor, enough for what pdfkit writes: every object is in the clear (no object
@@ -163,16 +164,10 @@ function infoString(pdf: Buffer, key: string): string {
 // ---------------------------------------------------------------------------------------------------------
 
 function baseInput(overrides: Partial<AgreementPdfInput> = {}): AgreementPdfInput {
-  return {
-    companyName: "Acme Billing Inc.",
-    customerName: "Globex Corporation",
+  return agreementInput({
     contractId: "acme-corp-test",
-    contractNumber: "CN-000001",
     startDate: "2025-01-01",
     endDate: "2025-12-31",
-    currency: "USD",
-    billingCadence: "monthly",
-    sample: false,
     programVersion: 3,
     rules: [
       { id: "rule-sub", name: "Platform fee", type: "subscription", model: "flat", amount: "500.00", frequency: "monthly" },
@@ -191,7 +186,7 @@ function baseInput(overrides: Partial<AgreementPdfInput> = {}): AgreementPdfInpu
     minimumAmount: "1000.00",
     generatedAt: new Date("2025-01-15T10:30:00.000Z"),
     ...overrides,
-  };
+  });
 }
 
 function manyRules(count: number): AgreementPdfInput["rules"] {

@@ -7,25 +7,9 @@ import { inspectPdf, type PdfTextItem } from "../../platform/pdf-text.js";
 import { Big, fractionDigits, minorUnitExponent } from "../kernel/money.js";
 import { type AgreementPdfInput, renderAgreementPdf } from "./agreement-pdf.js";
 import { type AgreementReading, readAgreementTerms, type ReadRule } from "./agreement-reading.js";
+import { agreementInput } from "../../../test/fixtures/agreement-input.js";
 
-function agreement(overrides: Partial<AgreementPdfInput> = {}): AgreementPdfInput {
-  return {
-    companyName: "Acme Billing Inc.",
-    customerName: "Globex Corporation",
-    contractId: "globex-2026",
-    contractNumber: "CN-000001",
-    startDate: "2026-01-01",
-    endDate: "2026-12-31",
-    currency: "USD",
-    billingCadence: "monthly",
-    sample: false,
-    programVersion: 1,
-    rules: [],
-    minimumAmount: null,
-    generatedAt: new Date("2026-01-15T10:30:00.000Z"),
-    ...overrides,
-  };
-}
+const agreement = agreementInput;
 
 async function textOf(input: AgreementPdfInput): Promise<{ pageCount: number; items: PdfTextItem[] }> {
   const inspection = await inspectPdf(await renderAgreementPdf(input), { textPages: 20 });

@@ -2,23 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { agreementWords, KEY_TERM_LABELS, readAgreementDate, readAgreementTerm, readRuleType, RULE_COLUMNS, type AgreementPdfInput } from "./agreement-text.js";
 import { RULE_TYPES } from "./pricing-rule.js";
+import { agreementInput } from "../../../test/fixtures/agreement-input.js";
 
 function input(startDate: string, endDate: string | null): AgreementPdfInput {
-  return {
-    companyName: "Acme Billing Inc.",
-    customerName: "Globex Corporation",
-    contractId: "globex",
-    contractNumber: "CN-000001",
-    startDate,
-    endDate,
-    currency: "USD",
-    billingCadence: "monthly",
-    sample: false,
-    programVersion: 1,
-    rules: [],
-    minimumAmount: null,
-    generatedAt: new Date("2026-01-15T10:30:00.000Z"),
-  };
+  return agreementInput({ contractId: "globex", startDate, endDate });
 }
 
 /** The Term key term as the agreement words it. */
