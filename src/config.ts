@@ -10,7 +10,7 @@ export interface Config {
   host: string;
   publicUrl: string;
   adminToken: string | undefined;
-  bootstrap: { companyName: string; apiKey: string } | undefined;
+  bootstrap: { companyName: string; apiKey: string; user?: { email: string; password: string } } | undefined;
   storage: StorageConfig;
   webhooks: {
     retryScheduleMs: number[];
@@ -110,6 +110,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("Set both BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY, or neither");
   }
 
+  // The dashboard user of the bootstrap company: both or neither, and only with the company and key.
+  const bootstrapEmail = env.BILLING_BOOTSTRAP_EMAIL;
+  const bootstrapPassword = env.BILLING_BOOTSTRAP_PASSWORD;
+  if (Boolean(bootstrapEmail) !== Boolean(bootstrapPassword)) {
+    throw new ConfigError("Set both BILLING_BOOTSTRAP_EMAIL and BILLING_BOOTSTRAP_PASSWORD, or neither");
+  }
+  if (bootstrapEmail && !(bootstrapCompany && bootstrapKey)) {
+    throw new ConfigError("BILLING_BOOTSTRAP_EMAIL and BILLING_BOOTSTRAP_PASSWORD need BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY: the user signs in to that company");
+  }
+  if (bootstrapPassword && (bootstrapPassword.length < 8 || bootstrapPassword.length > 1024)) {
+    throw new ConfigError("BILLING_BOOTSTRAP_PASSWORD must be 8 to 1024 characters long");
+  }
+
   // An empty value means unset (no admin API); a short one would be guessable.
   const adminToken = env.BILLING_ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
@@ -132,7 +145,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // PORT=0 picks a free port; main.ts fills in the real one once listening.
     publicUrl: (env.BILLING_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     adminToken,
-    bootstrap: bootstrapCompany && bootstrapKey ? { companyName: bootstrapCompany, apiKey: bootstrapKey } : undefined,
+    bootstrap:
+      bootstrapCompany && bootstrapKey
+        ? {
+            companyName: bootstrapCompany,
+            apiKey: bootstrapKey,
+            ...(bootstrapEmail && bootstrapPassword ? { user: { email: bootstrapEmail, password: bootstrapPassword } } : {}),
+          }
+        : undefined,
     storage,
     webhooks: {
       retryScheduleMs: parseSchedule(env.BILLING_WEBHOOK_RETRY_SCHEDULE ?? "1m,5m,30m,2h,6h,12h,24h"),

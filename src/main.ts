@@ -2,6 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { DataDirInUseError } from "./db/open-database.js";
+import { DomainError } from "./domain/kernel/errors.js";
 
 // V8 lets the old generation grow to up to 4× what survived the last full collection before the next one;
 // under load that is ~100 MB of the main thread's heap, nearly all of it dead requests (about 30 MB survive).
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirInUseError) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DomainError) {
     process.stderr.write(`cannot start: ${error.message}\n`);
   } else {
     process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

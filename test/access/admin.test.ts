@@ -395,6 +395,47 @@ describeEachEngine("bootstrap company and key", (t) => {
     assert.throws(() => testConfig({ BILLING_BOOTSTRAP_COMPANY: "Only the name" }));
     assert.throws(() => testConfig({ BILLING_BOOTSTRAP_API_KEY: "only-the-key" }));
   });
+
+  it("makes the dashboard user of the bootstrap company once, who signs in to the company the key reaches", async () => {
+    const env = { ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: `Owner-${randomBytes(3).toString("hex")}@Example.com`, BILLING_BOOTSTRAP_PASSWORD: "first password" };
+    const first = await start(env);
+    await first.close();
+    const app = await start(env);
+    try {
+      const users = await t().app.db.query<{ company: string }>(
+        "SELECT c.name AS company FROM users u JOIN companies c ON c.id = u.company_id WHERE u.email = $1",
+        [env.BILLING_BOOTSTRAP_EMAIL.toLowerCase()],
+      );
+      assert.deepEqual(users.rows.map((r) => r.company), [env.BILLING_BOOTSTRAP_COMPANY], "one user, of the bootstrap company");
+      const user = await app.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password");
+      assert.ok(user, "the configured password signs in");
+      const key = await app.services.access.authenticate(env.BILLING_BOOTSTRAP_API_KEY);
+      assert.equal(user.company_id, key.companyId, "the dashboard shows the company the key reaches");
+    } finally {
+      await app.close();
+    }
+    // A new password in the environment is the password from the next start on.
+    const changed = await start({ ...env, BILLING_BOOTSTRAP_PASSWORD: "second password" });
+    try {
+      assert.ok(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "second password"));
+      assert.equal(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password"), undefined);
+    } finally {
+      await changed.close();
+    }
+  });
+
+  it("refuses to start when the bootstrap email signs in to another company, and bootstrap user settings without their company", async () => {
+    const other = await t().app.services.access.createCompany(`Other ${randomBytes(3).toString("hex")}`);
+    const email = `taken-${randomBytes(3).toString("hex")}@example.com`;
+    await t().app.services.access.createUser(other.id, email, "someone else's");
+    const env = { ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: email, BILLING_BOOTSTRAP_PASSWORD: "long enough" };
+    await assert.rejects(start(env), /BILLING_BOOTSTRAP_EMAIL already signs in to another company/);
+    assert.equal(await companyCount(t().app.db, env.BILLING_BOOTSTRAP_COMPANY), 0, "nothing was left half-made");
+    assert.throws(() => testConfig({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "a@example.com" }), /BILLING_BOOTSTRAP_PASSWORD/);
+    assert.throws(() => testConfig({ BILLING_BOOTSTRAP_EMAIL: "a@example.com", BILLING_BOOTSTRAP_PASSWORD: "long enough" }), /need BILLING_BOOTSTRAP_COMPANY/);
+    assert.throws(() => testConfig({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "a@example.com", BILLING_BOOTSTRAP_PASSWORD: "short" }), /8 to 1024/);
+    await assert.rejects(start({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "not an email", BILLING_BOOTSTRAP_PASSWORD: "long enough" }), /email/);
+  });
 });
 
 describe("bootstrap under concurrent start-up [postgres]", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {

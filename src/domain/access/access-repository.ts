@@ -131,6 +131,10 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0];
 }
 
+export async function setUserPassword(tx: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await tx.query("UPDATE users SET password_hash = $2 WHERE id = $1", [userId, passwordHash]);
+}
+
 /** Serialises bootstrap across processes starting together. */
 export async function lockBootstrap(tx: Queryable): Promise<void> {
   await tx.query("SELECT pg_advisory_xact_lock($1)", [727_002]);

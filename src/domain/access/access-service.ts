@@ -346,7 +346,13 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
      * Bootstrap (docs/operations.md, "Operators and bootstrap"): a company with this name exists and this
      * exact key is one of its full-access keys. Idempotent, and safe when several processes start together.
      */
-    async bootstrap(companyName: string, key: string): Promise<{ company: Company; createdKey: boolean }> {
+    async bootstrap(
+      companyName: string,
+      key: string,
+      user?: { email: string; password: string },
+    ): Promise<{ company: Company; createdKey: boolean; user?: { email: string; created: boolean } }> {
+      // Checked and hashed before the lock is taken: argon2 costs ~30 ms, and a bad email must not get in.
+      const email = user ? checkUser(user.email, user.password) : undefined;
       return db.transaction(async (tx) => {
         await repo.lockBootstrap(tx);
         let company = await repo.findOldestCompanyByName(tx, companyName);
@@ -356,10 +362,26 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
         }
         const existing = await repo.findApiKeyByHash(tx, hashApiKey(key));
         if (existing && existing.company_id !== company.id) {
-          throw new Error("BILLING_BOOTSTRAP_API_KEY already belongs to another company");
+          throw new ConflictError("BILLING_BOOTSTRAP_API_KEY already belongs to another company", "bootstrap_conflict");
         }
         if (!existing) await createApiKeyRow(tx, company.id, key, { name: "bootstrap" });
-        return { company: presentCompany(company), createdKey: !existing };
+        const result = { company: presentCompany(company), createdKey: !existing };
+        if (!user || email === undefined) return result;
+        // The user signs in to this company with this password: created once, its password set back to the
+        // configured one when it differs (the environment is what the operator means).
+        const found = await repo.findUserByEmail(tx, email);
+        if (found && found.company_id !== company.id) {
+          throw new ConflictError("BILLING_BOOTSTRAP_EMAIL already signs in to another company", "bootstrap_conflict");
+        }
+        if (!found) {
+          const row: repo.UserRow = { id: newId(), company_id: company.id, email, password_hash: await argonHash(user.password, ARGON_OPTIONS), created_at: clock.now() };
+          await repo.insertUser(tx, row);
+          return { ...result, user: { email, created: true } };
+        }
+        if (!(await argonVerify(found.password_hash, user.password).catch(() => false))) {
+          await repo.setUserPassword(tx, found.id, await argonHash(user.password, ARGON_OPTIONS));
+        }
+        return { ...result, user: { email, created: false } };
       });
     },
   };
