@@ -43,6 +43,47 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A command started in its own process group, and how long it took until /readyz answered 200. */
+export interface Started {
+  ms: number;
+  /** Stops the whole group: SIGTERM (a graceful stop) or SIGKILL (a crash: npm and the service with it). */
+  stop(signal: "SIGTERM" | "SIGKILL"): Promise<void>;
+}
+
+/** Starts `command` on a free port with `env` and times it to the first 200 of /readyz (polled every 10 ms). */
+export async function timeToReady(command: string, args: string[], env: Record<string, string>): Promise<Started> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(command, args, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "ignore", "inherit"],
+    detached: true,
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited before it was ready`);
+    try {
+      if ((await request(port, "GET", "/readyz")).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - started > 120_000) throw new Error(`${command} ${args.join(" ")} was not ready within 2 minutes`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const ms = Math.round(performance.now() - started);
+  return {
+    ms,
+    async stop(signal) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // already gone
+      }
+      await exited;
+    },
+  };
+}
+
 export interface Service {
   port: number;
   child: ChildProcess;

@@ -9,7 +9,8 @@
  *   (b)       every event on one contract (one hot draft invoice);
  *   (c)       4 clients;
  *   (d)       replays of events already stored;
- *   (e)       the service on its embedded PGlite database.
+ *   (e)       the service on its embedded PGlite database;
+ *   startup   `npm start` on the embedded database to /readyz: the first start, and restarts after a crash.
  * Each case reports events/s, request latency p50/p99/max, the service's peak RSS, CPU per event of the
  * service, PostgreSQL and the benchmark's own process, and the ratio to the
  * ceiling, then checks the stored data (counts, charges = invoice lines), so a fast wrong run cannot pass.
@@ -26,13 +27,13 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
-import { agent, cpuSeconds, createDatabase, dropDatabase, GIVEN_URL, percentile, postgresCpu, request, SMOKE, startService } from "./bench-kit.js";
+import { agent, cpuSeconds, createDatabase, dropDatabase, GIVEN_URL, MALLOC_ENV, percentile, postgresCpu, request, SMOKE, startService, timeToReady } from "./bench-kit.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
-const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,b,c,d,e")).split(","));
+const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,b,c,d,e,startup")).split(","));
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
 const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
 const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
@@ -370,6 +371,37 @@ async function main(): Promise<void> {
     }
   }
 
+  let startup: { firstStartMs: number; restartAfterCrashMs: number[]; builtServiceRestartMs: number[] } | undefined;
+  if (CASES.has("startup") && !SMOKE) {
+    // As a user runs it: `npm start` (its prestart checks whether the build is current) on the embedded
+    // database, to the first 200 of /readyz. The first start creates the database; each restart follows a
+    // SIGKILL of the one before (npm and the service), on the same data folder.
+    const dataDir = mkdtempSync(join(tmpdir(), "billing-startup-"));
+    try {
+      const env = { ...MALLOC_ENV, BILLING_DATA_DIR: dataDir };
+      const first = await timeToReady("npm", ["start", "--silent"], env);
+      await first.stop("SIGKILL");
+      const restartAfterCrashMs: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await timeToReady("npm", ["start", "--silent"], env);
+        restartAfterCrashMs.push(run.ms);
+        await run.stop("SIGKILL");
+      }
+      const builtServiceRestartMs: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const run = await timeToReady(process.execPath, ["dist/src/main.js"], env);
+        builtServiceRestartMs.push(run.ms);
+        await run.stop("SIGKILL");
+      }
+      startup = { firstStartMs: first.ms, restartAfterCrashMs, builtServiceRestartMs };
+      console.log(
+        `start-up (embedded database, to /readyz 200): first npm start ${first.ms} ms; npm start after a crash ${restartAfterCrashMs.join(" / ")} ms; node dist/src/main.js after a crash ${builtServiceRestartMs.join(" / ")} ms`,
+      );
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
   if (ceiling) for (const r of results) r.ratio = Math.round((r.eventsPerSecond / ceiling.eventsPerSecond) * 100) / 100;
   console.log("\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | CPU µs/event: service / PostgreSQL / generator | stored data |");
   console.log("|---|---:|---:|---:|---:|---:|---:|---|---|");
@@ -383,7 +415,7 @@ async function main(): Promise<void> {
     const file = `${dir}/${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`;
     writeFileSync(
       file,
-      `${JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version }, seconds: SECONDS, results }, null, 2)}\n`,
+      `${JSON.stringify({ date: new Date().toISOString(), machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version }, seconds: SECONDS, results, startup }, null, 2)}\n`,
     );
     console.log(`\nwritten to ${file}`);
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `billing` command (INTERFACE.md). Runs the compiled CLI; `npm install` builds it.
+// The `billing` command (docs/operations.md). Runs the compiled CLI; `npm install` builds it.
 import { existsSync } from "node:fs";
 const cli = new URL("../dist/src/surfaces/cli/cli.js", import.meta.url);
 if (!existsSync(cli)) {

@@ -15,7 +15,19 @@ setFlagsFromString("--heap-growing-percent=50");
 async function main(): Promise<void> {
   const config = loadConfig();
   const app = await createApp(config);
-  const address = await app.http.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.http.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await app.close().catch(() => {});
+    throw (error as NodeJS.ErrnoException).code === "EADDRINUSE" || (error as NodeJS.ErrnoException).code === "EACCES"
+      ? new ConfigError(
+          (error as NodeJS.ErrnoException).code === "EADDRINUSE"
+            ? `port ${config.port} on ${config.host} is already in use (is the service already running?): stop that process, or set PORT to another port`
+            : `port ${config.port} on ${config.host} may not be opened by this user: set PORT to a port above 1023`,
+        )
+      : error;
+  }
   if (config.runWorker) app.startWorkers();
   app.logger.info({ url: address, storage: config.storage.kind }, `billing service listening on ${address}`);
 

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { REPO_ROOT } from "../support/service-process.js";
+
+describe("npm start builds only what changed", () => {
+  // A project of one file beside a copy of the build script, compiled by the repository's TypeScript.
+  const root = mkdtempSync(join(tmpdir(), "build-if-stale-"));
+  after(() => rmSync(root, { recursive: true, force: true }));
+  mkdirSync(join(root, "scripts"));
+  mkdirSync(join(root, "src"));
+  mkdirSync(join(root, "node_modules"));
+  cpSync(join(REPO_ROOT, "scripts", "build.mjs"), join(root, "scripts", "build.mjs"));
+  symlinkSync(join(REPO_ROOT, "node_modules", "typescript"), join(root, "node_modules", "typescript"));
+  writeFileSync(join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", outDir: "dist", rootDir: "." } }));
+  writeFileSync(join(root, "tsconfig.build.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["src"] }));
+  writeFileSync(join(root, "src", "main.ts"), "export const answer: number = 42;\n");
+
+  const build = () => {
+    const run = spawnSync(process.execPath, [join(root, "scripts", "build.mjs"), "--if-stale"], { cwd: root, encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    return { compiled: /compiling/.test(run.stderr), stderr: run.stderr };
+  };
+
+  it("compiles a project never built, then starts from the build until a source changes", () => {
+    assert.equal(build().compiled, true, "no build yet");
+    assert.ok(existsSync(join(root, "dist", "src", "main.js")));
+    assert.equal(build().compiled, false, "nothing changed: no compile");
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(join(root, "src", "main.ts"), later, later);
+    assert.equal(build().compiled, true, "a newer source is compiled");
+    assert.equal(build().compiled, false);
+    writeFileSync(join(root, "src", "extra.ts"), "export const more = 1;\n");
+    utimesSync(join(root, "src"), new Date(Date.now() + 120_000), new Date(Date.now() + 120_000));
+    assert.equal(build().compiled, true, "a new file (its folder changed) is compiled");
+    assert.ok(existsSync(join(root, "dist", "src", "extra.js")));
+  });
+});
+
+describe("a port already in use", () => {
+  it("stops the service with one clear line and exit code 1", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    after(() => holder.close());
+    const port = (holder.address() as { port: number }).port;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: String(port), HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+    assert.equal(code, 1);
+    const lines = stderr.trim().split("\n");
+    assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
+    assert.match(lines[0]!, new RegExp(`^cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  });
+});
