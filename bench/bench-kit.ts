@@ -80,6 +80,15 @@ export async function timeToReady(command: string, args: string[], env: Record<s
         // already gone
       }
       await exited;
+      // npm exits first; wait until every process of the group (the service) is gone too.
+      for (;;) {
+        try {
+          process.kill(-child.pid!, 0);
+        } catch {
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
     },
   };
 }
