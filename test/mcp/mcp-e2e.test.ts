@@ -11,15 +11,14 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError, discoverAuthorizationServerMetadata, refreshAuthorization, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError, discoverAuthorizationServerMetadata, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { createApp, type App } from "../../src/app.js";
 import { fixedClock } from "../../src/domain/kernel/clock.js";
 import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+import { SignInOAuthProvider } from "../support/mcp-client.js";
 
-const REDIRECT_URI = "http://127.0.0.1:48123/callback";
 const HOUR = 60 * 60_000;
 
 async function freePort(): Promise<number> {
@@ -28,94 +27,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
   return port;
-}
-
-/** The request_id hidden in a login or consent page. */
-function requestIdOf(html: string): string {
-  const match = /name="request_id" value="([^"]+)"/.exec(html);
-  assert.ok(match, `no request_id in page: ${html.slice(0, 300)}`);
-  return match[1]!;
-}
-
-/**
- * An in-memory OAuthClientProvider whose "browser" is fetch: it opens the authorization URL, signs in
- * through the login form, allows on the consent page and keeps the code from the redirect.
- */
-class TestOAuthProvider implements OAuthClientProvider {
-  code: string | undefined;
-  authorizationUrl: URL | undefined;
-  private stateValue = randomBytes(8).toString("hex");
-  private info: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier: string | undefined;
-
-  constructor(private readonly user: { email: string; password: string }) {}
-
-  get redirectUrl(): string {
-    return REDIRECT_URI;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "e2e test client",
-      redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: "none",
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-    };
-  }
-
-  state(): string {
-    return this.stateValue;
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.info;
-  }
-
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.info = info;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-
-  codeVerifier(): string {
-    assert.ok(this.verifier, "no code verifier saved");
-    return this.verifier;
-  }
-
-  async redirectToAuthorization(url: URL): Promise<void> {
-    this.authorizationUrl = url;
-    const page = await fetch(url, { redirect: "manual" });
-    assert.equal(page.status, 200, "the authorize step shows the login page");
-    const form = (fields: Record<string, string>) => ({
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields).toString(),
-      redirect: "manual" as const,
-    });
-    const consentPage = await fetch(new URL("/oauth/login", url), form({ request_id: requestIdOf(await page.text()), email: this.user.email, password: this.user.password }));
-    assert.equal(consentPage.status, 200, "signed in: the consent page");
-    const html = await consentPage.text();
-    assert.ok(html.includes("read:invoices") && html.includes("write:invoices"), "the consent page lists the scopes");
-    const decided = await fetch(new URL("/oauth/consent", url), form({ request_id: requestIdOf(html), decision: "allow" }));
-    assert.equal(decided.status, 302);
-    const location = new URL(decided.headers.get("location")!);
-    assert.equal(`${location.origin}${location.pathname}`, REDIRECT_URI);
-    assert.equal(location.searchParams.get("state"), this.stateValue);
-    this.code = location.searchParams.get("code") ?? undefined;
-    assert.ok(this.code, `no code in ${location.href}`);
-  }
 }
 
 for (const engine of ["pglite", "postgres"] as const) {
@@ -159,7 +70,7 @@ for (const engine of ["pglite", "postgres"] as const) {
 
     it("discovers, registers, authorizes with PKCE, lists tools, reads contracts and rotates the refresh token", async () => {
       const mcpUrl = new URL("/mcp", base);
-      const provider = new TestOAuthProvider(user);
+      const provider = new SignInOAuthProvider(user);
 
       // 1. No token yet: the 401 challenge leads the SDK through discovery, registration and the authorize step.
       const first = new Client({ name: "e2e", version: "1.0.0" });
@@ -230,7 +141,7 @@ for (const engine of ["pglite", "postgres"] as const) {
 
     it("refreshes on its own when the access token has expired", async () => {
       const mcpUrl = new URL("/mcp", base);
-      const provider = new TestOAuthProvider(user);
+      const provider = new SignInOAuthProvider(user);
       await assert.rejects(new Client({ name: "e2e", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), UnauthorizedError);
       const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
       await transport.finishAuth(provider.code!);

@@ -1,9 +1,14 @@
 /**
  * Helpers shared by the MCP and OAuth test files: the authorization flow (register, authorize, login,
- * consent, token) and MCP JSON-RPC calls, all through fastify.inject.
+ * consent, token) and MCP JSON-RPC calls, all through fastify.inject; and, over a real socket, the MCP
+ * SDK's own client with an API key or with an OAuth provider that signs in through the service's pages.
  */
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "./harness.js";
 
@@ -259,4 +264,114 @@ export async function toolError(t: TestApp, token: string, name: string, args: R
   assert.equal(result.structuredContent?.code, code, `${name}: ${JSON.stringify(result.structuredContent)}`);
   assert.equal(typeof result.structuredContent?.error, "string");
   return result.structuredContent as { error: string; code: string };
+}
+
+/** The redirect URI of the SDK-client tests: nothing listens there, the provider reads the code off the redirect. */
+const SDK_REDIRECT_URI = "http://127.0.0.1:48123/callback";
+
+/**
+ * An in-memory OAuthClientProvider whose "browser" is fetch: it opens the authorization URL, signs in
+ * through the login form, allows on the consent page and keeps the code from the redirect.
+ */
+export class SignInOAuthProvider implements OAuthClientProvider {
+  code: string | undefined;
+  authorizationUrl: URL | undefined;
+  private stateValue = randomBytes(8).toString("hex");
+  private info: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier: string | undefined;
+
+  /** `fetchFn` is the browser's network (a test may route a public host name to the local socket). */
+  constructor(
+    private readonly user: { email: string; password: string },
+    private readonly fetchFn: typeof fetch = fetch,
+  ) {}
+
+  get redirectUrl(): string {
+    return SDK_REDIRECT_URI;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "SDK test client",
+      redirect_uris: [SDK_REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+    };
+  }
+
+  state(): string {
+    return this.stateValue;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    assert.ok(this.verifier, "no code verifier saved");
+    return this.verifier;
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    this.authorizationUrl = url;
+    const page = await this.fetchFn(url, { redirect: "manual" });
+    assert.equal(page.status, 200, "the authorize step shows the login page");
+    const form = (fields: Record<string, string>) => ({
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+      redirect: "manual" as const,
+    });
+    const consentPage = await this.fetchFn(new URL("/oauth/login", url), form({ request_id: requestIdOf(await page.text()), email: this.user.email, password: this.user.password }));
+    assert.equal(consentPage.status, 200, "signed in: the consent page");
+    const html = await consentPage.text();
+    assert.ok(html.includes("read:invoices") && html.includes("write:invoices"), "the consent page lists the scopes");
+    const decided = await this.fetchFn(new URL("/oauth/consent", url), form({ request_id: requestIdOf(html), decision: "allow" }));
+    assert.equal(decided.status, 302);
+    const location = new URL(decided.headers.get("location")!);
+    assert.equal(`${location.origin}${location.pathname}`, SDK_REDIRECT_URI);
+    assert.equal(location.searchParams.get("state"), this.stateValue);
+    this.code = location.searchParams.get("code") ?? undefined;
+    assert.ok(this.code, `no code in ${location.href}`);
+  }
+}
+
+/** The SDK client connected to `mcpUrl` with `Authorization: Bearer <credential>` (an API key or an access token), as a headless agent is. */
+export async function connectWithBearer(mcpUrl: URL, credential: string): Promise<Client> {
+  const client = new Client({ name: "headless agent", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
+  return client;
+}
+
+/**
+ * The SDK client connected to `mcpUrl` after the whole OAuth flow as an MCP client does it: the 401, discovery,
+ * registration, sign-in and consent (through `provider`), the code for tokens, and a new connection with them.
+ */
+export async function connectWithOAuth(mcpUrl: URL, provider: SignInOAuthProvider, fetchFn: typeof fetch = fetch): Promise<Client> {
+  const options = { authProvider: provider, fetch: fetchFn };
+  await assert.rejects(new Client({ name: "oauth agent", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl, options)), UnauthorizedError);
+  assert.ok(provider.code, "the flow reached the redirect with a code");
+  const transport = new StreamableHTTPClientTransport(mcpUrl, options);
+  await transport.finishAuth(provider.code);
+  const client = new Client({ name: "oauth agent", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
 }

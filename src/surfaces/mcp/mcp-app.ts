@@ -1,14 +1,16 @@
 import express, { type Request, type Response } from "express";
 import { rateLimit } from "express-rate-limit";
-import { requireBearerAuth } from "@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js";
-import { mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
+import { metadataHandler } from "@modelcontextprotocol/sdk/server/auth/handlers/metadata.js";
+import { createOAuthMetadata, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { parseJsonExact, unmarkNumbers } from "../../platform/exact-json.js";
 import type { Logger } from "../../platform/logger.js";
+import { authenticateMcp, credentialOf } from "./mcp-credentials.js";
 import { mcpErrorHandler, refuseUnstorableBodies, requireBodyType } from "./mcp-errors.js";
+import { resourceOrigins } from "./mcp-origins.js";
 import { buildMcpServer } from "./mcp-tools.js";
 import { consentPage, errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 import { clientName, createOAuthProvider } from "./oauth-provider.js";
@@ -17,7 +19,8 @@ const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as co
 
 /**
  * The agent surface: the OAuth 2.1 authorization server (the SDK's router over our provider, plus our
- * login and consent pages) and the MCP endpoint: an express app to which Fastify hands MCP_PATHS.
+ * login and consent pages) and the MCP endpoint, which takes an OAuth access token or an API key
+ * (mcp-credentials.ts): an express app to which Fastify hands MCP_PATHS.
  */
 export function createMcpApp({
   services,
@@ -43,35 +46,54 @@ export function createMcpApp({
   app.use("/register", requireBodyType("application/json"));
   app.use(["/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], requireBodyType("application/x-www-form-urlencoded"));
   app.use(["/register", "/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], refuseUnstorableBodies);
-  const base = new URL(publicUrl);
-  const mcpUrl = new URL("/mcp", base);
-  const resourceMetadataUrl = new URL("/.well-known/oauth-protected-resource", base).href;
-  const provider = createOAuthProvider(services.oauth);
+  const origins = resourceOrigins(publicUrl);
+  const base = origins.canonical;
+  const provider = createOAuthProvider(services.oauth, origins.canonicalResource);
+  const resourceName = "Usage-based billing (MCP)";
+  // The SDK's router takes its endpoints' paths from this URL and refuses an http one off localhost and
+  // 127.0.0.1; [::1] is the same machine, so it is given the localhost spelling. Its own metadata documents
+  // are never reached: the ones below answer first.
+  const routerBase = base.hostname === "[::1]" ? new URL(base.href.replace("[::1]", "localhost")) : base;
+  const authorizationServer = createOAuthMetadata({ provider, issuerUrl: routerBase, baseUrl: routerBase, scopesSupported: [...OAUTH_SCOPES] });
 
-  const protectedResource = {
-    resource: mcpUrl.href,
-    authorization_servers: [base.href],
-    scopes_supported: [...OAUTH_SCOPES],
-    bearer_methods_supported: ["header"],
-    resource_name: "Usage-based billing (MCP)",
-  };
-  // RFC 9728 at the host's root, where the spec puts it (the SDK serves it at …/oauth-protected-resource/mcp too).
-  app.get("/.well-known/oauth-protected-resource", (_req, res) => {
-    res.setHeader("Cache-Control", "no-store");
-    res.json(protectedResource);
-  });
-  app.all("/.well-known/oauth-protected-resource", (req, res) => {
-    res.status(405).set("Allow", "GET").json({ error: "method_not_allowed", error_description: `The method ${req.method} is not allowed for this endpoint` });
-  });
+  // The metadata documents (RFC 9728, RFC 8414) of each origin the resource answers as (mcp-origins.ts):
+  // a request gets those of the host it was addressed to, and a client led by them finds a resource, an
+  // issuer and endpoints on the origin it connected to.
+  const metadataByOrigin = new Map(
+    origins.all.map((origin) => {
+      const rehost = (url: string) => (url.startsWith(routerBase.href) ? origin.href + url.slice(routerBase.href.length) : url);
+      const asMetadata = Object.fromEntries(Object.entries(authorizationServer).map(([name, value]) => [name, typeof value === "string" ? rehost(value) : value]));
+      const protectedResource = {
+        resource: new URL("/mcp", origin).href,
+        authorization_servers: [origin.href],
+        scopes_supported: [...OAUTH_SCOPES],
+        bearer_methods_supported: ["header"],
+        resource_name: resourceName,
+      };
+      const router = express.Router();
+      // RFC 9728 at the host's root, where the spec puts it, and at …/oauth-protected-resource/mcp as the SDK does.
+      router.get("/.well-known/oauth-protected-resource", (_req, res) => {
+        res.setHeader("Cache-Control", "no-store");
+        res.json(protectedResource);
+      });
+      router.all("/.well-known/oauth-protected-resource", (req, res) => {
+        res.status(405).set("Allow", "GET").json({ error: "method_not_allowed", error_description: `The method ${req.method} is not allowed for this endpoint` });
+      });
+      router.use("/.well-known/oauth-protected-resource/mcp", metadataHandler(protectedResource));
+      router.use("/.well-known/oauth-authorization-server", metadataHandler(asMetadata as typeof authorizationServer));
+      return [origin.href, router] as const;
+    }),
+  );
+  app.use((req, res, next) => metadataByOrigin.get(origins.of(req.headers.host).href)!(req, res, next));
 
   app.use(
     mcpAuthRouter({
       provider,
-      issuerUrl: base,
-      baseUrl: base,
+      issuerUrl: routerBase,
+      baseUrl: routerBase,
       scopesSupported: [...OAUTH_SCOPES],
-      resourceServerUrl: mcpUrl,
-      resourceName: protectedResource.resource_name,
+      resourceServerUrl: new URL("/mcp", routerBase),
+      resourceName,
       // Per-address limits on the protocol endpoints; generous, since every MCP client registers itself.
       authorizationOptions: { rateLimit: RATE_LIMIT },
       clientRegistrationOptions: { rateLimit: RATE_LIMIT },
@@ -127,16 +149,19 @@ export function createMcpApp({
     html(res.set("Allow", "POST"), 405, errorPage("This address takes the sign-in form only. Start again from your MCP client."));
   });
 
-  const bearer = requireBearerAuth({ verifier: provider, resourceMetadataUrl });
+  // The challenges lead to the metadata on the host the request was addressed to.
+  const resourceMetadataUrl = (req: Request) => new URL("/.well-known/oauth-protected-resource", origins.of(req.headers.host)).href;
+  const bearer = authenticateMcp({ access: services.access, provider, resourceMetadataUrl, authFailures });
 
   // The body is read as bytes and parsed here, not by express.json: a tool's numbers keep their exact text
   // (exact-json.ts), and the answer's decimals are written as exact numbers (docs/api.md, "Numbers").
   app.post("/mcp", bearer, express.raw({ type: () => true, limit: "1mb" }), async (req, res, next) => {
     try {
-      const auth = req.auth!;
-      const companyId = auth.extra?.companyId as string;
-      if (!auth.scopes.some((s) => (OAUTH_SCOPES as readonly string[]).includes(s))) {
-        res.status(403).set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${OAUTH_SCOPES.join(" ")}", resource_metadata="${resourceMetadataUrl}"`);
+      const { caller, authInfo } = credentialOf(res);
+      // An OAuth token serves no tool without one of the two scopes. An API key is let in whatever its
+      // scopes: each tool call is judged by the domain services, and its refusal names the scope it lacks.
+      if (caller.oauthScopes && !caller.oauthScopes.some((s) => (OAUTH_SCOPES as readonly string[]).includes(s))) {
+        res.status(403).set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="${OAUTH_SCOPES.join(" ")}", resource_metadata="${resourceMetadataUrl(req)}"`);
         return res.json({ error: "insufficient_scope", error_description: `The token needs ${OAUTH_SCOPES.join(" or ")}` });
       }
       let message: unknown;
@@ -146,7 +171,7 @@ export function createMcpApp({
         // The transport's own answer to a body that is not JSON.
         return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null });
       }
-      const server = buildMcpServer(services, { companyId, clientId: auth.clientId, scopes: auth.scopes }, { publicUrl });
+      const server = buildMcpServer(services, caller, { publicUrl });
       // Stateless: a new transport per request, so that any process can answer any request.
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
@@ -161,7 +186,7 @@ export function createMcpApp({
       }
       const answer = await transport.handleRequest(new Request(new URL(req.originalUrl, base), { method: "POST", headers }), {
         parsedBody: message,
-        authInfo: auth,
+        ...(authInfo ? { authInfo } : {}),
       });
       res.status(answer.status);
       answer.headers.forEach((value, name) => res.setHeader(name, value));

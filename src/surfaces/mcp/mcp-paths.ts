@@ -3,6 +3,7 @@
  * from mcp-app.ts so that the MCP SDK and express (~17 MB of memory once loaded) are imported only when the
  * first of these paths is asked for (docs/performance.md, peak RSS).
  */
+import { isLoopbackHost } from "./mcp-origins.js";
 
 /** The paths the agent surface's express app answers; Fastify routes exactly these to it. */
 export const MCP_PATHS = [
@@ -18,8 +19,11 @@ export const MCP_PATHS = [
   "/.well-known/oauth-protected-resource/mcp",
 ] as const;
 
-/** The SDK refuses a non-https issuer except on localhost; such a deployment serves no MCP. */
+/**
+ * OAuth 2.1 wants an https issuer, except on the local machine (localhost, 127.0.0.1, [::1]): any other
+ * deployment serves no MCP.
+ */
 export function mcpAvailable(publicUrl: string): boolean {
   const url = new URL(publicUrl);
-  return url.protocol === "https:" || ["localhost", "127.0.0.1"].includes(url.hostname);
+  return url.protocol === "https:" || isLoopbackHost(url.hostname);
 }

@@ -7,7 +7,8 @@ import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "..
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
-import { actorForGrant, type OAuthScope } from "../../domain/oauth/oauth-service.js";
+import type { Actor } from "../../domain/kernel/actor.js";
+import type { OAuthScope } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
 import { stringifyJson } from "../../platform/exact-json.js";
@@ -33,15 +34,22 @@ const failure = (body: { error: string; code: string; [k: string]: unknown }): C
 const list = <T>(page: { items: T[]; hasMore: boolean }) => ({ object: "list", data: page.items, has_more: page.hasMore, total_count: page.items.length });
 
 
+/** Who calls the tools: an OAuth token's grant, or an API key. */
 export interface McpCaller {
-  companyId: string;
-  clientId: string;
-  scopes: readonly string[];
+  /** The company the tools act for, with its API scopes (an OAuth token's stand for its OAuth scopes). */
+  actor: Actor;
+  /**
+   * An OAuth token's scopes (`read:invoices`, `write:invoices`), checked before a tool runs so that its
+   * refusal names the scope the token lacks. Null for an API key: the domain services check its own API
+   * scopes (`invoices:read`, …), and their refusal names the one it lacks.
+   */
+  oauthScopes: readonly string[] | null;
 }
 
 /**
  * The MCP server for one request (stateless: any process answers any request). Every tool parses its
- * arguments, calls one service function as the token's company, and presents: no rule lives here.
+ * arguments, calls one service function as the caller's company, and presents: no rule lives here.
+ * Every caller is offered every tool (docs/mcp.md, "API keys"): what it may do is decided per call.
  */
 export function buildMcpServer(services: Services, caller: McpCaller, links: { publicUrl: string }): McpServer {
   const server = new McpServer({ name: "usage-billing", version: "1.0.0" }, { capabilities: { tools: {} } });
@@ -49,7 +57,7 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
   // too. createToolError is the SDK's single place for that, private in its types only.
   (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
     failure({ error: message.replace(/^MCP error -?\d+: /, ""), code: "invalid_request" });
-  const actor = actorForGrant({ companyId: caller.companyId, scopes: caller.scopes, credential: `oauth:${caller.clientId}` });
+  const { actor, oauthScopes } = caller;
 
   function tool<Shape extends z.ZodRawShape>(
     name: string,
@@ -63,7 +71,7 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
       // Strict, like the API's bodies: an unknown (or misspelt) argument is refused, not silently dropped.
       { description: `${description} Needs scope ${scope}.`, inputSchema: z.strictObject(inputSchema), annotations: { readOnlyHint: scope === "read:invoices" } },
       (async (args: z.infer<z.ZodObject<Shape>>) => {
-        if (!caller.scopes.includes(scope)) {
+        if (oauthScopes && !oauthScopes.includes(scope)) {
           return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });
         }
         // The API refuses such text in every body before any route sees it (http-app.ts); so do the tools.

@@ -51,8 +51,11 @@ export const clientName = (client: { client_name?: string | undefined; client_id
 /**
  * Our database-backed provider for the SDK's OAuth router (which does the protocol plumbing: metadata,
  * registration, PKCE S256 check, redirect URI matching, token and revocation endpoints).
+ * `canonicalResource` maps a resource indicator to the one the OAuth service binds grants to (on a loopback
+ * URL, the MCP URL under another loopback host is the same resource: mcp-origins.ts).
  */
-export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
+export function createOAuthProvider(oauth: OAuthService, canonicalResource: (resource: string) => string): OAuthServerProvider {
+  const resourceOf = (resource: URL | undefined) => (resource ? canonicalResource(resource.href) : undefined);
   const clientsStore: OAuthRegisteredClientsStore = {
     async getClient(clientId) {
       return (await mapped(() => oauth.getClient(clientId))) as OAuthClientInformationFull | undefined;
@@ -79,7 +82,7 @@ export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
           codeChallenge: params.codeChallenge,
           state: params.state,
           scopes: params.scopes,
-          resource: params.resource?.href,
+          resource: resourceOf(params.resource),
         });
         res.status(200).type("html").set(PAGE_HEADERS).send(loginPage({ requestId, clientName: clientName(client) }));
       } catch (error) {
@@ -96,11 +99,11 @@ export function createOAuthProvider(oauth: OAuthService): OAuthServerProvider {
     challengeForAuthorizationCode: (client, code) => mapped(() => oauth.challengeFor(client.client_id, code)),
 
     async exchangeAuthorizationCode(client, code, _verifier, redirectUri, resource): Promise<OAuthTokens> {
-      return mapped(() => oauth.exchangeCode(client.client_id, code, redirectUri, resource?.href));
+      return mapped(() => oauth.exchangeCode(client.client_id, code, redirectUri, resourceOf(resource)));
     },
 
     async exchangeRefreshToken(client, refreshToken, scopes, resource): Promise<OAuthTokens> {
-      return mapped(() => oauth.refresh(client.client_id, refreshToken, scopes, resource?.href));
+      return mapped(() => oauth.refresh(client.client_id, refreshToken, scopes, resourceOf(resource)));
     },
 
     async verifyAccessToken(token: string): Promise<AuthInfo> {
