@@ -19,6 +19,37 @@ async function requestsCounted(t: TestApp, method: string, route: string, status
   return 0;
 }
 
+type Json = Record<string, any>; // the served document, read as JSON
+
+/** What a `$ref` (`#/components/...`) points at in the document; any other value as it is. */
+function resolve(doc: Json, node: Json): Json {
+  if (typeof node?.$ref !== "string") return node;
+  const target = (node.$ref as string).replace(/^#\//, "").split("/").reduce((at: Json | undefined, key) => at?.[key], doc);
+  assert.ok(target, `${node.$ref} resolves`);
+  return resolve(doc, target!);
+}
+
+/** Every operation of the document: its paths' and its webhooks'. */
+function operationsOf(doc: Json): { where: string; path: string; method: string; operation: Json }[] {
+  return (["paths", "webhooks"] as const).flatMap((section) =>
+    Object.entries<Json>(doc[section] ?? {}).flatMap(([path, item]) =>
+      Object.entries<Json>(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, operation })),
+    ),
+  );
+}
+
+/** The API description's names for these operations. */
+const FIXED_OPERATION_IDS: Record<string, string> = {
+  "POST /v1/billing/usage": "submitUsage",
+  "GET /v1/billing/usage": "listUsageEvents",
+  "GET /v1/billing/usage/{event_id}": "getUsageEvent",
+  "GET /v1/billing/contracts": "listContracts",
+  "GET /v1/billing/contracts/{ext_id}": "getContract",
+  "GET /v1/billing/contracts/{ext_id}/pricing": "getContractPricing",
+  "POST /v1/billing/contracts/{ext_id}/pricing-rules": "addPricingRule",
+  "PUT /v1/billing/contracts/{ext_id}/pricing-rules/{rule_id}": "updatePricingRule",
+};
+
 describeEachEngine("service endpoints", (t, engine) => {
   it("answers 200 on /healthz without an API key", async () => {
     const res = await t().call({ method: "GET", url: "/healthz" });
@@ -98,7 +129,7 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.deepEqual([...terms.required].sort(), ["contract_id", "currency", "customer", "rules", "start_date"]);
     assert.ok(terms.properties.rules.items.properties.amount, "a rule's fields are described");
     for (const status of ["201", "400", "404", "409", "413", "415"]) assert.ok(upload.responses[status], `upload answers ${status}`);
-    assert.ok(upload.responses["409"].content["application/json"].schema.properties.contract, "409 carries the existing contract");
+    assert.ok(resolve(doc, upload.responses["409"].content["application/json"].schema).properties.contract, "409 carries the existing contract");
     const pdf = (path: string) => doc.paths[path].get.responses["200"].content["application/pdf"].schema;
     assert.deepEqual(pdf("/v1/billing/invoices/{number}/pdf"), { type: "string", format: "binary" });
     assert.deepEqual(pdf("/v1/billing/contracts/{ext_id}/agreement.pdf"), { type: "string", format: "binary" });
@@ -106,6 +137,162 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.ok(csv.content["text/csv"]);
     assert.ok(csv.headers["Content-Digest"]);
     for (const action of ["finalize", "pay", "void"]) assert.ok(doc.paths[`/v1/billing/invoices/{number}/${action}`].post.responses["409"], `${action} documents its 409`);
+  });
+
+  it("names every operation with a unique camelCase operationId, the API description's names where it gives them", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    const operations = operationsOf(doc);
+    assert.ok(operations.length >= 30);
+    const seen = new Map<string, string>();
+    for (const { where, operation } of operations) {
+      assert.match(String(operation.operationId), /^[a-z]+[A-Z][A-Za-z]*$/, `${where} has a verbNoun operationId`);
+      assert.equal(seen.get(operation.operationId), undefined, `${where}: ${operation.operationId} is also ${seen.get(operation.operationId)}`);
+      seen.set(operation.operationId, where);
+    }
+    for (const [where, operationId] of Object.entries(FIXED_OPERATION_IDS)) assert.equal(seen.get(operationId), where, `${operationId} is ${where}`);
+    for (const [where, operationId] of Object.entries({
+      "POST /v1/billing/customers": "createCustomer",
+      "POST /v1/billing/contracts/upload": "uploadContract",
+      "GET /v1/billing/invoices/{number}": "getInvoice",
+      "POST /v1/webhook-endpoints": "createWebhookEndpoint",
+      "GET /v1/webhook-endpoints": "listWebhookEndpoints",
+    })) {
+      assert.equal(seen.get(operationId), where, `${operationId} is ${where}`);
+    }
+  });
+
+  it("names the resources in components.schemas, and the operations refer to them with $ref", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    const schemas = doc.components.schemas;
+    for (const name of ["Contract", "Customer", "Invoice", "InvoiceLineItem", "InvoiceSummary", "UsageEvent", "PricingRule", "PricingProgram", "WebhookEndpoint", "Error", "CustomerList", "ContractList", "InvoiceList", "UsageEventList"]) {
+      assert.equal(schemas[name]?.type, "object", `${name} is a named schema`);
+    }
+    const ok = (path: string, method = "get", status = "200") => doc.paths[path][method].responses[status].content["application/json"].schema;
+    assert.deepEqual(ok("/v1/billing/contracts/{ext_id}"), { $ref: "#/components/schemas/Contract" });
+    assert.deepEqual(ok("/v1/billing/customers", "post", "201"), { $ref: "#/components/schemas/Customer" });
+    assert.deepEqual(ok("/v1/billing/invoices/{number}"), { $ref: "#/components/schemas/Invoice" });
+    assert.deepEqual(ok("/v1/billing/usage/{event_id}"), { $ref: "#/components/schemas/UsageEvent" });
+    assert.deepEqual(ok("/v1/billing/contracts/{ext_id}/pricing"), { $ref: "#/components/schemas/PricingProgram" });
+    assert.deepEqual(ok("/v1/webhook-endpoints/{id}"), { $ref: "#/components/schemas/WebhookEndpoint" });
+    assert.deepEqual(ok("/v1/billing/customers"), { $ref: "#/components/schemas/CustomerList" });
+    assert.deepEqual(schemas.CustomerList.properties.data.items, { $ref: "#/components/schemas/Customer" });
+    assert.deepEqual(schemas.Invoice.properties.line_items.items, { $ref: "#/components/schemas/InvoiceLineItem" });
+    assert.deepEqual(schemas.PricingProgram.properties.rules.items, { $ref: "#/components/schemas/PricingRule" });
+    assert.deepEqual(schemas.Error.required, ["error", "code"]);
+
+    // Every reference resolves, and every named schema is used.
+    const refs = new Set<string>();
+    const visit = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(visit);
+      if (node === null || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) key === "$ref" ? refs.add(String(value)) : visit(value);
+    };
+    visit(doc);
+    for (const ref of refs) resolve(doc, { $ref: ref });
+    for (const name of Object.keys(schemas)) assert.ok(refs.has(`#/components/schemas/${name}`), `${name} is used`);
+  });
+
+  it("documents on every operation 400, 401, 403, 429 and 500, and 413 and 415 where it reads a body, each with its codes", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    const codesOf = (response: Json) => [...String(response.description).matchAll(/^- `([a-z_]+)`/gm)].map((m) => m[1]);
+    for (const { where, path, method, operation } of operationsOf(doc)) {
+      if (!path.startsWith("/v1/")) continue; // the webhooks: answered by the receiver
+      const responses: Json = Object.fromEntries(Object.entries<Json>(operation.responses).map(([status, r]) => [status, resolve(doc, r)]));
+      const statuses = ["400", "401", "403", "429", "500", ...(operation.requestBody || method !== "get" ? ["413", "415"] : [])];
+      for (const status of statuses) {
+        assert.ok(responses[status], `${where} documents ${status}`);
+        const schema = resolve(doc, responses[status].content["application/json"].schema);
+        assert.deepEqual([schema.properties.error.type, schema.properties.code.type], ["string", "string"], `${where} ${status} is an Error`);
+      }
+      assert.deepEqual(codesOf(responses["401"]), ["missing_api_key", "invalid_api_key"], where);
+      assert.deepEqual(codesOf(responses["403"]), ["insufficient_scope"], where);
+      assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts"], where);
+      assert.ok(responses["429"].headers["Retry-After"], `${where}: 429 says Retry-After`);
+      assert.ok(codesOf(responses["400"]).includes("invalid_request"), where);
+      if (operation.requestBody?.content["application/json"]) {
+        assert.ok(codesOf(responses["400"]).includes("invalid_json"), where);
+        assert.deepEqual(codesOf(responses["413"]), ["payload_too_large"], where);
+        assert.deepEqual(codesOf(responses["415"]), ["unsupported_media_type"], where);
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) >= 400) assert.ok(codesOf(response).length > 0, `${where} ${status} lists its codes`);
+      }
+    }
+    const responses = (path: string, method: string) => doc.paths[path][method].responses;
+    assert.deepEqual(codesOf(responses("/v1/billing/customers", "post")["409"]), ["customer_exists"]);
+    const exists = resolve(doc, responses("/v1/billing/customers", "post")["409"].content["application/json"].schema);
+    assert.deepEqual(exists.properties.customer, { $ref: "#/components/schemas/Customer", description: "The customer that has this external_id" });
+    assert.ok(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["400"]).includes("invalid_pricing_rule"));
+    assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["409"]), ["rule_exists"]);
+    assert.deepEqual(codesOf(responses("/v1/billing/contracts/upload", "post")["415"]), ["unsupported_media_type", "file_not_pdf"]);
+    assert.ok(codesOf(responses("/v1/billing/contracts/upload", "post")["413"]).includes("file_too_large"));
+    assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}", "get")["404"]), ["not_found"]);
+    assert.ok(codesOf(responses("/v1/billing/customers", "get")["400"]).includes("invalid_cursor"));
+    assert.equal(responses("/v1/billing/customers", "get")["404"], undefined, "a list answers no 404");
+  });
+
+  it("states the request bodies' required fields and the formats of emails, URLs, dates and timestamps", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    const schemas = doc.components.schemas;
+    const body = (path: string, method = "post") => doc.paths[path][method].requestBody;
+    const prop = (schema: Json, name: string) => {
+      const p = schema.properties[name];
+      return p.anyOf ? p.anyOf.find((s: Json) => s.type !== "null") : p;
+    };
+    assert.equal(prop(schemas.Customer, "email").format, "email");
+    assert.equal(prop(schemas.Customer, "created_at").format, "date-time");
+    assert.equal(prop(schemas.Contract, "start_date").format, "date");
+    assert.equal(prop(schemas.Contract, "end_date").format, "date");
+    assert.equal(prop(schemas.Contract, "pdf_url").format, "uri");
+    assert.equal(prop(schemas.InvoiceSummary, "due_date").format, "date");
+    assert.equal(prop(schemas.BillingPeriod, "start").format, "date");
+    assert.equal(prop(schemas.UsageEvent, "timestamp").format, "date-time");
+    assert.equal(prop(schemas.WebhookEndpoint, "url").format, "uri");
+    assert.equal(prop(schemas.WebhookDelivery, "delivered_at").format, "date-time");
+
+    const customer = body("/v1/billing/customers").content["application/json"].schema;
+    assert.equal(customer.properties.email.format, "email");
+    const endpoint = body("/v1/webhook-endpoints").content["application/json"].schema;
+    assert.deepEqual(endpoint.required, ["url"]);
+    assert.equal(endpoint.properties.url.format, "uri");
+    const projection = body("/v1/billing/invoices/project").content["application/json"].schema;
+    assert.deepEqual(projection.required, ["external_contract_id", "billing_period_start", "billing_period_end"]);
+    assert.equal(projection.properties.billing_period_start.format, "date");
+    const pay = body("/v1/billing/invoices/{number}/pay");
+    assert.equal(pay.required, false, "payInvoice may be sent without a body");
+    assert.equal(pay.content["application/json"].schema.properties.paid_date.format, "date");
+    assert.equal(body("/v1/billing/customers").required, true);
+    const usage = body("/v1/billing/usage").content["application/json"].schema;
+    assert.deepEqual(usage.required, ["events"]);
+    assert.equal(usage.properties.events.items.properties.timestamp.format, "date-time");
+
+    // A rule's type is required unless a metric makes it a usage rule: the server takes { metric, rate } as a
+    // complete rule (docs/api.md), so the schema requires no field and the description says what each type needs.
+    const rule = body("/v1/billing/contracts/{ext_id}/pricing-rules");
+    assert.equal(rule.content["application/json"].schema.required, undefined);
+    assert.match(rule.description, /`type` is required unless `metric` is given/);
+    assert.match(rule.description, /`usage` needs `metric`, and `amount` .* or `rate`/);
+    assert.match(rule.description, /`subscription`, `minimum` and `one_time` need `amount`/);
+    assert.deepEqual(rule.content["application/json"].schema.properties.type.enum, ["usage", "subscription", "minimum", "one_time"]);
+  });
+
+  it("describes the webhooks it sends, customer.created and contract.created, with their envelope and signature headers", async () => {
+    const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), ["contract.created", "customer.created"]);
+    for (const [type, resource] of [["customer.created", "Customer"], ["contract.created", "Contract"]] as const) {
+      const post = doc.webhooks[type].post;
+      assert.deepEqual(post.security, [], `${type} is signed, not sent with an API key`);
+      const event = resolve(doc, post.requestBody.content["application/json"].schema);
+      assert.deepEqual([...event.required].sort(), ["created_at", "data", "id", "object", "test", "type"]);
+      assert.equal(event.properties.type.const, type);
+      assert.equal(event.properties.object.const, "event");
+      assert.equal(event.properties.data.properties.object.$ref, `#/components/schemas/${resource}`);
+      const headers = post.parameters.filter((p: Json) => p.in === "header").map((p: Json) => p.name);
+      for (const name of ["Service-Signature", "Service-Event-Id", "Service-Event-Type", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"]) {
+        assert.ok(headers.includes(name), `${type} documents ${name}`);
+      }
+      assert.ok(post.responses["2XX"]);
+    }
   });
 
   it("leaves the admin and operational paths out of the public OpenAPI document", async () => {

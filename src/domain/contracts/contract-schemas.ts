@@ -4,6 +4,7 @@ import { calendarDate } from "../kernel/calendar-date.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
+import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
@@ -13,6 +14,7 @@ export const createSampleContractInput = z
   .object({ customer_id: z.string().min(1).max(100).describe("The customer's UUID") })
   .strict();
 
+/** A contract as the API answers it; `Contract` in the OpenAPI document. */
 export const contractSchema = z.object({
   object: z.literal("contract"),
   id: z.string().describe("The contract's external id: the value sent as external_contract_id on usage events"),
@@ -20,15 +22,15 @@ export const contractSchema = z.object({
   customer_name: z.string(),
   contract_number: z.string(),
   status: z.enum(CONTRACT_STATUSES),
-  start_date: z.string(),
-  end_date: z.string().nullable(),
+  start_date: dateText(),
+  end_date: dateText().nullable().describe("null: open-ended"),
   currency: z.string(),
   billing_cadence: z.string(),
   metrics: z.array(z.string()),
-  pdf_url: z.string(),
+  pdf_url: urlText().describe("The agreement PDF"),
   sample: z.boolean(),
-  created_at: z.string(),
-});
+  created_at: instantText(),
+}).meta({ id: "Contract" });
 export type Contract = z.infer<typeof contractSchema>;
 
 const scopeText = z.string().trim().min(1).max(255);
@@ -72,6 +74,7 @@ export const updatePricingRuleInput = z
   })
   .strict();
 
+/** A rule of a program version, as the API answers it; `PricingRule` in the OpenAPI document. */
 const pricingRuleSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -86,22 +89,23 @@ const pricingRuleSchema = z.object({
   counterparty: z.string().nullable(),
   counterparty_side: z.string().nullable(),
   pair: z.string().nullable(),
-});
+}).meta({ id: "PricingRule" });
 
 export const pricingProgramSchema = z.object({
   object: z.literal("pricing_program"),
   contract: z.string(),
   version: z.number().int(),
-  effective_date: z.string(),
+  effective_date: dateText(),
   rules: z.array(pricingRuleSchema),
-});
+}).meta({ id: "PricingProgram" });
 
+/** The answer to adding or updating a rule: the rule as it stands in the program version that the change made. */
 export const pricingRuleResponseSchema = z.object({
   object: z.literal("pricing_rule"),
   contract: z.string(),
-  version: z.number().int(),
+  version: z.number().int().describe("The program version the change made"),
   rule: pricingRuleSchema,
-});
+}).meta({ id: "PricingRuleChange" });
 
 /** The most bytes an uploaded agreement may have: 10 MB. */
 export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;

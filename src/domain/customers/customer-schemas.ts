@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { emailText, instantText } from "../kernel/text-formats.js";
 
 /** Trimmed, non-empty, bounded text. PostgreSQL text cannot hold NUL, so it is refused here (400, not 500). */
 export const noNul = (s: z.ZodString) => s.regex(/^[^\u0000]*$/, "must not contain NUL characters");
@@ -8,7 +9,7 @@ export const createCustomerInput = z
   .object({
     name: text(200).describe("Display name"),
     external_id: text(255).optional().describe("Your own id for the customer; unique per company"),
-    email: z.string().trim().max(254).pipe(z.email()).optional(),
+    email: z.string().trim().max(254).pipe(z.email()).meta({ format: "email" }).optional(),
     domain: z
       .string()
       .trim()
@@ -25,20 +26,21 @@ export const createCustomerInput = z
 
 export type CreateCustomerInput = z.infer<typeof createCustomerInput>;
 
+/** A customer as the API answers it; `Customer` in the OpenAPI document. */
 export const customerSchema = z.object({
   object: z.literal("customer"),
   id: z.string().uuid(),
   name: z.string(),
   external_id: z.string().nullable(),
-  email: z.string().nullable(),
+  email: emailText().nullable(),
   domain: z.string().nullable(),
   country: z.string().nullable(),
   address: z.string().nullable(),
   registration_number: z.string().nullable(),
   payment_terms_days: z.number().int().nullable(),
   payment_terms: z.string().nullable().describe("`Net {n}`"),
-  created_at: z.string(),
-});
+  created_at: instantText(),
+}).meta({ id: "Customer" });
 
 export type Customer = z.infer<typeof customerSchema>;
 

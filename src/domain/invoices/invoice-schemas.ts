@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
+import { dateText, instantText } from "../kernel/text-formats.js";
 import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
-const billingPeriodSchema = z.object({ start: z.string(), end: z.string() });
+const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
 
 const lineItemSchema = z.object({
   description: z.string(),
@@ -13,8 +14,9 @@ const lineItemSchema = z.object({
   kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
   rule_id: z.string().nullable(),
   metric: z.string().nullable(),
-});
+}).meta({ id: "InvoiceLineItem" });
 
+/** An invoice without its lines, as lists answer it; `InvoiceSummary` in the OpenAPI document. */
 export const invoiceSchema = z.object({
   object: z.literal("invoice"),
   number: z.string(),
@@ -25,16 +27,17 @@ export const invoiceSchema = z.object({
   total: jsonDecimal,
   currency: z.string(),
   billing_period: billingPeriodSchema,
-  issued_date: z.string(),
-  due_date: z.string(),
-  paid_date: z.string().nullable(),
+  issued_date: dateText(),
+  due_date: dateText(),
+  paid_date: dateText().nullable(),
   metrics: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
+  created_at: instantText(),
+  updated_at: instantText(),
+}).meta({ id: "InvoiceSummary" });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
-export const invoiceWithLinesSchema = invoiceSchema.extend({ line_items: z.array(lineItemSchema) });
+/** An invoice with its line items; `Invoice` in the OpenAPI document. */
+export const invoiceWithLinesSchema = invoiceSchema.extend({ line_items: z.array(lineItemSchema) }).meta({ id: "Invoice" });
 export type InvoiceWithLines = z.infer<typeof invoiceWithLinesSchema>;
 
 const date = calendarDate();
@@ -58,7 +61,7 @@ export const invoiceProjectionSchema = z.object({
   total: jsonDecimal,
   currency: z.string(),
   billing_period: billingPeriodSchema,
-});
+}).meta({ id: "InvoiceProjection" });
 export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;
 
 /** The filters of an invoice list (GET /v1/billing/invoices and the dashboard's Invoices page). */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { decimalInput, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { CHARGE_DP } from "../kernel/money.js";
+import { dateText, instantText } from "../kernel/text-formats.js";
 
 const MAX_EVENTS_PER_REQUEST = 100;
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
@@ -59,6 +60,7 @@ export const REJECTION_CODES = [
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
+/** The answer to a submission, event by event; `SubmitUsageResult` in the OpenAPI document. */
 export const submitResultSchema = z.object({
   accepted: z.number().int(),
   rejected: z.number().int(),
@@ -74,7 +76,7 @@ export const submitResultSchema = z.object({
       error: z.object({ code: z.enum(REJECTION_CODES), message: z.string() }).optional(),
     }),
   ),
-});
+}).meta({ id: "SubmitUsageResult" });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 export const usageEventSchema = z.object({
@@ -92,10 +94,10 @@ export const usageEventSchema = z.object({
   rule_id: z.string().describe("The pricing rule that priced the event"),
   pricing_version: z.number().int().describe("The program version that priced the event"),
   invoice_number: z.string(),
-  service_period_start: z.string(),
-  service_period_end: z.string(),
-  timestamp: z.string(),
-  ingested_at: z.string(),
+  service_period_start: dateText(),
+  service_period_end: dateText(),
+  timestamp: instantText(),
+  ingested_at: instantText(),
   status: z.enum(["accepted", "rated"]),
-});
+}).meta({ id: "UsageEvent" });
 export type UsageEvent = z.infer<typeof usageEventSchema>;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
-import { jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
@@ -14,7 +14,7 @@ import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.j
 import { apiKeyAuth } from "./authenticate.js";
 import { handleError } from "./error-handler.js";
 import { exactJsonReader } from "./json-body.js";
-import { describeFileOperations } from "./openapi-files.js";
+import { openapiOptions } from "./openapi-document.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
@@ -211,26 +211,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     );
   });
 
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "Usage-based billing API",
-        version: "1.0",
-        description: "Usage events, contracts, pricing programs, invoices, customers and webhook endpoints.",
-      },
-      servers: [{ url: deps.publicUrl }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: "http", scheme: "bearer", description: "API key as a bearer token" },
-          apiKeyHeader: { type: "apiKey", in: "header", name: "X-Api-Key" },
-        },
-      },
-      security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
-    },
-    transform: jsonSchemaTransform,
-    transformObject: (documents) => describeFileOperations("openapiObject" in documents ? documents.openapiObject : documents.swaggerObject),
-  });
+  await app.register(fastifySwagger, openapiOptions(deps.publicUrl));
 
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
 

@@ -24,13 +24,16 @@ export const toPageRequest = (query: { limit: number; starting_after?: string | 
   startingAfter: query.starting_after,
 });
 
-export const listSchema = <T extends z.ZodTypeAny>(item: T) =>
-  z.object({
-    object: z.literal("list"),
-    data: z.array(item),
-    has_more: z.boolean(),
-    total_count: z.number().int().describe("The number of items in this page"),
-  });
+/** A list envelope's schema, `id` in the OpenAPI document (`CustomerList`): made once, at module level. */
+export const listSchema = <T extends z.ZodTypeAny>(item: T, id: string) =>
+  z
+    .object({
+      object: z.literal("list"),
+      data: z.array(item),
+      has_more: z.boolean(),
+      total_count: z.number().int().describe("The number of items in this page"),
+    })
+    .meta({ id });
 
 export interface ListEnvelope<T> {
   object: "list";
@@ -46,7 +49,3 @@ export const listEnvelope = <T>(page: Page<T>): ListEnvelope<T> => ({
   has_more: page.hasMore,
   total_count: page.items.length,
 });
-
-export const errorSchema = z
-  .object({ error: z.string(), code: z.string(), details: z.array(z.object({ path: z.string(), message: z.string() })).optional() })
-  .describe("Error");

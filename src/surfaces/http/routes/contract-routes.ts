@@ -16,16 +16,25 @@ import { actorOf } from "../authenticate.js";
 import { exactJsonReader } from "../json-body.js";
 import { sendPdf } from "../send-documents.js";
 import { acceptMultipart, readMultipartForm, UPLOAD_LIMITS } from "../multipart-form.js";
-import { errorSchema } from "../list-envelope.js";
+import { listSchema } from "../list-envelope.js";
+import { errorResponses, errorSchema } from "../openapi-errors.js";
 
 const contractParams = z.object({ ext_id: z.string().min(1).max(255) });
 const ruleParams = contractParams.extend({ rule_id: z.string().min(1).max(64) });
-const contractList = z.object({
-  object: z.literal("list"),
-  data: z.array(contractSchema),
-  has_more: z.boolean(),
-  total_count: z.number().int(),
-});
+const contractList = listSchema(contractSchema, "ContractList");
+const uploadConflict = errorSchema
+  .extend({
+    customer: customerSchema.optional().describe("With `customer_exists`: the customer that has this external_id"),
+    contract: contractSchema.optional().describe("With `contract_exists`: the contract that has this id"),
+  })
+  .meta({ id: "UploadConflictError" });
+const notFound = (what: string) => ({ not_found: `no ${what} with this id for this company` });
+
+/** What addPricingRule needs beyond its schema, whose fields are each optional (normalizeRule decides; docs/api.md, "Pricing programs and rules"). */
+const RULE_REQUIREMENTS =
+  "A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field.";
+const addRuleBody = addPricingRuleInput.describe(RULE_REQUIREMENTS);
+const invalidRule = { invalid_pricing_rule: "the fields do not make a valid rule; `details` name each problem" };
 
 export function contractRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -33,6 +42,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts",
       {
         schema: {
+          operationId: "listContracts",
           tags: ["Contracts"],
           summary: "List contracts, newest first (not paginated)",
           querystring: z.object({ status: z.enum(CONTRACT_STATUSES).optional() }),
@@ -49,12 +59,19 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts",
       {
         schema: {
+          operationId: "createSampleContract",
           tags: ["Contracts"],
           summary: "Create a sample test contract for a customer",
           description:
             "Id `{slug}-test` from the customer's name, metrics domestic_wire (20) and international_wire (30), a 1000 USD monthly minimum, a sample agreement PDF. Emits `contract.created`.",
           body: createSampleContractInput,
-          response: { 201: contractSchema, 404: errorSchema },
+          response: {
+            201: contractSchema,
+            ...errorResponses({
+              404: notFound("customer"),
+              409: { contract_id_taken: "no free contract id was found for the customer's name; try again" },
+            }),
+          },
         },
       },
       async (request, reply) => {
@@ -70,19 +87,45 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         "/v1/billing/contracts/upload",
         {
           schema: {
+            operationId: "uploadContract",
             tags: ["Contracts"],
             summary: "Create a contract from its signed agreement (PDF) and its terms",
             description:
               "`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MB, not encrypted), and `terms`, a JSON text: `customer` (`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.",
             response: {
               201: contractSchema,
-              400: errorSchema,
-              404: errorSchema,
-              409: errorSchema
-                .extend({ customer: customerSchema.optional(), contract: contractSchema.optional() })
-                .describe("customer_exists (with the existing customer) or contract_exists (with the existing contract)"),
-              413: errorSchema,
-              415: errorSchema,
+              ...errorResponses({
+                400: {
+                  invalid_multipart: "the multipart body cannot be read",
+                  file_missing: "no part `file`",
+                  file_empty: "the file has no bytes",
+                  file_encrypted: "the PDF is encrypted (a user or an owner password)",
+                  file_unreadable: "it starts like a PDF but cannot be parsed",
+                  unexpected_file: "a file in a part other than `file`",
+                  terms_missing: "no part `terms`",
+                  invalid_json: "the part `terms` (or a body sent as JSON) is not JSON",
+                  invalid_terms: "`terms` fail validation; `details` name each field",
+                  invalid_pricing_rule: "a rule is not a valid rule; `details` name `rules.{i}.{field}`",
+                },
+                404: notFound("customer (`customer.id`)"),
+                409: {
+                  schema: uploadConflict,
+                  codes: {
+                    customer_exists: "the new customer's `external_id` is taken; `customer` is the existing customer",
+                    contract_exists: "`contract_id` is taken; `contract` is the existing contract",
+                  },
+                },
+                413: {
+                  file_too_large: "the file is larger than 10 MB",
+                  field_too_large: "`terms` is larger than 1 MiB",
+                  too_many_files: "more than one file",
+                  too_many_fields: "more than 200 fields",
+                },
+                415: {
+                  unsupported_media_type: "the body is not `multipart/form-data`",
+                  file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
+                },
+              }),
             },
           },
         },
@@ -111,10 +154,11 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts/:ext_id/agreement.pdf",
       {
         schema: {
+          operationId: "getContractAgreement",
           tags: ["Contracts"],
           summary: "The contract's agreement: the uploaded PDF as it was sent, or the generated one",
           params: contractParams,
-          response: { 404: errorSchema },
+          response: errorResponses({ 404: notFound("contract") }),
         },
       },
       async (request, reply) => {
@@ -125,7 +169,15 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
 
     app.get(
       "/v1/billing/contracts/:ext_id",
-      { schema: { tags: ["Contracts"], summary: "Get a contract", params: contractParams, response: { 200: contractSchema, 404: errorSchema } } },
+      {
+        schema: {
+          operationId: "getContract",
+          tags: ["Contracts"],
+          summary: "Get a contract",
+          params: contractParams,
+          response: { 200: contractSchema, ...errorResponses({ 404: notFound("contract") }) },
+        },
+      },
       async (request) => services.contracts.get(actorOf(request), request.params.ext_id),
     );
 
@@ -133,10 +185,11 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts/:ext_id/pricing",
       {
         schema: {
+          operationId: "getContractPricing",
           tags: ["Pricing"],
           summary: "The active pricing program version",
           params: contractParams,
-          response: { 200: pricingProgramSchema, 404: errorSchema },
+          response: { 200: pricingProgramSchema, ...errorResponses({ 404: notFound("contract") }) },
         },
       },
       async (request) => services.contracts.getPricing(actorOf(request), request.params.ext_id),
@@ -146,11 +199,20 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts/:ext_id/pricing-rules",
       {
         schema: {
+          operationId: "addPricingRule",
           tags: ["Pricing"],
           summary: "Add a pricing rule (new program version)",
+          description: "Writes a new version of the contract's pricing program, effective today (UTC); earlier versions stay as they were.",
           params: contractParams,
-          body: addPricingRuleInput,
-          response: { 201: pricingRuleResponseSchema, 404: errorSchema, 409: errorSchema },
+          body: addRuleBody,
+          response: {
+            201: pricingRuleResponseSchema,
+            ...errorResponses({
+              400: invalidRule,
+              404: notFound("contract"),
+              409: { rule_exists: "a rule with the supplied `id` is on the contract already" },
+            }),
+          },
         },
       },
       async (request, reply) => {
@@ -162,11 +224,19 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/contracts/:ext_id/pricing-rules/:rule_id",
       {
         schema: {
+          operationId: "updatePricingRule",
           tags: ["Pricing"],
           summary: "Update a pricing rule: fields merged, new program version",
+          description: "The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule).",
           params: ruleParams,
           body: updatePricingRuleInput,
-          response: { 200: pricingRuleResponseSchema, 404: errorSchema },
+          response: {
+            200: pricingRuleResponseSchema,
+            ...errorResponses({
+              400: { invalid_pricing_rule: "the merged rule is not valid, or `id` would change; `details` name each problem" },
+              404: notFound("contract or rule"),
+            }),
+          },
         },
       },
       async (request) => services.contracts.updateRule(actorOf(request), request.params.ext_id, request.params.rule_id, request.body),

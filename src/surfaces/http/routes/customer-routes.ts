@@ -3,7 +3,13 @@ import { z } from "zod";
 import { createCustomerInput, customerSchema, noNul } from "../../../domain/customers/customer-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
-import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
+import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
+import { errorResponses, errorSchema } from "../openapi-errors.js";
+
+const customerList = listSchema(customerSchema, "CustomerList");
+const customerExists = errorSchema
+  .extend({ customer: customerSchema.optional().describe("The customer that has this external_id") })
+  .meta({ id: "CustomerExistsError" });
 
 export function customerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -12,13 +18,16 @@ export function customerRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/customers",
       {
         schema: {
+          operationId: "createCustomer",
           tags: ["Customers"],
           summary: "Create a customer",
           description: "Emits `customer.created`. Scope `customers:write` or `usage:write`.",
           body: createCustomerInput,
           response: {
             201: customerSchema,
-            409: errorSchema.extend({ customer: customerSchema.optional() }).describe("external_id already exists"),
+            ...errorResponses({
+              409: { schema: customerExists, codes: { customer_exists: "the company already has a customer with this `external_id`; `customer` is that customer" } },
+            }),
           },
         },
       },
@@ -32,11 +41,12 @@ export function customerRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/customers",
       {
         schema: {
+          operationId: "listCustomers",
           tags: ["Customers"],
           summary: "List customers, newest first",
           description: "Scope `customers:read` or `usage:write`.",
           querystring: z.object({ external_id: noNul(z.string().min(1).max(255)).optional(), ...pageQuery }),
-          response: { 200: listSchema(customerSchema) },
+          response: { 200: customerList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no customer of this list" } }) },
         },
       },
       async (request) => {

@@ -4,9 +4,11 @@ import { calendarDate } from "../../../domain/kernel/calendar-date.js";
 import type { Services } from "../../../domain/services.js";
 import { submitResultSchema, submitUsageBody, usageEventSchema } from "../../../domain/usage/usage-schemas.js";
 import { actorOf } from "../authenticate.js";
-import { errorSchema, listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
+import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
+import { errorResponses } from "../openapi-errors.js";
 
 const date = calendarDate();
+const usageEventList = listSchema(usageEventSchema, "UsageEventList");
 
 export function usageRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -14,12 +16,15 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/usage",
       {
         schema: {
+          operationId: "submitUsage",
           tags: ["Usage"],
           summary: "Submit 1 to 100 usage events",
           description:
             "Each event is judged on its own: valid ones are stored, rated at once and put on the draft invoice; rejected ones say why. An event_id already stored answers accepted (duplicate: true) and bills nothing.",
           body: submitUsageBody,
-          response: { 200: submitResultSchema, 400: errorSchema },
+          // A refused event is answered in the 200 (`rejected`, with its code); the whole request is refused
+          // only when it is not a list of 1 to 100 events (400 invalid_request, one of the shared codes).
+          response: { 200: submitResultSchema },
         },
         // The schemas above document the answer; the answer is built by the service in exactly that shape,
         // so it is written as is rather than parsed again by zod (100 events a request: docs/performance.md).
@@ -32,6 +37,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/usage",
       {
         schema: {
+          operationId: "listUsageEvents",
           tags: ["Usage"],
           summary: "List usage events, newest first",
           querystring: z.object({
@@ -42,7 +48,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
             status: z.enum(["accepted", "rated"]).optional(),
             ...pageQuery,
           }),
-          response: { 200: listSchema(usageEventSchema) },
+          response: { 200: usageEventList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no usage event of this company" } }) },
         },
       },
       async (request) => {
@@ -60,10 +66,11 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/billing/usage/:event_id",
       {
         schema: {
+          operationId: "getUsageEvent",
           tags: ["Usage"],
           summary: "Get a usage event",
           params: z.object({ event_id: z.string().min(1).max(255) }),
-          response: { 200: usageEventSchema, 404: errorSchema },
+          response: { 200: usageEventSchema, ...errorResponses({ 404: { not_found: "no usage event with this id for this company" } }) },
         },
       },
       async (request) => services.usage.get(actorOf(request), request.params.event_id),

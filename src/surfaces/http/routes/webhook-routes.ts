@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Services } from "../../../domain/services.js";
 import {
   createEndpointInput,
+  deletedEndpointSchema,
   deliverySchema,
   endpointSchema,
   testEventInput,
@@ -10,12 +11,16 @@ import {
   updateEndpointInput,
 } from "../../../domain/webhooks/webhook-schemas.js";
 import { actorOf } from "../authenticate.js";
-import { errorSchema } from "../list-envelope.js";
+import { listSchema } from "../list-envelope.js";
+import { errorResponses } from "../openapi-errors.js";
 
 const idParams = z.object({ id: z.string().min(1).max(100) });
-const list = <T extends z.ZodTypeAny>(item: T) =>
-  z.object({ object: z.literal("list"), data: z.array(item), has_more: z.boolean(), total_count: z.number().int() });
+const endpointList = listSchema(endpointSchema, "WebhookEndpointList");
+const deliveryList = listSchema(deliverySchema, "WebhookDeliveryList");
 const tags = ["Webhook endpoints"];
+const notFound = (what: string) => errorResponses({ 404: { not_found: `no ${what} with this id for this company` } });
+const invalidUrl = { invalid_url: "`url` is not `https://`, carries credentials, or its host does not resolve to public addresses only" };
+const disabled = { endpoint_disabled: "the endpoint is disabled; enable it first" };
 
 export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -23,18 +28,38 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
 
     app.post(
       "/v1/webhook-endpoints",
-      { schema: { tags, summary: "Create a webhook endpoint (the secret is shown here)", body: createEndpointInput, response: { 201: endpointSchema, 400: errorSchema } } },
+      {
+        schema: {
+          operationId: "createWebhookEndpoint",
+          tags,
+          summary: "Create a webhook endpoint (the secret is shown here)",
+          body: createEndpointInput,
+          response: { 201: endpointSchema, ...errorResponses({ 400: invalidUrl }) },
+        },
+      },
       async (request, reply) => reply.code(201).send(await webhooks.create(actorOf(request), request.body)),
     );
 
-    app.get("/v1/webhook-endpoints", { schema: { tags, summary: "List webhook endpoints", response: { 200: list(endpointSchema) } } }, async (request) => {
-      const data = await webhooks.list(actorOf(request));
-      return { object: "list" as const, data, has_more: false, total_count: data.length };
-    });
+    app.get(
+      "/v1/webhook-endpoints",
+      { schema: { operationId: "listWebhookEndpoints", tags, summary: "List webhook endpoints", response: { 200: endpointList } } },
+      async (request) => {
+        const data = await webhooks.list(actorOf(request));
+        return { object: "list" as const, data, has_more: false, total_count: data.length };
+      },
+    );
 
     app.get(
       "/v1/webhook-endpoints/:id",
-      { schema: { tags, summary: "Get a webhook endpoint", params: idParams, response: { 200: endpointSchema, 404: errorSchema } } },
+      {
+        schema: {
+          operationId: "getWebhookEndpoint",
+          tags,
+          summary: "Get a webhook endpoint",
+          params: idParams,
+          response: { 200: endpointSchema, ...notFound("webhook endpoint") },
+        },
+      },
       async (request) => webhooks.get(actorOf(request), request.params.id),
     );
 
@@ -42,11 +67,12 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/webhook-endpoints/:id",
       {
         schema: {
+          operationId: "updateWebhookEndpoint",
           tags,
           summary: "Update url, events, description, or enable/disable",
           params: idParams,
           body: updateEndpointInput,
-          response: { 200: endpointSchema, 400: errorSchema, 404: errorSchema },
+          response: { 200: endpointSchema, ...errorResponses({ 400: invalidUrl }), ...notFound("webhook endpoint") },
         },
       },
       async (request) => webhooks.update(actorOf(request), request.params.id, request.body),
@@ -54,7 +80,15 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
 
     app.post(
       "/v1/webhook-endpoints/:id/rotate-secret",
-      { schema: { tags, summary: "Replace the signing secret, effective at once", params: idParams, response: { 200: endpointSchema, 404: errorSchema } } },
+      {
+        schema: {
+          operationId: "rotateWebhookEndpointSecret",
+          tags,
+          summary: "Replace the signing secret, effective at once",
+          params: idParams,
+          response: { 200: endpointSchema, ...notFound("webhook endpoint") },
+        },
+      },
       async (request) => webhooks.rotateSecret(actorOf(request), request.params.id),
     );
 
@@ -62,10 +96,11 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/webhook-endpoints/:id",
       {
         schema: {
+          operationId: "deleteWebhookEndpoint",
           tags,
           summary: "Delete a webhook endpoint",
           params: idParams,
-          response: { 200: z.object({ object: z.literal("webhook_endpoint"), id: z.string(), deleted: z.literal(true) }), 404: errorSchema },
+          response: { 200: deletedEndpointSchema, ...notFound("webhook endpoint") },
         },
       },
       async (request) => webhooks.remove(actorOf(request), request.params.id),
@@ -75,11 +110,12 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/webhook-endpoints/:id/test",
       {
         schema: {
+          operationId: "testWebhookEndpoint",
           tags,
           summary: "Send a signed test event now",
           params: idParams,
           body: testEventInput,
-          response: { 200: testResultSchema, 404: errorSchema, 409: errorSchema },
+          response: { 200: testResultSchema, ...errorResponses({ 404: { not_found: "no webhook endpoint with this id for this company" }, 409: disabled }) },
         },
       },
       async (request) => webhooks.sendTest(actorOf(request), request.params.id, request.body.type),
@@ -87,7 +123,15 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
 
     app.get(
       "/v1/webhook-endpoints/:id/deliveries",
-      { schema: { tags, summary: "The 50 most recent deliveries, with payloads", params: idParams, response: { 200: list(deliverySchema), 404: errorSchema } } },
+      {
+        schema: {
+          operationId: "listWebhookDeliveries",
+          tags,
+          summary: "The 50 most recent deliveries, with payloads",
+          params: idParams,
+          response: { 200: deliveryList, ...notFound("webhook endpoint") },
+        },
+      },
       async (request) => {
         const data = await webhooks.recentDeliveries(actorOf(request), request.params.id);
         return { object: "list" as const, data, has_more: false, total_count: data.length };
@@ -98,10 +142,11 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
       "/v1/webhook-endpoints/deliveries/:id/resend",
       {
         schema: {
+          operationId: "resendWebhookDelivery",
           tags,
           summary: "Send a delivery's event again (same event id), now",
           params: idParams,
-          response: { 200: deliverySchema, 404: errorSchema, 409: errorSchema },
+          response: { 200: deliverySchema, ...errorResponses({ 404: { not_found: "no delivery with this id for this company" }, 409: disabled }) },
         },
       },
       async (request) => webhooks.resend(actorOf(request), request.params.id),
