@@ -29,6 +29,7 @@ const CROSS_COMPANY: Record<string, string> = {
   "access-repository.ts#insertUser": "sign-up creates the user with its new company",
   "access-repository.ts#findUserByEmail": "sign-in: the user tells the company",
   "access-repository.ts#lockBootstrap": "an advisory lock, no rows",
+  "access-repository.ts#setUserPassword": "bootstrap sets its user's password by user id, the user found by email",
   "access-repository.ts#insertSession": "sign-in: the session is the user's",
   "access-repository.ts#findSessionByHash": "the dashboard: the session tells the company",
   "access-repository.ts#endSession": "sign-out by session token",

@@ -22,6 +22,7 @@ import { customerRoutes } from "./routes/customer-routes.js";
 import { invoiceRoutes } from "./routes/invoice-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
+import { referenceRoutes } from "./routes/reference-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
 import { AUTH_PER_ADDRESS, dashboardRoutes } from "../dashboard/dashboard-app.js";
 
@@ -214,6 +215,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await app.register(fastifySwagger, openapiOptions(deps.publicUrl));
 
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
+  // The browsable reference of the same document, at /docs.
+  await app.register(referenceRoutes());
 
   // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
   if (mcpAvailable(deps.publicUrl)) {

@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, before, describe, it } from "node:test";
+import { chromium, type Browser } from "playwright-core";
+import { createApp, type App } from "../../src/app.js";
+import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
+const skip = !existsSync(CHROMIUM) && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium)` : false;
+
+describe("the API reference at /docs, in Chromium", { skip }, () => {
+  let database: TestDatabase;
+  let app: App;
+  let browser: Browser;
+  let base: string;
+
+  before(async () => {
+    if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
+    database = await createTestDatabase("pglite");
+    app = await createApp(testConfig(), { db: database.db });
+    base = await app.http.listen({ port: 0, host: "127.0.0.1" });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+  }, { timeout: 60_000 });
+
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await database?.drop();
+  });
+
+  it("lists every operation of the served document, searches them, and asks nothing of another host", { timeout: 60_000 }, async () => {
+    type Operations = Record<string, Record<string, { operationId: string }>>;
+    const spec = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Operations; webhooks: Operations };
+    // The API's operations and the webhooks it sends.
+    const operations = [...Object.values(spec.paths), ...Object.values(spec.webhooks)].flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    assert.ok(operations.length > 20, `${operations.length} operations`);
+
+    const page = await browser.newPage();
+    const elsewhere: string[] = [];
+    const problems: string[] = [];
+    page.on("request", (request) => {
+      if (!request.url().startsWith(base) && !request.url().startsWith("data:")) elsewhere.push(request.url());
+    });
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(message.text());
+    });
+    page.on("pageerror", (error) => problems.push(error.message));
+    const response = await page.goto(`${base}/docs`);
+    assert.equal(response?.status(), 200);
+    assert.match(response?.headers()["content-security-policy"] ?? "", /default-src 'none'/);
+
+    // Every operation is on the page, under its operationId.
+    await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
+    const shown = await page.locator(".opblock .opblock-summary-operation-id").allTextContents();
+    assert.deepEqual([...shown].map((s) => s.trim()).sort(), [...operations].sort());
+
+    // The filter finds operations by path or summary, not only by tag.
+    // (The webhooks the service sends are listed below the operations, whatever the filter.)
+    const webhooks = Object.values(spec.webhooks).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const apiOperationsShown = async () =>
+      (await page.locator(".opblock .opblock-summary-operation-id").allTextContents()).map((s) => s.trim()).filter((id) => !webhooks.includes(id)).sort();
+    await page.locator(".operation-filter-input").fill("pricing-rules");
+    await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 2 + webhooks.length);
+    assert.deepEqual(await apiOperationsShown(), ["addPricingRule", "updatePricingRule"]);
+    await page.locator(".operation-filter-input").fill("contracts/upload");
+    await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 1 + webhooks.length);
+    assert.deepEqual(await apiOperationsShown(), ["uploadContract"]);
+
+    // An operation opens with its responses.
+    await page.locator(".operation-filter-input").fill("submitUsage");
+    await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 1 + webhooks.length);
+    const submit = page.locator(".opblock", { hasText: "submitUsage" });
+    await submit.locator(".opblock-summary-control").click();
+    await submit.locator(".responses-table").first().waitFor();
+    assert.match((await submit.locator(".opblock-body").textContent()) ?? "", /rate_limited/);
+
+    assert.deepEqual(elsewhere, [], "no request leaves the machine");
+    assert.deepEqual(problems, [], "no browser errors");
+  });
+
+  it("serves the page's assets itself and nothing else under /docs", async () => {
+    for (const [file, type] of [["swagger-ui-bundle.js", /javascript/], ["swagger-ui.css", /css/], ["reference.js", /javascript/]] as const) {
+      const res = await fetch(`${base}/docs/${file}`);
+      assert.equal(res.status, 200, file);
+      assert.match(res.headers.get("content-type") ?? "", type);
+    }
+    for (const file of ["package.json", "..%2Fpackage.json", "constructor", "index.html"]) {
+      assert.equal((await fetch(`${base}/docs/${file}`)).status, 404, file);
+    }
+  });
+});
