@@ -7,20 +7,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createApp } from "../src/app.js";
-import { testConfig } from "../test/support/harness.js";
+import { servedOpenApi } from "./served-openapi.mjs";
 
-// The test configuration, with a public URL such as a deployment has: the document's `servers` is that URL, and
-// the tests' localhost is what the rule no-server-example.com is there to refuse.
-const app = await createApp(testConfig({ BILLING_PUBLIC_URL: "https://billing.test" }));
-let document;
-try {
-  const res = await app.http.inject({ method: "GET", url: "/v1/openapi.json" });
-  if (res.statusCode !== 200) throw new Error(`GET /v1/openapi.json answered ${res.statusCode}: ${res.body}`);
-  document = res.body;
-} finally {
-  await app.close();
-}
+const document = await servedOpenApi();
 
 const dir = mkdtempSync(join(tmpdir(), "openapi-"));
 try {

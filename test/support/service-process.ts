@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after } from "node:test";
@@ -121,26 +121,11 @@ export async function stop(service: ServiceProcess, timeoutMs = 30_000): Promise
 
 const compiledCli = join(REPO_ROOT, "dist", "src", "surfaces", "cli", "cli.js");
 
-function newestSourceMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-/** bin/billing.js runs dist/: build it when it is missing or older than the sources. */
+/** bin/billing.js runs dist/: build it when it is missing or older than the sources (as npm start does). */
 export function ensureCliBuilt(): void {
-  if (existsSync(compiledCli) && statSync(compiledCli).mtimeMs >= newestSourceMtime(join(REPO_ROOT, "src"))) return;
-  const build = spawnSync(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-    cwd: REPO_ROOT,
-    encoding: "utf8",
-    timeout: 120_000,
-  });
+  const build = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "--if-stale"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 120_000 });
   // A type error elsewhere in src/ still emits JavaScript; only a missing CLI stops the suite.
-  if (build.status !== 0) console.warn(`tsc -p tsconfig.build.json exited ${build.status}:\n${build.stdout}${build.stderr}`);
+  if (build.status !== 0) console.warn(`scripts/build.mjs exited ${build.status}:\n${build.stdout}${build.stderr}`);
   assert.ok(existsSync(compiledCli), "the build produced dist/src/surfaces/cli/cli.js");
 }
 

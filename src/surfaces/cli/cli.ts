@@ -6,6 +6,7 @@ import { DomainError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
 import { stringifyJson } from "../../platform/exact-json.js";
+import { ApiAnswerError, sendUsage, UsageFileError } from "./usage-send.js";
 
 const USAGE = `Usage: billing <command>
 
@@ -16,9 +17,13 @@ const USAGE = `Usage: billing <command>
   billing api-keys revoke ID
   billing users create --company ID --email E --password P
   billing verify [--company ID]                         check the stored data's invariants; exit 1 if any is broken
+  billing usage send FILE [--url URL]                   send usage events (JSON Lines, or a JSON array; - for stdin)
+                                                        to a running service with the API key in BILLING_API_KEY;
+                                                        exit 1 if any event is rejected
 
-Works on the configured database directly (DATABASE_URL, or the embedded one in BILLING_DATA_DIR).
-The embedded database is single-process: stop the server first, or use the admin API.`;
+All but \`usage send\` work on the configured database directly (DATABASE_URL, or the embedded one in
+BILLING_DATA_DIR). The embedded database is single-process: stop the server first, or use the admin API.
+\`usage send\` calls the API (default URL http://127.0.0.1:$PORT, or BILLING_URL) and works beside a running server.`;
 
 class UsageError extends Error {}
 
@@ -65,6 +70,7 @@ export async function runCli(argv: string[]): Promise<number> {
       email: { type: "string" },
       password: { type: "string" },
       "expires-at": { type: "string" },
+      url: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -80,6 +86,7 @@ export async function runCli(argv: string[]): Promise<number> {
     await runWorker();
     return -1; // keeps running until SIGTERM
   }
+  if (positionals[0] === "usage" && positionals[1] === "send") return runUsageSend(positionals[2], values.url);
   const name = positionals[0] === "verify" ? "verify" : positionals.slice(0, 2).join(" ");
   const command = commands[name];
   if (!command) throw new UsageError(`Unknown command '${positionals.join(" ")}'`);
@@ -92,6 +99,33 @@ export async function runCli(argv: string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } finally {
     await core.close();
+  }
+}
+
+/** `billing usage send FILE`: through the API (usage-send.ts), never the database. */
+async function runUsageSend(file: string | undefined, url: string | undefined): Promise<number> {
+  if (!file) throw new UsageError("usage send needs a file (or - for stdin)");
+  const apiKey = process.env.BILLING_API_KEY;
+  if (!apiKey) throw new UsageError("usage send needs the API key in BILLING_API_KEY (not on the command line, where other users' ps would show it)");
+  const baseUrl = url ?? process.env.BILLING_URL ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
+  try {
+    const report = await sendUsage({ file, baseUrl, apiKey });
+    process.stdout.write(`${stringifyJson(report, 2)}\n`);
+    return report.rejected > 0 ? 1 : 0;
+  } catch (error) {
+    if (error instanceof ApiAnswerError) {
+      process.stderr.write(`${JSON.stringify({ status: error.status, code: error.code, error: error.message, sent_before: error.sentSoFar.sent })}\n`);
+      return 1;
+    }
+    if (error instanceof UsageFileError || (error as NodeJS.ErrnoException).code === "ENOENT") {
+      process.stderr.write(`cannot read ${file}: ${(error as Error).message}\n`);
+      return 1;
+    }
+    if (error instanceof TypeError && /fetch failed/.test(error.message)) {
+      process.stderr.write(`cannot reach the service at ${baseUrl}: ${String((error as { cause?: unknown }).cause ?? error.message)}\n`);
+      return 1;
+    }
+    throw error;
   }
 }
 
