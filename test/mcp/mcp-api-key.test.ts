@@ -371,6 +371,23 @@ describeEachEngine(
   { env: { BILLING_AUTH_FAILURES: "3" } },
 );
 
+describeEachEngine(
+  "MCP: an API key's request budget is the API's",
+  (t) => {
+    it("answers 429 with Retry-After once the key spent its requests on the API, and keeps other keys' budgets apart", async () => {
+      const { key, companyId } = await t().newCompany();
+      for (let i = 0; i < 3; i++) assert.equal((await t().call({ method: "GET", url: "/v1/billing/customers", key })).statusCode, 200);
+      const refused = await mcpRequest(t(), key, "tools/list");
+      assert.equal(refused.statusCode, 429, refused.body);
+      assert.ok(Number(refused.headers["retry-after"]) >= 1);
+      assert.equal((refused.json() as { error: string }).error, "rate_limited");
+      const other = (await t().app.services.access.createApiKey(companyId, {})).key;
+      assert.equal((await mcpRequest(t(), other, "tools/list")).statusCode, 200, "another key has its own budget");
+    });
+  },
+  { env: { BILLING_RATE_LIMIT: "3/m" } },
+);
+
 describe("MCP on the service as started: default BILLING_PUBLIC_URL (localhost), listening on 127.0.0.1", () => {
   const procs = serviceProcesses();
 

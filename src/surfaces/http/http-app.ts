@@ -214,6 +214,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   await app.register(fastifySwagger, openapiOptions(deps.publicUrl));
 
+  // One request budget per API key (or OAuth grant) and process, spent on the API and on MCP alike.
+  const rateLimiter = deps.rateLimit ? createRateLimiter(deps.rateLimit) : null;
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
   // The browsable reference of the same document, at /docs.
   await app.register(referenceRoutes());
@@ -222,9 +224,9 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   if (mcpAvailable(deps.publicUrl)) {
     // Imported on first use: the MCP SDK and express cost ~17 MB of memory once loaded (docs/performance.md, peak RSS).
     const { services, publicUrl, logger, authFailures } = deps;
-    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger, authFailures })));
+    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger, authFailures, rateLimiter })));
   } else {
-    deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or localhost)");
+    deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or a loopback address: localhost, 127.0.0.1, [::1])");
   }
   await app.register(agreementRoutes(deps.services));
   // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).
@@ -241,7 +243,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
 
   // Everything under /v1 (but the OpenAPI document) needs an API key.
   await app.register(async (v1) => {
-    v1.addHook("onRequest", apiKeyAuth(deps.services.access, deps.rateLimit ? createRateLimiter(deps.rateLimit) : null, deps.authFailures));
+    v1.addHook("onRequest", apiKeyAuth(deps.services.access, rateLimiter, deps.authFailures));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
     await v1.register(usageRoutes(deps.services));

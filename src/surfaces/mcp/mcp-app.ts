@@ -14,6 +14,7 @@ import { resourceOrigins } from "./mcp-origins.js";
 import { buildMcpServer } from "./mcp-tools.js";
 import { consentPage, errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 import { clientName, createOAuthProvider } from "./oauth-provider.js";
+import type { RateLimiter } from "../../platform/rate-limiter.js";
 
 const RATE_LIMIT = { windowMs: 15 * 60_000, limit: 1000, validate: false } as const;
 
@@ -27,10 +28,13 @@ export function createMcpApp({
   publicUrl,
   logger,
   authFailures,
+  rateLimiter,
 }: {
   services: Services;
   publicUrl: string;
   logger: Logger;
+  /** Requests per credential, the API's own limiter (null: BILLING_RATE_LIMIT=off). */
+  rateLimiter: RateLimiter | null;
   /** Wrong sign-in passwords per client address, shared with the other surfaces (null: BILLING_AUTH_FAILURES=off). */
   authFailures: FailureThrottle | null;
 }) {
@@ -151,7 +155,7 @@ export function createMcpApp({
 
   // The challenges lead to the metadata on the host the request was addressed to.
   const resourceMetadataUrl = (req: Request) => new URL("/.well-known/oauth-protected-resource", origins.of(req.headers.host)).href;
-  const bearer = authenticateMcp({ access: services.access, provider, resourceMetadataUrl, authFailures });
+  const bearer = authenticateMcp({ access: services.access, provider, resourceMetadataUrl, authFailures, rateLimiter });
 
   // The body is read as bytes and parsed here, not by express.json: a tool's numbers keep their exact text
   // (exact-json.ts), and the answer's decimals are written as exact numbers (docs/api.md, "Numbers").

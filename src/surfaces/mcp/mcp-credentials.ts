@@ -12,6 +12,7 @@ import type { Actor } from "../../domain/kernel/actor.js";
 import { UnauthenticatedError } from "../../domain/kernel/errors.js";
 import { actorForGrant } from "../../domain/oauth/oauth-service.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
+import type { RateLimiter } from "../../platform/rate-limiter.js";
 import type { McpCaller } from "./mcp-tools.js";
 
 /** Every access token this service issues starts so (oauth-service.ts); no API key it generates does. */
@@ -43,14 +44,29 @@ export function authenticateMcp({
   provider,
   resourceMetadataUrl,
   authFailures,
+  rateLimiter,
 }: {
   access: AccessService;
   provider: OAuthServerProvider;
   /** The protected resource metadata URL on the host `req` was addressed to. */
   resourceMetadataUrl: (req: Request) => string;
   authFailures: FailureThrottle | null;
+  /** The API's per-credential request budget (BILLING_RATE_LIMIT), the same one: a key spends it on either surface. */
+  rateLimiter: RateLimiter | null;
 }): RequestHandler {
   return async (req, res, next) => {
+    /** Once authenticated: within the credential's request budget, or 429 with Retry-After. */
+    const admit = (credential: McpCredential) => {
+      const verdict = rateLimiter?.take(credential.caller.actor.credentialId);
+      if (verdict && !verdict.allowed) {
+        const wait = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+        res.set("Retry-After", String(wait));
+        res.status(429).json({ error: "rate_limited", error_description: `Too many requests; retry after ${wait} s` });
+        return;
+      }
+      res.locals.mcpCredential = credential;
+      next();
+    };
     const refuse = (description: string) => {
       res.set("WWW-Authenticate", `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadataUrl(req)}"`);
       res.status(401).json({ error: "invalid_token", error_description: description });
@@ -72,8 +88,7 @@ export function authenticateMcp({
         }
         const companyId = authInfo.extra?.companyId as string;
         const actor = actorForGrant({ companyId, scopes: authInfo.scopes, credential: `oauth:${authInfo.clientId}` });
-        res.locals.mcpCredential = { caller: { actor, oauthScopes: authInfo.scopes }, authInfo } satisfies McpCredential;
-        return next();
+        return admit({ caller: { actor, oauthScopes: authInfo.scopes }, authInfo });
       }
 
       let actor: Actor;
@@ -92,8 +107,7 @@ export function authenticateMcp({
         authFailures?.countFailure(address);
         return refuse("Invalid or expired token");
       }
-      res.locals.mcpCredential = { caller: { actor, oauthScopes: null }, authInfo: undefined } satisfies McpCredential;
-      next();
+      admit({ caller: { actor, oauthScopes: null }, authInfo: undefined });
     } catch (error) {
       next(error);
     }
