@@ -33,6 +33,13 @@ module.exports = {
       to: { path: "^src/(domain|surfaces)/" },
     },
     {
+      name: "client-knows-only-the-api",
+      severity: "error",
+      comment: "src/client is a client of the HTTP API: it knows the API's generated types and the platform's exact JSON, never the service's inside.",
+      from: { path: "^src/client/" },
+      to: { path: "^src/(domain|db|surfaces)/|^src/(app|compose|main|config)\\.ts$" },
+    },
+    {
       name: "only-composition-wires",
       severity: "error",
       comment: "Only the composition (and the CLI, which starts it) imports app.ts, compose.ts or main.ts.",
