@@ -58,7 +58,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contract from its signed agreement (PDF) and its terms
-         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
+         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
          */
         post: operations["uploadContract"];
         delete?: never;
@@ -960,7 +960,7 @@ export interface components {
         TooManyRequests: {
             headers: {
                 /** @description Seconds to wait before trying again */
-                "Retry-After"?: number;
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
@@ -1219,7 +1219,7 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description The signed agreement: a PDF of at most 10 MB, not encrypted
+                     * @description The signed agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted
                      */
                     file: string;
                     /** @description The contract's terms as a JSON text */
@@ -1289,7 +1289,7 @@ export interface operations {
             /**
              * @description Payload Too Large. Codes:
              *     - `payload_too_large`: the body is larger than 1 MiB
-             *     - `file_too_large`: the file is larger than 10 MB
+             *     - `file_too_large`: the file is larger than 10 MiB (10,485,760 bytes)
              *     - `field_too_large`: `terms` is larger than 1 MiB
              *     - `too_many_files`: more than one file
              *     - `too_many_fields`: more than 200 fields
@@ -2044,7 +2044,7 @@ export interface operations {
             200: {
                 headers: {
                     /** @description `sha-256=:<base64>:`, the SHA-256 of the file's bytes (RFC 9530) */
-                    "Content-Digest"?: string;
+                    "Content-Digest": string;
                     [name: string]: unknown;
                 };
                 content: {

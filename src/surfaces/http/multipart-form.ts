@@ -68,6 +68,12 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     const finish = () => {
       if (settled) return;
       settled = true;
+      if (failure) {
+        // The form is refused: what is left of the body is read and dropped, not parsed.
+        request.raw.unpipe(busboy);
+        request.raw.resume();
+        return reject(failure);
+      }
       void fileDone.then(() => {
         if (failure) return reject(failure);
         const refusal = unstorableTextError([...fields].flat());
@@ -109,9 +115,16 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         stream.on("error", () => done());
       });
     });
-    busboy.on("filesLimit", () => fail(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
-    busboy.on("fieldsLimit", () => fail(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
-    busboy.on("partsLimit", () => fail(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
+    // A count over its limit refuses the form at once. busboy skips the parts past a limit, and never finishes a
+    // skipped part larger than its buffer (@fastify/busboy 3.2.6): waiting for its `finish` left the request
+    // unanswered (a second PDF, say) until the request timeout.
+    const refuse = (error: DomainError) => {
+      fail(error);
+      finish();
+    };
+    busboy.on("filesLimit", () => refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
+    busboy.on("fieldsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
+    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
     busboy.on("error", (error: unknown) => {
       fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
       finish();

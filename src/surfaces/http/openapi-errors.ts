@@ -86,7 +86,8 @@ const SHARED_NAMES: Record<string, string> = {
   500: "InternalServerError",
 };
 
-const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before trying again", schema: { type: "integer", minimum: 1 } } };
+// Always sent with a 429 (error-handler.ts): required.
+const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before trying again", required: true, schema: { type: "integer", minimum: 1 } } };
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
 type Schema = Record<string, unknown>;

@@ -26,7 +26,7 @@ export function describeFileOperations<T extends object>(document: T): T {
     "get",
     "200",
     binary("text/csv", "The usage statement, streamed", {
-      "Content-Digest": { description: "`sha-256=:<base64>:`, the SHA-256 of the file's bytes (RFC 9530)", schema: { type: "string" } },
+      "Content-Digest": { description: "`sha-256=:<base64>:`, the SHA-256 of the file's bytes (RFC 9530)", required: true, schema: { type: "string" } },
     }),
   );
   const upload = paths["/v1/billing/contracts/upload"]?.post;
@@ -39,7 +39,7 @@ export function describeFileOperations<T extends object>(document: T): T {
             type: "object",
             required: ["file", "terms"],
             properties: {
-              file: { type: "string", format: "binary", contentMediaType: "application/pdf", description: "The signed agreement: a PDF of at most 10 MB, not encrypted" },
+              file: { type: "string", format: "binary", contentMediaType: "application/pdf", description: "The signed agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted" },
               terms: {
                 type: "string",
                 contentMediaType: "application/json",

@@ -91,7 +91,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             tags: ["Contracts"],
             summary: "Create a contract from its signed agreement (PDF) and its terms",
             description:
-              "`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MB, not encrypted), and `terms`, a JSON text: `customer` (`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.",
+              "`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.",
             response: {
               201: contractSchema,
               ...errorResponses({
@@ -116,7 +116,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                   },
                 },
                 413: {
-                  file_too_large: "the file is larger than 10 MB",
+                  file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
                   field_too_large: "`terms` is larger than 1 MiB",
                   too_many_files: "more than one file",
                   too_many_fields: "more than 200 fields",
