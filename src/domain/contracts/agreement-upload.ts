@@ -21,7 +21,7 @@ export const READ_PAGES = 10;
 export async function checkAgreementFile(file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
   if (file.bytes.length === 0) throw new ValidationError("The file is empty: attach the signed agreement as a PDF", "file_empty");
   if (file.bytes.length > MAX_AGREEMENT_BYTES) {
-    throw new TooLargeError("The file is larger than 10 MB; upload a smaller PDF of the agreement", "file_too_large");
+    throw new TooLargeError("The file is larger than 10 MiB (10,485,760 bytes); upload a smaller PDF of the agreement", "file_too_large");
   }
   if (!looksLikePdf(file.bytes)) throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
   const inspection = await inspectPdf(file.bytes, { textPages });

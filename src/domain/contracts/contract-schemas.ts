@@ -107,7 +107,7 @@ export const pricingRuleResponseSchema = z.object({
   rule: pricingRuleSchema,
 }).meta({ id: "PricingRuleChange" });
 
-/** The most bytes an uploaded agreement may have: 10 MB. */
+/** The most bytes an uploaded agreement may have: 10 MiB (10,485,760). */
 export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
 
 /** At most this many rules in an uploaded program (a contract's rules are read on every usage write). */

@@ -28,11 +28,11 @@ export interface MultipartLimits {
   beforeFile?: (fields: URLSearchParams) => void;
 }
 
-/** A contract upload: the agreement in `file` (10 MB at most), its terms in a text field (1 MiB at most). */
+/** A contract upload: the agreement in `file` (10 MiB at most), its terms in a text field (1 MiB at most). */
 export const UPLOAD_LIMITS: MultipartLimits = {
   fileField: "file",
   maxFileBytes: MAX_AGREEMENT_BYTES,
-  maxFileWords: "10 MB",
+  maxFileWords: "10 MiB (10,485,760 bytes)",
   maxFieldBytes: 1024 * 1024,
   maxFields: 200,
 };

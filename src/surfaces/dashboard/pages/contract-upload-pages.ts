@@ -188,7 +188,7 @@ function placedFailure(error: unknown, fieldOf: (path: string) => string | undef
 function uploadStep(viewer: Viewer, error?: string): SafeHtml {
   return html`<section class="card" aria-labelledby="upload-heading">
 <h2 id="upload-heading">1. The signed agreement</h2>
-<p class="hint">A PDF of at most 10 MB, not password-protected. When it is one of this service's own agreements, the next step is filled in from its text; otherwise you type the terms.</p>
+<p class="hint">A PDF of at most 10 MB (10,485,760 bytes), not password-protected. When it is one of this service's own agreements, the next step is filled in from its text; otherwise you type the terms.</p>
 <form class="stack" method="post" action="/upload-contract" enctype="multipart/form-data">
   ${csrfField(viewer.ctx)}
   <div><label for="upload-file">Agreement (PDF)</label><input id="upload-file" name="file" type="file" accept="application/pdf,.pdf" required${invalidAttributes("upload-file", error)}>${fieldError("upload-file", error)}</div>
