@@ -3,27 +3,11 @@ import { it } from "node:test";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { CONTRACTS, createCustomer, eventCount, getPricing, keyWithScopes, type Contract } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
-import { generatedAgreement, multipart, plainPdf, type MultipartPart } from "../support/uploads.js";
+import { generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
 
 const UPLOAD = `${CONTRACTS}/upload`;
 
-/** Terms for a new customer with one rule of each kind; `overrides` replace top-level fields. */
-function terms(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    customer: { name: "Acme Europe GmbH", external_id: `acme-${Math.random().toString(16).slice(2)}`, email: "ap@acme.example" },
-    contract_id: `acme-eu-${Math.random().toString(16).slice(2)}`,
-    start_date: "2026-01-01",
-    end_date: "2026-12-31",
-    currency: "EUR",
-    rules: [
-      { name: "SEPA transfer", type: "usage", model: "flat", metric: "sepa_transfer", amount: "0.25", monthly_cap: "500" },
-      { name: "Card payments", type: "usage", model: "percentage", metric: "card_payment", rate: 0.029 },
-      { name: "Platform fee", type: "subscription", model: "flat", amount: "99" },
-      { name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000" },
-    ],
-    ...overrides,
-  };
-}
+const terms = uploadTerms;
 
 async function upload(t: TestApp, key: string | undefined, parts: MultipartPart[]) {
   const body = await multipart(parts);

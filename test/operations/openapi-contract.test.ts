@@ -16,7 +16,7 @@ import formatsPlugin from "ajv-formats";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { MARCH, createCustomer, setContractStatus, usageEvent } from "../support/api.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
-import { generatedAgreement, multipart, plainPdf, type MultipartPart } from "../support/uploads.js";
+import { generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
 import { receiverPool, type ReceivedRequest } from "../support/webhook-receiver.js";
 
 // ajv-formats is CommonJS: its plugin is the module's default export.
@@ -283,20 +283,8 @@ function documentClient(t: () => TestApp) {
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const TOO_LARGE = JSON.stringify({ name: "x".repeat(1024 * 1024 + 16) });
-const TERMS = (overrides: Record<string, unknown> = {}) => ({
-  customer: { name: "Upload GmbH", external_id: "upload-gmbh", email: "ap@upload.example" },
-  contract_id: "upload-2026",
-  start_date: "2026-01-01",
-  end_date: "2026-12-31",
-  currency: "EUR",
-  rules: [
-    { name: "SEPA transfer", type: "usage", model: "flat", metric: "sepa_transfer", amount: "0.25", monthly_cap: "500" },
-    { name: "Card payments", type: "usage", model: "percentage", metric: "card_payment", rate: 0.029 },
-    { name: "Platform fee", type: "subscription", model: "flat", amount: "99" },
-    { name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000" },
-  ],
-  ...overrides,
-});
+const TERMS = (overrides: Record<string, unknown> = {}) =>
+  uploadTerms({ customer: { name: "Upload GmbH", external_id: "upload-gmbh", email: "ap@upload.example" }, contract_id: "upload-2026", ...overrides });
 const file = (value: Buffer, name = "file"): MultipartPart => ({ name, value, filename: "signed.pdf", type: "application/pdf" });
 const terms = (value: unknown): MultipartPart => ({ name: "terms", value: typeof value === "string" ? value : JSON.stringify(value) });
 const form = async (parts: MultipartPart[]): Promise<Call> => {

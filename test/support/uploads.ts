@@ -58,3 +58,25 @@ export function generatedAgreement(overrides: Partial<AgreementPdfInput> = {}): 
     }),
   );
 }
+
+/**
+ * A contract upload's terms for a new customer, with a rule of each kind (two usage, a subscription, a monthly
+ * minimum); the customer's external id and the contract id are new each call. `overrides` replace top-level fields.
+ */
+export function uploadTerms(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const unique = Math.random().toString(16).slice(2);
+  return {
+    customer: { name: "Acme Europe GmbH", external_id: `acme-${unique}`, email: "ap@acme.example" },
+    contract_id: `acme-eu-${unique}`,
+    start_date: "2026-01-01",
+    end_date: "2026-12-31",
+    currency: "EUR",
+    rules: [
+      { name: "SEPA transfer", type: "usage", model: "flat", metric: "sepa_transfer", amount: "0.25", monthly_cap: "500" },
+      { name: "Card payments", type: "usage", model: "percentage", metric: "card_payment", rate: 0.029 },
+      { name: "Platform fee", type: "subscription", model: "flat", amount: "99" },
+      { name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000" },
+    ],
+    ...overrides,
+  };
+}
