@@ -10,6 +10,7 @@ import { ALL_SCOPES } from "../../src/domain/kernel/actor.js";
 import { laneOf } from "../../src/domain/usage/batch-writer.js";
 import { assertDecimal, expectStatus } from "./assertions.js";
 import type { TestApp } from "./harness.js";
+import type { components } from "../../src/client/api-schema.js";
 
 /** The API key scopes (docs/api.md, "Scopes per endpoint"), as the service knows them. */
 export const ALL_SCOPE_NAMES = ALL_SCOPES;
@@ -41,93 +42,15 @@ export const PROJECT = "/v1/billing/invoices/project";
 export const MARCH = "2026-03-20T10:00:00.000Z";
 export const APRIL = "2026-04-10T10:00:00.000Z";
 
-export interface Contract {
-  object: "contract";
-  id: string;
-  customer_id: string;
-  customer_name: string;
-  contract_number: string;
-  status: string;
-  start_date: string;
-  end_date: string | null;
-  currency: string;
-  billing_cadence: string;
-  metrics: string[];
-  pdf_url: string;
-  sample: boolean;
-  created_at: string;
-}
-
-export interface Rule {
-  id: string;
-  name: string;
-  type: string;
-  model: string;
-  amount: string | null;
-  rate: number | null;
-  metric: string | null;
-  frequency: string | null;
-  monthly_cap: string | null;
-  currency: string;
-  counterparty: string | null;
-  counterparty_side: string | null;
-  pair: string | null;
-}
-
-export interface UsageEvent {
-  object: "usage_event";
-  id: string;
-  contract: string;
-  metric: string;
-  quantity: number;
-  fee_amount?: number;
-  applied_rate: number | null;
-  counterparty?: string;
-  counterparty_side?: string;
-  pair?: string;
-  rated_amount: number;
-  rule_id: string;
-  pricing_version: number;
-  invoice_number: string;
-  service_period_start: string;
-  service_period_end: string;
-  timestamp: string;
-  ingested_at: string;
-  status: string;
-}
-
-export interface LineItem {
-  description: string;
-  quantity: number;
-  unit_price: number;
-  amount: number;
-  kind: string;
-  rule_id: string | null;
-  metric: string | null;
-}
-
-export interface Invoice {
-  object: "invoice";
-  number: string;
-  contract: string;
-  status: string;
-  subtotal: number;
-  tax: number;
-  total: number;
-  currency: string;
-  billing_period: { start: string; end: string };
-  issued_date: string;
-  due_date: string;
-  paid_date: string | null;
-  metrics: string[];
-  line_items?: LineItem[];
-}
-
-export interface SubmitResult {
-  accepted: number;
-  rejected: number;
-  events: { event_id: string | null; status: "accepted" | "rejected"; duplicate?: boolean; error?: { code: string; message: string } }[];
-}
+// The API's shapes as the OpenAPI document states them (the generated client's types): a test reads an
+// answer as a client would, and a field the document drops or retypes breaks the tests that read it.
+type Schemas = components["schemas"];
+export type Contract = Schemas["Contract"];
+export type Rule = Schemas["PricingRule"];
+export type UsageEvent = Schemas["UsageEvent"];
+export type LineItem = Schemas["InvoiceLineItem"];
+export type Invoice = Schemas["InvoiceSummary"] & { line_items?: LineItem[] };
+export type SubmitResult = Schemas["SubmitUsageResult"];
 
 /** An event id no other test uses. */
 export function newEventId(prefix = "evt"): string {
