@@ -61,7 +61,7 @@ export async function timeToReady(command: string, args: string[], env: Record<s
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${command} ${args.join(" ")} exited before it was ready`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${command} ${args.join(" ")} exited before it was ready`);
     try {
       if ((await request(port, "GET", "/readyz")).status === 200) break;
     } catch {

@@ -10,6 +10,7 @@ CREATE TABLE contract_documents (
   sha256      text NOT NULL,    -- hex of the content, shown with the contract and checked by verify
   reading     jsonb,            -- the terms read from the PDF's text, for the review form (null: none read)
   created_at  timestamptz NOT NULL,
+  seq         bigint GENERATED ALWAYS AS IDENTITY,  -- upload order: a company keeps its newest waiting uploads
   PRIMARY KEY (company_id, id)
 );
 

@@ -1,6 +1,10 @@
 // Reading a PDF someone uploaded: whether it opens, whether it is encrypted, and the words on its first
-// pages with where they stand. pdfjs-dist (Mozilla's PDF.js) does the parsing, in this process, with eval
-// off; it is imported on first use, so a process that never reads an upload never loads it.
+// pages with where they stand. pdfjs-dist (Mozilla's PDF.js) does the parsing, with eval off, in a child
+// process of its own (pdf-text-child.ts) with a memory and a time budget: a small file can be built to unpack
+// into gigabytes or to parse for minutes, and such a file must cost the service one refused upload, not the
+// process. Files are read one at a time, so that the budget bounds what uploads can take together.
+import { fork, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** A run of text on a page, placed by its baseline's start in PDF points (origin bottom left). */
 export interface PdfTextItem {
@@ -13,43 +17,69 @@ export interface PdfTextItem {
 export type PdfInspection =
   | { kind: "readable"; pageCount: number; items: PdfTextItem[] }
   | { kind: "encrypted" }
-  | { kind: "unreadable"; reason: string };
+  | { kind: "unreadable"; reason: string }
+  /** Over the memory or time budget: a file that unpacks into too much, or takes too long to parse. */
+  | { kind: "too_complex" };
 
 /** The first bytes of every PDF (ISO 32000-1, 7.5.2); a file that does not start so is not one. */
 export function looksLikePdf(bytes: Uint8Array): boolean {
   return bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString("latin1") === "%PDF-";
 }
 
+/** What one reading may take: wall-clock time, and memory (the child's resident set, where the OS shows it). */
+const PDF_BUDGET = { timeMs: 15_000, rssBytes: 512 * 1024 * 1024, heapMb: 256 } as const;
+
+// JavaScript beside this file, in the sources and in the build alike (tsconfig.build.json copies it).
+const childFile = new URL("./pdf-text-child.mjs", import.meta.url);
+const childArgs = [`--max-old-space-size=${PDF_BUDGET.heapMb}`];
+
+let queue: Promise<unknown> = Promise.resolve();
+
 /**
  * Opens the PDF and reads the text of its first `textPages` pages (0: none, only the checks). Encrypted
  * means any encryption, an owner password included: such a file cannot be shown to everyone who may read
  * the contract, nor its text trusted to be the one printed.
  */
-export async function inspectPdf(bytes: Uint8Array, options: { textPages?: number } = {}): Promise<PdfInspection> {
-  const { getDocument } = await import("pdfjs-dist/legacy/build/pdf.mjs");
-  // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
-  const task = getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
+export function inspectPdf(bytes: Uint8Array, options: { textPages?: number } = {}): Promise<PdfInspection> {
+  const run = queue.then(() => inspectInChild(bytes, options.textPages ?? 0));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+function inspectInChild(bytes: Uint8Array, textPages: number): Promise<PdfInspection> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = fork(childFile, [], { execArgv: childArgs, serialization: "advanced", stdio: ["ignore", "ignore", "ignore", "ipc"] });
+    let answer: PdfInspection | undefined;
+    const stop = () => child.kill("SIGKILL");
+    const deadline = setTimeout(stop, PDF_BUDGET.timeMs);
+    // Linux shows a process's resident set in /proc; elsewhere the heap limit and the deadline still hold.
+    const watch = setInterval(() => {
+      if (child.pid !== undefined && residentBytes(child.pid) > PDF_BUDGET.rssBytes) stop();
+    }, 50);
+    child.once("message", (message) => {
+      answer = message as PdfInspection;
+    });
+    child.once("error", (error) => {
+      clearTimeout(deadline);
+      clearInterval(watch);
+      reject(error);
+    });
+    child.once("exit", () => {
+      clearTimeout(deadline);
+      clearInterval(watch);
+      // Killed, out of heap, or gone without answering: the file is what took it down.
+      resolve(answer ?? { kind: "too_complex" });
+    });
+    child.send({ bytes, textPages });
+  });
+}
+
+/** The resident set of a process, from /proc (pages of 4 KiB, as on x86-64 and most arm64 kernels); 0 where unknown. */
+function residentBytes(pid: number): number {
   try {
-    const doc = await task.promise;
-    const { info } = (await doc.getMetadata()) as { info: { EncryptFilterName?: string | null } };
-    if (info.EncryptFilterName) return { kind: "encrypted" };
-    const items: PdfTextItem[] = [];
-    const pages = Math.min(doc.numPages, options.textPages ?? 0);
-    for (let number = 1; number <= pages; number++) {
-      const page = await doc.getPage(number);
-      const content = await page.getTextContent();
-      for (const item of content.items) {
-        if (!("str" in item) || item.str.trim() === "") continue;
-        items.push({ page: number, x: item.transform[4] as number, y: item.transform[5] as number, text: item.str });
-      }
-      page.cleanup();
-    }
-    return { kind: "readable", pageCount: doc.numPages, items };
-  } catch (error) {
-    const name = (error as { name?: string } | null)?.name;
-    if (name === "PasswordException") return { kind: "encrypted" };
-    return { kind: "unreadable", reason: error instanceof Error ? error.message : String(error) };
-  } finally {
-    await task.destroy();
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
+    return pages * 4096;
+  } catch {
+    return 0;
   }
 }

@@ -414,11 +414,15 @@ describeEachEngine("bootstrap company and key", (t) => {
     } finally {
       await app.close();
     }
-    // A new password in the environment is the password from the next start on.
+    // A new password in the environment is the password from the next start on, and ends the old sessions.
+    const user = await t().app.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password");
+    const session = await t().app.services.access.startSession(user!);
+    assert.ok(await t().app.services.access.resumeSession(session.token));
     const changed = await start({ ...env, BILLING_BOOTSTRAP_PASSWORD: "second password" });
     try {
       assert.ok(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "second password"));
       assert.equal(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password"), undefined);
+      assert.equal(await changed.services.access.resumeSession(session.token), undefined, "the session of the old password is over");
     } finally {
       await changed.close();
     }

@@ -3,7 +3,7 @@ import { it } from "node:test";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { CONTRACTS, createCustomer, eventCount, getPricing, keyWithScopes, type Contract } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
-import { generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
+import { bombPdf, generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
 
 const UPLOAD = `${CONTRACTS}/upload`;
 
@@ -85,6 +85,15 @@ describeEachEngine("contract upload (API)", (t) => {
     assert.equal(program.rules[0]!.amount, "1234567890.123456789012");
   });
 
+  it("takes the terms sent as a file part too (curl -F terms=@terms.json), in either order", async () => {
+    const { key } = await t().newCompany();
+    for (const order of ["file first", "terms first"]) {
+      const asFile: MultipartPart = { name: "terms", value: Buffer.from(JSON.stringify(terms())), filename: "terms.json", type: "application/json" };
+      const parts = order === "file first" ? [filePart(await plainPdf()), asFile] : [asFile, filePart(await plainPdf())];
+      expectStatus(await upload(t(), key, parts), 201);
+    }
+  });
+
   it("refuses every kind of file that cannot be the agreement, writing nothing", async () => {
     const { key, companyId } = await t().newCompany();
     const before = await footprint(t(), companyId);
@@ -101,7 +110,9 @@ describeEachEngine("contract upload (API)", (t) => {
       ["terms not JSON", [filePart(await plainPdf()), termsPart("{contract_id: acme}")], 400, "invalid_json"],
       ["a file in another part", [{ ...filePart(await plainPdf()), name: "document" }, termsPart(terms())], 400, "unexpected_file"],
       ["two files", [filePart(await plainPdf()), filePart(await plainPdf()), termsPart(terms())], 413, "too_many_files"],
-      ["an unknown part", [filePart(await plainPdf()), termsPart(terms()), { name: "note", value: "hi" }], 400, "invalid_request"],
+      ["an unknown part", [filePart(await plainPdf()), termsPart(terms()), { name: "note", value: "hi" }], 413, "too_many_fields"],
+      ["terms twice", [filePart(await plainPdf()), termsPart(terms()), termsPart(terms())], 413, "too_many_fields"],
+      ["a PDF that unpacks into a gigabyte", [filePart(await bombPdf(1024 * 1024 * 1024)), termsPart(terms())], 400, "file_too_complex"],
     ];
     for (const [what, parts, status, code] of cases) {
       const res = await upload(t(), key, parts);

@@ -161,6 +161,26 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     assert.equal(await documents(), before, "no refused upload is kept");
   });
 
+  it("saves an upload once when two saves race, the other going to the contract it became", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const review = await client.get(await stage(client, await generatedAgreement()));
+    const action = /action="(\/upload-contract\/[0-9a-f-]{36})"/.exec(review.body)![1]!;
+    const shown = formValuesIn(review.body, action);
+    const [first, second] = await Promise.all([client.post(action, { ...shown, contract_id: "race-a" }), client.post(action, { ...shown, contract_id: "race-b" })]);
+    assert.deepEqual([first.statusCode, second.statusCode], [303, 303], `${first.body.slice(0, 300)} ${second.body.slice(0, 300)}`);
+    assert.deepEqual(await counts(t, key), { contracts: 1, customers: 1 });
+  });
+
+  it("keeps a company's 20 newest uploads waiting for review, and lets older ones go", async () => {
+    const { client } = await dashboardCompany(t);
+    const pdf = await plainPdf();
+    const paths: string[] = [];
+    for (let i = 0; i < 21; i++) paths.push(await stage(client, pdf));
+    assert.equal((await client.get(paths[0]!)).statusCode, 404, "the oldest is gone");
+    assert.equal((await client.get(paths[1]!)).statusCode, 200);
+    assert.equal((await client.get(paths[20]!)).statusCode, 200);
+  });
+
   it("answers another company's upload with 404 on every step", async () => {
     const mine = await dashboardCompany(t);
     const theirs = await dashboardCompany(t);

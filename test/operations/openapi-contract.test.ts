@@ -377,7 +377,7 @@ describeEachEngine(
       await api.expect(400, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f", currency: 12 }))])); // invalid_terms
       await api.expect(400, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f", rules: [{ type: "usage", amount: "1" }] }))])); // invalid_pricing_rule
       await api.expect(400, "uploadContract", await form([file(pdf)])); // terms_missing
-      await api.expect(400, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f" })), { name: "note", value: "hi" }])); // an unknown part
+      await api.expect(413, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f" })), { name: "note", value: "hi" }])); // an unknown part: too_many_fields
       await api.expect(400, "uploadContract", await form([file(Buffer.alloc(0)), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_empty
       await api.expect(400, "uploadContract", await form([file(Buffer.from("%PDF-1.7\nnot really")), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_unreadable
       const encrypted = await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" });

@@ -35,9 +35,17 @@ describe("npm start builds only what changed", () => {
     assert.equal(build().compiled, true, "a newer source is compiled");
     assert.equal(build().compiled, false);
     writeFileSync(join(root, "src", "extra.ts"), "export const more = 1;\n");
-    utimesSync(join(root, "src"), new Date(Date.now() + 120_000), new Date(Date.now() + 120_000));
-    assert.equal(build().compiled, true, "a new file (its folder changed) is compiled");
+    assert.equal(build().compiled, true, "a new file is compiled");
     assert.ok(existsSync(join(root, "dist", "src", "extra.js")));
+    // A source restored with an older date (tar, rsync -a, cp -p) is a change too.
+    const earlier = new Date(Date.now() - 86_400_000);
+    utimesSync(join(root, "src", "main.ts"), earlier, earlier);
+    assert.equal(build().compiled, true, "an older source is compiled");
+    rmSync(join(root, "src", "extra.ts"));
+    assert.equal(build().compiled, true, "a deleted source is a change");
+    assert.equal(existsSync(join(root, "dist", "src", "extra.js")), false, "and its compiled file is gone");
+    assert.ok(existsSync(join(root, "dist", "src", "main.js")));
+    assert.equal(build().compiled, false);
   });
 });
 

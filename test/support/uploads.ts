@@ -2,6 +2,7 @@
  * What contract-upload tests send: multipart bodies built by the platform's own FormData (as a browser or
  * fetch would), and PDFs of every kind a user might upload (a generated agreement, a plain one, encrypted ones).
  */
+import zlib from "node:zlib";
 import PDFDocument from "pdfkit";
 import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
 import { agreementInput } from "../fixtures/agreement-input.js";
@@ -79,4 +80,39 @@ export function uploadTerms(overrides: Record<string, unknown> = {}): Record<str
     ],
     ...overrides,
   };
+}
+
+/**
+ * A small, valid PDF whose metadata stream unpacks into `unpackedBytes` of spaces (a "zip bomb"): a reader
+ * that unpacks it whole needs that much memory. Deflated a megabyte at a time, so building it needs little.
+ */
+export async function bombPdf(unpackedBytes: number): Promise<Buffer> {
+  const deflater = zlib.createDeflate({ level: 9 });
+  const pieces: Buffer[] = [];
+  deflater.on("data", (piece: Buffer) => pieces.push(piece));
+  const done = new Promise((resolve) => deflater.on("end", resolve));
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  for (let written = 0; written < unpackedBytes; written += chunk.length) {
+    if (!deflater.write(chunk)) await new Promise((resolve) => deflater.once("drain", resolve));
+  }
+  deflater.end();
+  await done;
+  const data = Buffer.concat(pieces);
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+  ];
+  const parts: Buffer[] = [Buffer.from("%PDF-1.7\n")];
+  const offsets: number[] = [];
+  const length = () => parts.reduce((sum, part) => sum + part.length, 0);
+  objects.forEach((body, i) => {
+    offsets.push(length());
+    parts.push(Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`));
+  });
+  offsets.push(length());
+  parts.push(Buffer.from(`4 0 obj\n<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from("\nendstream\nendobj\n"));
+  const xref = length();
+  parts.push(Buffer.from(`xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
+  return Buffer.concat(parts);
 }

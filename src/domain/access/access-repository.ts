@@ -131,8 +131,10 @@ export async function findUserByEmail(db: Queryable, email: string): Promise<Use
   return rows[0];
 }
 
-export async function setUserPassword(tx: Queryable, userId: string, passwordHash: string): Promise<void> {
+/** A new password; the user's dashboard sessions end with the old one. */
+export async function setUserPassword(tx: Queryable, userId: string, passwordHash: string, at: Date): Promise<void> {
   await tx.query("UPDATE users SET password_hash = $2 WHERE id = $1", [userId, passwordHash]);
+  await tx.query("UPDATE dashboard_sessions SET ended_at = COALESCE(ended_at, $2) WHERE user_id = $1", [userId, at]);
 }
 
 /** Serialises bootstrap across processes starting together. */

@@ -379,7 +379,7 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
           return { ...result, user: { email, created: true } };
         }
         if (!(await argonVerify(found.password_hash, user.password).catch(() => false))) {
-          await repo.setUserPassword(tx, found.id, await argonHash(user.password, ARGON_OPTIONS));
+          await repo.setUserPassword(tx, found.id, await argonHash(user.password, ARGON_OPTIONS), clock.now());
         }
         return { ...result, user: { email, created: false } };
       });

@@ -29,6 +29,9 @@ export async function checkAgreementFile(file: UploadedFile, textPages = 0): Pro
     throw new ValidationError("The PDF is encrypted or password-protected; upload a copy saved without a password", "file_encrypted");
   }
   if (inspection.kind === "unreadable") throw new ValidationError("The file starts like a PDF but cannot be read; it may be damaged", "file_unreadable");
+  if (inspection.kind === "too_complex") {
+    throw new ValidationError("The PDF unpacks into more than the service reads for one file, or takes too long to read; save it again as a plain PDF", "file_too_complex");
+  }
   return inspection.items;
 }
 

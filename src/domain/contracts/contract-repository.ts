@@ -205,12 +205,27 @@ export async function findDocument(db: CompanyScope, id: string, lock = false): 
   return asBuffer(rows[0]);
 }
 
-/** Uploads that no contract took, older than `before`: a review that was abandoned. */
-export async function deleteStaleDocuments(tx: CompanyScope, before: Date): Promise<void> {
+/** The contract a document belongs to, as committed now (a fresh statement: see saveStaged). */
+export async function findContractIdOfDocument(db: CompanyScope, documentId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>("SELECT id FROM contracts WHERE company_id = $1 AND document_id = $2", [documentId]);
+  return rows[0]?.id;
+}
+
+/**
+ * Uploads no contract took that are older than `before` (a review abandoned), or beyond the company's `keep`
+ * newest: what a company's waiting uploads can hold is bounded.
+ */
+export async function deleteStaleDocuments(tx: CompanyScope, before: Date, keep: number): Promise<void> {
   await tx.query(
-    `DELETE FROM contract_documents d
-      WHERE d.company_id = $1 AND d.created_at < $2
-        AND NOT EXISTS (SELECT 1 FROM contracts c WHERE c.company_id = d.company_id AND c.document_id = d.id)`,
-    [before],
+    `WITH waiting AS (
+       SELECT d.id, d.created_at, row_number() OVER (ORDER BY d.seq DESC) AS newest
+         FROM contract_documents d
+        WHERE d.company_id = $1
+          AND NOT EXISTS (SELECT 1 FROM contracts c WHERE c.company_id = d.company_id AND c.document_id = d.id)
+     )
+     DELETE FROM contract_documents d
+      USING waiting w
+      WHERE d.company_id = $1 AND d.id = w.id AND (w.created_at < $2 OR w.newest > $3)`,
+    [before, keep],
   );
 }

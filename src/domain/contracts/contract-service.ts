@@ -165,9 +165,7 @@ export function createContractService({
    * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
    * the terms are checked first, so a refusal writes nothing.
    */
-  async function createUploaded(tx: Tx, actor: Actor, rawTerms: unknown, document: { id: string }): Promise<Contract> {
-    const terms = parseUploadTerms(rawTerms);
-    const rules = normalizeUploadRules(terms);
+  async function createUploaded(tx: Tx, actor: Actor, { terms, rules }: CheckedTerms, document: { id: string }): Promise<Contract> {
     let customer: { id: string; name: string };
     if (terms.customer.id !== undefined) {
       const found = isUuid(terms.customer.id) ? await findCustomerById(forCompany(tx, actor.companyId), terms.customer.id) : undefined;
@@ -262,24 +260,27 @@ export function createContractService({
      */
     async upload(actor: Actor, file: UploadedFile, rawTerms: unknown): Promise<Contract> {
       requireScope(actor, "contracts:write");
+      // The terms first: they cost nothing to check, the file is parsed in a process of its own.
+      const terms = checkUploadTerms(rawTerms);
       await checkAgreementFile(file);
       return db.transaction(async (tx) => {
         const document = documentRow(file, null);
         await repo.insertDocument(forCompany(tx, actor.companyId), document);
-        return createUploaded(tx, actor, rawTerms, document);
+        return createUploaded(tx, actor, terms, document);
       });
     },
 
     /**
      * The dashboard's first step: the checked PDF is kept for a day, with the terms read from its text (null
-     * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged.
+     * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged. A
+     * company's 20 newest waiting uploads are kept; an older one is gone (its review page answers 404).
      */
     async stageUpload(actor: Actor, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
       requireScope(actor, "contracts:write");
       const reading = readAgreementTerms(await checkAgreementFile(file, READ_PAGES));
       const document = documentRow(file, reading);
       await db.transaction(async (tx) => {
-        await repo.deleteStaleDocuments(forCompany(tx, actor.companyId), new Date(clock.now().getTime() - STAGED_UPLOAD_MS));
+        await repo.deleteStaleDocuments(forCompany(tx, actor.companyId), new Date(clock.now().getTime() - STAGED_UPLOAD_MS), STAGED_UPLOADS_KEPT - 1);
         await repo.insertDocument(forCompany(tx, actor.companyId), document);
       });
       return { id: document.id, reading };
@@ -299,10 +300,13 @@ export function createContractService({
       return db.transaction(async (tx) => {
         const row = isUuid(documentId) ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true) : undefined;
         if (!row) throw new NotFoundError("upload");
-        if (row.contract_id !== null) {
-          throw new ConflictError(`This upload was already saved as contract '${row.contract_id}'`, "upload_saved", { contract_id: row.contract_id });
+        // Asked again now that the row is locked: a save that held the lock before has committed its contract,
+        // which the locking statement itself (begun before that commit) could not see.
+        const saved = await repo.findContractIdOfDocument(forCompany(tx, actor.companyId), documentId);
+        if (saved !== undefined) {
+          throw new ConflictError(`This upload was already saved as contract '${saved}'`, "upload_saved", { contract_id: saved });
         }
-        return createUploaded(tx, actor, rawTerms, row);
+        return createUploaded(tx, actor, checkUploadTerms(rawTerms), row);
       });
     },
 
@@ -413,8 +417,20 @@ export function createContractService({
   }
 }
 
-/** How long a dashboard upload waits for its terms to be reviewed and saved. */
+/** How long a dashboard upload waits for its terms to be reviewed and saved, and how many may wait at once. */
 const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
+const STAGED_UPLOADS_KEPT = 20;
+
+interface CheckedTerms {
+  terms: UploadTerms;
+  rules: PricingRule[];
+}
+
+/** The terms and each of their rules checked, before anything is read or written. */
+function checkUploadTerms(raw: unknown): CheckedTerms {
+  const terms = parseUploadTerms(raw);
+  return { terms, rules: normalizeUploadRules(terms) };
+}
 
 /** The terms through their schema; a refusal names each field, relative to the terms object. */
 function parseUploadTerms(raw: unknown): UploadTerms {

@@ -24,6 +24,8 @@ export interface MultipartLimits {
   maxFileWords: string;
   maxFieldBytes: number;
   maxFields: number;
+  /** Parts read as text fields even when sent as files (`curl -F terms=@terms.json`), at most maxFieldBytes each. */
+  textParts?: readonly string[];
   /** Called with the fields read so far when the file starts: a form's CSRF token is checked before its file is read. */
   beforeFile?: (fields: URLSearchParams) => void;
 }
@@ -34,7 +36,9 @@ export const UPLOAD_LIMITS: MultipartLimits = {
   maxFileBytes: MAX_AGREEMENT_BYTES,
   maxFileWords: "10 MiB (10,485,760 bytes)",
   maxFieldBytes: 1024 * 1024,
-  maxFields: 200,
+  // `terms` only: every field is held in memory until the request is read.
+  maxFields: 1,
+  textParts: ["terms"],
 };
 
 /** Leaves a multipart body unread for readMultipartForm; registered only where a route reads one. */
@@ -52,6 +56,9 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
       busboy = new Busboy({
         headers: request.headers as BusboyHeaders,
         limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 1, fieldSize: limits.maxFieldBytes },
+        // A named text part stays text even when sent as a file; any other part with a file name is a file.
+        isPartAFile: (name, contentType, fileName) =>
+          !(limits.textParts ?? []).includes(name ?? "") && (fileName !== undefined || contentType === "application/octet-stream"),
       });
     } catch (error) {
       reject(new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"));

@@ -11,6 +11,7 @@ import {
 } from "../../../domain/contracts/contract-schemas.js";
 import { customerSchema } from "../../../domain/customers/customer-schemas.js";
 import type { Services } from "../../../domain/services.js";
+import { requireScope } from "../../../domain/kernel/actor.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
 import { actorOf } from "../authenticate.js";
 import { exactJsonReader } from "../json-body.js";
@@ -131,6 +132,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
         async (request, reply) => {
           const actor = actorOf(request);
+          // Refused before the body is read: a key that may not upload does not get 10 MB buffered.
+          requireScope(actor, "contracts:write");
           const form = await readMultipartForm(request, UPLOAD_LIMITS);
           const unknown = [...new Set(form.fields.keys())].filter((name) => name !== "terms");
           if (unknown.length > 0) throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send \`file\` and \`terms\``, "invalid_request");
