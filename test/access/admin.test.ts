@@ -443,12 +443,14 @@ describeEachEngine("bootstrap company and key", (t) => {
 });
 
 describe("bootstrap under concurrent start-up [postgres]", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
-  it("gives one company and one key when three processes start at once on a fresh database", async () => {
+  it("gives one company, one key and one dashboard user when three processes start at once on a fresh database", async () => {
     const database = await createTestDatabase("postgres");
     const extra = [await openDatabase(database.storage), await openDatabase(database.storage)];
     const env = {
       BILLING_BOOTSTRAP_COMPANY: "Concurrent Bootstrap",
       BILLING_BOOTSTRAP_API_KEY: `sk_test_concurrent_${randomBytes(16).toString("hex")}`,
+      BILLING_BOOTSTRAP_EMAIL: "owner@concurrent.example",
+      BILLING_BOOTSTRAP_PASSWORD: "a long passphrase",
     };
     const apps: App[] = [];
     try {
@@ -459,6 +461,9 @@ describe("bootstrap under concurrent start-up [postgres]", { skip: process.env.T
       assert.equal(await companyCount(database.db), 1);
       const { rows } = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys");
       assert.equal(rows[0]!.n, 1);
+      const users = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM users");
+      assert.equal(users.rows[0]!.n, 1);
+      assert.ok(await apps[0]!.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, env.BILLING_BOOTSTRAP_PASSWORD));
       for (const app of apps) {
         const res = await app.http.inject({ method: "GET", url: CUSTOMERS, headers: { authorization: `Bearer ${env.BILLING_BOOTSTRAP_API_KEY}` } });
         assert.equal(res.statusCode, 200);

@@ -315,33 +315,9 @@ export async function contractsInBothLanes(t: TestApp, lanes: number): Promise<{
 
 export const ENDPOINTS = "/v1/webhook-endpoints";
 
-export interface EndpointBody {
-  object: "webhook_endpoint";
-  id: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  status: "enabled" | "disabled";
-  created_at: string;
-  secret?: string;
-}
-
-export interface DeliveryBody {
-  object: "webhook_delivery";
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: "pending" | "succeeded" | "failed";
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  test: boolean;
-  payload: Record<string, any>;
-}
+export type EndpointBody = Schemas["WebhookEndpoint"];
+/** A delivery, its payload loosened for tests that read into it. */
+export type DeliveryBody = Omit<Schemas["WebhookDelivery"], "payload"> & { payload: Record<string, any> };
 
 /** POST /v1/webhook-endpoints, asserting 201; the answer includes the secret. */
 export async function createEndpoint(t: TestApp, key: string, payload: Record<string, unknown>): Promise<EndpointBody & { secret: string }> {

@@ -96,7 +96,7 @@ export function formFailure(
   error: unknown,
   fieldOf: (path: string) => string | undefined = () => undefined,
   labels: Record<string, string> = {},
-): { status: number; flash: Flash; fields: FieldErrors } {
+): FormFailure {
   if (!(error instanceof DomainError)) throw error;
   const { status, body } = toHttpError(error);
   const fields: FieldErrors = {};
@@ -106,14 +106,28 @@ export function formFailure(
     if (name === undefined) unplaced.push(detail);
     else fields[name] ??= plainWords(detail.message, labels);
   }
-  const placed = Object.keys(fields).length;
-  if (placed > 0) {
-    const rest = unplaced.map((d) => `${labels[d.path] ?? d.path}: ${plainWords(d.message, labels)}`);
-    const message = `${placed === 1 ? "One field needs" : `${placed} fields need`} your attention: see the message beside ${placed === 1 ? "it" : "each"}.${rest.length > 0 ? ` Also: ${rest.join(" ")}` : ""}`;
-    return { status, flash: { kind: "error", message }, fields };
+  if (Object.keys(fields).length > 0) {
+    return placedFailure(status, fields, unplaced.map((d) => `${labels[d.path] ?? d.path}: ${plainWords(d.message, labels)}`));
   }
   const detail = unplaced[0];
   const message = detail && !body.error.includes(detail.message) ? `${body.error} (${detail.path}: ${plainWords(detail.message, labels)})` : body.error;
+  return { status, flash: { kind: "error", message }, fields };
+}
+
+export interface FormFailure {
+  status: number;
+  flash: Flash;
+  fields: FieldErrors;
+}
+
+/**
+ * A form's failure whose errors sit beside their fields: the status, the fields, and the one summary line every
+ * form shows above them (with what no field took, `also`). For errors a page places itself too (a conflict
+ * beside the field it is about).
+ */
+export function placedFailure(status: number, fields: FieldErrors, also: readonly string[] = []): FormFailure {
+  const placed = Object.keys(fields).length;
+  const message = `${placed === 1 ? "One field needs" : `${placed} fields need`} your attention: see the message beside ${placed === 1 ? "it" : "each"}.${also.length > 0 ? ` Also: ${also.join(" ")}` : ""}`;
   return { status, flash: { kind: "error", message }, fields };
 }
 

@@ -2,10 +2,16 @@ import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 
 /**
+ * Any route's reply: a route's typed reply types `send` by its JSON schemas, and these answers are bytes and
+ * streams that no JSON schema describes (the OpenAPI document's file answers: openapi-files.ts).
+ */
+type AnyReply = FastifyReply<any, any, any, any, any, any, any, any>;
+
+/**
  * How documents are sent, by the API and the dashboard alike: a PDF (an invoice, a contract's agreement), and
  * the usage statement streamed with the SHA-256 of its bytes (RFC 9530 Content-Digest).
  */
-export function sendPdf(reply: FastifyReply, document: { filename: string; pdf: Buffer }, disposition: "inline" | "attachment"): FastifyReply {
+export function sendPdf(reply: AnyReply, document: { filename: string; pdf: Buffer }, disposition: "inline" | "attachment"): AnyReply {
   return reply.type("application/pdf").header("content-disposition", contentDisposition(disposition, document.filename)).send(document.pdf);
 }
 
@@ -17,7 +23,7 @@ function contentDisposition(disposition: "inline" | "attachment", filename: stri
     : `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export function sendUsageStatement(reply: FastifyReply, statement: { filename: string; sha256: string; chunks: () => AsyncGenerator<string> }): FastifyReply {
+export function sendUsageStatement(reply: AnyReply, statement: { filename: string; sha256: string; chunks: () => AsyncGenerator<string> }): AnyReply {
   return reply
     .type("text/csv; charset=utf-8")
     .header("content-disposition", contentDisposition("attachment", statement.filename))

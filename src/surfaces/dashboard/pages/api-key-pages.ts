@@ -3,7 +3,7 @@ import type { ApiKeyListing } from "../../../domain/access/access-service.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { parseDate } from "../../../domain/kernel/billing-period.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, placedFailure, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { badge, csrfField, dataTable, doneFlash, emptyState, fieldError, inputField, invalidAttributes, page, when, type Flash } from "../layout.js";
 
@@ -38,7 +38,7 @@ function createForm(viewer: Viewer, values: KeyFormValues = {}, errors: FieldErr
 
 /** The create form's failure, each error beside its field, in the words of someone creating a key. */
 function keyFailure(error: unknown, values: KeyFormValues): { status: number; flash: Flash; fields: FieldErrors } {
-  const placed = (fields: FieldErrors) => ({ status: 400, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields });
+  const placed = (fields: FieldErrors) => placedFailure(400, fields);
   if (error instanceof ValidationError && error.code === "invalid_scope") {
     const unknown = (values.scopes ?? []).filter((scope) => !(ALL_SCOPES as readonly string[]).includes(scope));
     return placed({

@@ -5,7 +5,7 @@ import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
 import { ConflictError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, seeOther, sendPage, type DashboardDeps, type FieldErrors } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, placedFailure, seeOther, sendPage } from "../page-kit.js";
 import { html, type HtmlValue } from "../html.js";
 import { authPage, fieldError, flashBox, invalidAttributes, type Flash } from "../layout.js";
 
@@ -67,8 +67,7 @@ function signupForm(token: string, values: { company?: string; email?: string },
 /** A refused sign-up, each error beside its field (the access service names it); the password is never shown back. */
 function signupFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ConflictError && error.code === "email_taken") {
-    const flash = { kind: "error" as const, message: "One field needs your attention: see the message beside it." };
-    return { status: 409, flash, fields: { email: "An account with this email already exists: log in instead, or use another email." } };
+    return placedFailure(409, { email: "An account with this email already exists: log in instead, or use another email." });
   }
   return formFailure(error, (path) => (["company", "email", "password"].includes(path) ? path : undefined));
 }

@@ -12,7 +12,7 @@ import { readMultipartForm, UPLOAD_LIMITS } from "../../http/multipart-form.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { html, type SafeHtml } from "../html.js";
 import { contractPath, csrfField, fieldError, inputField, invalidAttributes, link, page, type Flash } from "../layout.js";
-import { field, formFailure, formOf, seeOther, sendFormExpired, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type FormBody, type Viewer } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, type FormBody, type FormFailure, formFailure, formOf, placedFailure, seeOther, sendFormExpired, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 
 /** The review form's usage rows: those read from the PDF and this many blank ones to add more. */
 const BLANK_USAGE_ROWS = 2;
@@ -164,21 +164,15 @@ function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fie
 }
 
 /** Errors the service answers without a field path, placed beside the field they are about. */
-function placedFailure(error: unknown, fieldOf: (path: string) => string | undefined) {
-  if (error instanceof NotFoundError && error.resource === "customer") {
-    return { status: 404, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields: { customer_id: "This customer no longer exists; choose another one." } as FieldErrors };
-  }
+function uploadFailure(error: unknown, fieldOf: (path: string) => string | undefined): FormFailure {
+  if (error instanceof NotFoundError && error.resource === "customer") return placedFailure(404, { customer_id: "This customer no longer exists; choose another one." });
   if (error instanceof ConflictError && error.code === "customer_exists") {
     const existing = (error.extra?.customer as { name?: string } | undefined)?.name;
-    return {
-      status: 409,
-      flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." },
-      fields: { customer_external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id: choose that customer under “An existing customer”, or give a different id.` } as FieldErrors,
-    };
+    return placedFailure(409, {
+      customer_external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id: choose that customer under “An existing customer”, or give a different id.`,
+    });
   }
-  if (error instanceof ConflictError && error.code === "contract_exists") {
-    return { status: 409, flash: { kind: "error" as const, message: "One field needs your attention: see the message beside it." }, fields: { contract_id: "Another contract already has this id; contract ids are unique." } as FieldErrors };
-  }
+  if (error instanceof ConflictError && error.code === "contract_exists") return placedFailure(409, { contract_id: "Another contract already has this id; contract ids are unique." });
   return formFailure(error, fieldOf, LABELS);
 }
 
@@ -345,7 +339,7 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
       if (error instanceof ConflictError && error.code === "upload_saved") {
         return seeOther(reply, contractPath(String(error.extra?.contract_id)));
       }
-      const { status, flash, fields } = placedFailure(error, fieldOf);
+      const { status, flash, fields } = uploadFailure(error, fieldOf);
       const staged = await stagedOr404(deps, viewer, request.params.id);
       return sendPage(reply, await reviewPage(deps, viewer, staged, values, { flash, errors: fields }), status);
     }

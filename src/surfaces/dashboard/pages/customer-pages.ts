@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createCustomerInput, type Customer } from "../../../domain/customers/customer-schemas.js";
 import { ConflictError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, parseWith, placedFailure, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { contractPath, csrfField, dataTable, inputField, doneFlash, emptyState, page, pager, when, type Flash } from "../layout.js";
 
@@ -83,8 +83,7 @@ export async function customerPages(app: FastifyInstance, deps: DashboardDeps): 
     } catch (error) {
       if (error instanceof ConflictError && error.code === "customer_exists") {
         const existing = (error.extra?.customer as { name?: string } | undefined)?.name;
-        const fields = { external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id; external ids are unique.` };
-        const flash = { kind: "error" as const, message: "One field needs your attention: see the message beside it." };
+        const { fields, flash } = placedFailure(409, { external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id; external ids are unique.` });
         return sendPage(reply, await listPage(deps, viewer, {}, createForm(viewer, values, fields), flash), 409);
       }
       const { status, flash, fields } = formFailure(error, (path) => path, { payment_terms_days: "the payment terms" });

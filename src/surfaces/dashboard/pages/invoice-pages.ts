@@ -5,7 +5,7 @@ import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";
 import { pageQuery } from "../../http/list-envelope.js";
-import { field, formFailure, formOf, parseWith, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, parseWith, placedFailure, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
 import { badge, contractPath, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
@@ -28,13 +28,6 @@ interface ProjectValues {
 export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
 
 const MONTH_NAME = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" });
-
-/** A form's failure whose errors this page placed itself (the service named no field): the status, the fields, the summary. */
-function placedFailure(status: number, fields: FieldErrors): { status: number; flash: Flash; fields: FieldErrors } {
-  const placed = Object.keys(fields).length;
-  const message = `${placed === 1 ? "One field needs" : `${placed} fields need`} your attention: see the message beside ${placed === 1 ? "it" : "each"}.`;
-  return { status, flash: { kind: "error", message }, fields };
-}
 
 const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
 

@@ -8,7 +8,7 @@ import {
   type Delivery,
   type Endpoint,
 } from "../../../domain/webhooks/webhook-schemas.js";
-import { field, formFailure, formOf, parseWith, plainWords, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type FormBody, type Viewer } from "../page-kit.js";
+import { type DashboardDeps, field, type FieldErrors, type FormBody, formFailure, formOf, parseWith, placedFailure, plainWords, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge } from "../format.js";
 import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, page, when, type Flash } from "../layout.js";
@@ -107,8 +107,6 @@ function urlWords(reason: string): string {
   return plainWords(reason);
 }
 
-const ONE_FIELD: Flash = { kind: "error", message: "One field needs your attention: see the message beside it." };
-
 /**
  * An endpoint form's failure: every error beside its field. A refused URL (`invalid_url`) goes beside the URL
  * field whether or not the error names it; `events.0` is the events fieldset.
@@ -116,7 +114,7 @@ const ONE_FIELD: Flash = { kind: "error", message: "One field needs your attenti
 function endpointFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ValidationError && error.code === "invalid_url") {
     const reason = error.details?.find((d) => d.path === "url")?.message ?? error.message.replace(/^url /, "");
-    return { status: 400, flash: ONE_FIELD, fields: { url: urlWords(reason) } };
+    return placedFailure(400, { url: urlWords(reason) });
   }
   return formFailure(error, (path) => {
     const head = path.split(".")[0];

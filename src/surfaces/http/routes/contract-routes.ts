@@ -165,8 +165,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        // A Buffer is sent as it is (the declared schemas type JSON answers only).
-        return sendPdf(reply as never, await services.contracts.agreementFile(actorOf(request), request.params.ext_id), "inline");
+        return sendPdf(reply, await services.contracts.agreementFile(actorOf(request), request.params.ext_id), "inline");
       },
     );
 

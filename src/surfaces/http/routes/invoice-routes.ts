@@ -106,8 +106,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        // A Buffer is sent as it is (the declared schemas type JSON answers only).
-        return sendPdf(reply as never, await services.invoices.pdf(actorOf(request), request.params.number), "inline");
+        return sendPdf(reply, await services.invoices.pdf(actorOf(request), request.params.number), "inline");
       },
     );
 
@@ -125,8 +124,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        // A stream is sent as it is (the declared schemas type JSON answers only).
-        return sendUsageStatement(reply as never, await services.invoices.usageStatement(actorOf(request), request.params.number));
+        return sendUsageStatement(reply, await services.invoices.usageStatement(actorOf(request), request.params.number));
       },
     );
 
