@@ -6,6 +6,7 @@ import { findCompanyById } from "../access/access-repository.js";
 import { findCustomerById } from "../customers/customer-repository.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { isCalendarMonth, periodOf, parseDate, toDateString } from "../kernel/billing-period.js";
+import { BILLING_RANGE_WORDS, isBillingMonth } from "../kernel/time-range.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
@@ -170,6 +171,9 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           "The billing period must be exactly one calendar month: its first day to its last day",
           "invalid_billing_period",
         );
+      }
+      if (!isBillingMonth(input.periodStart)) {
+        throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
       }
       const [contract] = await findRatingContexts(forCompany(db, actor.companyId), [input.contractId]);
       if (!contract) throw new NotFoundError("contract");

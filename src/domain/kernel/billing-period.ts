@@ -1,3 +1,5 @@
+import { daysInMonth, utcDayMs } from "./time-range.js";
+
 /** Billing periods are calendar months in UTC (docs/decisions.md, "Periods"). Dates are `YYYY-MM-DD` strings. */
 export interface BillingPeriod {
   start: string;
@@ -12,23 +14,20 @@ export const toDateString = (date: Date): string =>
 /** The calendar month (UTC) that holds `instant`. */
 export function periodOf(instant: Date): BillingPeriod {
   const year = instant.getUTCFullYear();
-  const month = instant.getUTCMonth();
-  return {
-    start: toDateString(new Date(Date.UTC(year, month, 1))),
-    end: toDateString(new Date(Date.UTC(year, month + 1, 0))),
-  };
+  const month = instant.getUTCMonth() + 1;
+  const prefix = `${pad(year, 4)}-${pad(month)}`;
+  return { start: `${prefix}-01`, end: `${prefix}-${pad(daysInMonth(year, month))}` };
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** Parses `YYYY-MM-DD` into a UTC midnight Date, refusing impossible dates such as 2026-02-30. */
+/** Parses `YYYY-MM-DD` into a UTC midnight Date, refusing impossible dates such as 2026-02-30 (right for years 1 to 9999). */
 export function parseDate(text: string): Date | undefined {
   const match = DATE_RE.exec(text);
   if (!match) return undefined;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return undefined;
-  return date;
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  return new Date(utcDayMs(year, month, day));
 }
 
 /** Whether `start`..`end` is exactly one calendar month. */
@@ -39,17 +38,19 @@ export function isCalendarMonth(start: string, end: string): boolean {
   return period.start === start && period.end === end;
 }
 
-/** `date` plus `days` days. */
+/** `date` plus `days` days; a result past year 9999 is a bug of the caller (time-range.ts keeps inputs in range). */
 export function addDays(date: string, days: number): string {
   const parsed = parseDate(date);
   if (!parsed) throw new Error(`not a date: ${date}`);
-  return toDateString(new Date(parsed.getTime() + days * 86_400_000));
+  const result = toDateString(new Date(parsed.getTime() + days * 86_400_000));
+  if (!parseDate(result)) throw new Error(`not a date: ${result} (${date} plus ${days} days)`);
+  return result;
 }
 
 /** `date` plus `years` years, minus one day: the last day of a term of that many years. */
 export function termEnd(start: string, years: number): string {
   const parsed = parseDate(start);
   if (!parsed) throw new Error(`not a date: ${start}`);
-  const next = new Date(Date.UTC(parsed.getUTCFullYear() + years, parsed.getUTCMonth(), parsed.getUTCDate()));
-  return toDateString(new Date(next.getTime() - 86_400_000));
+  const next = utcDayMs(parsed.getUTCFullYear() + years, parsed.getUTCMonth() + 1, parsed.getUTCDate());
+  return toDateString(new Date(next - 86_400_000));
 }

@@ -1,9 +1,26 @@
 import { z } from "zod";
+import { dateRefusal, FIRST_DAY, instantRefusal, INSTANT_RANGE_WORDS, LAST_DAY } from "./time-range.js";
 
 /**
- * A `YYYY-MM-DD` calendar date, for every date a request carries (list filters, billing periods). zod's ISO
- * date also takes year 0000, which PostgreSQL's `date` does not have (1 BC precedes 0001-01-01): such a date
- * passed validation and failed in SQL as a 500. Years 0001 to 9999.
+ * A `YYYY-MM-DD` calendar date, for every date a request carries (list filters, billing periods, contract
+ * terms), from 1970-01-01 to 9999-12-31 (time-range.ts). zod's ISO date alone also took year 0000, which
+ * PostgreSQL's `date` does not have: such a date passed validation and failed in SQL as a 500.
  */
 export const calendarDate = () =>
-  z.iso.date().refine((text) => !text.startsWith("0000-"), "year 0000 does not exist (years are 0001 to 9999)");
+  z.iso
+    .date()
+    .superRefine((text, ctx) => {
+      const refusal = dateRefusal(text);
+      if (refusal) ctx.addIssue({ code: "custom", message: refusal, input: text });
+    })
+    .meta({ description: `A date from ${FIRST_DAY} to ${LAST_DAY}` });
+
+/**
+ * An ISO 8601 instant with seconds and a zone (Z or an offset up to ±15:59), at most microseconds, within
+ * the service's range (time-range.ts). `billable`: it dates usage, so its UTC month must be a billing month.
+ */
+export const instantInput = (billable = false) =>
+  z.string().superRefine((text, ctx) => {
+    const refusal = instantRefusal(text, billable);
+    if (refusal) ctx.addIssue({ code: "custom", message: refusal, input: text });
+  }).meta({ format: "date-time", description: `ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), ${INSTANT_RANGE_WORDS}` });

@@ -3,18 +3,8 @@ import type { Database } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
 import type { DraftInvoices, WantedInvoice } from "../invoices/draft-invoices.js";
 import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
+import { isolateRefusal, mergeWritten, storedBy, type WrittenDuplicates } from "./write-isolation.js";
 
-/**
- * A request's events that were stored already (or sent by an earlier request of the same call): nothing was
- * billed for them. `verdicts`: those the write compared with their stored event (true: the copy differs);
- * the others are for the caller to compare.
- */
-export interface WrittenDuplicates {
-  duplicates: Set<string>;
-  verdicts: Map<string, boolean>;
-  /** Events refused because their period's invoice is no longer a draft (period_closed): stored nowhere. */
-  closed: Set<string>;
-}
 
 interface Pending {
   writes: BatchEventWrite[];
@@ -154,7 +144,7 @@ export function createBatchWriter({
         // 40001: a draft was issued while the call stored usage on it (the call was taken back).
         const code = (error as { code?: string }).code;
         if ((code === "40P01" || code === "40001") && conflicts++ < 5) continue;
-        for (const p of group) p.reject(error);
+        await isolate(companyId, group, error);
         return;
       }
       // A request's duplicates: its ids that this call did not store (stored before, or sent by an
@@ -175,10 +165,43 @@ export function createBatchWriter({
           if (closed.has(w.id) && !mine.has(w.id)) refused.add(w.id);
           else if (!mine.has(w.id)) duplicates.add(w.id);
         }
-        p.resolve({ duplicates, verdicts, closed: refused });
+        p.resolve({ duplicates, verdicts, closed: refused, unstorable: new Map() });
       });
       return;
     }
+  }
+
+  /**
+   * A group's call failed for a reason that is none of its known outcomes. Several requests: each is written
+   * alone, in order, so that only the one whose data fails gets the error. One request: an event the database
+   * refuses is found by halves and answered on its own (write-isolation.ts); any other failure is the
+   * request's.
+   */
+  async function isolate(companyId: string, group: Pending[], error: unknown): Promise<void> {
+    if (group.length > 1) {
+      for (const p of group) await writeGroup(companyId, [p]);
+      return;
+    }
+    const p = group[0]!;
+    const stored: string[] = [];
+    try {
+      const written = await isolateRefusal(
+        p.writes,
+        (w) => w.id,
+        (part) => writeAlone(companyId, [...part], p.wanted),
+        error,
+        (ids) => stored.push(...ids),
+      );
+      p.resolve(written);
+    } catch (failure) {
+      // Parts stored before a later part went stale are the request's own when it goes again.
+      p.reject(failure instanceof StaleContracts ? new StaleContracts(failure.contractIds, [...failure.storedIds, ...stored]) : failure);
+    }
+  }
+
+  /** One call for `writes` alone, with the group's retries, outside any queue (the caller holds the lane). */
+  function writeAlone(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
+    return new Promise((resolve, reject) => void writeGroup(companyId, [{ writes, wanted, resolve, reject }]));
   }
 
   function enqueue(companyId: string, lane: number, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
@@ -205,20 +228,14 @@ export function createBatchWriter({
       const parts = [...byLane];
       const settled = await Promise.allSettled(parts.map(([lane, part]) => enqueue(companyId, lane, part, wanted)));
       // Every lane has answered; a failure is the request's, after the lanes that succeeded are accounted for.
-      const duplicates = new Set<string>();
-      const verdicts = new Map<string, boolean>();
-      const closed = new Set<string>();
+      const written: WrittenDuplicates[] = [];
       const stored: string[] = [];
       const staleIds = new Set<string>();
       let failure: unknown = null;
       settled.forEach((result, i) => {
         if (result.status === "fulfilled") {
-          for (const w of parts[i]![1]) {
-            if (result.value.duplicates.has(w.id)) duplicates.add(w.id);
-            else if (result.value.closed.has(w.id)) closed.add(w.id);
-            else stored.push(w.id);
-          }
-          for (const [id, differs] of result.value.verdicts) verdicts.set(id, differs);
+          written.push(result.value);
+          stored.push(...storedBy(parts[i]![1], (w) => w.id, result.value));
         } else if (result.reason instanceof StaleContracts) {
           for (const id of result.reason.contractIds) staleIds.add(id);
         } else {
@@ -227,7 +244,7 @@ export function createBatchWriter({
       });
       if (failure !== null) throw failure;
       if (staleIds.size > 0) throw new StaleContracts([...staleIds], stored);
-      return { duplicates, verdicts, closed };
+      return mergeWritten(written);
     },
   };
 }

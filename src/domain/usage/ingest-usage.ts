@@ -13,7 +13,8 @@ import { countUsageDuplicates } from "../../platform/metrics.js";
 import { rateEvent, ruleRate, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
 import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
 import { parseUsageEvent } from "./parse-usage-event.js";
-import { createBatchWriter, StaleContracts, type IngestSettings, type WrittenDuplicates } from "./batch-writer.js";
+import { createBatchWriter, StaleContracts, type IngestSettings } from "./batch-writer.js";
+import { mergeWritten, nothingRefused, writeIsolating, type WrittenDuplicates } from "./write-isolation.js";
 import {
   findDifferingCopies,
   findStaleContracts,
@@ -253,7 +254,10 @@ export function createUsageIngestion({
       }
       for (const candidate of candidates) {
         const id = candidate.input.event_id;
-        outcomes[candidate.index] = written.closed.has(id)
+        const unstorable = written.unstorable.get(id);
+        outcomes[candidate.index] = unstorable
+          ? { kind: "rejected", code: "invalid_event", message: unstorable }
+          : written.closed.has(id)
           ? periodClosed(candidate)
           : written.duplicates.has(id)
             ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
@@ -340,11 +344,28 @@ export function createUsageIngestion({
   async function lockingPath(companyId: string, candidates: Candidate[]): Promise<WrittenDuplicates> {
     const stored = await findStoredEventIds(forCompany(db, companyId), candidates.map((c) => c.input.event_id));
     const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
-    const attempt = { recheckStored: false };
-    const closed = new Set<string>();
-    const meanwhile =
-      fresh.length > 0 ? await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, fresh, attempt, closed)) : new Set<string>();
-    return { duplicates: new Set([...stored, ...meanwhile]), verdicts: new Map(), closed };
+    const written = nothingRefused();
+    for (const id of stored) written.duplicates.add(id);
+    if (fresh.length === 0) return written;
+    // One transaction for the batch; an event the database refuses costs only itself (write-isolation.ts).
+    const storedParts: string[] = [];
+    try {
+      const report = await writeIsolating(
+        fresh,
+        (c) => c.input.event_id,
+        async (part) => {
+          const attempt = { recheckStored: false };
+          const closed = new Set<string>();
+          const meanwhile = await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, [...part], attempt, closed));
+          return { ...nothingRefused(), duplicates: meanwhile, closed };
+        },
+        (ids) => storedParts.push(...ids),
+      );
+      return mergeWritten([written, report]);
+    } catch (error) {
+      if (error instanceof StaleContracts && storedParts.length > 0) throw new StaleContracts(error.contractIds, [...error.storedIds, ...storedParts]);
+      throw error;
+    }
   }
 
   /**

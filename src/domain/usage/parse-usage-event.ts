@@ -1,6 +1,6 @@
 import { Big, readDecimal } from "../kernel/money.js";
+import { instantRefusal } from "../kernel/time-range.js";
 import {
-  eventTimestamp,
   ID_MAX,
   ID_PATTERN,
   METRIC_MAX,
@@ -35,11 +35,6 @@ function describeIssue(issue: { path: PropertyKey[]; message: string; code: stri
 }
 
 const FIELDS: ReadonlySet<string> = new Set(Object.keys(usageEventInput.shape));
-const TIMESTAMP_PATTERN: RegExp = (() => {
-  const pattern = eventTimestamp.def.pattern;
-  if (!(pattern instanceof RegExp) || pattern.global || pattern.sticky) throw new Error("the timestamp schema has no plain pattern");
-  return pattern;
-})();
 
 const isId = (value: unknown): value is string =>
   typeof value === "string" && value.length >= 1 && value.length <= ID_MAX && ID_PATTERN.test(value);
@@ -69,7 +64,7 @@ export function acceptWellFormed(raw: unknown): UsageEventInput | undefined {
   const { external_contract_id, event_id, metric, timestamp } = event;
   if (!isId(external_contract_id) || !isId(event_id)) return undefined;
   if (typeof metric !== "string" || metric.length < 1 || metric.length > METRIC_MAX) return undefined;
-  if (typeof timestamp !== "string" || !TIMESTAMP_PATTERN.test(timestamp)) return undefined;
+  if (typeof timestamp !== "string" || instantRefusal(timestamp, true) !== undefined) return undefined;
   const quantity = decimal(event.quantity);
   if (!quantity) return undefined;
   const input: UsageEventInput = { external_contract_id, event_id, metric, quantity, timestamp };

@@ -3,6 +3,7 @@ import { decimalInput, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { CHARGE_DP } from "../kernel/money.js";
 import { dateText, instantText } from "../kernel/text-formats.js";
+import { instantInput } from "../kernel/calendar-date.js";
 
 const MAX_EVENTS_PER_REQUEST = 100;
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
@@ -15,8 +16,8 @@ export const SCOPE_MAX = 255;
 
 const id = externalIdText;
 const scope = z.string().trim().min(1).max(SCOPE_MAX).optional();
-/** An ISO 8601 instant with a time zone; its pattern is zod's own, read back by the fast path. */
-export const eventTimestamp = z.iso.datetime({ offset: true });
+/** An ISO 8601 instant with a time zone in a billing month (kernel/time-range.ts; the fast path asks the same rule). */
+const eventTimestamp = instantInput(true);
 
 /** One usage event (docs/api.md, "Usage events"). Unknown fields are refused: a misspelt field must not bill silently. */
 export const usageEventInput = z

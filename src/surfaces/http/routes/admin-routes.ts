@@ -3,6 +3,7 @@ import type { FastifyRequest } from "fastify";
 import { z } from "zod";
 import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
+import { instantInput } from "../../../domain/kernel/calendar-date.js";
 import { RateLimitedError, UnauthenticatedError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 import type { FailureThrottle } from "../../../platform/failure-throttle.js";
@@ -15,7 +16,7 @@ const apiKeyBody = z
   .object({
     name: name.optional(),
     scopes: z.array(z.string().max(64)).max(ALL_SCOPES.length).optional(),
-    expires_at: z.iso.datetime({ offset: true }).optional(),
+    expires_at: instantInput().optional(),
   })
   .strict();
 const userBody = z
