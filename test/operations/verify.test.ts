@@ -104,6 +104,22 @@ describeEachEngine("billing verify", (t) => {
     assert.match(problems, /not the draft of someone-else/);
   });
 
+  it("reports an event whose timestamp lies outside its service period, to the microsecond", async () => {
+    const { companyId } = await busyCompany(t());
+    // The last microsecond of March stays in March; one more and the stored instant is in April.
+    await t().app.db.query(
+      "UPDATE usage_events SET event_timestamp = '2026-03-31T23:59:59.999999Z' WHERE company_id = $1 AND metric = 'domestic_wire'",
+      [companyId],
+    );
+    assert.deepEqual((await verify(t(), companyId)).problems, []);
+    await t().app.db.query("UPDATE usage_events SET event_timestamp = '2026-04-01T00:00:00Z' WHERE company_id = $1 AND metric = 'domestic_wire'", [
+      companyId,
+    ]);
+    const report = await verify(t(), companyId);
+    assert.equal(report.ok, false);
+    assert.match(report.problems.join("\n"), /dated 2026-04-01T00:00:00.000Z, outside its service period 2026-03-01..2026-03-31/);
+  });
+
   it("reports an uploaded agreement whose bytes changed after upload", async () => {
     const { key, companyId } = await t().newCompany();
     const body = await multipart([

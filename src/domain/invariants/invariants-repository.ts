@@ -68,6 +68,27 @@ export async function findMisplacedEvents(db: Queryable, companyId: string | nul
   return rows;
 }
 
+export interface EventOutsideItsPeriod {
+  id: string;
+  event_timestamp: Date;
+  service_period_start: string;
+  service_period_end: string;
+}
+
+/** Events whose service period does not hold their timestamp's UTC date (the month an event is billed in). */
+export async function findEventsOutsideTheirPeriod(db: Queryable, companyId: string | null): Promise<EventOutsideItsPeriod[]> {
+  const { rows } = await db.query<EventOutsideItsPeriod>(
+    `SELECT id, event_timestamp, service_period_start, service_period_end
+       FROM usage_events
+      WHERE ($1::uuid IS NULL OR company_id = $1)
+        AND ((event_timestamp AT TIME ZONE 'UTC')::date < service_period_start
+             OR (event_timestamp AT TIME ZONE 'UTC')::date > service_period_end)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
 export interface CapExcess {
   invoice_number: string;
   rule_id: string;

@@ -12,7 +12,7 @@ export interface VerifyReport {
 
 /**
  * Checks the invariants over the stored data (one company, or all with null): every event on exactly one
- * line of its own contract's invoice for its month, whose exact sums match its events; no rule's capped
+ * line of its own contract's invoice for its month, which holds its timestamp, whose exact sums match its events; no rule's capped
  * charges above its monthly cap; program versions 1..current without gaps; every event delivered (or queued) to each endpoint subscribed when it happened, and no delivery
  * without its event. A draft stores no rounded figure (amounts, fee unit prices, the minimum true-up and the
  * totals are derived when it is read, by invoice-figures.ts), so there is none to drift from its lines; an
@@ -33,6 +33,11 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   }
   for (const e of await repo.findMisplacedEvents(db, companyId)) {
     problems.push(`event ${e.id}: on invoice ${e.invoice_number}, which is not the draft of ${e.contract_id} for ${e.service_period_start}`);
+  }
+  for (const e of await repo.findEventsOutsideTheirPeriod(db, companyId)) {
+    problems.push(
+      `event ${e.id}: dated ${e.event_timestamp.toISOString()}, outside its service period ${e.service_period_start}..${e.service_period_end}`,
+    );
   }
   for (const c of await repo.findCapExcesses(db, companyId)) {
     problems.push(`invoice ${c.invoice_number}: rule ${c.rule_id} charged ${c.capped_total} against a monthly cap of ${c.monthly_cap}`);

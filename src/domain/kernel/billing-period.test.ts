@@ -17,6 +17,9 @@ describe("periodOf", () => {
     { name: "starts January on the 1st", instant: "2027-01-01T00:00:00Z", start: "2027-01-01", end: "2027-01-31" },
     { name: "uses UTC, not the offset the instant was written with", instant: "2026-03-31T23:30:00-02:00", start: "2026-04-01", end: "2026-04-30" },
     { name: "uses UTC for an instant written ahead of UTC", instant: "2026-04-01T01:00:00+02:00", start: "2026-03-01", end: "2026-03-31" },
+    { name: "keeps a year below 100 (Date.UTC would make it 19xx)", instant: "0001-01-01T00:00:00Z", start: "0001-01-01", end: "0001-01-31" },
+    { name: "ends February of year 4 on the 29th", instant: "0004-02-03T00:00:00Z", start: "0004-02-01", end: "0004-02-29" },
+    { name: "holds the last month of year 9999", instant: "9999-12-31T23:59:59.999Z", start: "9999-12-01", end: "9999-12-31" },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -31,6 +34,10 @@ describe("parseDate", () => {
     { text: "2026-12-31", iso: "2026-12-31T00:00:00.000Z" },
     { text: "2028-02-29", iso: "2028-02-29T00:00:00.000Z" },
     { text: "2000-02-29", iso: "2000-02-29T00:00:00.000Z" },
+    { text: "0001-01-01", iso: "0001-01-01T00:00:00.000Z" },
+    { text: "0099-12-31", iso: "0099-12-31T00:00:00.000Z" },
+    { text: "0004-02-29", iso: "0004-02-29T00:00:00.000Z" },
+    { text: "9999-12-31", iso: "9999-12-31T00:00:00.000Z" },
   ];
   for (const c of valid) {
     it(`reads ${c.text} as UTC midnight`, () => {
@@ -99,6 +106,8 @@ describe("addDays", () => {
     { name: "adds zero days", date: "2026-05-05", days: 0, expected: "2026-05-05" },
     { name: "adds a whole year of days across a leap year", date: "2028-01-01", days: 366, expected: "2029-01-01" },
     { name: "is not disturbed by daylight-saving dates", date: "2026-03-28", days: 2, expected: "2026-03-30" },
+    { name: "keeps years below 100", date: "0001-12-31", days: 1, expected: "0002-01-01" },
+    { name: "stays in year 9999 from the last billing month's end, its issue day and the longest payment terms", date: "9989-12-31", days: 1 + 3650, expected: "9999-12-30" },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -108,6 +117,10 @@ describe("addDays", () => {
 
   it("throws on a date it cannot read", () => {
     assert.throws(() => addDays("2026-02-30", 1), /not a date/);
+  });
+
+  it("throws rather than write a date past year 9999 (inputs are kept in range before any arithmetic)", () => {
+    assert.throws(() => addDays("9999-12-31", 1), /not a date: \+010000-01-01|not a date: 10000-01-01/);
   });
 });
 
@@ -119,6 +132,7 @@ describe("termEnd", () => {
     { name: "ends a term starting on a leap day on February 28th of the next year", start: "2028-02-29", years: 1, expected: "2029-02-28" },
     { name: "ends a term of several years", start: "2026-03-01", years: 3, expected: "2029-02-28" },
     { name: "ends a term starting on the leap day after four years on the day before the next leap day", start: "2028-02-29", years: 4, expected: "2032-02-28" },
+    { name: "keeps years below 100", start: "0050-03-01", years: 1, expected: "0051-02-28" },
   ];
   for (const c of cases) {
     it(c.name, () => {
