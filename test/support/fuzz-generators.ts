@@ -232,3 +232,59 @@ export async function storedOAuthState(t: TestApp): Promise<string> {
   );
   return JSON.stringify(rows[0]);
 }
+
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * Instants from the whole ISO 8601 grammar and a little past it: years 0001 to 9999 (edges often), every
+ * hour including 24, leap seconds (:60), 0 to 12 fractional digits, and zones Z/z, ±hh:mm to ±23:59, ±hhmm and
+ * ±hh; with the basic (no separators) form, week and ordinal dates, and a space for the T now and then.
+ */
+export const iso8601Instant: fc.Arbitrary<string> = fc
+  .record({
+    year: fc.oneof(
+      { arbitrary: fc.constantFrom(1, 99, 1969, 1970, 9989, 9990, 9999), weight: 3 },
+      { arbitrary: fc.constantFrom(2026, 2027), weight: 3 },
+      { arbitrary: fc.integer({ min: 1, max: 9999 }), weight: 1 },
+    ),
+    month: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 12 }), weight: 9 }, { arbitrary: fc.constantFrom(0, 13), weight: 1 }),
+    day: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 28 }), weight: 6 }, { arbitrary: fc.constantFrom(0, 29, 30, 31, 32), weight: 2 }),
+    hour: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 23 }), weight: 9 }, { arbitrary: fc.constant(24), weight: 1 }),
+    minute: fc.integer({ min: 0, max: 59 }),
+    second: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 59 }), weight: 9 }, { arbitrary: fc.constant(60), weight: 2 }),
+    fraction: fc.oneof({ arbitrary: fc.constant(""), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 12 }).map((n) => `.${"9".repeat(n)}`), weight: 2 }),
+    zone: fc.oneof(
+      { arbitrary: fc.constantFrom("Z", "z", "+00:00", "-00:00"), weight: 3 },
+      {
+        arbitrary: fc
+          .tuple(fc.constantFrom("+", "-"), fc.oneof(fc.integer({ min: 0, max: 23 }), fc.constantFrom(14, 15, 16, 20, 23)), fc.constantFrom(0, 30, 45, 59))
+          .map(([sign, h, m]) => `${sign}${pad2(h)}:${pad2(m)}`),
+        weight: 5,
+      },
+      { arbitrary: fc.tuple(fc.constantFrom("+", "-"), fc.integer({ min: 0, max: 23 }), fc.constantFrom("", "00", "59")).map(([sign, h, m]) => `${sign}${pad2(h)}${m}`), weight: 1 },
+      { arbitrary: fc.constant(""), weight: 1 },
+    ),
+    form: fc.oneof({ arbitrary: fc.constant("extended"), weight: 12 }, { arbitrary: fc.constantFrom("basic", "space", "week", "ordinal"), weight: 1 }),
+  })
+  .map(({ year, month, day, hour, minute, second, fraction, zone, form }) => {
+    const y = String(year).padStart(4, "0");
+    const time = `${pad2(hour)}:${pad2(minute)}:${pad2(second)}${fraction}${zone}`;
+    if (form === "basic") return `${y}${pad2(month)}${pad2(day)}T${time.replace(/:/g, "")}`;
+    if (form === "space") return `${y}-${pad2(month)}-${pad2(day)} ${time}`;
+    if (form === "week") return `${y}-W${pad2(Math.min(month * 4, 53))}-${(day % 7) + 1}T${time}`;
+    if (form === "ordinal") return `${y}-${String(day * 12).padStart(3, "0")}T${time}`;
+    return `${y}-${pad2(month)}-${pad2(day)}T${time}`;
+  });
+
+/** Calendar months `[first day, last day]` from year 0001 to 9999, edges often, as a projection takes them. */
+export const anyCalendarMonth: fc.Arbitrary<[string, string]> = fc
+  .tuple(
+    fc.oneof({ arbitrary: fc.constantFrom(1, 99, 1969, 1970, 2026, 9989, 9990, 9999), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: 9999 }), weight: 1 }),
+    fc.integer({ min: 1, max: 12 }),
+  )
+  .map(([year, month]) => {
+    const prefix = `${String(year).padStart(4, "0")}-${pad2(month)}`;
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    const last = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+    return [`${prefix}-01`, `${prefix}-${last}`];
+  });
