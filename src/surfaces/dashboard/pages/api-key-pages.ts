@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { ApiKeyListing } from "../../../domain/access/access-service.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { parseDate } from "../../../domain/kernel/billing-period.js";
+import { dateRefusal } from "../../../domain/kernel/time-range.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
 import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, placedFailure, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
@@ -94,6 +95,11 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
       const expiresAt = values.expires_on === undefined ? undefined : parseDate(values.expires_on);
       if (values.expires_on !== undefined && expiresAt === undefined) {
         throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at", [{ path: "expires_on", message: "Invalid date" }]);
+      }
+      // A real date, but outside the dates the service keeps (time-range.ts).
+      const outOfRange = values.expires_on === undefined ? undefined : dateRefusal(values.expires_on);
+      if (outOfRange !== undefined) {
+        throw new ValidationError(`expires_on ${outOfRange}`, "invalid_expires_at", [{ path: "expires_on", message: `The date ${outOfRange}.` }]);
       }
       const created = await deps.services.access.createOwnApiKey(viewer.session.actor, {
         name: values.name,

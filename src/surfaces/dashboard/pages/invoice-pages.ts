@@ -244,6 +244,8 @@ async function projectFailure(deps: DashboardDeps, viewer: Viewer, error: unknow
     if (!month || month.end !== values.billing_period_end) {
       fields.billing_period_end = `A period ends on the last day of the month it starts in${month && month.start === values.billing_period_start ? `: ${month.end}` : ""}.`;
     }
+    // A whole month, but outside the months the service bills (time-range.ts): the service's own sentence.
+    if (Object.keys(fields).length === 0) fields.billing_period_start = `${error.message}.`;
     return placedFailure(400, fields);
   }
   if (error instanceof ValidationError && error.code === "outside_contract_term" && values.contract !== undefined) {
