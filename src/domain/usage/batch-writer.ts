@@ -5,7 +5,6 @@ import type { DraftInvoices, WantedInvoice } from "../invoices/draft-invoices.js
 import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
 import { isolateRefusal, mergeWritten, storedBy, type WrittenDuplicates } from "./write-isolation.js";
 
-
 interface Pending {
   writes: BatchEventWrite[];
   wanted: (contractId: string, periodStart: string) => WantedInvoice;

@@ -258,10 +258,10 @@ export function createUsageIngestion({
         outcomes[candidate.index] = unstorable
           ? { kind: "rejected", code: "invalid_event", message: unstorable }
           : written.closed.has(id)
-          ? periodClosed(candidate)
-          : written.duplicates.has(id)
-            ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
-            : { kind: "accepted", duplicate: false };
+            ? periodClosed(candidate)
+            : written.duplicates.has(id)
+              ? { kind: "accepted", duplicate: true, differs: written.verdicts.get(id) }
+              : { kind: "accepted", duplicate: false };
       }
     }
     parsed.forEach((p) => {
