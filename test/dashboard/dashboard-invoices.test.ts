@@ -191,6 +191,9 @@ describeEachEngine("dashboard invoice pages", (t) => {
       fieldErrorOf(outside.body, "project-start"),
       `This month is outside the contract's term: the contract runs from ${contract.start_date} to ${contract.end_date}. Choose a month within it.`,
     );
+    const lastYear = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "9999-12-01", billing_period_end: "9999-12-31" });
+    assertAlert(lastYear, 400, /needs your attention/);
+    assert.equal(fieldErrorOf(lastYear.body, "project-start"), "The billing period must be a month from 1970-01 to 9989-12.");
     const unknown = await client.post("/invoices/project", { contract: `"><script>alert(1)</script>`, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
     assertAlert(unknown, 404, /needs your attention/);
     assert.equal(fieldErrorOf(unknown.body, "project-contract"), "There is no such contract in your account: choose one from the list.");
