@@ -1,6 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
+import { AppliedMigrationChangedError } from "./db/migrate.js";
 import { DataDirInUseError } from "./db/open-database.js";
 import { DomainError } from "./domain/kernel/errors.js";
 
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DomainError) {
+  if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DomainError || error instanceof AppliedMigrationChangedError) {
     process.stderr.write(`cannot start: ${error.message}\n`);
   } else {
     process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

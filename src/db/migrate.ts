@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +29,22 @@ export function loadMigrations(dir = findMigrationsDir()): Migration[] {
     .map((name) => ({ version: name.replace(/\.sql$/, ""), sql: readFileSync(join(dir, name), "utf8") }));
 }
 
+/**
+ * A migration's fingerprint: the SHA-256 of its text with line endings made LF, so that a checkout that turns
+ * them into CRLF (git's autocrlf on Windows) is still the same migration.
+ */
+export const migrationChecksum = (sql: string): string => createHash("sha256").update(sql.replace(/\r\n/g, "\n")).digest("hex");
+
+/** An applied migration whose file no longer holds the text that was applied: the service refuses to start. */
+export class AppliedMigrationChangedError extends Error {
+  constructor(readonly version: string) {
+    super(
+      `migrations/${version}.sql has changed since it was applied to this database: an applied migration is frozen. ` +
+        `Restore the file as it was, and put the change in a new migration`,
+    );
+  }
+}
+
 /** A repeatable definition: `CREATE OR REPLACE FUNCTION <name> ...`, in migrations/functions/<name>.sql. */
 export interface FunctionDefinition {
   name: string;
@@ -44,7 +61,9 @@ export function loadFunctions(dir = join(findMigrationsDir(), "functions")): Fun
 /**
  * Applies pending migrations in order, then every function definition again, all in one transaction under an
  * advisory lock, so that two processes starting at once apply each file exactly once and the functions always
- * match this release's files. Returns the versions it applied (function definitions are not counted).
+ * match this release's files. Returns the versions it applied (function definitions are not counted). Refuses,
+ * naming the file, when an applied migration's text has changed (AppliedMigrationChangedError): applied
+ * migrations are frozen, and a change goes into a new one.
  */
 export async function migrate(
   db: Database,
@@ -62,14 +81,26 @@ export async function migrate(
          applied_at timestamptz NOT NULL DEFAULT now()
        )`,
     );
-    const applied = new Set(
-      (await tx.query<{ version: string }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version),
+    // Each applied migration's SHA-256 (migrationChecksum). Rows from before checksums were kept take the
+    // text of the release that first records them; from then on the text must stay what it is.
+    await tx.query("ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text");
+    const applied = new Map(
+      (await tx.query<{ version: string; checksum: string | null }>("SELECT version, checksum FROM schema_migrations")).rows.map((r) => [
+        r.version,
+        r.checksum,
+      ]),
     );
     const done: string[] = [];
     for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+      const checksum = migrationChecksum(migration.sql);
+      if (applied.has(migration.version)) {
+        const recorded = applied.get(migration.version);
+        if (recorded === null) await tx.query("UPDATE schema_migrations SET checksum = $2 WHERE version = $1", [migration.version, checksum]);
+        else if (recorded !== checksum) throw new AppliedMigrationChangedError(migration.version);
+        continue;
+      }
       await tx.query(migration.sql);
-      await tx.query("INSERT INTO schema_migrations (version) VALUES ($1)", [migration.version]);
+      await tx.query("INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)", [migration.version, checksum]);
       done.push(migration.version);
     }
     await applyFunctions(tx, functions);

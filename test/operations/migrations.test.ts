@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { Database } from "../../src/db/database.js";
-import { loadMigrations, migrate } from "../../src/db/migrate.js";
+import { AppliedMigrationChangedError, loadMigrations, migrate, migrationChecksum } from "../../src/db/migrate.js";
 import { openDatabase } from "../../src/db/open-database.js";
 import { createTestDatabase, describeEachEngine } from "../support/harness.js";
 
@@ -48,6 +48,36 @@ describeEachEngine("migrations", (t, engine) => {
     );
     assert.equal(rows.length, 1, "one ingest function");
     assert.deepEqual([...rows[0]!.config].sort(), ["plan_cache_mode=force_generic_plan", "random_page_cost=1.1"]);
+  });
+
+  it("records each applied migration's SHA-256, and refuses to run when an applied migration's text has changed", async () => {
+    const { rows } = await t().app.db.query<{ version: string; checksum: string }>("SELECT version, checksum FROM schema_migrations ORDER BY version");
+    assert.deepEqual(
+      rows,
+      loadMigrations().map((m) => ({ version: m.version, checksum: migrationChecksum(m.sql) })),
+    );
+    const edited = loadMigrations().map((m) => (m.version === "0003_contracts_and_pricing" ? { ...m, sql: `${m.sql}\n-- one more line\n` } : m));
+    await assert.rejects(migrate(t().app.db, edited), (error: unknown) => {
+      assert.ok(error instanceof AppliedMigrationChangedError);
+      assert.match(error.message, /^migrations\/0003_contracts_and_pricing\.sql has changed since it was applied/);
+      return true;
+    });
+    // The same text with Windows line endings is the same migration.
+    const crlf = loadMigrations().map((m) => ({ ...m, sql: m.sql.replace(/\n/g, "\r\n") }));
+    assert.deepEqual(await migrate(t().app.db, crlf), []);
+  });
+
+  it("records the checksums of a database migrated before they were kept, then holds it to them", async () => {
+    const database = await createTestDatabase(engine);
+    try {
+      await migrate(database.db);
+      await database.db.query("UPDATE schema_migrations SET checksum = NULL");
+      assert.deepEqual(await migrate(database.db), []);
+      const { rows } = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE checksum IS NULL");
+      assert.equal(rows[0]!.n, 0);
+    } finally {
+      await database.drop();
+    }
   });
 
   it("keeps existing data when run again", async () => {

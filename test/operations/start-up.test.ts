@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { REPO_ROOT } from "../support/service-process.js";
+import { migrate } from "../../src/db/migrate.js";
+import { openDatabase } from "../../src/db/open-database.js";
 
 describe("npm start builds only what changed", () => {
   // A project of one file beside a copy of the build script, compiled by the repository's TypeScript.
@@ -67,5 +69,29 @@ describe("a port already in use", () => {
     const lines = stderr.trim().split("\n");
     assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
     assert.match(lines[0]!, new RegExp(`^cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  });
+});
+
+describe("an applied migration that changed", () => {
+  it("stops the service with one line naming the file, and exit code 1", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "frozen-migrations-"));
+    after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const db = await openDatabase({ kind: "pglite", dataDir });
+    await migrate(db);
+    // What the database recorded no longer matches the file: as if 0005 had been edited after it was applied.
+    await db.query("UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE version = '0005_ingest_function'");
+    await db.close();
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+    assert.equal(code, 1);
+    const lines = stderr.trim().split("\n");
+    assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
+    assert.match(lines[0]!, /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/);
   });
 });
