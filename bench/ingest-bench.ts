@@ -7,6 +7,8 @@
  *   (a)       the service (a separate process on the same PostgreSQL), 16 clients, 100-event batches,
  *             events spread over many contracts;
  *   (b)       every event on one contract (one hot draft invoice);
+ *   (f)       single-contract batches: each 100-event batch for one contract, 64 contracts, 16 clients (the
+ *             shape an independent benchmark sends; (a) and (f) are the two batch shapes every A/B runs);
  *   (c)       4 clients;
  *   (d)       replays of events already stored;
  *   (e)       the service on its embedded PGlite database;
@@ -33,11 +35,13 @@ import { verifyBilling } from "../src/domain/invariants/verify.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
-const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,b,c,d,e,startup")).split(","));
+const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,b,c,d,e,startup")).split(","));
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
 const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
 const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
 const CONTRACTS = SMOKE ? 10 : 200;
+/** Contracts of case (f), whose batches each hold one contract's events. */
+const SINGLE_CONTRACTS = SMOKE ? 4 : 64;
 const BATCH = 100;
 
 export interface CaseResult {
@@ -66,10 +70,13 @@ export interface CaseResult {
 const timestamp = new Date().toISOString();
 const metrics = ["domestic_wire", "international_wire"];
 
-function batchBody(prefix: string, contracts: string[], seq: number): string {
+/** How a batch's events are spread: over the contracts in turn, or every event of a batch on one contract. */
+type Shape = "spread" | "single";
+
+function batchBody(prefix: string, contracts: string[], seq: number, shape: Shape = "spread"): string {
   const events: string[] = [];
   for (let i = 0; i < BATCH; i++) {
-    const contract = contracts[(seq * BATCH + i) % contracts.length]!;
+    const contract = shape === "single" ? contracts[seq % contracts.length]! : contracts[(seq * BATCH + i) % contracts.length]!;
     events.push(
       `{"external_contract_id":"${contract}","event_id":"${prefix}-${seq}-${i}","metric":"${metrics[i % 2]}","quantity":${(i % 5) + 1},"timestamp":"${timestamp}"}`,
     );
@@ -181,7 +188,7 @@ interface LoadOutcome {
 }
 
 /** `clients` loops sending 100-event batches for SECONDS (or replaying `replay` bodies). */
-async function load(port: number, clients: number, prefix: string, contracts: string[], replay?: string[]): Promise<LoadOutcome> {
+async function load(port: number, clients: number, prefix: string, contracts: string[], replay?: string[], shape: Shape = "spread"): Promise<LoadOutcome> {
   const latencies: number[] = [];
   const bodies: string[] = [];
   let events = 0;
@@ -200,7 +207,7 @@ async function load(port: number, clients: number, prefix: string, contracts: st
           if (replay.length === 0) return;
           body = replay[seq % replay.length]!;
         } else {
-          body = batchBody(prefix, contracts, seq);
+          body = batchBody(prefix, contracts, seq, shape);
           bodies.push(body);
         }
         const t0 = performance.now();
@@ -291,7 +298,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const serviceCases = ["a", "b", "c", "d"].filter((c) => CASES.has(c));
+  const serviceCases = ["a", "f", "b", "c", "d"].filter((c) => CASES.has(c));
   if (serviceCases.length > 0) {
     const name = `billing_bench_service_${stamp}`;
     const url = await createDatabase(name);
@@ -299,15 +306,16 @@ async function main(): Promise<void> {
     try {
       const spread = await setupContracts(service.port, CONTRACTS, "spread");
       const [hot] = await setupContracts(service.port, 1, "hot");
-      await warmUp(service.port, url, [...spread, hot!]);
+      const single = CASES.has("f") ? await setupContracts(service.port, SINGLE_CONTRACTS, "single") : [];
+      await warmUp(service.port, url, [...spread, hot!, ...single]);
       let acceptedNew = 0;
       const prefixes: string[] = [];
       let stored: string[] = [];
-      const runCase = async (label: string, key: string, clients: number, contracts: string[], replay?: string[]) => {
+      const runCase = async (label: string, key: string, clients: number, contracts: string[], replay?: string[], shape: Shape = "spread") => {
         const prefix = `${key}${stamp}`;
         const serviceCpu = cpuSeconds(service.child.pid!);
         const pgCpu = await postgresCpu(name);
-        const outcome = await load(service.port, clients, prefix, contracts, replay);
+        const outcome = await load(service.port, clients, prefix, contracts, replay, shape);
         const perEvent = (seconds: number) => Math.round((seconds / outcome.events) * 1e6 * 10) / 10;
         const cpu = {
           serviceCpuUsPerEvent: perEvent(cpuSeconds(service.child.pid!) - serviceCpu),
@@ -328,6 +336,7 @@ async function main(): Promise<void> {
         print(result);
       };
       if (CASES.has("a")) await runCase(`(a) service, 16 clients, ${CONTRACTS} contracts`, "a", 16, spread);
+      if (CASES.has("f")) await runCase(`(f) service, 16 clients, ${SINGLE_CONTRACTS} contracts, one per batch`, "f", 16, single, undefined, "single");
       if (CASES.has("b")) await runCase("(b) service, 16 clients, one contract", "b", 16, [hot!]);
       if (CASES.has("c")) await runCase(`(c) service, 4 clients, ${CONTRACTS} contracts`, "c", 4, spread);
       if (CASES.has("d")) await runCase("(d) service, 16 clients, replays", "d", 16, spread, stored);
