@@ -2,6 +2,7 @@
  * What contract-upload tests send: multipart bodies built by the platform's own FormData (as a browser or
  * fetch would), and PDFs of every kind a user might upload (a generated agreement, a plain one, encrypted ones).
  */
+import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import PDFDocument from "pdfkit";
 import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
@@ -23,6 +24,18 @@ export async function multipart(parts: readonly MultipartPart[]): Promise<{ payl
   }
   const request = new Request("http://localhost/", { method: "POST", body: form });
   return { payload: Buffer.from(await request.arrayBuffer()), headers: { "content-type": request.headers.get("content-type")! } };
+}
+
+/**
+ * How a stored, uploaded PDF is served, by the API and the dashboard: offered for download only, and in a
+ * sandbox with nothing allowed were a browser to show it anyway.
+ */
+export function assertServedAsUpload(res: { statusCode: number; headers: Record<string, unknown> }, filename: string): void {
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers["content-type"], "application/pdf");
+  assert.equal(res.headers["content-disposition"], `attachment; filename="${filename}"`);
+  assert.equal(res.headers["content-security-policy"], "sandbox; default-src 'none'");
+  assert.equal(res.headers["x-content-type-options"], "nosniff");
 }
 
 /** A PDF made by pdfkit with these lines of text; `encryption` adds a password. */
