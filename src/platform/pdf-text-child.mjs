@@ -13,13 +13,16 @@ async function inspect(bytes, textPages) {
     const { info } = await doc.getMetadata();
     if (/** @type {{ EncryptFilterName?: string | null }} */ (info).EncryptFilterName) return { kind: "encrypted" };
     const items = [];
-    const pages = Math.min(doc.numPages, textPages);
-    for (let number = 1; number <= pages; number++) {
+    // Every page's content is unpacked and read, its text kept only for the first `textPages`: a page that
+    // unpacks into gigabytes must be refused (by the budget) whether its text is wanted or not.
+    for (let number = 1; number <= doc.numPages; number++) {
       const page = await doc.getPage(number);
       const content = await page.getTextContent();
-      for (const item of content.items) {
-        if (!("str" in item) || item.str.trim() === "") continue;
-        items.push({ page: number, x: item.transform[4], y: item.transform[5], text: item.str });
+      if (number <= textPages) {
+        for (const item of content.items) {
+          if (!("str" in item) || item.str.trim() === "") continue;
+          items.push({ page: number, x: item.transform[4], y: item.transform[5], text: item.str });
+        }
       }
       page.cleanup();
     }

@@ -2,9 +2,13 @@
 // pages with where they stand. pdfjs-dist (Mozilla's PDF.js) does the parsing, with eval off, in a child
 // process of its own (pdf-text-child.ts) with a memory and a time budget: a small file can be built to unpack
 // into gigabytes or to parse for minutes, and such a file must cost the service one refused upload, not the
-// process. Files are read one at a time, so that the budget bounds what uploads can take together.
+// process. At most PDF_CHILDREN files are read at once, so that the budget bounds what uploads take together
+// (PDF_CHILDREN times the memory budget); the rest wait in a fair queue (fair-queue.ts) under a key the caller
+// gives, each key in turn, one file at a time per key: one key's files, however many, delay another key's by
+// at most one reading, never by all of theirs.
 import { fork, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
 
 /** A run of text on a page, placed by its baseline's start in PDF points (origin bottom left). */
 export interface PdfTextItem {
@@ -33,17 +37,25 @@ const PDF_BUDGET = { timeMs: 15_000, rssBytes: 512 * 1024 * 1024, heapMb: 256 } 
 const childFile = new URL("./pdf-text-child.mjs", import.meta.url);
 const childArgs = [`--max-old-space-size=${PDF_BUDGET.heapMb}`];
 
-let queue: Promise<unknown> = Promise.resolve();
+/**
+ * The readings' queue: two children at once (one core each on a small machine; 1 GiB together at most), one
+ * per key, so a key's second file waits while another key's first is read; a key may have two files running
+ * or waiting, and 16 files wait at most over all keys (each holds its bytes, 10 MiB at most, while it waits).
+ */
+export const PDF_QUEUE: FairQueueLimits = { slots: 2, runningPerKey: 1, perKey: 2, waiting: 16 };
+
+const queue = createFairQueue(PDF_QUEUE);
 
 /**
- * Opens the PDF and reads the text of its first `textPages` pages (0: none, only the checks). Encrypted
- * means any encryption, an owner password included: such a file cannot be shown to everyone who may read
- * the contract, nor its text trusted to be the one printed.
+ * Opens the PDF, reads the content of every page, and keeps the text of the first `textPages` pages (0: none,
+ * only the checks). Every page is read because a page's content is where a small file unpacks into gigabytes:
+ * a file is refused as too complex whichever page holds that, and whether or not its text is wanted. Encrypted
+ * means any encryption, an owner password included: such a file cannot be shown to everyone who may read the
+ * contract, nor its text trusted to be the one printed. Readings are queued under `queueKey` (see PDF_QUEUE);
+ * one past its bounds is refused at once with a QueueFullError (fair-queue.ts).
  */
-export function inspectPdf(bytes: Uint8Array, options: { textPages?: number } = {}): Promise<PdfInspection> {
-  const run = queue.then(() => inspectInChild(bytes, options.textPages ?? 0));
-  queue = run.catch(() => undefined);
-  return run;
+export function inspectPdf(bytes: Uint8Array, options: { queueKey: string; textPages?: number }): Promise<PdfInspection> {
+  return queue.run(options.queueKey, () => inspectInChild(bytes, options.textPages ?? 0));
 }
 
 function inspectInChild(bytes: Uint8Array, textPages: number): Promise<PdfInspection> {

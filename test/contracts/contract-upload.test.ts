@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
-import { CONTRACTS, createCustomer, eventCount, getPricing, keyWithScopes, type Contract } from "../support/api.js";
+import { PDF_QUEUE } from "../../src/platform/pdf-text.js";
+import { CONTRACTS, createCustomer, createSampleContract, eventCount, getPricing, keyWithScopes, type Contract } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
-import { bombPdf, generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
+import { assertServedAsUpload, bombPdf, generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
 
 const UPLOAD = `${CONTRACTS}/upload`;
 
@@ -64,8 +65,15 @@ describeEachEngine("contract upload (API)", (t) => {
     const file = await t().call({ method: "GET", url: new URL(contract.pdf_url).pathname, key });
     expectStatus(file, 200);
     assert.equal(file.headers["content-type"], "application/pdf");
-    assert.match(String(file.headers["content-disposition"]), /^inline; filename="signed-agreement\.pdf"$/);
+    assertServedAsUpload(file, "signed-agreement.pdf");
     assert.ok(file.rawPayload.equals(pdf), "the agreement is served byte for byte as uploaded");
+
+    // The service's own agreement is no one's upload: it stays inline, without the sandbox.
+    const sample = await createSampleContract(t(), key, contract.customer_id);
+    const generated = await t().call({ method: "GET", url: `${CONTRACTS}/${sample.id}/agreement.pdf`, key });
+    expectStatus(generated, 200);
+    assert.match(String(generated.headers["content-disposition"]), /^inline; filename="CN-\d+\.pdf"$/);
+    assert.equal(generated.headers["content-security-policy"], undefined);
 
     expectError(await t().call({ method: "GET", url: new URL(contract.pdf_url).pathname }), 401);
     const other = await t().newCompany();
@@ -109,10 +117,17 @@ describeEachEngine("contract upload (API)", (t) => {
       ["no terms", [filePart(await plainPdf())], 400, "terms_missing"],
       ["terms not JSON", [filePart(await plainPdf()), termsPart("{contract_id: acme}")], 400, "invalid_json"],
       ["a file in another part", [{ ...filePart(await plainPdf()), name: "document" }, termsPart(terms())], 400, "unexpected_file"],
+      // Two file parts are one code whatever their order and names (multipart-form.ts), never too_many_fields.
       ["two files", [filePart(await plainPdf()), filePart(await plainPdf()), termsPart(terms())], 413, "too_many_files"],
+      ["two files after the terms", [termsPart(terms()), filePart(await plainPdf()), filePart(await plainPdf())], 413, "too_many_files"],
+      ["a file in another part, then the file", [{ ...filePart(await plainPdf()), name: "document" }, filePart(await plainPdf()), termsPart(terms())], 413, "too_many_files"],
+      ["the file, then a file in another part", [filePart(await plainPdf()), { ...filePart(await plainPdf()), name: "document" }, termsPart(terms())], 413, "too_many_files"],
+      ["the terms, a file in another part, then the file", [termsPart(terms()), { ...filePart(await plainPdf()), name: "document" }, filePart(await plainPdf())], 413, "too_many_files"],
       ["an unknown part", [filePart(await plainPdf()), termsPart(terms()), { name: "note", value: "hi" }], 413, "too_many_fields"],
       ["terms twice", [filePart(await plainPdf()), termsPart(terms()), termsPart(terms())], 413, "too_many_fields"],
-      ["a PDF that unpacks into a gigabyte", [filePart(await bombPdf(1024 * 1024 * 1024)), termsPart(terms())], 400, "file_too_complex"],
+      ["a PDF that unpacks into a gigabyte", [filePart(bombPdf(1024 * 1024 * 1024)), termsPart(terms())], 400, "file_too_complex"],
+      // Its page's content is what unpacks: the API reads every page's content, as the dashboard does.
+      ["a PDF whose page content unpacks into a gigabyte", [filePart(bombPdf(1024 * 1024 * 1024, { into: "page" })), termsPart(terms())], 400, "file_too_complex"],
     ];
     for (const [what, parts, status, code] of cases) {
       const res = await upload(t(), key, parts);
@@ -186,13 +201,43 @@ describeEachEngine("contract upload (API)", (t) => {
     assert.deepEqual(await footprint(t(), companyId), before);
   });
 
+  it("reads each company's uploads in turn: past its cap a company is answered 429 too_many_uploads, and another company's upload goes before its queued bombs", async () => {
+    const a = await t().newCompany();
+    const b = await t().newCompany();
+    const bomb = bombPdf(1024 * 1024 * 1024, { into: "page" });
+    const answered: string[] = [];
+    const send = (who: string, key: string, pdf: Buffer) =>
+      upload(t(), key, [filePart(pdf), termsPart(terms())]).then((res) => {
+        answered.push(who);
+        return res;
+      });
+    // A sends one bomb more than a company may have checked or waiting: that one is refused at once, before
+    // any bomb is done (each takes seconds), so it is the first answer.
+    const bombs = Array.from({ length: PDF_QUEUE.perKey + 1 }, (_, i) => send(`A${i}`, a.key, bomb));
+    const first = await Promise.race(bombs);
+    const refused = expectError(first, 429, "too_many_uploads");
+    assert.match(refused.error, /^Your company already has 2 uploaded files being checked; try this upload again in 5 seconds$/);
+    assert.equal(first.headers["retry-after"], "5");
+    assert.equal(answered.length, 1, "nothing else was answered yet: A's bombs are queued");
+
+    // B's valid upload is read beside A's first bomb, not after A's queue.
+    const valid = await send("B", b.key, await plainPdf());
+    expectStatus(valid, 201);
+    const results = await Promise.all(bombs);
+    assert.deepEqual(results.map((res) => res.statusCode).sort(), [400, 400, 429]);
+    for (const res of results.filter((res) => res.statusCode === 400)) expectError(res, 400, "file_too_complex");
+    const lastOfA = Math.max(...answered.flatMap((who, i) => (who.startsWith("A") ? [i] : [])));
+    assert.ok(answered.indexOf("B") < lastOfA, `B was answered before A's queued bomb: ${answered.join(", ")}`);
+  });
+
   it("lets exactly one of two parallel uploads of one contract id win", async () => {
     const { key, companyId } = await t().newCompany();
     const pdf = await plainPdf();
+    // As many as a company may have checked at once (more would be refused 429 too_many_uploads).
     const results = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => upload(t(), key, [filePart(pdf), termsPart(terms({ contract_id: "race-1", customer: { name: `Racer ${i}` } }))])),
+      Array.from({ length: PDF_QUEUE.perKey }, (_, i) => upload(t(), key, [filePart(pdf), termsPart(terms({ contract_id: "race-1", customer: { name: `Racer ${i}` } }))])),
     );
-    assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409, 409, 409]);
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409]);
     const after = await footprint(t(), companyId);
     assert.equal(after.contracts, 1);
     assert.equal(after.customers, 1, "the losers' new customers are rolled back");

@@ -14,11 +14,15 @@ import { before, it } from "node:test";
 import fc from "fast-check";
 import { describeEachEngine } from "../support/harness.js";
 import { formBody, signUp, type DashboardClient } from "../support/dashboard-client.js";
-import { ODD_CHARS, storedState } from "../support/fuzz-generators.js";
+import { abusiveUploads, ODD_CHARS, storedState } from "../support/fuzz-generators.js";
+import { bombPdf, plainPdf } from "../support/uploads.js";
 
 const RUNS = Math.max(1, Math.round(Number(process.env.FUZZ_RUNS ?? 2500) / 4));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const MAX_MS = 2000;
+/** Abusive uploads per engine (a few are read by a child process: a second each, a bomb more), and their time limit. */
+const UPLOAD_RUNS = Math.max(10, Math.round(RUNS / 30));
+const UPLOAD_MAX_MS = 20_000;
 
 interface Seed {
   client: DashboardClient;
@@ -179,6 +183,21 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     // The session survived the run (nothing logged it out but /logout, which is not fuzzed).
     assert.equal((await seed.client.get("/customers")).statusCode, 200);
     assert.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(403) ?? 0) > 0, `statuses seen: ${JSON.stringify([...statuses])}`);
+  });
+
+  it(`answers ${UPLOAD_RUNS} abusive multipart uploads to "Upload a contract" in time and never with a 5xx`, { timeout: 10 * 60_000 }, async () => {
+    const cookie = [...seed.client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    const samples = { pdf: await plainPdf(), encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }), bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }) };
+    await fc.assert(
+      fc.asyncProperty(abusiveUploads([["_csrf", seed.csrf]], samples), async (upload) => {
+        const startedAt = performance.now();
+        const response = await t().call({ method: "POST", url: "/upload-contract", headers: { cookie, "content-type": upload.contentType }, payload: upload.payload });
+        const ms = performance.now() - startedAt;
+        assert.ok(response.statusCode < 500, `${upload.family} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+        assert.ok(ms < UPLOAD_MAX_MS, `${upload.family} took ${Math.round(ms)} ms`);
+      }),
+      { numRuns: UPLOAD_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+    );
   });
 
   it("refuses a NUL in any field or field name of every form with 400, storing nothing; a broken surrogate is never a 5xx", async () => {

@@ -3,7 +3,7 @@ import { it } from "node:test";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { createCustomer, getPricing, type Contract } from "../support/api.js";
 import { alertOf, dashboardCompany, fieldErrorOf, formValuesIn, type DashboardClient } from "../support/dashboard-client.js";
-import { generatedAgreement, plainPdf } from "../support/uploads.js";
+import { assertServedAsUpload, bombPdf, generatedAgreement, plainPdf } from "../support/uploads.js";
 
 const file = (value: Buffer, filename = "signed.pdf", type = "application/pdf") => ({ name: "file", value, filename, type });
 
@@ -28,9 +28,11 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const list = await client.get("/contracts");
     assert.match(list.body, /href="\/upload-contract"/);
     const pdf = await generatedAgreement();
-    const review = await client.get(await stage(client, pdf));
+    const path = await stage(client, pdf);
+    const review = await client.get(path);
     assert.equal(review.statusCode, 200);
     assert.match(review.body, /read from the PDF's text/);
+    assertServedAsUpload(await client.get(`${path}/file.pdf`), "signed.pdf");
     const action = /action="(\/upload-contract\/[0-9a-f-]{36})"/.exec(review.body)![1]!;
     const shown = formValuesIn(review.body, action);
     assert.equal(shown.customer_mode, "new");
@@ -66,7 +68,7 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     assert.match(detail.body, /Contract saved with its signed agreement/);
     assert.match(detail.body, /href="\/contracts\/acme-eu-2026\/agreement\.pdf">Signed agreement \(PDF\)/);
     const served = await client.get("/contracts/acme-eu-2026/agreement.pdf");
-    assert.equal(served.headers["content-type"], "application/pdf");
+    assertServedAsUpload(served, "signed.pdf");
     assert.ok(served.rawPayload.equals(pdf), "the signed agreement is served as uploaded");
     // Saving the same upload again goes to the contract it became; nothing is created twice.
     const again = await client.post(action, shown);
@@ -148,6 +150,7 @@ describeEachEngine("dashboard: upload a contract", (t) => {
       [Buffer.from("just text"), 415, /^The file is not a PDF/],
       [Buffer.alloc(0), 400, /^The file is empty/],
       [await plainPdf(["x"], { userPassword: "pw", ownerPassword: "pw2" }), 400, /^The PDF is encrypted or password-protected/],
+      [bombPdf(1024 * 1024 * 1024, { into: "page" }), 400, /^The PDF unpacks into more than the service reads for one file/],
     ];
     for (const [bytes, status, message] of cases) {
       const res = await client.postMultipart("/upload-contract", [file(bytes)]);
@@ -159,6 +162,19 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const missing = await client.postMultipart("/upload-contract", [file(await plainPdf())], { csrf: null });
     assert.equal(missing.statusCode, 403);
     assert.equal(await documents(), before, "no refused upload is kept");
+  });
+
+  it("refuses an upload past the company's two being checked beside the file field, in plain words, with Retry-After", async () => {
+    const { client } = await dashboardCompany(t);
+    const bomb = bombPdf(1024 * 1024 * 1024, { into: "page" });
+    // One more than the company may have checked or waiting at once: that one is answered first, at once.
+    const uploads = Array.from({ length: 3 }, () => client.postMultipart("/upload-contract", [file(bomb)]));
+    const first = await Promise.race(uploads);
+    assert.equal(first.statusCode, 429, first.body.slice(0, 800));
+    assert.equal(first.headers["retry-after"], "5");
+    assert.equal(fieldErrorOf(first.body, "upload-file"), "Your company already has 2 uploaded files being checked; try this upload again in 5 seconds");
+    const results = await Promise.all(uploads);
+    assert.deepEqual(results.map((res) => res.statusCode).sort(), [400, 400, 429]);
   });
 
   it("saves an upload once when two saves race, the other going to the contract it became", async () => {

@@ -39,10 +39,16 @@ import {
   rawBody,
   storedState,
   timestampLike,
+  abusiveUploads,
   type JsonType,
 } from "../support/fuzz-generators.js";
+import { bombPdf, plainPdf } from "../support/uploads.js";
 
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2500));
+/** Abusive uploads per engine: a few of them are read by a child process (a second each, a bomb more). */
+const UPLOAD_RUNS = Math.max(10, Math.round(RUNS / 125));
+/** An upload the service reads may take up to the reading's time budget (15 s), plus the request around it. */
+const UPLOAD_MAX_MS = 20_000;
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 /** No request may take longer than this (measured around fastify.inject, never slept). */
 const MAX_MS = 2000;
@@ -56,7 +62,8 @@ interface FuzzRequest {
   method: Method;
   url: string;
   headers: Record<string, string>;
-  payload?: string;
+  /** Text, or bytes (a multipart body). */
+  payload?: string | Buffer;
   auth: Auth;
   /** A write that must not succeed: its body or its ids are broken by construction. */
   mustFail: boolean;
@@ -566,9 +573,9 @@ async function send(t: TestApp, request: FuzzRequest, stats: Stats): Promise<{ r
 }
 
 /** No 5xx, in time, and every 4xx is `{ error: string, code: string, ... }`. */
-function assertAnswer(res: LightMyRequestResponse, ms: number): void {
+function assertAnswer(res: LightMyRequestResponse, ms: number, maxMs = MAX_MS): void {
   assert.ok(res.statusCode < 500, `answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
-  assert.ok(ms < MAX_MS, `took ${ms.toFixed(0)} ms (limit ${MAX_MS} ms)`);
+  assert.ok(ms < maxMs, `took ${ms.toFixed(0)} ms (limit ${maxMs} ms)`);
   if (res.statusCode >= 400) {
     let body: unknown;
     assert.doesNotThrow(() => (body = JSON.parse(res.body)), `a ${res.statusCode} whose body is not JSON: ${res.body.slice(0, 200)}`);
@@ -672,6 +679,35 @@ describeEachEngine(
       );
       assert.equal(await storedState(t(), seed.companyId), initial, "stored data changed during the run");
       report(tctx, "bad requests", stats, startedAt);
+    });
+
+    it(`answers ${UPLOAD_RUNS} abusive multipart uploads without a 5xx, each refusal as { error, code }, storing nothing`, { timeout: 10 * 60_000 }, async (tctx) => {
+      const samples = { pdf: await plainPdf(), encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }), bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }) };
+      // Terms that pass, for the seed's own contract id: a file that passes every check is refused all the same
+      // (409 contract_exists), so that every upload must leave the stored state as it was.
+      const terms = JSON.stringify({ customer: { id: seed.customerId }, contract_id: seed.contractId, start_date: "2026-01-01", currency: "USD", rules: [{ type: "usage", metric: "api_call", amount: "1" }] });
+      const stats = newStats();
+      const startedAt = performance.now();
+      await fc.assert(
+        fc.asyncProperty(abusiveUploads([["terms", terms]], samples), async (upload) => {
+          const stateBefore = await storedState(t(), seed.companyId);
+          const request: FuzzRequest = {
+            route: `POST /v1/billing/contracts/upload (${upload.family})`,
+            method: "POST",
+            url: "/v1/billing/contracts/upload",
+            headers: { authorization: `Bearer ${seed.key}`, "content-type": upload.contentType },
+            payload: upload.payload,
+            auth: "valid",
+            mustFail: true,
+          };
+          const { res, ms } = await send(t(), request, stats);
+          assertAnswer(res, ms, UPLOAD_MAX_MS);
+          assert.ok(res.statusCode >= 400, `${upload.family}: answered ${res.statusCode}`);
+          assert.equal(await storedState(t(), seed.companyId), stateBefore, `${upload.family}: the upload changed stored data (answered ${res.statusCode})`);
+        }),
+        { numRuns: UPLOAD_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
+      );
+      report(tctx, "abusive uploads", stats, startedAt);
     });
 
     it("refuses unpaired surrogates and keeps every other string as sent, in otherwise valid writes", { timeout: 30 * 60_000 }, async (tctx) => {

@@ -288,3 +288,128 @@ export const anyCalendarMonth: fc.Arbitrary<[string, string]> = fc
     const last = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
     return [`${prefix}-01`, `${prefix}-${last}`];
   });
+
+/** A multipart body as sent on the wire, whatever it holds: the bytes and the request's content type. */
+export interface AbusiveUpload {
+  /** Which family of abuse it is, for the failure message and the statistics. */
+  family: string;
+  payload: Buffer;
+  contentType: string;
+}
+
+/** The PDFs the upload generators put in file parts; built beforehand (fast-check generates synchronously). */
+export interface UploadSamples {
+  /** A small valid PDF. */
+  pdf: Buffer;
+  /** One saved with a password. */
+  encrypted: Buffer;
+  /** Small, valid, and unpacking into more than one file may take (bombPdf in uploads.ts). */
+  bomb: Buffer;
+}
+
+interface RawPart {
+  name: string;
+  body: Buffer | string;
+  filename?: string;
+  type?: string;
+  /** Header lines as sent, in place of those built from the fields above. */
+  headers?: string;
+}
+
+/** The bytes of a multipart body, written by hand: what a browser would never send is sent as asked. */
+function rawMultipart(boundary: string, parts: readonly RawPart[], closing = true): Buffer {
+  const pieces: Buffer[] = [];
+  for (const part of parts) {
+    const disposition = `Content-Disposition: form-data; name="${part.name}"${part.filename === undefined ? "" : `; filename="${part.filename}"`}`;
+    const headers = part.headers ?? [disposition, ...(part.type === undefined ? [] : [`Content-Type: ${part.type}`])].join("\r\n");
+    pieces.push(Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(part.body), Buffer.from("\r\n"));
+  }
+  if (closing) pieces.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(pieces);
+}
+
+/**
+ * Abusive multipart uploads of a file form: missing and wrong boundaries, duplicate parts, huge names and
+ * headers, bombs, files that are PDFs only by name, truncated bodies, nested and odd content types, encrypted
+ * PDFs. `fields` are the form's own text parts (the API's `terms`, the dashboard's `_csrf`), sent with each
+ * body so that the file is what the service judges; the file part is named `file`.
+ */
+export function abusiveUploads(fields: ReadonlyArray<readonly [string, string]>, samples: UploadSamples): fc.Arbitrary<AbusiveUpload> {
+  const boundary = "fuzzboundary0123456789";
+  const text = fields.map(([name, value]): RawPart => ({ name, body: value }));
+  const file = (body: Buffer | string, more: Partial<RawPart> = {}): RawPart => ({ name: "file", body, filename: "agreement.pdf", type: "application/pdf", ...more });
+  const form = (family: string, parts: RawPart[], contentType = `multipart/form-data; boundary=${boundary}`, closing = true): AbusiveUpload => ({
+    family,
+    payload: rawMultipart(boundary, parts, closing),
+    contentType,
+  });
+  // The families about the body's shape send a file that is a PDF by name only: refused without starting the
+  // child process that reads PDFs (a second each), so that the run stays short; the PDFs go in the others.
+  const junk = Buffer.from("%PDX: a PDF by name only");
+  const valid = [...text, file(junk)];
+  const pdfOrJunk = fc.constantFrom(samples.pdf, samples.encrypted, Buffer.from("not a pdf"), Buffer.alloc(0));
+
+  const boundaries = fc.constantFrom(
+    "multipart/form-data",
+    "multipart/form-data; boundary=",
+    'multipart/form-data; boundary=""',
+    "multipart/form-data; boundary=other",
+    `multipart/form-data; boundary=${"b".repeat(200)}`,
+    `multipart/form-data; boundary="${boundary}"; boundary=other`,
+    `multipart/form-data; boundary=${boundary}\u0000`,
+    `multipart/form-data;boundary=${boundary.toUpperCase()}`,
+    `multipart/form-data; charset=utf-16; boundary=${boundary}`,
+  ).map((contentType) => form("boundary", valid, contentType));
+
+  const duplicates = fc
+    .shuffledSubarray([file(junk), file(samples.pdf), file(junk, { name: "other" }), ...text, ...text, { name: "file", body: "as text" }], { minLength: 2 })
+    .map((parts) => form("duplicate parts", parts));
+
+  const hugeNames = fc
+    .tuple(fc.integer({ min: 1_000, max: 200_000 }), fc.constantFrom("name", "filename", "header"))
+    .map(([length, where]) => {
+      const huge = "n".repeat(length);
+      if (where === "name") return form("huge names", [...text, { name: huge, body: "x" }, file(junk)]);
+      if (where === "filename") return form("huge names", [...text, file(junk, { filename: `${huge}.pdf` })]);
+      return form("huge names", [...text, file(junk, { headers: `Content-Disposition: form-data; name="file"; filename="a.pdf"\r\nX-Padding: ${huge}` })]);
+    });
+
+  const bombs = fc.constantFrom(samples.bomb).map((bomb) => form("bomb", [...text, file(bomb)]));
+
+  const notPdf = fc
+    .tuple(fc.uint8Array({ maxLength: 2048 }), fc.constantFrom("agreement.pdf", "AGREEMENT.PDF", "a.pdf.exe", ".pdf", "../../etc/passwd.pdf"))
+    .map(([bytes, filename]) => form("not a PDF", [...text, file(Buffer.from(bytes), { filename })]));
+
+  const truncated = fc
+    .double({ min: 0, max: 1, noNaN: true })
+    .map((at) => {
+      const whole = rawMultipart(boundary, valid);
+      return { family: "truncated", payload: whole.subarray(0, Math.floor(whole.length * at)), contentType: `multipart/form-data; boundary=${boundary}` };
+    });
+
+  const oddTypes = fc
+    .tuple(
+      fc.constantFrom("multipart/mixed; boundary=inner", "application/json", "text/html", "application/x-www-form-urlencoded", "application/octet-stream", "image/svg+xml", ""),
+      fc.constantFrom(`multipart/form-data; boundary=${boundary}`, `multipart/mixed; boundary=${boundary}`, `multipart/related; boundary=${boundary}`),
+      pdfOrJunk,
+    )
+    .map(([partType, requestType, body]) => {
+      // A part that is itself a multipart body, with the PDF inside.
+      const nested = partType.startsWith("multipart/") ? rawMultipart("inner", [file(body)]) : body;
+      return form("odd content types", [...text, file(nested, { type: partType })], requestType);
+    });
+
+  const encrypted = pdfOrJunk.map((body) => form("encrypted or junk", [...text, file(body === samples.pdf ? samples.encrypted : body)]));
+
+  return fc.oneof(
+    { arbitrary: boundaries, weight: 3 },
+    { arbitrary: duplicates, weight: 3 },
+    { arbitrary: hugeNames, weight: 2 },
+    // Each bomb is read until the budget stops it (seconds): rare, so that the run stays short.
+    { arbitrary: bombs, weight: 1 },
+    { arbitrary: notPdf, weight: 3 },
+    { arbitrary: truncated, weight: 3 },
+    { arbitrary: oddTypes, weight: 3 },
+    { arbitrary: encrypted, weight: 1 },
+  );
+}

@@ -2,6 +2,7 @@
  * What contract-upload tests send: multipart bodies built by the platform's own FormData (as a browser or
  * fetch would), and PDFs of every kind a user might upload (a generated agreement, a plain one, encrypted ones).
  */
+import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import PDFDocument from "pdfkit";
 import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
@@ -23,6 +24,18 @@ export async function multipart(parts: readonly MultipartPart[]): Promise<{ payl
   }
   const request = new Request("http://localhost/", { method: "POST", body: form });
   return { payload: Buffer.from(await request.arrayBuffer()), headers: { "content-type": request.headers.get("content-type")! } };
+}
+
+/**
+ * How a stored, uploaded PDF is served, by the API and the dashboard: offered for download only, and in a
+ * sandbox with nothing allowed were a browser to show it anyway.
+ */
+export function assertServedAsUpload(res: { statusCode: number; headers: Record<string, unknown> }, filename: string): void {
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers["content-type"], "application/pdf");
+  assert.equal(res.headers["content-disposition"], `attachment; filename="${filename}"`);
+  assert.equal(res.headers["content-security-policy"], "sandbox; default-src 'none'");
+  assert.equal(res.headers["x-content-type-options"], "nosniff");
 }
 
 /** A PDF made by pdfkit with these lines of text; `encryption` adds a password. */
@@ -83,25 +96,17 @@ export function uploadTerms(overrides: Record<string, unknown> = {}): Record<str
 }
 
 /**
- * A small, valid PDF whose metadata stream unpacks into `unpackedBytes` of spaces (a "zip bomb"): a reader
- * that unpacks it whole needs that much memory. Deflated a megabyte at a time, so building it needs little.
+ * A small, valid PDF with one stream that unpacks into `unpackedBytes` of spaces (a "zip bomb"): a reader that
+ * unpacks it whole needs that much memory. The stream is the document's metadata (read when the file is
+ * opened) or, `into: "page"`, its page's content (read only with the page: a "content bomb"). Built without
+ * deflating it all: one megabyte deflated once, its blocks repeated (deflate.ts below).
  */
-export async function bombPdf(unpackedBytes: number): Promise<Buffer> {
-  const deflater = zlib.createDeflate({ level: 9 });
-  const pieces: Buffer[] = [];
-  deflater.on("data", (piece: Buffer) => pieces.push(piece));
-  const done = new Promise((resolve) => deflater.on("end", resolve));
-  const chunk = Buffer.alloc(1024 * 1024, 0x20);
-  for (let written = 0; written < unpackedBytes; written += chunk.length) {
-    if (!deflater.write(chunk)) await new Promise((resolve) => deflater.once("drain", resolve));
-  }
-  deflater.end();
-  await done;
-  const data = Buffer.concat(pieces);
+export function bombPdf(unpackedBytes: number, { into = "metadata" }: { into?: "metadata" | "page" } = {}): Buffer {
+  const data = repeatedDeflate(0x20, 1024 * 1024, Math.max(1, Math.ceil(unpackedBytes / (1024 * 1024))));
   const objects = [
-    "<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>",
+    `<< /Type /Catalog /Pages 2 0 R${into === "metadata" ? " /Metadata 4 0 R" : ""} >>`,
     "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+    `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792]${into === "page" ? " /Contents 4 0 R" : ""} >>`,
   ];
   const parts: Buffer[] = [Buffer.from("%PDF-1.7\n")];
   const offsets: number[] = [];
@@ -111,8 +116,32 @@ export async function bombPdf(unpackedBytes: number): Promise<Buffer> {
     parts.push(Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`));
   });
   offsets.push(length());
-  parts.push(Buffer.from(`4 0 obj\n<< /Type /Metadata /Subtype /XML /Filter /FlateDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from("\nendstream\nendobj\n"));
+  const kind = into === "metadata" ? "/Type /Metadata /Subtype /XML " : "";
+  parts.push(Buffer.from(`4 0 obj\n<< ${kind}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from("\nendstream\nendobj\n"));
   const xref = length();
   parts.push(Buffer.from(`xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
   return Buffer.concat(parts);
+}
+
+/**
+ * A zlib stream (RFC 1950) of `count` chunks of `chunkBytes` bytes all `byte`: the chunk is deflated once with
+ * a full flush, which ends its blocks on a byte and forgets the history, so the same bytes stand for every
+ * chunk; then an empty final block and the Adler-32 of the whole, computed in closed form per chunk.
+ */
+function repeatedDeflate(byte: number, chunkBytes: number, count: number): Buffer {
+  const block = zlib.deflateRawSync(Buffer.alloc(chunkBytes, byte), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  const MOD = 65521n;
+  let a = 1n;
+  let b = 0n;
+  const n = BigInt(chunkBytes);
+  const v = BigInt(byte);
+  for (let i = 0; i < count; i++) {
+    // After n more bytes of value v: b gains n·a plus v·(1 + 2 + … + n), a gains n·v.
+    b = (b + n * a + (v * n * (n + 1n)) / 2n) % MOD;
+    a = (a + n * v) % MOD;
+  }
+  const trailer = Buffer.alloc(4);
+  trailer.writeUInt32BE(Number((b << 16n) | a));
+  // 0x78 0xda: deflate, 32 KiB window, best compression; 0x03 0x00: an empty final block (fixed codes).
+  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array.from({ length: count }, () => block), Buffer.from([0x03, 0x00]), trailer]);
 }

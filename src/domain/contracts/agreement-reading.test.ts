@@ -12,7 +12,7 @@ import { agreementInput } from "../../../test/fixtures/agreement-input.js";
 const agreement = agreementInput;
 
 async function textOf(input: AgreementPdfInput): Promise<{ pageCount: number; items: PdfTextItem[] }> {
-  const inspection = await inspectPdf(await renderAgreementPdf(input), { textPages: 20 });
+  const inspection = await inspectPdf(await renderAgreementPdf(input), { queueKey: "test", textPages: 20 });
   assert.equal(inspection.kind, "readable");
   return inspection.kind === "readable" ? inspection : { pageCount: 0, items: [] };
 }
@@ -184,7 +184,7 @@ describe("readAgreementTerms", () => {
       doc.text("Name Type Metric Price Monthly cap Counterparty");
       doc.end();
     });
-    const inspection = await inspectPdf(pdf, { textPages: 20 });
+    const inspection = await inspectPdf(pdf, { queueKey: "test", textPages: 20 });
     assert.equal(inspection.kind, "readable");
     assert.equal(readAgreementTerms(inspection.kind === "readable" ? inspection.items : []), null);
     assert.equal(readAgreementTerms([]), null);

@@ -1,8 +1,9 @@
 // The checks an uploaded agreement passes before anything is stored (docs/api.md, "Uploading a contract"):
 // not empty, at most 10 MB, a PDF, readable and not encrypted. Shared by the API's upload and the dashboard's.
 import { createHash } from "node:crypto";
-import { inspectPdf, looksLikePdf, type PdfTextItem } from "../../platform/pdf-text.js";
-import { TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
+import { QueueFullError } from "../../platform/fair-queue.js";
+import { inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
+import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
 import { MAX_AGREEMENT_BYTES } from "./contract-schemas.js";
 
 /** A file as it arrived: the name the client gave it and its bytes. */
@@ -15,16 +16,30 @@ export interface UploadedFile {
 export const READ_PAGES = 10;
 
 /**
- * Refuses a file that cannot be a contract's agreement, each reason with its own code; otherwise the text of
- * its first `textPages` pages.
+ * When a company refused `too_many_uploads` may try again: a reading takes about a second, and one its budget
+ * stops a few seconds (docs/performance.md, "Upload fairness").
  */
-export async function checkAgreementFile(file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
+const UPLOAD_RETRY_SECONDS = 5;
+
+/**
+ * Refuses a file that cannot be a contract's agreement, each reason with its own code; otherwise the text of
+ * its first `textPages` pages. The file is read in its company's turn: each company's uploads are queued apart
+ * and served in turn (platform/pdf-text.ts), a company with two uploads running or waiting is refused a third
+ * (429 `too_many_uploads`), as is any upload while the queue over all companies is full.
+ */
+export async function checkAgreementFile(companyId: string, file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
   if (file.bytes.length === 0) throw new ValidationError("The file is empty: attach the signed agreement as a PDF", "file_empty");
   if (file.bytes.length > MAX_AGREEMENT_BYTES) {
     throw new TooLargeError("The file is larger than 10 MiB (10,485,760 bytes); upload a smaller PDF of the agreement", "file_too_large");
   }
   if (!looksLikePdf(file.bytes)) throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
-  const inspection = await inspectPdf(file.bytes, { textPages });
+  const inspection = await inspectPdf(file.bytes, { queueKey: companyId, textPages }).catch((error: unknown) => {
+    if (!(error instanceof QueueFullError)) throw error;
+    throw RateLimitedError.tooManyUploads(
+      UPLOAD_RETRY_SECONDS,
+      error.bound === "key" ? `Your company already has ${PDF_QUEUE.perKey} uploaded files being checked` : "The service is checking as many uploaded files as it can hold",
+    );
+  });
   if (inspection.kind === "encrypted") {
     throw new ValidationError("The PDF is encrypted or password-protected; upload a copy saved without a password", "file_encrypted");
   }

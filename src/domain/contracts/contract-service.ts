@@ -262,7 +262,7 @@ export function createContractService({
       requireScope(actor, "contracts:write");
       // The terms first: they cost nothing to check, the file is parsed in a process of its own.
       const terms = checkUploadTerms(rawTerms);
-      await checkAgreementFile(file);
+      await checkAgreementFile(actor.companyId, file);
       return db.transaction(async (tx) => {
         const document = documentRow(file, null);
         await repo.insertDocument(forCompany(tx, actor.companyId), document);
@@ -277,7 +277,7 @@ export function createContractService({
      */
     async stageUpload(actor: Actor, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
       requireScope(actor, "contracts:write");
-      const reading = readAgreementTerms(await checkAgreementFile(file, READ_PAGES));
+      const reading = readAgreementTerms(await checkAgreementFile(actor.companyId, file, READ_PAGES));
       const document = documentRow(file, reading);
       await db.transaction(async (tx) => {
         await repo.deleteStaleDocuments(forCompany(tx, actor.companyId), new Date(clock.now().getTime() - STAGED_UPLOAD_MS), STAGED_UPLOADS_KEPT - 1);
@@ -310,15 +310,18 @@ export function createContractService({
       });
     },
 
-    /** The contract's agreement for its own company: the uploaded PDF as it was sent, or the generated one. */
-    async agreementFile(actor: Actor, contractId: string): Promise<{ filename: string; pdf: Buffer }> {
+    /**
+     * The contract's agreement for its own company: the uploaded PDF as it was sent (`uploaded`: someone's
+     * file, which surfaces never show inline), or the generated one.
+     */
+    async agreementFile(actor: Actor, contractId: string): Promise<{ filename: string; pdf: Buffer; uploaded: boolean }> {
       requireScope(actor, "contracts:read");
       const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!contract) throw new NotFoundError("contract");
-      if (contract.document_id === null) return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract) };
+      if (contract.document_id === null) return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract), uploaded: false };
       const document = await repo.findDocument(forCompany(db, actor.companyId), contract.document_id);
       if (!document) throw new NotFoundError("agreement");
-      return { filename: document.filename, pdf: document.content };
+      return { filename: document.filename, pdf: document.content, uploaded: true };
     },
 
     async getPricing(actor: Actor, contractId: string) {

@@ -96,4 +96,12 @@ export class RateLimitedError extends DomainError {
       "too_many_failed_attempts",
     );
   }
+
+  /**
+   * 429: an uploaded PDF that cannot be queued for reading (contracts/agreement-upload.ts): `why` says whose
+   * bound it is past, its company's or the service's.
+   */
+  static tooManyUploads(retryAfterSeconds: number, why: string) {
+    return new RateLimitedError(retryAfterSeconds, `${why}; try this upload again in ${retryAfterSeconds} seconds`, "too_many_uploads");
+  }
 }

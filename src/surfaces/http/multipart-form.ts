@@ -55,7 +55,10 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     try {
       busboy = new Busboy({
         headers: request.headers as BusboyHeaders,
-        limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 1, fieldSize: limits.maxFieldBytes },
+        // Parts: room for one file part too many, so that a second file is counted as a file (too_many_files)
+        // whatever the order of the parts, not as a part too many; every part past that is a field or a file
+        // too many already. busboy counts parts before it counts files.
+        limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 2, fieldSize: limits.maxFieldBytes },
         // A named text part stays text even when sent as a file; any other part with a file name is a file.
         isPartAFile: (name, contentType, fileName) =>
           !(limits.textParts ?? []).includes(name ?? "") && (fileName !== undefined || contentType === "application/octet-stream"),
@@ -67,6 +70,9 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     const fields = new URLSearchParams();
     let file: UploadedFile | undefined;
     let failure: DomainError | undefined;
+    // A file under another name is refused once the form is read: were a second file to follow, the form is
+    // refused for that (too_many_files), as it is when the file under the right name comes first.
+    let misplacedFile: string | undefined;
     let fileDone: Promise<void> = Promise.resolve();
     let settled = false;
     const fail = (error: DomainError) => {
@@ -75,6 +81,9 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     const finish = () => {
       if (settled) return;
       settled = true;
+      if (misplacedFile !== undefined) {
+        fail(new ValidationError(`Unexpected file in the part \`${misplacedFile}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
+      }
       if (failure) {
         // The form is refused: what is left of the body is read and dropped, not parsed.
         request.raw.unpipe(busboy);
@@ -95,7 +104,7 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     });
     busboy.on("file", (name: string, stream: NodeJS.ReadableStream & { truncated?: boolean }, filename: string) => {
       if (name !== limits.fileField) {
-        fail(new ValidationError(`Unexpected file in the part \`${name}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
+        misplacedFile = name;
         stream.resume();
         return;
       }
@@ -131,7 +140,7 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     };
     busboy.on("filesLimit", () => refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
     busboy.on("fieldsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
-    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
+    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 2} parts`, "too_many_fields")));
     busboy.on("error", (error: unknown) => {
       fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
       finish();

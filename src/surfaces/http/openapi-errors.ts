@@ -25,7 +25,7 @@ const declaredCodes = new WeakMap<object, Codes>();
 /** Where a route's own codes travel on its operation, from withRouteErrorCodes to describeCommonErrors. */
 const CODES_KEY = "x-error-codes";
 
-type RouteErrorStatus = 400 | 404 | 409 | 413 | 415;
+type RouteErrorStatus = 400 | 404 | 409 | 413 | 415 | 429;
 
 /**
  * The errors an operation answers beyond those every operation shares (which describeCommonErrors adds), for

@@ -7,7 +7,7 @@ import type { AgreementReading, ReadRule } from "../../../domain/contracts/agree
 import { MAX_UPLOAD_RULES } from "../../../domain/contracts/contract-schemas.js";
 import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
-import { ConflictError, DomainError, ForbiddenError, NotFoundError } from "../../../domain/kernel/errors.js";
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitedError } from "../../../domain/kernel/errors.js";
 import { readMultipartForm, UPLOAD_LIMITS } from "../../http/multipart-form.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { html, type SafeHtml } from "../html.js";
@@ -250,7 +250,7 @@ async function reviewPage(
     : html`<div class="alert warn" role="status">The agreement also lists ${(options.leftOver ?? []).map((r, i) => html`${i > 0 ? ", " : ""}<strong>${r.name}</strong> (${rulePriceWords(r, values.currency)})`)}, which this form has no field for: add ${(options.leftOver ?? []).length === 1 ? "it" : "them"} on the contract's page once it is saved.</div>`;
   const content = html`<p><a href="/contracts">← All contracts</a></p>
 ${read}${leftOver}
-<p>Agreement: <a href="/upload-contract/${staged.id}/file.pdf" target="_blank" rel="noopener">${staged.filename}</a> <span class="hint">(opens the uploaded PDF)</span></p>
+<p>Agreement: <a href="/upload-contract/${staged.id}/file.pdf" download>${staged.filename}</a> <span class="hint">(downloads the uploaded PDF)</span></p>
 <form class="stack wide" method="post" action="/upload-contract/${staged.id}" novalidate>
   ${csrfField(viewer.ctx)}
   <h2>2. Review the terms</h2>
@@ -310,6 +310,8 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
       if (error instanceof ForbiddenError) throw error;
       const { status, fields, flash } = formFailure(error, () => "file");
       const message = fields.file ?? flash.message;
+      // Too many uploads being checked: the sentence says when to try again, the header says it to a machine.
+      if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
       return sendPage(reply, page(viewer.ctx, "Upload a contract", html`<p><a href="/contracts">← All contracts</a></p>${uploadStep(viewer, message)}`, { flash: { kind: "error", message: "The agreement could not be taken: see the message beside the file." } }), status);
     }
   });
@@ -324,7 +326,7 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
 
   app.get<{ Params: { id: string } }>("/upload-contract/:id/file.pdf", async (request, reply) => {
     const staged = await stagedOr404(deps, viewerOf(request), request.params.id);
-    return sendPdf(reply, { filename: staged.filename, pdf: staged.pdf }, "inline");
+    return sendPdf(reply, { filename: staged.filename, pdf: staged.pdf, uploaded: true }, "attachment");
   });
 
   app.post<{ Params: { id: string } }>("/upload-contract/:id", async (request, reply) => {

@@ -102,6 +102,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                   file_empty: "the file has no bytes",
                   file_encrypted: "the PDF is encrypted (a user or an owner password)",
                   file_unreadable: "it starts like a PDF but cannot be parsed",
+                  file_too_complex: "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
                   unexpected_file: "a file in a part other than `file`",
                   terms_missing: "no part `terms`",
                   invalid_json: "the part `terms` (or a body sent as JSON) is not JSON",
@@ -119,12 +120,16 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                 413: {
                   file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
                   field_too_large: "`terms` is larger than 1 MiB",
-                  too_many_files: "more than one file",
-                  too_many_fields: "more than 200 fields",
+                  too_many_files: "more than one file part, whatever its name or the parts' order",
+                  too_many_fields: "a part other than `file` and `terms`, or `terms` twice",
                 },
                 415: {
                   unsupported_media_type: "the body is not `multipart/form-data`",
                   file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
+                },
+                429: {
+                  too_many_uploads:
+                    "the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
                 },
               }),
             },
