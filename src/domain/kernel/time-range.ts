@@ -12,10 +12,10 @@
  */
 export const FIRST_DAY = "1970-01-01";
 export const LAST_DAY = "9999-12-31";
-export const FIRST_MONTH = "1970-01";
-export const LAST_MONTH = "9989-12";
+const FIRST_MONTH = "1970-01";
+const LAST_MONTH = "9989-12";
 /** At most this many fractional digits of a second: PostgreSQL's precision. */
-export const MAX_FRACTION_DIGITS = 6;
+const MAX_FRACTION_DIGITS = 6;
 
 /** How the range reads in a refusal. */
 export const INSTANT_RANGE_WORDS = `from ${FIRST_DAY}T00:00:00Z to ${LAST_DAY}T23:59:59.999999Z`;

@@ -33,7 +33,7 @@ export function refusesData(error: unknown): error is Error {
 }
 
 /** The sentence an event refused by the database is answered with. */
-export const unstorableMessage = (error: Error): string => `The database cannot store this event: ${error.message}`;
+const unstorableMessage = (error: Error): string => `The database cannot store this event: ${error.message}`;
 
 /** Folds the reports of writes of disjoint parts of one request into one. */
 export function mergeWritten(reports: readonly WrittenDuplicates[]): WrittenDuplicates {
