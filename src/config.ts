@@ -72,6 +72,21 @@ function parseSmallInteger(name: string, value: string | undefined, fallback: nu
 }
 
 const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_DISTINCT = 16;
+
+/**
+ * Why an admin token is too weak to start with, or undefined. A short token is guessable; so is a long one made
+ * of a few characters repeated (32 times "a"); whitespace cannot travel in `Authorization: Bearer <token>`, so a
+ * token holding some would leave the admin API unusable. The message never shows the token.
+ */
+function weakAdminToken(token: string): string | undefined {
+  const characters = [...token];
+  if (/\s/u.test(token)) return "must not contain spaces or other whitespace";
+  if (characters.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${characters.length})`;
+  const distinct = new Set(characters).size;
+  if (distinct < MIN_ADMIN_TOKEN_DISTINCT) return `must have at least ${MIN_ADMIN_TOKEN_DISTINCT} different characters (it has ${distinct})`;
+  return undefined;
+}
 const MAX_AUTH_FAILURES = 1_000_000;
 
 /** BILLING_AUTH_FAILURES: a whole number of failures per address and minute, or off (null). */
@@ -123,13 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("BILLING_BOOTSTRAP_PASSWORD must be 8 to 1024 characters long");
   }
 
-  // An empty value means unset (no admin API); a short one would be guessable.
+  // An empty value means unset (no admin API).
   const adminToken = env.BILLING_ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(
-      `BILLING_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${adminToken.length}): use a long random value, e.g. from \`openssl rand -hex 32\``,
-    );
-  }
+  const adminTokenProblem = adminToken === undefined ? undefined : weakAdminToken(adminToken);
+  if (adminTokenProblem) throw new ConfigError(`BILLING_ADMIN_TOKEN ${adminTokenProblem}: use a long random value, e.g. from \`openssl rand -base64 32\``);
 
   const timeoutMs = parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s");
   const leaseMs = env.BILLING_WEBHOOK_LEASE ? parseDuration(env.BILLING_WEBHOOK_LEASE) : undefined;
