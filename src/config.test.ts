@@ -96,6 +96,18 @@ describe("configuration: the admin token and the failed-authentication throttle"
   });
 });
 
+describe("configuration: trusted proxies", () => {
+  it("trusts no proxy unless BILLING_TRUSTED_PROXIES lists some, and refuses an entry that is not an address or range", () => {
+    assert.deepEqual(loadConfig(base).trustedProxies, []);
+    assert.deepEqual(loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "" }).trustedProxies, []);
+    assert.deepEqual(loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7" }).trustedProxies, ["10.0.0.0/8", "192.0.2.7/32"]);
+    assert.throws(
+      () => loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "10.0.0.0/8, my-proxy" }),
+      (error: Error) => error instanceof ConfigError && /^BILLING_TRUSTED_PROXIES: 'my-proxy' is not an IP address or a CIDR range/.test(error.message) && !error.message.includes("\n"),
+    );
+  });
+});
+
 describe("configuration: issuing invoices", () => {
   it("issues drafts 3 days after their period unless BILLING_INVOICE_GRACE says otherwise; off: by hand only", () => {
     const grace = (value?: string) => loadConfig({ BILLING_DATA_DIR: "memory://", ...(value === undefined ? {} : { BILLING_INVOICE_GRACE: value }) }).invoiceGraceMs;

@@ -1,4 +1,5 @@
 import type { StorageConfig } from "./db/open-database.js";
+import { parseTrustedProxies } from "./platform/client-address.js";
 import { parseRateLimit, type RateLimit } from "./platform/rate-limiter.js";
 
 /**
@@ -32,6 +33,11 @@ export interface Config {
    * default 60; off: null). Independent of rateLimit: it is a guard against guessing, not a throughput limit.
    */
   authFailuresPerMinute: number | null;
+  /**
+   * The proxies whose X-Forwarded-For names the client (BILLING_TRUSTED_PROXIES), as `address/prefix` ranges;
+   * empty: the TCP peer is the client (platform/client-address.ts).
+   */
+  trustedProxies: string[];
   /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
   requestTimeoutMs: number;
   /**
@@ -198,5 +204,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
     })(),
     authFailuresPerMinute: parseAuthFailures(env.BILLING_AUTH_FAILURES),
+    trustedProxies: (() => {
+      try {
+        return parseTrustedProxies(env.BILLING_TRUSTED_PROXIES ?? "");
+      } catch (error) {
+        throw new ConfigError(`BILLING_TRUSTED_PROXIES: ${(error as Error).message}; give proxy addresses or ranges separated by commas, or leave it empty to trust none`);
+      }
+    })(),
   };
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
 import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
+import { trustedProxyCheck } from "../../platform/client-address.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
@@ -39,6 +40,8 @@ export interface HttpAppDeps {
   rateLimit: RateLimit | null;
   /** Failed authentications per client address, one budget for every surface (null: no limit). */
   authFailures: FailureThrottle | null;
+  /** The proxies whose X-Forwarded-For names the client (`address/prefix` ranges; empty: none). */
+  trustedProxies: readonly string[];
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
@@ -66,6 +69,9 @@ function mcpRoutes(load: () => Promise<ExpressApp>) {
           // were given (fastify.inject's are not node's) as own properties, which survive the swap.
           pinMethods(request.raw);
           pinMethods(reply.raw);
+          // The client's address as Fastify derived it (trusted proxies and all), over express's own `req.ip`,
+          // so that the failure throttle and the sign-in limits of the agent surface count the same client.
+          Object.defineProperty(request.raw, "ip", { value: request.ip, writable: true, configurable: true });
           const send = (status: number, body: object) => {
             reply.raw.statusCode = status;
             reply.raw.setHeader("content-type", "application/json");
@@ -148,6 +154,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     // longer ones before the route's own schema could say why.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     clientErrorHandler: answerClientError,
+    // request.ip is the client behind our own proxies (BILLING_TRUSTED_PROXIES, platform/client-address.ts),
+    // for every use of it: the failure throttle, the per-address limits, the MCP surface. Without proxies, the
+    // TCP peer, and X-Forwarded-For is ignored.
+    trustProxy: deps.trustedProxies.length > 0 ? trustedProxyCheck(deps.trustedProxies) : false,
     // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
