@@ -45,11 +45,12 @@ export type FormBody = URLSearchParams;
 export function viewerOf(request: FastifyRequest): Viewer {
   const dashboard = request.dashboard;
   if (!dashboard) throw new Error("dashboard route without a session");
-  const path = request.url.split("?")[0] ?? "/";
-  return {
-    session: dashboard.session,
-    ctx: { companyName: dashboard.session.companyName, email: dashboard.session.user.email, csrfToken: dashboard.session.csrfToken, path },
-  };
+  return { session: dashboard.session, ctx: pageContext(dashboard.session, request.url) };
+}
+
+/** What a signed-in page shows of its viewer, for the page at `url`. */
+export function pageContext(session: DashboardSession, url: string): PageContext {
+  return { companyName: session.companyName, email: session.user.email, csrfToken: session.csrfToken, path: url.split("?")[0] ?? "/" };
 }
 
 export function formOf(request: FastifyRequest): FormBody {

@@ -25,7 +25,7 @@ import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { referenceRoutes } from "./routes/reference-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
-import { AUTH_PER_ADDRESS, dashboardRoutes } from "../dashboard/dashboard-app.js";
+import { AUTH_PER_ADDRESS, dashboardRoutes, notFoundPage } from "../dashboard/dashboard-app.js";
 
 export interface HttpAppDeps {
   services: Services;
@@ -130,6 +130,16 @@ function answerClientError(error: Error & { code?: string }, socket: import("nod
   socket.destroy();
 }
 
+// The first path segments of the API, the agent surface and the service endpoints: an unknown URL under them
+// answers the JSON 404 even to a browser, since a client of theirs reads `{ error, code }`.
+const API_SEGMENTS = new Set(["v1", "admin", "oauth", ".well-known", "healthz", "readyz", "metrics", "docs", ...MCP_PATHS.map((path) => path.split("/")[1]!)]);
+
+/** Whether an unknown URL is a browser's among the dashboard's pages (it asks for HTML, outside the API's paths). */
+function wantsDashboardPage(request: FastifyRequest): boolean {
+  const segment = (request.url.split(/[/?#]/)[1] ?? "").toLowerCase();
+  return !API_SEGMENTS.has(segment) && /\btext\/html\b/i.test(request.headers.accept ?? "");
+}
+
 /** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -165,8 +175,11 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(exactSerializerCompiler);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send({ error: "Not found", code: "not_found" });
+  // A browser lost among the dashboard's pages gets a page with a way home; everything else the API's JSON 404.
+  const dashboardNotFound = notFoundPage(deps);
+  app.setNotFoundHandler(async (request, reply) => {
+    if (wantsDashboardPage(request)) return dashboardNotFound(request, reply);
+    return reply.code(404).send({ error: "Not found", code: "not_found" });
   });
   app.decorateRequest("actor", undefined);
 
