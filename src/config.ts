@@ -30,7 +30,8 @@ export interface Config {
   rateLimit: RateLimit | null;
   /**
    * Failed authentications allowed per client address, minute and process before 429 (BILLING_AUTH_FAILURES,
-   * default 60; off: null). Independent of rateLimit: it is a guard against guessing, not a throughput limit.
+   * default 60; off: null), and IPV4_NETWORK_FACTOR times as many per IPv4 /24 (platform/failure-throttle.ts).
+   * Independent of rateLimit: it is a guard against guessing, not a throughput limit.
    */
   authFailuresPerMinute: number | null;
   /**
