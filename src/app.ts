@@ -63,6 +63,7 @@ export async function createApp(
       requestTimeoutMs: config.requestTimeoutMs,
       rateLimit: config.rateLimit,
       authFailures,
+      trustedProxies: config.trustedProxies,
     });
     return {
       db,

@@ -41,10 +41,47 @@ describe("configuration: the admin token and the failed-authentication throttle"
       () => loadConfig({ ...base, BILLING_ADMIN_TOKEN: short }),
       (error: Error) => error instanceof ConfigError && /^BILLING_ADMIN_TOKEN must be at least 32 characters long/.test(error.message) && !error.message.includes(short),
     );
-    assert.equal(loadConfig({ ...base, BILLING_ADMIN_TOKEN: "a".repeat(32) }).adminToken, "a".repeat(32));
     assert.equal(loadConfig({ ...base, BILLING_ADMIN_TOKEN: "" }).adminToken, undefined);
     assert.equal(loadConfig(base).adminToken, undefined);
   });
+
+  // 16 different characters: "0123456789abcdef".
+  const sixteen = "0123456789abcdef";
+  const adminTokens: Array<{ name: string; token: string; refusal?: RegExp }> = [
+    { name: "32 identical characters", token: "a".repeat(32), refusal: /^BILLING_ADMIN_TOKEN must have at least 16 different characters \(it has 1\)/ },
+    { name: "32 spaces", token: " ".repeat(32), refusal: /^BILLING_ADMIN_TOKEN must not contain spaces or other whitespace/ },
+    { name: "a strong token with one space inside", token: `${sixteen}${sixteen.slice(0, 8)} ${sixteen.slice(8)}`, refusal: /must not contain spaces/ },
+    { name: "a strong token with a trailing newline (pasted from a file)", token: `${sixteen}${sixteen}\n`, refusal: /must not contain spaces/ },
+    { name: "a tab", token: `${sixteen}\t${sixteen}`, refusal: /must not contain spaces/ },
+    { name: "a no-break space", token: `${sixteen}\u00a0${sixteen}`, refusal: /must not contain spaces/ },
+    { name: "a short token with a space: whitespace is named first", token: "a b", refusal: /must not contain spaces/ },
+    { name: "two characters alternating", token: "ab".repeat(20), refusal: /at least 16 different characters \(it has 2\)/ },
+    { name: "15 different characters, 45 long", token: "0123456789abcde".repeat(3), refusal: /at least 16 different characters \(it has 15\)/ },
+    { name: "16 different characters, 32 long", token: sixteen.repeat(2) },
+    // `openssl rand -hex 32` (the docs' recommendation for long): 64 hex digits, which miss one of the 16 one time in four.
+    { name: "64 hex digits missing six of the 16", token: "0123456789".repeat(6) + "0123" },
+    { name: "64 hex digits with only 9 of the 16", token: "012345678".repeat(7) + "0", refusal: /at least 10 different characters \(of a 64-character hexadecimal token's 16\) \(it has 9\)/ },
+    { name: "63 hex digits missing one of the 16", token: ("0123456789abcde".repeat(5)).slice(0, 63), refusal: /at least 16 different characters \(it has 15\)/ },
+    { name: "openssl rand -base64 32", token: "q1W7fJ0x+Zs3kPa9/Lc2VbN8mRt5Yh6EuGd4Ko0Xi1M=" },
+    { name: "the test harness's token", token: "test-admin-token-0123456789abcdefghij" },
+  ];
+  for (const { name, token, refusal } of adminTokens) {
+    it(`${refusal ? "refuses" : "accepts"} an admin token of ${name}`, () => {
+      if (!refusal) {
+        assert.equal(loadConfig({ ...base, BILLING_ADMIN_TOKEN: token }).adminToken, token);
+        return;
+      }
+      assert.throws(
+        () => loadConfig({ ...base, BILLING_ADMIN_TOKEN: token }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          refusal.test(error.message) &&
+          !error.message.includes("\n") &&
+          error.message.endsWith("use a long random value, e.g. from `openssl rand -base64 32`") &&
+          (token.trim() === "" || !error.message.includes(token.trim())),
+      );
+    });
+  }
 
   it("allows 60 failed authentications per address and minute unless BILLING_AUTH_FAILURES says otherwise; off disables", () => {
     assert.equal(loadConfig(base).authFailuresPerMinute, 60);
@@ -60,6 +97,18 @@ describe("configuration: the admin token and the failed-authentication throttle"
         bad,
       );
     }
+  });
+});
+
+describe("configuration: trusted proxies", () => {
+  it("trusts no proxy unless BILLING_TRUSTED_PROXIES lists some, and refuses an entry that is not an address or range", () => {
+    assert.deepEqual(loadConfig(base).trustedProxies, []);
+    assert.deepEqual(loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "" }).trustedProxies, []);
+    assert.deepEqual(loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7" }).trustedProxies, ["10.0.0.0/8", "192.0.2.7/32"]);
+    assert.throws(
+      () => loadConfig({ ...base, BILLING_TRUSTED_PROXIES: "10.0.0.0/8, my-proxy" }),
+      (error: Error) => error instanceof ConfigError && /^BILLING_TRUSTED_PROXIES: 'my-proxy' is not an IP address or a CIDR range/.test(error.message) && !error.message.includes("\n"),
+    );
   });
 });
 

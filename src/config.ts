@@ -1,4 +1,5 @@
 import type { StorageConfig } from "./db/open-database.js";
+import { parseTrustedProxies } from "./platform/client-address.js";
 import { parseRateLimit, type RateLimit } from "./platform/rate-limiter.js";
 
 /**
@@ -29,9 +30,15 @@ export interface Config {
   rateLimit: RateLimit | null;
   /**
    * Failed authentications allowed per client address, minute and process before 429 (BILLING_AUTH_FAILURES,
-   * default 60; off: null). Independent of rateLimit: it is a guard against guessing, not a throughput limit.
+   * default 60; off: null), and IPV4_NETWORK_FACTOR times as many per IPv4 /24 (platform/failure-throttle.ts).
+   * Independent of rateLimit: it is a guard against guessing, not a throughput limit.
    */
   authFailuresPerMinute: number | null;
+  /**
+   * The proxies whose X-Forwarded-For names the client (BILLING_TRUSTED_PROXIES), as `address/prefix` ranges;
+   * empty: the TCP peer is the client (platform/client-address.ts).
+   */
+  trustedProxies: string[];
   /** How long a client has to send a whole request (BILLING_REQUEST_TIMEOUT, default 30s); then 408. */
   requestTimeoutMs: number;
   /**
@@ -72,6 +79,32 @@ function parseSmallInteger(name: string, value: string | undefined, fallback: nu
 }
 
 const MIN_ADMIN_TOKEN_LENGTH = 32;
+const MIN_ADMIN_TOKEN_DISTINCT = 16;
+/**
+ * A long token written in hexadecimal has only 16 characters to draw from, so a random one often misses one
+ * (one in four of `openssl rand -hex 32`, which the docs long recommended): a hex token of 64 characters or
+ * more (256 bits) needs 10 different digits, which a random one misses about never. Shorter hex tokens keep the
+ * rule of 16.
+ */
+const MIN_HEX_ADMIN_TOKEN_DISTINCT = 10;
+
+/**
+ * Why an admin token is too weak to start with, or undefined. A short token is guessable; so is a long one made
+ * of a few characters repeated (32 times "a"); whitespace cannot travel in `Authorization: Bearer <token>`, so a
+ * token holding some would leave the admin API unusable. The message never shows the token.
+ */
+function weakAdminToken(token: string): string | undefined {
+  const characters = [...token];
+  if (/\s/u.test(token)) return "must not contain spaces or other whitespace";
+  if (characters.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${characters.length})`;
+  const distinct = new Set(characters).size;
+  const longHex = characters.length >= 64 && /^[0-9a-f]+$/i.test(token);
+  const needed = longHex ? MIN_HEX_ADMIN_TOKEN_DISTINCT : MIN_ADMIN_TOKEN_DISTINCT;
+  if (distinct < needed) {
+    return `must have at least ${needed} different characters${needed === MIN_HEX_ADMIN_TOKEN_DISTINCT ? " (of a 64-character hexadecimal token's 16)" : ""} (it has ${distinct})`;
+  }
+  return undefined;
+}
 const MAX_AUTH_FAILURES = 1_000_000;
 
 /** BILLING_AUTH_FAILURES: a whole number of failures per address and minute, or off (null). */
@@ -123,13 +156,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("BILLING_BOOTSTRAP_PASSWORD must be 8 to 1024 characters long");
   }
 
-  // An empty value means unset (no admin API); a short one would be guessable.
+  // An empty value means unset (no admin API).
   const adminToken = env.BILLING_ADMIN_TOKEN || undefined;
-  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(
-      `BILLING_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${adminToken.length}): use a long random value, e.g. from \`openssl rand -hex 32\``,
-    );
-  }
+  const adminTokenProblem = adminToken === undefined ? undefined : weakAdminToken(adminToken);
+  if (adminTokenProblem) throw new ConfigError(`BILLING_ADMIN_TOKEN ${adminTokenProblem}: use a long random value, e.g. from \`openssl rand -base64 32\``);
 
   const timeoutMs = parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s");
   const leaseMs = env.BILLING_WEBHOOK_LEASE ? parseDuration(env.BILLING_WEBHOOK_LEASE) : undefined;
@@ -186,5 +216,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }
     })(),
     authFailuresPerMinute: parseAuthFailures(env.BILLING_AUTH_FAILURES),
+    trustedProxies: (() => {
+      try {
+        return parseTrustedProxies(env.BILLING_TRUSTED_PROXIES ?? "");
+      } catch (error) {
+        throw new ConfigError(`BILLING_TRUSTED_PROXIES: ${(error as Error).message}; give proxy addresses or ranges separated by commas, or leave it empty to trust none`);
+      }
+    })(),
   };
 }

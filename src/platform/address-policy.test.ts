@@ -174,6 +174,27 @@ describe("checkEndpointUrl", () => {
     });
   }
 
+  // Which refusals allowPrivate lifts: the ones a refusal names BILLING_WEBHOOK_ALLOW_PRIVATE for (webhook-service.ts).
+  const locality: Array<[string, boolean]> = [
+    ["http://example.com/hook", true],
+    ["https://127.0.0.1/hook", true],
+    ["https://10.0.0.5/hook", true],
+    ["https://[::1]/hook", true],
+    ["ftp://example.com/", false],
+    ["https://user:pass@example.com/", false],
+    ["http://user:pass@127.0.0.1/", false],
+    ["https://example.com:0/", false],
+    ["not a url", false],
+  ];
+  for (const [url, local] of locality) {
+    it(`refuses ${url} as ${local ? "local (allowPrivate would accept it)" : "not local (allowPrivate would refuse it too)"}`, () => {
+      const verdict = checkEndpointUrl(url, { allowPrivate: false });
+      assert.equal(verdict.ok, false);
+      if (!verdict.ok) assert.equal(verdict.local, local);
+      assert.equal(checkEndpointUrl(url, { allowPrivate: true }).ok, local);
+    });
+  }
+
   const accepted: Array<{ name: string; url: string; allowPrivate?: boolean; href: string }> = [
     { name: "accepts an https URL with a domain name", url: "https://example.com/hooks/billing", href: "https://example.com/hooks/billing" },
     { name: "accepts an https URL with a port and query", url: "https://example.com:8443/h?x=1", href: "https://example.com:8443/h?x=1" },

@@ -7,7 +7,11 @@ import ipaddr from "ipaddr.js";
  * connect time. It lives in platform/ because that client needs it and platform never imports the domain.
  */
 
-export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
+/**
+ * A refusal is `local` when allowPrivate would have accepted the URL (http://, or an IP literal that is not
+ * public): the refusals a developer pointing the service at a receiver on their own machine meets.
+ */
+export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string; local: boolean };
 
 const MAX_URL_LENGTH = 2048;
 
@@ -17,6 +21,14 @@ const MAX_URL_LENGTH = 2048;
  * allowPrivate.
  */
 export function checkEndpointUrl(text: string, options: { allowPrivate: boolean }): UrlVerdict {
+  // A refusal that stands with allowPrivate too is said first, and is not local (credentials in an http:// URL).
+  const lenient = checkUrl(text, true);
+  if (!lenient.ok || options.allowPrivate) return lenient;
+  const strict = checkUrl(text, false);
+  return strict.ok ? strict : { ...strict, local: true };
+}
+
+function checkUrl(text: string, allowPrivate: boolean): UrlVerdict {
   if (typeof text !== "string" || text.length === 0) return refuse("URL is empty");
   if (text.length > MAX_URL_LENGTH) return refuse(`URL is longer than ${MAX_URL_LENGTH} characters`);
   // The WHATWG parser silently drops tabs and newlines anywhere and trims spaces and controls at the ends,
@@ -31,7 +43,7 @@ export function checkEndpointUrl(text: string, options: { allowPrivate: boolean 
   }
 
   if (url.protocol === "http:") {
-    if (!options.allowPrivate) return refuse("URL must use https://");
+    if (!allowPrivate) return refuse("URL must use https://");
   } else if (url.protocol !== "https:") {
     return refuse("URL must use https://");
   }
@@ -46,14 +58,14 @@ export function checkEndpointUrl(text: string, options: { allowPrivate: boolean 
   // The WHATWG parser has already turned every IPv4 spelling (2130706433, 0x7f.1, 0177.0.0.1, 127.1,
   // percent-encoded digits, a trailing dot) into dotted decimal, and IPv6 literals into bracketed hex.
   const literal = ipLiteralOf(url.hostname);
-  if (literal !== null && !options.allowPrivate && !isPublicAddress(literal)) {
+  if (literal !== null && !allowPrivate && !isPublicAddress(literal)) {
     return refuse(`address ${literal} is not public`);
   }
   return { ok: true, url };
 }
 
 function refuse(reason: string): UrlVerdict {
-  return { ok: false, reason };
+  return { ok: false, reason, local: false };
 }
 
 /** The address text when a WHATWG `url.hostname` is an IP literal, else null. */

@@ -2,8 +2,10 @@
  * Failed authentications per client address (BILLING_AUTH_FAILURES, default 60 a minute): bad API keys, a
  * wrong admin token and wrong passwords on the dashboard and OAuth sign-in forms share one budget per
  * address; past it, 429 `too_many_failed_attempts` with Retry-After. A valid API key or admin token is never
- * refused; a password is refused unchecked. Each test uses addresses of its own (inject's remoteAddress),
- * and runs with the default budget, with BILLING_RATE_LIMIT=off as every suite.
+ * refused; a password is refused unchecked. An IPv4 address's failures also count against its /24 network, with
+ * 4 times the budget. Each test uses addresses of its own, each in a /24 of its own (inject's remoteAddress),
+ * and runs with the default budget, with BILLING_RATE_LIMIT=off as every suite. Behind a trusted proxy
+ * (BILLING_TRUSTED_PROXIES) the client is the right-most address of X-Forwarded-For that is not a proxy.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -14,10 +16,14 @@ import { csrfIn, formBody } from "../support/dashboard-client.js";
 import { authorize, newUser, pkce, REDIRECT_URI, registerClient, requestIdOf } from "../support/mcp-client.js";
 
 const BUDGET = 60;
+/** An IPv4 /24 network's budget: 4 times an address's (docs/operations.md, "Failed authentication"). */
+const NETWORK_BUDGET = 4 * BUDGET;
 const CUSTOMERS = "/v1/billing/customers";
-let lastOctet = 0;
-/** A client address no other test uses. */
-const newAddress = () => `198.51.100.${++lastOctet}`;
+let lastNetwork = 0;
+/** The first address of a /24 network no other test uses (198.18.0.0/15, set aside for tests). */
+const newAddress = () => newNetwork(1);
+/** A /24 network no other test uses: its address `host`. */
+const newNetwork = (host: number) => `198.${18 + (++lastNetwork >> 8)}.${lastNetwork & 255}.${host}`;
 const badKey = () => `sk_test_wrong_${randomBytes(12).toString("hex")}`;
 
 function apiCall(t: TestApp, address: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
@@ -78,18 +84,18 @@ async function dashboardSignIn(t: TestApp, address: string) {
     });
 }
 
-/** An OAuth authorization waiting at its sign-in page; posts email and password from `address`. */
+/** An OAuth authorization waiting at its sign-in page; posts email and password from `address` (with `headers`). */
 async function oauthSignIn(t: TestApp) {
   const clientId = await registerClient(t);
   const page = await authorize(t, { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, scope: "read:invoices" });
   assert.equal(page.statusCode, 200, page.body);
   const requestId = requestIdOf(page.body);
-  return (address: string, email: string, password: string) =>
+  return (address: string, email: string, password: string, headers: Record<string, string> = {}) =>
     t.call({
       method: "POST",
       url: "/oauth/login",
       remoteAddress: address,
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
       payload: new URLSearchParams({ request_id: requestId, email, password }).toString(),
     });
 }
@@ -229,6 +235,85 @@ describeEachEngine("failed authentication throttle", (t) => {
     assert.match(elsewhere.body, /action="\/oauth\/consent"/);
   });
 });
+
+describeEachEngine("failed authentication throttle by IPv4 /24 network, and X-Forwarded-For without a trusted proxy", (t) => {
+  it(`throttles 20 addresses of one /24 once the network's ${NETWORK_BUDGET} failures are spent, though each stayed under its own ${BUDGET}`, async () => {
+    // The tester's case: 20 addresses × 60 guesses were 1,200 guesses a minute unthrottled.
+    const network = newNetwork(0).replace(/\.0$/, "");
+    const addresses = Array.from({ length: 20 }, (_, i) => `${network}.${i + 1}`);
+    const perAddress = NETWORK_BUDGET / addresses.length;
+    assert.ok(perAddress < BUDGET);
+    for (const address of addresses) await failWithKeys(t(), address, perAddress);
+    for (const address of addresses) assertThrottled(await apiCall(t(), address, { authorization: `Bearer ${badKey()}` }));
+    assertThrottled(await apiCall(t(), `${network}.200`, { authorization: `Bearer ${badKey()}` }), 60);
+    assertThrottled(await adminCall(t(), `::ffff:${network}.201`, "wrong-admin-token"));
+    await failWithKeys(t(), newAddress(), 1);
+    const { key } = await t().newCompany();
+    assert.equal((await apiCall(t(), `${network}.7`, { authorization: `Bearer ${key}` })).statusCode, 200, "a valid key from the network still works");
+    t().clock.advance(60_000);
+    await failWithKeys(t(), `${network}.7`, 1);
+  });
+
+  it("ignores X-Forwarded-For from a peer that is no trusted proxy: the peer is the client", async () => {
+    const peer = newAddress();
+    for (let i = 0; i < BUDGET; i++) {
+      const res = await apiCall(t(), peer, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": `203.0.113.${i + 1}` });
+      assert.equal(res.statusCode, 401, `failure ${i + 1}: ${res.body}`);
+    }
+    assertThrottled(await apiCall(t(), peer, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": "203.0.113.250" }));
+    assertThrottled(await apiCall(t(), peer, { authorization: `Bearer ${badKey()}` }));
+    const other = newAddress();
+    assert.equal((await apiCall(t(), other, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": peer })).statusCode, 401, "naming a throttled address is no way in or out");
+  });
+});
+
+const PROXY_BUDGET = 3;
+describeEachEngine(
+  "failed authentication throttle behind a trusted proxy (BILLING_TRUSTED_PROXIES)",
+  (t) => {
+    const proxy = "10.9.0.1";
+    const innerProxy = "10.9.7.7";
+    const via = (client: string, extra: Record<string, string> = {}) => ({ "x-forwarded-for": client, ...extra });
+
+    it("counts each client named by the proxy's X-Forwarded-For on its own, not the proxy", async () => {
+      const a = newAddress();
+      const b = newAddress();
+      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await apiCall(t(), proxy, via(a, { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      assertThrottled(await apiCall(t(), proxy, via(a, { authorization: `Bearer ${badKey()}` })));
+      assert.equal((await apiCall(t(), proxy, via(b, { authorization: `Bearer ${badKey()}` }))).statusCode, 401, "another client through the same proxy");
+      assert.equal((await apiCall(t(), proxy, { authorization: `Bearer ${badKey()}` })).statusCode, 401, "the proxy itself, without the header, is its own client");
+      // A client cannot get out by writing its own X-Forwarded-For: the proxy appends the address it saw, and that one counts.
+      assertThrottled(await apiCall(t(), proxy, via(`${newAddress()}, ${a}`, { authorization: `Bearer ${badKey()}` })));
+      // Through two proxies of ours, the right-most address that is not a proxy.
+      assertThrottled(await apiCall(t(), proxy, via(`${a}, ${innerProxy}`, { authorization: `Bearer ${badKey()}` })));
+      assertThrottled(await apiCall(t(), proxy, via(`::ffff:${a}`, { authorization: `Bearer ${badKey()}` })), 60);
+    });
+
+    it("counts the clients of one /24 behind the proxy together, with 4 times the budget", async () => {
+      const network = newNetwork(0).replace(/\.0$/, "");
+      for (let i = 1; i <= 4 * PROXY_BUDGET; i++) assert.equal((await apiCall(t(), proxy, via(`${network}.${i}`, { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      assertThrottled(await apiCall(t(), proxy, via(`${network}.99`, { authorization: `Bearer ${badKey()}` })));
+    });
+
+    it("ignores X-Forwarded-For from a peer outside the trusted ranges", async () => {
+      const peer = newAddress();
+      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await apiCall(t(), peer, via(newAddress(), { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      assertThrottled(await apiCall(t(), peer, via(newAddress(), { authorization: `Bearer ${badKey()}` })));
+    });
+
+    it("gives the forwarded client to the OAuth sign-in page (the MCP surface) as well", async () => {
+      const user = await newUser(t());
+      const signIn = await oauthSignIn(t());
+      const guesser = newAddress();
+      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await signIn(proxy, user.email, `wrong-${i}`, via(guesser))).statusCode, 401);
+      assertThrottled(await signIn(proxy, user.email, user.password, via(guesser)));
+      const colleague = await signIn(proxy, user.email, user.password, via(newAddress()));
+      assert.equal(colleague.statusCode, 200, colleague.body);
+      assert.match(colleague.body, /action="\/oauth\/consent"/);
+    });
+  },
+  { env: { BILLING_TRUSTED_PROXIES: "10.9.0.0/16", BILLING_AUTH_FAILURES: String(PROXY_BUDGET) } },
+);
 
 describeEachEngine(
   "failed authentication throttle, BILLING_AUTH_FAILURES=off",

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { MARCH, submitAccepted, updateRule, getPricing, usageEvent } from "../support/api.js";
-import { assertAlert, dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
+import { assertAlert, dashboardCompany, fieldErrorOf, sampleContract, tableRows } from "../support/dashboard-client.js";
 
 const CAPTION = "Usage events, newest first";
 
@@ -102,11 +102,33 @@ describeEachEngine("dashboard usage pages", (t) => {
     const contract = await sampleContract(t, key, "Bad Filter Co");
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
     const badDate = await client.get("/usage?from=2026-02-30");
-    assertAlert(badDate, 400, /from/);
+    assertAlert(badDate, 400, /^One field needs your attention/);
+    assert.equal(fieldErrorOf(badDate.body, "usage-from"), "Enter a real date, as YYYY-MM-DD.");
     assert.equal(tableRows(badDate.body, CAPTION).length, 0);
     assert.match(badDate.body, /id="usage-from" name="from" type="date" value="2026-02-30"/);
-    assertAlert(await client.get("/usage?status=billed"), 400, /status/);
+    const badStatus = await client.get("/usage?status=billed");
+    assertAlert(badStatus, 400, /^One field needs your attention/);
+    assert.match(fieldErrorOf(badStatus.body, "usage-status") ?? "", /^Choose one of accepted, rated\.$/);
     assertAlert(await client.get("/usage?starting_after=no-such-event"), 400, /starting_after/);
+  });
+
+  it("explains a 'from' after 'to' beside the field instead of showing an empty list", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Reversed Range Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    for (const [from, to] of [["2026-05-01", "2026-03-01"], ["2026-03-20", "2026-03-10"]]) {
+      const page = await client.get(`/usage?contract=${contract.id}&from=${from}&to=${to}`);
+      assertAlert(page, 400, /^One field needs your attention: see the message beside it\.$/);
+      assert.equal(fieldErrorOf(page.body, "usage-from"), "'From' must be on or before 'To'.");
+      assert.equal(fieldErrorOf(page.body, "usage-to"), undefined);
+      assert.equal(tableRows(page.body, CAPTION).length, 0);
+      assert.doesNotMatch(page.body, /No usage events match these filters/);
+      assert.match(page.body, new RegExp(`id="usage-from" name="from" type="date" value="${from}"`), "what was typed is shown back");
+      assert.match(page.body, new RegExp(`id="usage-to" name="to" type="date" value="${to}"`));
+    }
+    const sameDay = await client.get(`/usage?from=2026-03-10&to=2026-03-10`);
+    assert.equal(sameDay.statusCode, 200);
+    assert.equal(tableRows(sameDay.body, CAPTION).length, 1);
   });
 
   it("shows an event with everything the API shows and the rule and rate that priced it", async () => {

@@ -15,7 +15,10 @@ import { assertNotSignedWith, assertSigned, receiverPool } from "../support/webh
 const SECRET_RE = /id="endpoint-secret">([^<]+)</;
 const ONE_FIELD = "One field needs your attention: see the message beside it.";
 const CHOOSE_EVENT = "Choose one of customer.created, contract.created.";
-const NOT_PUBLIC = (address: string) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`;
+/** What a refusal that BILLING_WEBHOOK_ALLOW_PRIVATE would lift adds: how to allow local development. */
+const ALLOW_LOCAL =
+  "For local development, whoever runs this billing service can allow http:// and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true (never in production: it lets the service send requests into its own network).";
+const NOT_PUBLIC = (address: string) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`;
 
 /** A signed-up company: its dashboard client and an API key made on its Settings page. */
 async function company(t: () => TestApp) {
@@ -428,7 +431,7 @@ describeEachEngine("dashboard webhook pages under the production address policy"
     const { client, key } = await company(t);
     const http = await client.post("/webhooks", { url: "http://8.8.8.8/hook", events: ["customer.created"] });
     assertAlert(http, 400, /needs your attention/);
-    assert.equal(fieldErrorOf(http.body, "endpoint-url"), "Use an address that starts with https://.");
+    assert.equal(fieldErrorOf(http.body, "endpoint-url"), `Use an address that starts with https://. ${ALLOW_LOCAL}`);
     assert.match(http.body, /value="http:\/\/8\.8\.8\.8\/hook"/);
     assert.match(http.body, /value="customer.created" checked/);
     const loopback = await client.post("/webhooks", { url: "https://127.0.0.1/hook" });
@@ -447,7 +450,8 @@ describeEachEngine("dashboard webhook pages under the production address policy"
       ["https://8.8.8.8/a b", "Remove the spaces (or other invisible characters) from the address."],
       ["nonsense", "Enter a full address such as https://example.com/webhooks."],
       ["https://8.8.8.8:0/hook", "Use a port between 1 and 65535, or leave the port out."],
-      ["https://localhost/hook", "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it."],
+      ["https://localhost/hook", `This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`],
+      ["ftp://8.8.8.8/hook", "Use an address that starts with https://."],
       // .invalid never resolves (RFC 6761).
       ["https://no-such-host.invalid/hook", "No server was found under this host name: check the spelling of the address."],
       [`https://8.8.8.8/${"a".repeat(2048)}`, "Too long: at most 2048 characters."],

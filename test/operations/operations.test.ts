@@ -218,11 +218,11 @@ describe("secrets never reach the logs", () => {
   for (const engine of engines()) {
     it(`[${engine.name}] a whole session at LOG_LEVEL=debug logs no key, token, password or signing secret`, { skip: engine.skip, timeout: 60_000 }, async () => {
       const hex = (n: number) => randomBytes(n).toString("hex");
-      const adminToken = `admin_${hex(16)}`;
+      const adminToken = `admin_${randomBytes(24).toString("base64url")}`;
       const bootstrapKey = `sk_test_bootstrap_${hex(16)}`;
       const password = `Pw-${hex(12)}`;
       const rejectedPassword = `Pw-${hex(12)}`;
-      const wrongAdminToken = `admin_${hex(16)}`;
+      const wrongAdminToken = `admin_${randomBytes(24).toString("base64url")}`;
       const receiver = await startReceiver();
       receivers.push(receiver);
 

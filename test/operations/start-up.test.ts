@@ -95,3 +95,27 @@ describe("an applied migration that changed", () => {
     assert.match(lines[0]!, /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/);
   });
 });
+
+describe("a weak admin token", () => {
+  // The tester's two: 32 identical characters started the service; 32 spaces started it with an admin API nobody could use.
+  for (const [name, token, reason] of [
+    ["32 identical characters", "x".repeat(32), /must have at least 16 different characters \(it has 1\)/],
+    ["32 spaces", " ".repeat(32), /must not contain spaces or other whitespace/],
+  ] as const) {
+    it(`of ${name} stops the service before it listens, with one clear line and exit code 1`, async () => {
+      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent", BILLING_ADMIN_TOKEN: token },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+      assert.equal(code, 1);
+      const lines = stderr.trim().split("\n");
+      assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
+      assert.match(lines[0]!, /^cannot start: BILLING_ADMIN_TOKEN /);
+      assert.match(lines[0]!, reason);
+    });
+  }
+});

@@ -367,6 +367,20 @@ describeEachEngine("usage ingestion", (t) => {
     expectError(await t().call({ method: "GET", url: `${USAGE}?starting_after=nope`, key }), 400, "invalid_cursor");
   });
 
+  it("refuses a service period filter whose from is after its to with 400, instead of an empty or a silently widened list", async () => {
+    const { key, contract } = await companyWithContract(t());
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    // The second one, within March, used to answer March's events: the two dates were read as overlap bounds.
+    for (const query of ["from=2026-05-01&to=2026-03-01", "from=2026-03-20&to=2026-03-10", `contract=${contract.id}&from=2026-03-02&to=2026-03-01`]) {
+      const body = expectError(await t().call({ method: "GET", url: `${USAGE}?${query}`, key }), 400, "invalid_request");
+      assert.equal(body.error, "Invalid request. querystring.from: must be on or before to", query);
+      assert.deepEqual(body.details, [{ path: "querystring.from", message: "must be on or before to" }], query);
+    }
+    const sameDay = await t().call({ method: "GET", url: `${USAGE}?from=2026-03-10&to=2026-03-10`, key });
+    expectStatus(sameDay, 200);
+    assert.equal(sameDay.json().data.length, 1, "from equal to to is a day");
+  });
+
   it("answers 404 Not found for an unknown event id", async () => {
     const { key } = await companyWithContract(t());
     const body = expectError(await t().call({ method: "GET", url: `${USAGE}/${newEventId()}`, key }), 404);

@@ -57,6 +57,22 @@ describeEachEngine("webhook endpoint SSRF refusals", (t) => {
     assert.deepEqual(list.json().data, [], "nothing was created");
   });
 
+  it("names BILLING_WEBHOOK_ALLOW_PRIVATE in the error of every refusal that setting would lift, and only there", async () => {
+    const { key } = await t().newCompany();
+    // The refusals that stand whatever the setting: another scheme, credentials in the URL.
+    const standing = new Set(["another scheme", "credentials in the URL"]);
+    for (const [what, url] of REFUSED) {
+      const body = expectError(await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url } }), 400, "invalid_url");
+      if (standing.has(what)) {
+        assert.doesNotMatch(body.error, /BILLING_WEBHOOK_ALLOW_PRIVATE/, what);
+      } else {
+        assert.match(body.error, /\. For local development, whoever runs this billing service can allow http:\/\/ and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true \(never in production/, what);
+      }
+    }
+    const unknownHost = expectError(await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url: "https://no-such-host.invalid/" } }), 400, "invalid_url");
+    assert.doesNotMatch(unknownHost.error, /BILLING_WEBHOOK_ALLOW_PRIVATE/, "a host that does not resolve is no local address");
+  });
+
   it("create accepts an https URL on a public address", async () => {
     const { key } = await t().newCompany();
     for (const url of ["https://8.8.8.8/hook", "https://[2001:4860:4860::8888]/hook", "https://1.1.1.1:8443/x?y=1"]) {

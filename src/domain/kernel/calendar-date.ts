@@ -24,3 +24,15 @@ export const instantInput = (billable = false) =>
     const refusal = instantRefusal(text, billable);
     if (refusal) ctx.addIssue({ code: "custom", message: refusal, input: text });
   }).meta({ format: "date-time", description: `ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), ${INSTANT_RANGE_WORDS}` });
+
+/** Why a `from` after `to` is refused, beside `from` (the dashboard words it for a form: page-kit.ts). */
+export const DATES_OUT_OF_ORDER = "must be on or before to";
+
+/**
+ * A list filter's `from` must not come after its `to`. Such a range asks for nothing, and was answered with an
+ * empty list (or, within one month, with that month's events, the two dates being read as overlap bounds), which
+ * a reader takes for "no data". The usage list's one rule, for the API and the dashboard alike.
+ */
+export function datesInOrder<T extends z.ZodType<{ from?: string | undefined; to?: string | undefined }>>(schema: T): T {
+  return schema.refine((range) => range.from === undefined || range.to === undefined || range.from <= range.to, { path: ["from"], message: DATES_OUT_OF_ORDER });
+}

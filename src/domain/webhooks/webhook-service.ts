@@ -22,6 +22,24 @@ export interface WebhookSettings {
   leaseMs?: number | undefined;
 }
 
+/**
+ * What lifts the refusal of a local or private URL, said where it is refused: in the API's error and beside the
+ * dashboard's URL field (webhook-pages.ts), so that a developer with a receiver on their own machine learns the
+ * way round it, and that it is not for production.
+ */
+export const ALLOW_PRIVATE_HINT =
+  "For local development, whoever runs this billing service can allow http:// and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true (never in production: it lets the service send requests into its own network).";
+
+/** Whether a refused URL's error names BILLING_WEBHOOK_ALLOW_PRIVATE: the URL was refused for being local only. */
+export function refusedAsLocal(error: ValidationError): boolean {
+  return error.code === "invalid_url" && error.message.endsWith(ALLOW_PRIVATE_HINT);
+}
+
+/** A refused endpoint URL: `message` for the API's error, `reason` beside the field; a local one says how to allow it. */
+function invalidUrl(message: string, reason: string, local: boolean): ValidationError {
+  return new ValidationError(local ? `${message}. ${ALLOW_PRIVATE_HINT}` : message, "invalid_url", [{ path: "url", message: reason }]);
+}
+
 /** The deliveries list shows this many, newest first (docs/webhooks.md, "Delivery rules"). */
 const RECENT_DELIVERIES = 50;
 
@@ -109,7 +127,7 @@ export function createWebhookService({
   /** docs/decisions.md, "Webhooks": https only, and every address the host resolves to is public; checked again at each delivery. */
   async function checkUrl(text: string): Promise<string> {
     const verdict = checkEndpointUrl(text, { allowPrivate: settings.allowPrivate });
-    if (!verdict.ok) throw new ValidationError(`url ${verdict.reason}`, "invalid_url", [{ path: "url", message: verdict.reason }]);
+    if (!verdict.ok) throw invalidUrl(`url ${verdict.reason}`, verdict.reason, verdict.local);
     if (!settings.allowPrivate) {
       const host = verdict.url.hostname.replace(/^\[|\]$/g, "");
       let addresses: { address: string }[];
@@ -120,9 +138,7 @@ export function createWebhookService({
       }
       const refused = addresses.find((a) => !isPublicAddress(a.address));
       if (addresses.length === 0 || refused) {
-        throw new ValidationError(`url host ${host} resolves to a non-public address`, "invalid_url", [
-          { path: "url", message: "must resolve to public addresses only" },
-        ]);
+        throw invalidUrl(`url host ${host} resolves to a non-public address`, "must resolve to public addresses only", addresses.length > 0);
       }
     }
     return verdict.url.toString();

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { unstorableText } from "../../domain/kernel/storable-text.js";
 import { toHttpError } from "../http/error-handler.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
@@ -6,7 +6,7 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.js";
 import { html } from "./html.js";
 import { authPage, page } from "./layout.js";
-import { formOf, seeOther, sendFormExpired, sendPage, viewerOf, type DashboardDeps } from "./page-kit.js";
+import { formOf, pageContext, seeOther, sendFormExpired, sendPage, viewerOf, type DashboardDeps } from "./page-kit.js";
 import { acceptMultipart } from "../http/multipart-form.js";
 import { contractUploadPages } from "./pages/contract-upload-pages.js";
 import { apiKeyPages } from "./pages/api-key-pages.js";
@@ -35,6 +35,22 @@ const CSP = [
 ].join("; ");
 
 const FORM_BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * The page a browser gets for a URL nothing answers (http-app.ts decides who gets it; API clients keep the JSON
+ * 404): in the dashboard's layout, with the navigation when signed in, and a way home either way.
+ */
+export function notFoundPage(deps: Pick<DashboardDeps, "services">) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const token = readCookie(request, SESSION_COOKIE);
+    const session = token ? await deps.services.access.resumeSession(token) : undefined;
+    const path = request.url.split("?")[0] ?? "/";
+    const content = html`<div class="alert error" role="alert"><p>There is no page at <code>${path}</code>. The link may be mistyped, or the page may have moved.</p></div>
+<p><a href="/">${session ? "Back to the overview" : "Go to the dashboard"}</a></p>`;
+    void reply.header("content-security-policy", CSP);
+    return sendPage(reply, session ? page(pageContext(session, request.url), "Page not found", content) : authPage("Page not found", content), 404);
+  };
+}
 
 /**
  * The account holder's web pages, served at `/` by the same process as the API. Pages are rendered on the

@@ -29,6 +29,7 @@ describe("plain words for a form's errors", () => {
     ["has more than 12 decimal places", "Too many decimals: at most 12 after the point."],
     ["amount has too many digits: at most 15 before the decimal point and 12 after it", "Too large: at most 15 digits before the decimal point."],
     ["must be less than 10^15 (at most 15 digits before the decimal point)", "Too large: at most 15 digits before the decimal point."],
+    ["must be on or before to", "'From' must be on or before 'To'."],
   ];
   for (const [message, words] of cases) it(`"${message}" reads "${words}"`, () => assert.equal(plainWords(message), words));
 

@@ -2,6 +2,7 @@
 // dashboard-app.ts import this module; dashboard-app.ts imports the pages, never the reverse.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardSession } from "../../domain/access/access-service.js";
+import { DATES_OUT_OF_ORDER } from "../../domain/kernel/calendar-date.js";
 import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
@@ -45,11 +46,12 @@ export type FormBody = URLSearchParams;
 export function viewerOf(request: FastifyRequest): Viewer {
   const dashboard = request.dashboard;
   if (!dashboard) throw new Error("dashboard route without a session");
-  const path = request.url.split("?")[0] ?? "/";
-  return {
-    session: dashboard.session,
-    ctx: { companyName: dashboard.session.companyName, email: dashboard.session.user.email, csrfToken: dashboard.session.csrfToken, path },
-  };
+  return { session: dashboard.session, ctx: pageContext(dashboard.session, request.url) };
+}
+
+/** What a signed-in page shows of its viewer, for the page at `url`. */
+export function pageContext(session: DashboardSession, url: string): PageContext {
+  return { companyName: session.companyName, email: session.user.email, csrfToken: session.csrfToken, path: url.split("?")[0] ?? "/" };
 }
 
 export function formOf(request: FastifyRequest): FormBody {
@@ -153,6 +155,7 @@ const PLAIN_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> =
   [/^(\w+ )?must not be negative$/, "Enter zero or more: a price cannot be negative."],
   [/^(?:\w+ )?has more than (\d+) decimal places$/, (n) => `Too many decimals: at most ${n} after the point.`],
   [/^(\w+ )?(has too many digits|must be less than 10\^15).*$/, "Too large: at most 15 digits before the decimal point."],
+  [new RegExp(`^${DATES_OUT_OF_ORDER}$`), "'From' must be on or before 'To'."],
 ];
 
 /** A message in plain words: known phrasings rewritten, field names replaced by their labels, a full stop. */

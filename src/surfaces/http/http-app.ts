@@ -9,6 +9,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
 import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
+import { trustedProxyCheck } from "../../platform/client-address.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
@@ -24,7 +25,7 @@ import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { referenceRoutes } from "./routes/reference-routes.js";
 import { serviceRoutes } from "./routes/service-routes.js";
-import { AUTH_PER_ADDRESS, dashboardRoutes } from "../dashboard/dashboard-app.js";
+import { AUTH_PER_ADDRESS, dashboardRoutes, notFoundPage } from "../dashboard/dashboard-app.js";
 
 export interface HttpAppDeps {
   services: Services;
@@ -39,6 +40,8 @@ export interface HttpAppDeps {
   rateLimit: RateLimit | null;
   /** Failed authentications per client address, one budget for every surface (null: no limit). */
   authFailures: FailureThrottle | null;
+  /** The proxies whose X-Forwarded-For names the client (`address/prefix` ranges; empty: none). */
+  trustedProxies: readonly string[];
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
@@ -66,6 +69,9 @@ function mcpRoutes(load: () => Promise<ExpressApp>) {
           // were given (fastify.inject's are not node's) as own properties, which survive the swap.
           pinMethods(request.raw);
           pinMethods(reply.raw);
+          // The client's address as Fastify derived it (trusted proxies and all), over express's own `req.ip`,
+          // so that the failure throttle and the sign-in limits of the agent surface count the same client.
+          Object.defineProperty(request.raw, "ip", { value: request.ip, writable: true, configurable: true });
           const send = (status: number, body: object) => {
             reply.raw.statusCode = status;
             reply.raw.setHeader("content-type", "application/json");
@@ -124,6 +130,16 @@ function answerClientError(error: Error & { code?: string }, socket: import("nod
   socket.destroy();
 }
 
+// The first path segments of the API, the agent surface and the service endpoints: an unknown URL under them
+// answers the JSON 404 even to a browser, since a client of theirs reads `{ error, code }`.
+const API_SEGMENTS = new Set(["v1", "admin", "oauth", ".well-known", "healthz", "readyz", "metrics", "docs", ...MCP_PATHS.map((path) => path.split("/")[1]!)]);
+
+/** Whether an unknown URL is a browser's among the dashboard's pages (it asks for HTML, outside the API's paths). */
+function wantsDashboardPage(request: FastifyRequest): boolean {
+  const segment = (request.url.split(/[/?#]/)[1] ?? "").toLowerCase();
+  return !API_SEGMENTS.has(segment) && /\btext\/html\b/i.test(request.headers.accept ?? "");
+}
+
 /** Builds the HTTP surface. Routes parse, call one service, present; errors are mapped in error-handler.ts. */
 export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -148,6 +164,10 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     // longer ones before the route's own schema could say why.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
     clientErrorHandler: answerClientError,
+    // request.ip is the client behind our own proxies (BILLING_TRUSTED_PROXIES, platform/client-address.ts),
+    // for every use of it: the failure throttle, the per-address limits, the MCP surface. Without proxies, the
+    // TCP peer, and X-Forwarded-For is ignored.
+    trustProxy: deps.trustedProxies.length > 0 ? trustedProxyCheck(deps.trustedProxies) : false,
     // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
     frameworkErrors: (error, request, reply) => handleError(error, request, reply),
   }).withTypeProvider<ZodTypeProvider>();
@@ -155,8 +175,11 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(exactSerializerCompiler);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send({ error: "Not found", code: "not_found" });
+  // A browser lost among the dashboard's pages gets a page with a way home; everything else the API's JSON 404.
+  const dashboardNotFound = notFoundPage(deps);
+  app.setNotFoundHandler(async (request, reply) => {
+    if (wantsDashboardPage(request)) return dashboardNotFound(request, reply);
+    return reply.code(404).send({ error: "Not found", code: "not_found" });
   });
   app.decorateRequest("actor", undefined);
 

@@ -1,27 +1,18 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { percentWords, perUnitWords, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
-import { calendarDate } from "../../../domain/kernel/calendar-date.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
 import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
-import { pageQuery } from "../../http/list-envelope.js";
-import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
+import { usageListQuery } from "../../http/routes/usage-routes.js";
+import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
+import { badge, contractPath, dataTable, decimal, emptyState, fieldError, invalidAttributes, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
 
 const PAGE_SIZE = 25;
 
-/** The filters GET /v1/billing/usage takes (usage-routes.ts), so a filter the API refuses is refused here too. */
-const usageFilterQuery = z.object({
-  contract: z.string().min(1).max(255).optional(),
-  metric: z.string().min(1).max(100).optional(),
-  from: calendarDate().optional(),
-  to: calendarDate().optional(),
-  status: z.enum(["accepted", "rated"]).optional(),
-  starting_after: pageQuery.starting_after,
-});
-type UsageFilterQuery = z.infer<typeof usageFilterQuery>;
+/** The filters GET /v1/billing/usage takes (its own schema), so a filter the API refuses is refused here too. */
+type UsageFilterQuery = z.infer<typeof usageListQuery>;
 
 const FILTER_NAMES = ["contract", "metric", "from", "to", "status", "starting_after"] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
@@ -30,21 +21,24 @@ const eventPath = (id: string) => `/usage/${encodeURIComponent(id)}`;
 
 const statusBadge = (status: string) => badge(status, status === "rated" ? "ok" : "plain");
 
-function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
+/** The filter form, with what was typed and each refused filter's error beside it. */
+function filterForm(contracts: readonly Contract[], raw: RawFilters, errors: FieldErrors = {}): SafeHtml {
   const known = contracts.some((c) => c.id === raw.contract);
+  const invalid = (name: string) => invalidAttributes(`usage-${name}`, errors[name]);
+  const error = (name: string) => fieldError(`usage-${name}`, errors[name]);
   return html`<form class="inline" method="get" action="/usage" role="search" aria-label="Filter usage events">
-  <div class="field"><label for="usage-contract">Contract</label><select id="usage-contract" name="contract">
+  <div class="field"><label for="usage-contract">Contract</label><select id="usage-contract" name="contract"${invalid("contract")}>
     <option value="">All contracts</option>
     ${contracts.map((c) => html`<option value="${c.id}"${c.id === raw.contract ? html` selected` : ""}>${c.id} (${c.customer_name})</option>`)}
     ${raw.contract && !known ? html`<option value="${raw.contract}" selected>${raw.contract}</option>` : ""}
-  </select></div>
-  <div class="field"><label for="usage-metric">Metric</label><input id="usage-metric" name="metric" type="text" maxlength="100" value="${raw.metric ?? ""}"></div>
-  <div class="field"><label for="usage-status">Status</label><select id="usage-status" name="status">
+  </select>${error("contract")}</div>
+  <div class="field"><label for="usage-metric">Metric</label><input id="usage-metric" name="metric" type="text" maxlength="100" value="${raw.metric ?? ""}"${invalid("metric")}>${error("metric")}</div>
+  <div class="field"><label for="usage-status">Status</label><select id="usage-status" name="status"${invalid("status")}>
     <option value="">Any status</option>
     ${["rated", "accepted"].map((s) => html`<option value="${s}"${raw.status === s ? html` selected` : ""}>${s}</option>`)}
-  </select></div>
-  <div class="field"><label for="usage-from">Service period from</label><input id="usage-from" name="from" type="date" value="${raw.from ?? ""}"></div>
-  <div class="field"><label for="usage-to">Service period to</label><input id="usage-to" name="to" type="date" value="${raw.to ?? ""}"></div>
+  </select>${error("status")}</div>
+  <div class="field"><label for="usage-from">Service period from</label><input id="usage-from" name="from" type="date" value="${raw.from ?? ""}"${invalid("from")}>${error("from")}</div>
+  <div class="field"><label for="usage-to">Service period to</label><input id="usage-to" name="to" type="date" value="${raw.to ?? ""}"${invalid("to")}>${error("to")}</div>
   <button type="submit" class="secondary">Filter</button>${Object.keys(raw).length > 0 ? html` <a href="/usage">Clear filters</a>` : ""}
 </form>`;
 }
@@ -61,16 +55,18 @@ function eventsTable(events: readonly UsageEvent[], currencyOf: ReadonlyMap<stri
   ], events);
 }
 
+const FILTER_FIELDS: readonly string[] = ["contract", "metric", "status", "from", "to"];
+
 async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<string, unknown>): Promise<{ markup: string; status: number }> {
   const actor = viewer.session.actor;
   const contracts = await deps.services.contracts.list(actor, undefined);
   const raw = rawFilters(query, FILTER_NAMES);
-  const form = filterForm(contracts, raw);
+  let errors: FieldErrors = {};
   let flash: Flash | undefined;
   let status = 200;
   let body: SafeHtml;
   try {
-    const filters: UsageFilterQuery = parseWith(usageFilterQuery, raw);
+    const filters: UsageFilterQuery = parseWith(usageListQuery, raw);
     const result = await deps.services.usage.list(
       actor,
       { contractId: filters.contract, metric: filters.metric, from: filters.from, to: filters.to, status: filters.status },
@@ -88,10 +84,11 @@ async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<strin
             )
         : html`${eventsTable(result.items, currencyOf)}${pager("/usage", raw, result.hasMore, result.items.at(-1)?.id)}`;
   } catch (error) {
-    ({ status, flash } = formFailure(error));
+    // Each refused filter beside its field ('From' after 'To' beside 'from'); the cursor has none.
+    ({ status, flash, fields: errors } = formFailure(error, (path) => (FILTER_FIELDS.includes(path) ? path : undefined)));
     body = emptyState("Fix the filters above to see events.");
   }
-  return { markup: page(viewer.ctx, "Usage", html`${form}<h2>Events</h2>${body}`, { flash }), status };
+  return { markup: page(viewer.ctx, "Usage", html`${filterForm(contracts, raw, errors)}<h2>Events</h2>${body}`, { flash }), status };
 }
 
 /** The rule that priced the event, looked up in the program version the event was rated with. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { EVENT_TYPES } from "../../../domain/webhooks/outbox.js";
+import { ALLOW_PRIVATE_HINT, refusedAsLocal } from "../../../domain/webhooks/webhook-service.js";
 import {
   createEndpointInput,
   testEventInput,
@@ -114,7 +115,7 @@ function urlWords(reason: string): string {
 function endpointFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ValidationError && error.code === "invalid_url") {
     const reason = error.details?.find((d) => d.path === "url")?.message ?? error.message.replace(/^url /, "");
-    return placedFailure(400, { url: urlWords(reason) });
+    return placedFailure(400, { url: refusedAsLocal(error) ? `${urlWords(reason)} ${ALLOW_PRIVATE_HINT}` : urlWords(reason) });
   }
   return formFailure(error, (path) => {
     const head = path.split(".")[0];

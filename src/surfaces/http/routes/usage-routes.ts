@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { calendarDate } from "../../../domain/kernel/calendar-date.js";
+import { calendarDate, datesInOrder } from "../../../domain/kernel/calendar-date.js";
 import type { Services } from "../../../domain/services.js";
 import { submitResultSchema, submitUsageBody, usageEventSchema } from "../../../domain/usage/usage-schemas.js";
 import { actorOf } from "../authenticate.js";
@@ -9,6 +9,18 @@ import { errorResponses } from "../openapi-errors.js";
 
 const date = calendarDate();
 const usageEventList = listSchema(usageEventSchema, "UsageEventList");
+
+/** The usage list's filters and page, for GET /v1/billing/usage and the dashboard's usage page alike. */
+export const usageListQuery = datesInOrder(
+  z.object({
+    contract: z.string().min(1).max(255).optional(),
+    metric: z.string().min(1).max(100).optional(),
+    from: date.optional().describe("Service periods ending on or after this date"),
+    to: date.optional().describe("Service periods starting on or before this date"),
+    status: z.enum(["accepted", "rated"]).optional(),
+    ...pageQuery,
+  }),
+);
 
 export function usageRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -40,14 +52,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listUsageEvents",
           tags: ["Usage"],
           summary: "List usage events, newest first",
-          querystring: z.object({
-            contract: z.string().min(1).max(255).optional(),
-            metric: z.string().min(1).max(100).optional(),
-            from: date.optional().describe("Service periods ending on or after this date"),
-            to: date.optional().describe("Service periods starting on or before this date"),
-            status: z.enum(["accepted", "rated"]).optional(),
-            ...pageQuery,
-          }),
+          querystring: usageListQuery,
           response: { 200: usageEventList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no usage event of this company" } }) },
         },
       },
