@@ -1,13 +1,13 @@
 // multipart/form-data for the routes that take a file (a contract upload: the API's and the dashboard's).
-// busboy reads the stream; every field arrives as its text, whatever type its part declares, so a JSON part
-// is parsed by the caller exactly (exact-json.ts), never through a double. Limits are enforced while reading:
+// busboy reads the stream; every field arrives as its text (strict UTF-8, whatever type or charset its part
+// declares), so a JSON part is parsed by the caller exactly (exact-json.ts), never through a double. Limits are enforced while reading:
 // a file over its limit stops being buffered at the limit.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Busboy, type BusboyHeaders, type BusboyInstance } from "@fastify/busboy";
 import type { UploadedFile } from "../../domain/contracts/agreement-upload.js";
 import { MAX_AGREEMENT_BYTES } from "../../domain/contracts/contract-schemas.js";
 import { DomainError, TooLargeError, UnsupportedContentError, ValidationError } from "../../domain/kernel/errors.js";
-import { unstorableTextError } from "../../domain/kernel/storable-text.js";
+import { decodeUtf8, unstorableTextError } from "../../domain/kernel/storable-text.js";
 
 export interface MultipartForm {
   /** Every text field, in the order sent. */
@@ -55,10 +55,17 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     try {
       busboy = new Busboy({
         headers: request.headers as BusboyHeaders,
-        limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 1, fieldSize: limits.maxFieldBytes },
-        // A named text part stays text even when sent as a file; any other part with a file name is a file.
-        isPartAFile: (name, contentType, fileName) =>
-          !(limits.textParts ?? []).includes(name ?? "") && (fileName !== undefined || contentType === "application/octet-stream"),
+        // Every part reaches us as a stream of its bytes, text fields too: busboy would decode a field as
+        // UTF-8 leniently (U+FFFD for bytes that are not), and its charset parameter would choose the
+        // decoder. Fields are decoded strictly below (storable-text.ts), and the counts are kept here; busboy's
+        // own limits sit one part above them, as a backstop.
+        isPartAFile: () => true,
+        limits: {
+          fileSize: Math.max(limits.maxFileBytes, limits.maxFieldBytes),
+          files: limits.maxFields + 2,
+          fields: 0,
+          parts: limits.maxFields + 2,
+        },
       });
     } catch (error) {
       reject(new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"));
@@ -66,8 +73,10 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     }
     const fields = new URLSearchParams();
     let file: UploadedFile | undefined;
+    let files = 0;
+    let textFields = 0;
     let failure: DomainError | undefined;
-    let fileDone: Promise<void> = Promise.resolve();
+    const partsDone: Promise<unknown>[] = [];
     let settled = false;
     const fail = (error: DomainError) => {
       failure ??= error;
@@ -81,23 +90,61 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         request.raw.resume();
         return reject(failure);
       }
-      void fileDone.then(() => {
+      void Promise.all(partsDone).then(() => {
         if (failure) return reject(failure);
         const refusal = unstorableTextError([...fields].flat());
         if (refusal) return reject(refusal);
         resolve({ fields, file });
       });
     };
+    // The bytes of a part, up to `max` (past it, `onLimit` and nothing more is kept).
+    const readPart = (stream: NodeJS.ReadableStream, max: number, onLimit: () => void) =>
+      new Promise<Buffer | undefined>((done) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on("data", (chunk: Buffer) => {
+          if (failure) return;
+          size += chunk.length;
+          if (size > max) onLimit();
+          else chunks.push(chunk);
+        });
+        stream.on("end", () => done(failure ? undefined : Buffer.concat(chunks)));
+        stream.on("error", () => done(undefined));
+      });
 
-    busboy.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (valueTruncated) fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
-      else fields.append(name, value);
-    });
-    busboy.on("file", (name: string, stream: NodeJS.ReadableStream & { truncated?: boolean }, filename: string) => {
+    busboy.on("file", (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _encoding: string, mimeType: string) => {
+      // A named text part stays text even when sent as a file; any other part with a file name is a file.
+      const isFile = !(limits.textParts ?? []).includes(name) && (filename !== undefined || mimeType === "application/octet-stream");
+      if (failure) {
+        stream.resume();
+        return;
+      }
+      if (!isFile) {
+        if (++textFields > limits.maxFields) {
+          stream.resume();
+          return refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields"));
+        }
+        const tooLarge = () => fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
+        partsDone.push(
+          readPart(stream, limits.maxFieldBytes, tooLarge).then((bytes) => {
+            if (!bytes) return;
+            try {
+              fields.append(name, decodeUtf8(bytes, `The field \`${name}\``));
+            } catch (error) {
+              fail(error as DomainError);
+            }
+          }),
+        );
+        return;
+      }
       if (name !== limits.fileField) {
         fail(new ValidationError(`Unexpected file in the part \`${name}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
         stream.resume();
         return;
+      }
+      if (++files > 1) {
+        stream.resume();
+        return refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files"));
       }
       try {
         limits.beforeFile?.(fields);
@@ -109,18 +156,12 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         stream.resume();
         return;
       }
-      const chunks: Buffer[] = [];
-      fileDone = new Promise((done) => {
-        stream.on("data", (chunk: Buffer) => {
-          if (!failure) chunks.push(chunk);
-        });
-        stream.on("limit", () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large")));
-        stream.on("end", () => {
-          if (!failure) file = { filename, bytes: Buffer.concat(chunks) };
-          done();
-        });
-        stream.on("error", () => done());
-      });
+      const tooLarge = () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
+      partsDone.push(
+        readPart(stream, limits.maxFileBytes, tooLarge).then((bytes) => {
+          if (bytes) file = { filename: filename ?? "", bytes };
+        }),
+      );
     });
     // A count over its limit refuses the form at once. busboy skips the parts past a limit, and never finishes a
     // skipped part larger than its buffer (@fastify/busboy 3.2.6): waiting for its `finish` left the request
@@ -129,8 +170,7 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
       fail(error);
       finish();
     };
-    busboy.on("filesLimit", () => refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
-    busboy.on("fieldsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
+    busboy.on("filesLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
     busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
     busboy.on("error", (error: unknown) => {
       fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
