@@ -61,7 +61,8 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         // own limits sit one part above them, as a backstop.
         isPartAFile: () => true,
         limits: {
-          fileSize: Math.max(limits.maxFileBytes, limits.maxFieldBytes),
+          // One byte past the larger limit: enough for readPart to see a part go over its own.
+          fileSize: Math.max(limits.maxFileBytes, limits.maxFieldBytes) + 1,
           files: limits.maxFields + 2,
           fields: 0,
           parts: limits.maxFields + 2,
