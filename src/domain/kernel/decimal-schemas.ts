@@ -19,7 +19,7 @@ export const decimalText = (z
   ) as unknown as z.ZodType<number | string | JsonNumber>)
   .meta({
     anyOf: [
-      { type: "number", minimum: 0, exclusiveMaximum: 1e15 },
+      { type: "number", format: "decimal", minimum: 0, exclusiveMaximum: 1e15 },
       { type: "string", pattern: "^\\s*-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?\\s*$", maxLength: MAX_DECIMAL_TEXT },
     ],
   });

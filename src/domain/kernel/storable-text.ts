@@ -78,7 +78,7 @@ export function unstorableTextError(value: unknown): ValidationError | undefined
 // refuses such bytes with 400 `invalid_encoding`.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-export const INVALID_ENCODING = "invalid_encoding";
+const INVALID_ENCODING = "invalid_encoding";
 
 /** The error every surface answers for bytes that are not UTF-8; `what` names them ("The body", "The field `terms`"). */
 export const invalidEncodingError = (what: string) => new ValidationError(`${what} is not valid UTF-8 text`, INVALID_ENCODING);
