@@ -98,9 +98,11 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         resolve({ fields, file });
       });
     };
-    // The bytes of a part, up to `max` (past it, `onLimit` and nothing more is kept).
-    const readPart = (stream: NodeJS.ReadableStream, max: number, onLimit: () => void) =>
-      new Promise<Buffer | undefined>((done) => {
+    // The bytes of a part, up to `max` (past it, `onLimit` and nothing more is kept), handed to `onEnd` as the
+    // part ends: at once, so that a field is in `fields` before the next part starts (a form's CSRF token is
+    // checked as its file begins).
+    const readPart = (stream: NodeJS.ReadableStream, max: number, onLimit: () => void, onEnd: (bytes: Buffer) => void) =>
+      new Promise<void>((done) => {
         const chunks: Buffer[] = [];
         let size = 0;
         stream.on("data", (chunk: Buffer) => {
@@ -109,8 +111,11 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
           if (size > max) onLimit();
           else chunks.push(chunk);
         });
-        stream.on("end", () => done(failure ? undefined : Buffer.concat(chunks)));
-        stream.on("error", () => done(undefined));
+        stream.on("end", () => {
+          if (!failure) onEnd(Buffer.concat(chunks));
+          done();
+        });
+        stream.on("error", () => done());
       });
 
     busboy.on("file", (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _encoding: string, mimeType: string) => {
@@ -127,8 +132,7 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         }
         const tooLarge = () => fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
         partsDone.push(
-          readPart(stream, limits.maxFieldBytes, tooLarge).then((bytes) => {
-            if (!bytes) return;
+          readPart(stream, limits.maxFieldBytes, tooLarge, (bytes) => {
             try {
               fields.append(name, decodeUtf8(bytes, `The field \`${name}\``));
             } catch (error) {
@@ -147,20 +151,25 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         stream.resume();
         return refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files"));
       }
-      try {
-        limits.beforeFile?.(fields);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        fail(error);
-      }
-      if (failure) {
-        stream.resume();
-        return;
-      }
-      const tooLarge = () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
+      // The fields before the file are complete once their parts have ended (a part's end is told after the
+      // next part starts): the file waits for them, unread, then the form's check runs before it is read.
+      const fieldsRead = Promise.all(partsDone);
       partsDone.push(
-        readPart(stream, limits.maxFileBytes, tooLarge).then((bytes) => {
-          if (bytes) file = { filename: filename ?? "", bytes };
+        fieldsRead.then(() => {
+          try {
+            limits.beforeFile?.(fields);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            fail(error);
+          }
+          if (failure) {
+            stream.resume();
+            return;
+          }
+          const tooLarge = () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
+          return readPart(stream, limits.maxFileBytes, tooLarge, (bytes) => {
+            file = { filename: filename ?? "", bytes };
+          });
         }),
       );
     });
