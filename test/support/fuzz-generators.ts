@@ -253,7 +253,7 @@ export const MALFORMED_UTF8: readonly (readonly number[])[] = [
   [0xff],
 ];
 
-export const malformedUtf8: fc.Arbitrary<Buffer> = fc.constantFrom(...MALFORMED_UTF8).map((bytes) => Buffer.from(bytes));
+const malformedUtf8: fc.Arbitrary<Buffer> = fc.constantFrom(...MALFORMED_UTF8).map((bytes) => Buffer.from(bytes));
 
 /** Text with malformed bytes put in it: `before`, the bytes, `after` (both valid text). */
 export const withMalformedUtf8: fc.Arbitrary<{ before: string; bytes: Buffer; after: string }> = fc.record({
