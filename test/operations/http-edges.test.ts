@@ -6,7 +6,7 @@ import { connect } from "node:net";
 import { before, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 
-/** Sends raw bytes and returns the raw answer (the connection closes after it, or after a second). */
+/** Sends raw bytes and returns the raw answer (the connection closes after it, or after 15 s: status 0). */
 function raw(port: number, request: string | Buffer): Promise<{ status: number; headers: string; body: string }> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1", () => socket.write(request));
@@ -18,7 +18,8 @@ function raw(port: number, request: string | Buffer): Promise<{ status: number; 
     socket.on("data", (chunk) => (out += chunk.toString("latin1")));
     socket.on("close", done);
     socket.on("error", () => undefined);
-    setTimeout(() => socket.destroy(), 2000).unref();
+    // Long enough for a first request to /mcp, which loads the MCP SDK, on a busy machine.
+    setTimeout(() => socket.destroy(), 15_000).unref();
   });
 }
 
