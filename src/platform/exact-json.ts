@@ -107,12 +107,14 @@ function inexactNumberAt(text: string, from: number): boolean {
  * Parses JSON text as `parse` would (the caller's parser: Fastify's keeps its prototype-poisoning checks),
  * except that a number whose text a double cannot hold exactly becomes a JsonNumber with that text.
  * Numbers that fit stay plain numbers, so bodies without such numbers cost one regular-expression test.
+ * With `everyNumber`, every number is a JsonNumber: for a reader that knows which fields are decimals (the
+ * typed client), and wants their digits as written (`1000.00`, not 1000).
  */
-export function parseJsonExact(text: string, parse: (text: string) => unknown = JSON.parse): unknown {
-  if (!mayHoldInexactNumber(text)) return parse(text);
+export function parseJsonExact(text: string, parse: (text: string) => unknown = JSON.parse, options: { everyNumber?: boolean } = {}): unknown {
+  if (!options.everyNumber && !mayHoldInexactNumber(text)) return parse(text);
   const found: string[] = [];
   const token = `${MARK}${randomBytes(4).toString("hex")}:`;
-  const rewritten = replaceInexactNumbers(text, (number) => {
+  const rewritten = replaceInexactNumbers(text, !!options.everyNumber, (number) => {
     found.push(number);
     return JSON.stringify(`${token}${found.length - 1}`);
   });
@@ -125,7 +127,7 @@ export function parseJsonExact(text: string, parse: (text: string) => unknown = 
  * The text with each number token outside strings that is not an exact double replaced by `replace`'s
  * answer. A token that is not a valid JSON number is left alone, for the parser to refuse.
  */
-function replaceInexactNumbers(text: string, replace: (number: string) => string): string {
+function replaceInexactNumbers(text: string, everyNumber: boolean, replace: (number: string) => string): string {
   let out = "";
   let from = 0;
   let i = 0;
@@ -146,7 +148,7 @@ function replaceInexactNumbers(text: string, replace: (number: string) => string
       let j = i + 1;
       while (j < n && /[0-9.eE+-]/.test(text[j]!)) j++;
       const number = text.slice(i, j);
-      if (JSON_NUMBER_PATTERN.test(number) && !isExactDouble(number)) {
+      if (JSON_NUMBER_PATTERN.test(number) && (everyNumber || !isExactDouble(number))) {
         out += text.slice(from, i) + replace(number);
         from = j;
       }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, it } from "node:test";
-import { createBillingClient } from "../../src/client/billing-client.js";
+import { createBillingClient, decimalBig, decimalText, isDecimal } from "../../src/client/billing-client.js";
 import { JsonNumber } from "../../src/platform/exact-json.js";
 import { createCustomer, createSampleContract, keyWithScopes } from "../support/api.js";
 import { describeEachEngine } from "../support/harness.js";
@@ -46,13 +46,44 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
     const client = createBillingClient({ baseUrl, apiKey: key });
     const quantity = new JsonNumber("12345678901234.123456789012");
     const sent = await client.POST("/v1/billing/usage", {
-      body: { events: [{ external_contract_id: contract.id, event_id: "exact-1", metric: "domestic_wire", quantity: quantity as unknown as number, timestamp: "2026-03-20T10:00:00Z" }] },
+      body: { events: [{ external_contract_id: contract.id, event_id: "exact-1", metric: "domestic_wire", quantity, timestamp: "2026-03-20T10:00:00Z" }] },
     });
     assert.equal(sent.data?.accepted, 1, JSON.stringify(sent.data ?? sent.error));
     const read = await client.GET("/v1/billing/usage/{event_id}", { params: { path: { event_id: "exact-1" } } });
-    // Read back exactly too: a decimal a double cannot hold arrives as a JsonNumber.
-    assert.equal(String(read.data?.quantity), "12345678901234.123456789012");
-    assert.ok((read.data?.quantity as unknown) instanceof JsonNumber);
+    // Read back exactly too: every decimal arrives as a Decimal, its text the digits the service wrote.
+    assert.ok(read.data);
+    assert.equal(decimalText(read.data.quantity), "12345678901234.123456789012");
+    assert.ok(isDecimal(read.data.quantity));
+  });
+
+  it("types every decimal of an answer as a Decimal, and reads each exactly", async () => {
+    const { key } = await t().newCompany();
+    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Decimal Corp" })).id);
+    const client = createBillingClient({ baseUrl, apiKey: key });
+    const event = (event_id: string, quantity: number | string) => ({ external_contract_id: contract.id, event_id, metric: "domestic_wire", quantity, timestamp: "2026-03-20T10:00:00Z" });
+    // 0.1 + 0.2 is 0.30000000000000004 in doubles; twenty digits are more than a double holds.
+    const sent = await client.POST("/v1/billing/usage", { body: { events: [event("d-1", 0.1), event("d-2", 0.2), event("d-3", "12345678901234.123456")] } });
+    assert.equal(sent.data?.accepted, 3, JSON.stringify(sent.data ?? sent.error));
+    const list = await client.GET("/v1/billing/invoices");
+    const number = list.data?.data[0]?.number;
+    assert.ok(number);
+    const invoice = (await client.GET("/v1/billing/invoices/{number}", { params: { path: { number } } })).data;
+    assert.ok(invoice);
+    const line = invoice.line_items.find((l) => l.metric === "domestic_wire");
+    assert.ok(line);
+    assert.equal(decimalText(line.quantity), "12345678901234.423456");
+    assert.equal(decimalBig(line.quantity).minus("12345678901234.123456").toString(), "0.3");
+    // The invoice's own digits, minor unit and all (a double would print 1000, not 1000.00).
+    assert.match(decimalText(invoice.total), /^\d+\.\d{2}$/);
+    assert.ok(isDecimal(invoice.subtotal) && isDecimal(invoice.tax) && isDecimal(line.amount) && isDecimal(line.unit_price));
+    // Every other number is a number.
+    assert.equal(typeof list.data?.total_count, "number");
+    const total = invoice.total;
+    // @ts-expect-error a Decimal is not a number: arithmetic on it would round its digits
+    void (total + 1);
+    // @ts-expect-error nor has it number's methods
+    void total.toFixed;
+    assert.equal(`${total}`, decimalText(total), "a Decimal prints as its digits");
   });
 
   it("`billing usage send` posts a file's events through the client, idempotently, and says what was refused", async () => {

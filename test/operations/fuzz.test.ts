@@ -41,6 +41,8 @@ import {
   timestampLike,
   abusiveUploads,
   type JsonType,
+  percentEscaped,
+  withMalformedUtf8,
 } from "../support/fuzz-generators.js";
 import { bombPdf, plainPdf } from "../support/uploads.js";
 
@@ -708,6 +710,40 @@ describeEachEngine(
         { numRuns: UPLOAD_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
       );
       report(tctx, "abusive uploads", stats, startedAt);
+    });
+
+    it("refuses bytes that are not UTF-8 with 400 invalid_encoding, in bodies and URLs, storing nothing", { timeout: 30 * 60_000 }, async () => {
+      const statesBefore = await storedState(t(), seed.companyId);
+      // A valid write with the bytes inside one of its strings: only the encoding is wrong.
+      const bodies: [string, string, (text: string) => string][] = [
+        ["POST", "/v1/billing/customers", (text) => `{"name":"${text}"}`],
+        ["POST", "/v1/billing/usage", (text) => `{"events":[{"external_contract_id":"${seed.contractId}","event_id":"${text}","metric":"domestic_wire","quantity":1,"timestamp":"2026-03-20T10:00:00Z"}]}`],
+        ["POST", `/v1/billing/contracts/${seed.contractId}/pricing-rules`, (text) => `{"metric":"domestic_wire","amount":"1.00","name":"${text}"}`],
+        ["PUT", `/v1/billing/contracts/${seed.contractId}/pricing-rules/${seed.ruleId}`, (text) => `{"name":"${text}"}`],
+        ["PATCH", `/v1/webhook-endpoints/${seed.endpointId}`, (text) => `{"description":"${text}"}`],
+      ];
+      const urls = [
+        (escaped: string) => `/v1/billing/customers?starting_after=${escaped}`,
+        (escaped: string) => `/v1/billing/usage/${escaped}`,
+        (escaped: string) => `/v1/billing/contracts/${escaped}`,
+        (escaped: string) => `/v1/billing/invoices?status=${escaped}`,
+      ];
+      await fc.assert(
+        fc.asyncProperty(withMalformedUtf8, fc.nat(bodies.length - 1), fc.nat(urls.length - 1), async ({ before, bytes, after }, b, u) => {
+          const safe = (text: string) => JSON.stringify(text).slice(1, -1);
+          const [method, url, body] = bodies[b]!;
+          const [head, tail] = body("\u0001").split("\u0001") as [string, string];
+          const payload = Buffer.concat([Buffer.from(head + safe(before)), bytes, Buffer.from(safe(after) + tail)]);
+          const res = await t().call({ method: method as Method, url, key: seed.key, payload, headers: { "content-type": "application/json" } });
+          assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body.slice(0, 300)}`);
+          assert.equal(res.json().code, "invalid_encoding");
+          const get = await t().call({ method: "GET", url: urls[u]!(`${encodeURIComponent(before)}${percentEscaped(bytes)}`), key: seed.key });
+          assert.equal(get.statusCode, 400, get.body.slice(0, 300));
+          assert.equal(get.json().code, "invalid_encoding");
+        }),
+        { numRuns: Math.min(RUNS, 300), ...(SEED !== undefined ? { seed: SEED } : {}) },
+      );
+      assert.equal(await storedState(t(), seed.companyId), statesBefore, "nothing was stored");
     });
 
     it("refuses unpaired surrogates and keeps every other string as sent, in otherwise valid writes", { timeout: 30 * 60_000 }, async (tctx) => {

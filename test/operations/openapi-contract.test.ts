@@ -31,6 +31,8 @@ const SCHEMAS = "https://billing.test/openapi.json/components/schemas/";
 interface Call {
   params?: Record<string, string>;
   query?: Record<string, string>;
+  /** Appended to the URL as it is, escapes and all (after `query`, if any). */
+  rawQuery?: string;
   payload?: unknown;
   body?: string | Buffer;
   headers?: Record<string, string>;
@@ -56,6 +58,8 @@ class DocumentChecker {
 
   constructor(private readonly doc: Json) {
     addFormats(this.ajv);
+    // The document's exact decimals: a JSON number (its digits are held to the stored ones elsewhere, test/kernel).
+    this.ajv.addFormat("decimal", { type: "number", validate: () => true });
     for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
       this.ajv.addSchema({ ...rewriteRefs(schema), $id: `${SCHEMAS}${name}` });
     }
@@ -81,11 +85,11 @@ class DocumentChecker {
       assert.ok(value !== undefined, `${id}: a value for {${name}}`);
       return encodeURIComponent(value);
     });
-    const query = call.query ? `?${new URLSearchParams(call.query)}` : "";
+    const query = [call.query ? `${new URLSearchParams(call.query)}` : "", call.rawQuery ?? ""].filter(Boolean).join("&");
     const key = call.key === undefined ? defaultKey : call.key;
     return {
       method: method as InjectOptions["method"],
-      url: `${url}${query}`,
+      url: query ? `${url}?${query}` : url,
       ...(key === null ? {} : { key }),
       ...(call.payload !== undefined ? { payload: call.payload as InjectOptions["payload"] } : {}),
       ...(call.body !== undefined ? { payload: call.body } : {}),
@@ -140,6 +144,9 @@ class DocumentChecker {
           const code = (body as { code?: unknown }).code;
           const codes = [...String(response.description).matchAll(/^- `([a-z0-9_]+)`/gm)].map((m) => m[1]);
           assert.ok(codes.includes(code as string), `${where} with code ${String(code)}, which its description does not list (${codes.join(", ")})`);
+          // Ajv held the code to the schema's enum above; the enum is the list the description gives.
+          const enumerated = (content[mediaType].schema as Json)?.properties?.code?.enum as string[] | undefined;
+          assert.deepEqual([...(enumerated ?? [])].sort(), [...codes].sort(), `${where}: the code enum is not the described codes`);
         }
       } else {
         assert.ok(res.rawPayload.length > 0, `${where}: a ${mediaType} body, empty`);
@@ -615,9 +622,13 @@ describeEachEngine(
         await api.expect(401, id, { ...call, key: null, headers: { ...call.headers, authorization: "Basic abc" } });
         const forbidden = [await api.send(id, { ...call, key: webhooksReader }), await api.send(id, { ...call, key: usageReader })];
         assert.ok(forbidden.some((res) => res.statusCode === 403), `${id} answers 403 to a key without its scope`);
+        // A URL escape that is not UTF-8 (an overlong "/") is refused as such, on every operation.
+        assert.equal((await api.expect(400, id, { ...call, rawQuery: "note=%C0%AF" })).json().code, "invalid_encoding", id);
         if (!BODY_METHODS.has(method)) continue;
         const { payload: _payload, body: _body, headers: _headers, ...bare } = call;
         await api.expect(400, id, { ...bare, body: "{not json", headers: { "content-type": "application/json" } });
+        const notUtf8 = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff]), Buffer.from('"}')]);
+        assert.equal((await api.expect(400, id, { ...bare, body: notUtf8, headers: { "content-type": "application/json" } })).json().code, "invalid_encoding", id);
         await api.expect(413, id, { ...bare, body: TOO_LARGE, headers: { "content-type": "application/json" } });
         await api.expect(415, id, { ...bare, body: "hello", headers: { "content-type": "text/plain" } });
       }

@@ -1,11 +1,22 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser } from "playwright-core";
 import { createApp, type App } from "../../src/app.js";
 import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+
+/** A port nothing listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
 const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
 const skip = !existsSync(CHROMIUM) && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium)` : false;
 
@@ -14,12 +25,15 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   let app: App;
   let browser: Browser;
   let base: string;
+  let port: number;
 
   before(async () => {
     if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
     database = await createTestDatabase("pglite");
-    app = await createApp(testConfig(), { db: database.db });
-    base = await app.http.listen({ port: 0, host: "127.0.0.1" });
+    // The public URL says localhost, on the port the service listens on; the page is also opened as 127.0.0.1.
+    port = await freePort();
+    app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db });
+    base = await app.http.listen({ port, host: "127.0.0.1" });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
   }, { timeout: 60_000 });
 
@@ -78,6 +92,33 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
     assert.deepEqual(elsewhere, [], "no request leaves the machine");
     assert.deepEqual(problems, [], "no browser errors");
   });
+
+  for (const host of ["127.0.0.1", "localhost"]) {
+    it(`"Try it out" reaches the service from the page opened on ${host}, whatever host the public URL names`, { timeout: 60_000 }, async () => {
+      const origin = `http://${host}:${port}`;
+      const page = await browser.newPage();
+      const blocked: string[] = [];
+      page.on("console", (message) => {
+        if (message.type() === "error" && /Content Security Policy|Refused to connect/i.test(message.text())) blocked.push(message.text());
+      });
+      await page.goto(`${origin}/docs`);
+      await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
+      // The server Swagger UI calls is the origin the page came from: the only one its CSP lets it reach.
+      const servers = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { specJson(): { toJS(): { servers: { url: string }[] } } } } }).ui.specSelectors.specJson().toJS().servers);
+      assert.deepEqual(servers.map((s) => s.url), [origin]);
+
+      // What "Try it out" does: a fetch from the page to that server (listContracts without a key), answered by
+      // the service (401), not blocked by the page's Content-Security-Policy.
+      const answer = await page.evaluate(async (server) => {
+        const res = await fetch(`${server}/v1/billing/contracts`);
+        return { status: res.status, body: await res.json() };
+      }, servers[0]!.url);
+      assert.equal(answer.status, 401);
+      assert.equal(answer.body.code, "missing_api_key");
+      assert.deepEqual(blocked, [], "no request blocked by the page's Content-Security-Policy");
+      await page.close();
+    });
+  }
 
   it("serves the page's assets itself and nothing else under /docs", async () => {
     for (const [file, type] of [["swagger-ui-bundle.js", /javascript/], ["swagger-ui.css", /css/], ["reference.js", /javascript/]] as const) {

@@ -11,6 +11,7 @@ import { laneOf } from "../../src/domain/usage/batch-writer.js";
 import { assertDecimal, expectStatus } from "./assertions.js";
 import type { TestApp } from "./harness.js";
 import type { components } from "../../src/client/api-schema.js";
+import type { Decimal } from "../../src/client/decimal.js";
 
 /** The API key scopes (docs/api.md, "Scopes per endpoint"), as the service knows them. */
 export const ALL_SCOPE_NAMES = ALL_SCOPES;
@@ -44,7 +45,10 @@ export const APRIL = "2026-04-10T10:00:00.000Z";
 
 // The API's shapes as the OpenAPI document states them (the generated client's types): a test reads an
 // answer as a client would, and a field the document drops or retypes breaks the tests that read it.
-type Schemas = components["schemas"];
+// res.json() reads with JSON.parse, so a decimal arrives as the nearest double, where the client hands over a
+// Decimal (its exact text): the shapes here say `number` for them, and exact checks read res.body.
+type AsParsed<T> = T extends Decimal ? number : T extends readonly (infer U)[] ? AsParsed<U>[] : T extends object ? { [K in keyof T]: AsParsed<T[K]> } : T;
+type Schemas = { [K in keyof components["schemas"]]: AsParsed<components["schemas"][K]> };
 export type Contract = Schemas["Contract"];
 export type Rule = Schemas["PricingRule"];
 export type UsageEvent = Schemas["UsageEvent"];

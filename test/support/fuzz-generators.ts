@@ -413,3 +413,35 @@ export function abusiveUploads(fields: ReadonlyArray<readonly [string, string]>,
     { arbitrary: encrypted, weight: 1 },
   );
 }
+
+/**
+ * Byte sequences that are not UTF-8, each of a kind a lenient decoder turns into U+FFFD: an overlong form
+ * (C0 AF, a "/"; E0 80 AF), a lone continuation byte, a sequence cut short, an encoded UTF-16 surrogate half,
+ * a code point past U+10FFFF, and bytes UTF-8 never uses (FE, FF).
+ */
+export const MALFORMED_UTF8: readonly (readonly number[])[] = [
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0xaf],
+  [0x80],
+  [0xbf, 0x41],
+  [0xc3],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+  [0xed, 0xa0, 0x80],
+  [0xed, 0xbf, 0xbf],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0xfe],
+  [0xff],
+];
+
+const malformedUtf8: fc.Arbitrary<Buffer> = fc.constantFrom(...MALFORMED_UTF8).map((bytes) => Buffer.from(bytes));
+
+/** Text with malformed bytes put in it: `before`, the bytes, `after` (both valid text). */
+export const withMalformedUtf8: fc.Arbitrary<{ before: string; bytes: Buffer; after: string }> = fc.record({
+  before: fc.string({ maxLength: 8 }),
+  bytes: malformedUtf8,
+  after: fc.string({ maxLength: 8 }),
+});
+
+/** The bytes as `%XX` escapes, for a URL. */
+export const percentEscaped = (bytes: Buffer): string => [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");

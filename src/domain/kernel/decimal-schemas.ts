@@ -19,7 +19,7 @@ export const decimalText = (z
   ) as unknown as z.ZodType<number | string | JsonNumber>)
   .meta({
     anyOf: [
-      { type: "number", minimum: 0, exclusiveMaximum: 1e15 },
+      { type: "number", format: "decimal", minimum: 0, exclusiveMaximum: 1e15 },
       { type: "string", pattern: "^\\s*-?\\d+(\\.\\d+)?([eE][+-]?\\d+)?\\s*$", maxLength: MAX_DECIMAL_TEXT },
     ],
   });
@@ -33,6 +33,10 @@ export const decimalInput = (what: string, fractionDigits: number = CHARGE_DP) =
     return z.NEVER;
   });
 
-/** A decimal in a response: a JSON number whose text is the stored decimal (toJsonDecimal in money.ts). */
+/**
+ * A decimal in a response: a JSON number whose text is the stored decimal (toJsonDecimal in money.ts). The
+ * document marks it `format: decimal` (the OpenAPI format registry's fixed-point decimal), which the typed
+ * client's generator types as its exact Decimal rather than `number` (scripts/generate-client.mjs).
+ */
 export const jsonDecimal = (z.unknown().refine((value) => value instanceof JsonNumber, "expected a decimal") as unknown as z.ZodType<JsonNumber>)
-  .meta({ type: "number", description: "Exact decimal: the digits are the stored value's, never a binary float's" });
+  .meta({ type: "number", format: "decimal", description: "Exact decimal: the digits are the stored value's, never a binary float's" });

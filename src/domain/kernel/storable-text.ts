@@ -71,3 +71,41 @@ export function unstorableTextError(value: unknown): ValidationError | undefined
   if (problems.length === 0) return undefined;
   return new ValidationError(`Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`, "invalid_request", problems);
 }
+
+// Bytes that are not UTF-8 (an overlong form, a lone continuation byte, a truncated sequence, an encoded
+// surrogate half, 0xFF) have no text to store: a lenient decoder makes each U+FFFD, so that what was sent
+// and what is kept differ without anyone being told. Every surface that takes text decodes it here, and
+// refuses such bytes with 400 `invalid_encoding`.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+const INVALID_ENCODING = "invalid_encoding";
+
+/** The error every surface answers for bytes that are not UTF-8; `what` names them ("The body", "The field `terms`"). */
+export const invalidEncodingError = (what: string) => new ValidationError(`${what} is not valid UTF-8 text`, INVALID_ENCODING);
+
+/** The text of UTF-8 bytes; throws invalidEncodingError(what) when they are not UTF-8. */
+export function decodeUtf8(bytes: Uint8Array, what: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    throw invalidEncodingError(what);
+  }
+}
+
+/**
+ * Whether the bytes that `%XX` escapes stand for are UTF-8 (a URL's path or query, a form body), read one run
+ * of escapes at a time, as decodeURIComponent does; `+` and plain characters are left as they are.
+ */
+export function percentEscapesAreUtf8(text: string): boolean {
+  if (!text.includes("%")) return true;
+  const runs = text.match(/(?:%[0-9a-fA-F]{2})+/g) ?? [];
+  for (const run of runs) {
+    const bytes = Uint8Array.from(run.slice(1).split("%"), (hex) => parseInt(hex, 16));
+    try {
+      STRICT_UTF8.decode(bytes);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}

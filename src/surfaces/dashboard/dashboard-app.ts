@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { unstorableText } from "../../domain/kernel/storable-text.js";
+import { decodeUtf8, invalidEncodingError, percentEscapesAreUtf8, unstorableText } from "../../domain/kernel/storable-text.js";
 import { toHttpError } from "../http/error-handler.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
@@ -68,9 +68,17 @@ export function dashboardRoutes(deps: DashboardDeps) {
     acceptMultipart(app);
     app.addContentTypeParser(
       "application/x-www-form-urlencoded",
-      { parseAs: "string", bodyLimit: FORM_BODY_LIMIT_BYTES },
+      { parseAs: "buffer", bodyLimit: FORM_BODY_LIMIT_BYTES },
       (_request, body, done) => {
-        const form = new URLSearchParams(body as string);
+        // Bytes, or escapes, that are not UTF-8 would be read as U+FFFD by URLSearchParams: refused instead.
+        let text: string;
+        try {
+          text = decodeUtf8(body as Buffer, "The form");
+        } catch (error) {
+          return done(error as Error, undefined);
+        }
+        if (!percentEscapesAreUtf8(text)) return done(invalidEncodingError("The form"), undefined);
+        const form = new URLSearchParams(text);
         // Every key and every value, repeated fields included: a page may read any copy of a field.
         const problems = unstorableText([...form].flat());
         if (problems.length > 0) {

@@ -32,8 +32,26 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "invalid_request", message: "Content-Length does not match the body" },
   FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Send the body as application/json" },
-  // Reaches this handler only once http-app.ts routes Fastify's `frameworkErrors` here.
+  // A body sent without a Content-Type says nothing of what it is: as a body of a type we do not take.
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: { status: 415, code: "unsupported_media_type", message: "The body has no Content-Type: send it as application/json" },
+  // These two reach this handler only because http-app.ts routes Fastify's `frameworkErrors` here.
   FST_ERR_BAD_URL: { status: 400, code: "invalid_request", message: "The URL is not valid" },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: "uri_too_long", message: "A segment of the path is longer than 2048 characters" },
+};
+
+/**
+ * Our code and sentence for any other client error Fastify raises, by its status: a framework's own code
+ * (`FST_ERR_…`) and wording are no part of the API, and would change with its versions.
+ */
+const BY_STATUS: Record<number, { code: string; message: string }> = {
+  400: { code: "invalid_request", message: "The request is not valid" },
+  404: { code: "not_found", message: "Not found" },
+  405: { code: "method_not_allowed", message: "This method is not allowed on this path" },
+  408: { code: "request_timeout", message: "The request was not received in time" },
+  413: { code: "payload_too_large", message: "The body is larger than 1 MiB" },
+  414: { code: "uri_too_long", message: "The URL is too long" },
+  415: { code: "unsupported_media_type", message: "Send the body as application/json" },
+  431: { code: "headers_too_large", message: "The request headers are too large" },
 };
 
 const pathOf = (path: readonly PropertyKey[]): string => path.map(String).join(".");
@@ -66,11 +84,10 @@ export function toHttpError(error: unknown): { status: number; body: HttpErrorBo
   if (known) return { status: known.status, body: { error: known.message, code: known.code }, unexpected: false };
   const status = fastifyError?.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {
-    return {
-      status,
-      body: { error: fastifyError.message, code: (fastifyError.code ?? "invalid_request").toLowerCase() },
-      unexpected: false,
-    };
+    // A status we give no meaning of our own to is a 400.
+    const answered = BY_STATUS[status] ? status : 400;
+    const ours = BY_STATUS[answered]!;
+    return { status: answered, body: { error: ours.message, code: ours.code }, unexpected: false };
   }
   return { status: 500, body: { error: "Internal server error", code: "internal_error" }, unexpected: true };
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
+import { decodeUtf8, invalidEncodingError, percentEscapesAreUtf8 } from "../../domain/kernel/storable-text.js";
 import { MCP_PATHS, mcpAvailable } from "../mcp/mcp-paths.js";
 import { trustedProxyCheck } from "../../platform/client-address.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
@@ -113,21 +114,75 @@ function pinMethods(target: object): void {
   }
 }
 
-// Errors node raises before Fastify sees a request (a client too slow to send it, headers too large, bytes
-// that are not HTTP), answered in the API's `{ error, code }` shape, then the connection is closed.
+// Errors node raises before Fastify sees a request (a client too slow to send it, a request line or headers
+// over node's 16 KiB, bytes that are not HTTP), answered in the API's `{ error, code }` shape, then the
+// connection is closed.
 const CLIENT_ERRORS: Record<string, { status: string; error: string; code: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: { status: "408 Request Timeout", error: "The request was not received in time", code: "request_timeout" },
   HPE_HEADER_OVERFLOW: { status: "431 Request Header Fields Too Large", error: "The request headers are too large", code: "headers_too_large" },
+  URI_TOO_LONG: { status: "414 URI Too Long", error: "The URL is too long", code: "uri_too_long" },
+  METHOD_NOT_ALLOWED: { status: "405 Method Not Allowed", error: "This method is not allowed on this path", code: "method_not_allowed" },
+  NOT_FOUND: { status: "404 Not Found", error: "Not found", code: "not_found" },
 };
 
-function answerClientError(error: Error & { code?: string }, socket: import("node:net").Socket): void {
-  if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const known = CLIENT_ERRORS[error.code ?? ""] ?? { status: "400 Bad Request", error: "The request is not valid HTTP", code: "invalid_request" };
-  const body = JSON.stringify({ error: known.error, code: known.code });
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${known.status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy();
+/** A request line longer than this, in a request over node's header limit, is why it is over: 414. */
+const MAX_REQUEST_LINE = 8 * 1024;
+
+/**
+ * The request line of what node could not parse, when it has one: node counts the URL into its header limit,
+ * so a request line that does not end within the bytes received is a URL too long (414), not headers (431).
+ */
+function requestLineOf(error: Error & { rawPacket?: unknown }): { line: string | undefined; ended: boolean } {
+  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString("latin1") : "";
+  const end = raw.indexOf("\r\n");
+  return { line: end === -1 ? raw : raw.slice(0, end), ended: end !== -1 };
+}
+
+function answerClientError(methodsOf: (path: string) => string[]) {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: import("node:net").Socket): void => {
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    let known = CLIENT_ERRORS[error.code ?? ""];
+    let allow: string[] = [];
+    const { line, ended } = requestLineOf(error);
+    if (error.code === "HPE_HEADER_OVERFLOW" && (!ended || (line?.length ?? 0) > MAX_REQUEST_LINE)) known = CLIENT_ERRORS.URI_TOO_LONG;
+    if (error.code === "HPE_INVALID_METHOD" && line) {
+      // A method node's parser does not know (QUERY, say): 405 on a path we serve, 404 elsewhere, as for
+      // any method we do not route.
+      const path = /^[A-Z-]+ (\/[^ ?]*)/.exec(line)?.[1];
+      allow = path === undefined ? [] : methodsOf(path);
+      if (path !== undefined) known = allow.length > 0 ? CLIENT_ERRORS.METHOD_NOT_ALLOWED : CLIENT_ERRORS.NOT_FOUND;
+    }
+    known ??= { status: "400 Bad Request", error: "The request is not valid HTTP", code: "invalid_request" };
+    const body = JSON.stringify({ error: known.error, code: known.code });
+    const allowHeader = allow.length > 0 ? `Allow: ${allow.join(", ")}\r\n` : "";
+    if (socket.writable) {
+      socket.write(
+        `HTTP/1.1 ${known.status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\n${allowHeader}Connection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy();
+  };
+}
+
+/**
+ * The methods each route path answers, for the 405 of a method a known path does not take (with its
+ * `Allow`): Fastify answers 404 there. Collected from every route as it is added.
+ */
+function routeMethods(app: FastifyInstance): (path: string) => string[] {
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook("onRoute", (route) => {
+    const source = route.url
+      .replace(/\/+$/, "")
+      .split("/")
+      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .join("/");
+    routes.push({ pattern: new RegExp(`^${source}/?$`), methods: [route.method].flat().map(String) });
+  });
+  return (path) => {
+    const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods));
+    if (methods.has("GET")) methods.add("HEAD");
+    return [...methods].sort();
+  };
 }
 
 // The first path segments of the API, the agent surface and the service endpoints: an unknown URL under them
@@ -163,24 +218,34 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     // Ids run to 255 characters (more once percent-encoded); Fastify's default of 100 answered 414 for
     // longer ones before the route's own schema could say why.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 2048 },
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(methodsOf)(error, socket),
     // request.ip is the client behind our own proxies (BILLING_TRUSTED_PROXIES, platform/client-address.ts),
     // for every use of it: the failure throttle, the per-address limits, the MCP surface. Without proxies, the
     // TCP peer, and X-Forwarded-For is ignored.
     trustProxy: deps.trustedProxies.length > 0 ? trustedProxyCheck(deps.trustedProxies) : false,
-    // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape.
-    frameworkErrors: (error, request, reply) => handleError(error, request, reply),
+    // Errors Fastify raises before routing (a malformed URL, say) get the same { error, code } shape; a URL
+    // whose escapes are not UTF-8 is said to be so.
+    frameworkErrors: (error, request, reply) =>
+      handleError(percentEscapesAreUtf8(request.url ?? "") ? error : invalidEncodingError("The URL"), request, reply),
   }).withTypeProvider<ZodTypeProvider>();
+  const methodsOf = routeMethods(app as unknown as FastifyInstance);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(exactSerializerCompiler);
   app.setErrorHandler(handleError);
+  // A path nothing routes is a 404, and a method a known path does not take a 405 with `Allow`, decided
+  // before any body is read (Fastify reads a body even for a request it routes nowhere, and refuses it first).
   // A browser lost among the dashboard's pages gets a page with a way home; everything else the API's JSON 404.
   const dashboardNotFound = notFoundPage(deps);
-  app.setNotFoundHandler(async (request, reply) => {
+  const notRouted = (request: FastifyRequest, reply: FastifyReply) => {
+    const allow = methodsOf((request.url.split("?")[0] ?? "/").replace(/\/+$/, ""));
+    if (allow.length > 0 && !allow.includes(request.method)) {
+      return reply.code(405).header("allow", allow.join(", ")).send({ error: `${request.method} is not allowed here; this path takes ${allow.join(", ")}`, code: "method_not_allowed" });
+    }
     if (wantsDashboardPage(request)) return dashboardNotFound(request, reply);
     return reply.code(404).send({ error: "Not found", code: "not_found" });
-  });
+  };
+  app.setNotFoundHandler(notRouted);
   app.decorateRequest("actor", undefined);
 
   // Bodies are JSON only (docs/api.md, "Conventions"): anything else is 415, not a 400 from Fastify's text/plain parser.
@@ -190,12 +255,13 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // every endpoint, as a 400 rather than a 500 or a silently altered value.
   // Numbers keep their exact text where a double would change them (exact-json.ts, docs/api.md "Numbers").
   const readJson = exactJsonReader(app);
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    const text = body as string;
-    // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
-    if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
+  // Read as bytes: a lenient decoding would store bytes that are not UTF-8 as U+FFFD (storable-text.ts).
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
     let value: unknown;
     try {
+      const text = decodeUtf8(body as Buffer, "The body");
+      // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
+      if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
       value = readJson(request, text);
     } catch (error) {
       return done(error as Error, undefined);
@@ -204,10 +270,15 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
   app.addHook("onRequest", async (request) => {
     if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");
+    // A path or query whose escapes are not UTF-8 (`%FF`, `%C0%AF`) would reach the routes as U+FFFD.
+    if (!percentEscapesAreUtf8(request.url)) throw invalidEncodingError("The URL");
   });
 
   app.addHook("onRequest", async (request, reply) => {
     void reply.header("request-id", request.id);
+  });
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.is404) return notRouted(request, reply);
   });
   const httpsOnly = deps.publicUrl.startsWith("https://");
   // Graceful shutdown: a request in flight when close() begins still finishes, but its keep-alive
@@ -241,7 +312,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const rateLimiter = deps.rateLimit ? createRateLimiter(deps.rateLimit) : null;
   await app.register(serviceRoutes({ db: deps.db, metrics: deps.metrics }));
   // The browsable reference of the same document, at /docs.
-  await app.register(referenceRoutes());
+  await app.register(referenceRoutes(deps.publicUrl));
 
   // The agent surface (OAuth 2.1 + MCP) is an express app from the MCP SDK's building blocks.
   if (mcpAvailable(deps.publicUrl)) {

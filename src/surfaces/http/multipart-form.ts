@@ -1,13 +1,13 @@
 // multipart/form-data for the routes that take a file (a contract upload: the API's and the dashboard's).
-// busboy reads the stream; every field arrives as its text, whatever type its part declares, so a JSON part
-// is parsed by the caller exactly (exact-json.ts), never through a double. Limits are enforced while reading:
+// busboy reads the stream; every field arrives as its text (strict UTF-8, whatever type or charset its part
+// declares), so a JSON part is parsed by the caller exactly (exact-json.ts), never through a double. Limits are enforced while reading:
 // a file over its limit stops being buffered at the limit.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Busboy, type BusboyHeaders, type BusboyInstance } from "@fastify/busboy";
 import type { UploadedFile } from "../../domain/contracts/agreement-upload.js";
 import { MAX_AGREEMENT_BYTES } from "../../domain/contracts/contract-schemas.js";
 import { DomainError, TooLargeError, UnsupportedContentError, ValidationError } from "../../domain/kernel/errors.js";
-import { unstorableTextError } from "../../domain/kernel/storable-text.js";
+import { decodeUtf8, unstorableTextError } from "../../domain/kernel/storable-text.js";
 
 export interface MultipartForm {
   /** Every text field, in the order sent. */
@@ -55,13 +55,18 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     try {
       busboy = new Busboy({
         headers: request.headers as BusboyHeaders,
-        // Parts: room for one file part too many, so that a second file is counted as a file (too_many_files)
-        // whatever the order of the parts, not as a part too many; every part past that is a field or a file
-        // too many already. busboy counts parts before it counts files.
-        limits: { fileSize: limits.maxFileBytes, files: 1, fields: limits.maxFields, parts: limits.maxFields + 2, fieldSize: limits.maxFieldBytes },
-        // A named text part stays text even when sent as a file; any other part with a file name is a file.
-        isPartAFile: (name, contentType, fileName) =>
-          !(limits.textParts ?? []).includes(name ?? "") && (fileName !== undefined || contentType === "application/octet-stream"),
+        // Every part reaches us as a stream of its bytes, text fields too: busboy would decode a field as
+        // UTF-8 leniently (U+FFFD for bytes that are not), and its charset parameter would choose the
+        // decoder. Fields are decoded strictly below (storable-text.ts), and the counts are kept here; busboy's
+        // own limits sit one part above them, as a backstop.
+        isPartAFile: () => true,
+        limits: {
+          // One byte past the larger limit: enough for readPart to see a part go over its own.
+          fileSize: Math.max(limits.maxFileBytes, limits.maxFieldBytes) + 1,
+          files: limits.maxFields + 2,
+          fields: 0,
+          parts: limits.maxFields + 2,
+        },
       });
     } catch (error) {
       reject(new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"));
@@ -69,11 +74,13 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     }
     const fields = new URLSearchParams();
     let file: UploadedFile | undefined;
+    let files = 0;
+    let textFields = 0;
     let failure: DomainError | undefined;
+    const partsDone: Promise<unknown>[] = [];
     // A file under another name is refused once the form is read: were a second file to follow, the form is
     // refused for that (too_many_files), as it is when the file under the right name comes first.
     let misplacedFile: string | undefined;
-    let fileDone: Promise<void> = Promise.resolve();
     let settled = false;
     const fail = (error: DomainError) => {
       failure ??= error;
@@ -81,55 +88,97 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     const finish = () => {
       if (settled) return;
       settled = true;
-      if (misplacedFile !== undefined) {
-        fail(new ValidationError(`Unexpected file in the part \`${misplacedFile}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
-      }
       if (failure) {
         // The form is refused: what is left of the body is read and dropped, not parsed.
         request.raw.unpipe(busboy);
         request.raw.resume();
         return reject(failure);
       }
-      void fileDone.then(() => {
+      void Promise.all(partsDone).then(() => {
         if (failure) return reject(failure);
+        if (misplacedFile !== undefined) {
+          return reject(new ValidationError(`Unexpected file in the part \`${misplacedFile}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
+        }
         const refusal = unstorableTextError([...fields].flat());
         if (refusal) return reject(refusal);
         resolve({ fields, file });
       });
     };
+    // The bytes of a part, up to `max` (past it, `onLimit` and nothing more is kept), handed to `onEnd` as the
+    // part ends: at once, so that a field is in `fields` before the next part starts (a form's CSRF token is
+    // checked as its file begins).
+    const readPart = (stream: NodeJS.ReadableStream, max: number, onLimit: () => void, onEnd: (bytes: Buffer) => void) =>
+      new Promise<void>((done) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        stream.on("data", (chunk: Buffer) => {
+          if (failure) return;
+          size += chunk.length;
+          if (size > max) onLimit();
+          else chunks.push(chunk);
+        });
+        stream.on("end", () => {
+          if (!failure) onEnd(Buffer.concat(chunks));
+          done();
+        });
+        stream.on("error", () => done());
+      });
 
-    busboy.on("field", (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) => {
-      if (valueTruncated) fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
-      else fields.append(name, value);
-    });
-    busboy.on("file", (name: string, stream: NodeJS.ReadableStream & { truncated?: boolean }, filename: string) => {
+    busboy.on("file", (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _encoding: string, mimeType: string) => {
+      // A named text part stays text even when sent as a file; any other part with a file name is a file.
+      const isFile = !(limits.textParts ?? []).includes(name) && (filename !== undefined || mimeType === "application/octet-stream");
+      if (failure) {
+        stream.resume();
+        return;
+      }
+      if (!isFile) {
+        if (++textFields > limits.maxFields) {
+          stream.resume();
+          return refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields"));
+        }
+        const tooLarge = () => fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
+        partsDone.push(
+          readPart(stream, limits.maxFieldBytes, tooLarge, (bytes) => {
+            try {
+              fields.append(name, decodeUtf8(bytes, `The field \`${name}\``));
+            } catch (error) {
+              fail(error as DomainError);
+            }
+          }),
+        );
+        return;
+      }
+      // Every file part counts, whatever its name: a second one is too_many_files in any order of the parts.
+      if (++files > 1) {
+        stream.resume();
+        return refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files"));
+      }
       if (name !== limits.fileField) {
         misplacedFile = name;
         stream.resume();
         return;
       }
-      try {
-        limits.beforeFile?.(fields);
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        fail(error);
-      }
-      if (failure) {
-        stream.resume();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      fileDone = new Promise((done) => {
-        stream.on("data", (chunk: Buffer) => {
-          if (!failure) chunks.push(chunk);
-        });
-        stream.on("limit", () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large")));
-        stream.on("end", () => {
-          if (!failure) file = { filename, bytes: Buffer.concat(chunks) };
-          done();
-        });
-        stream.on("error", () => done());
-      });
+      // The fields before the file are complete once their parts have ended (a part's end is told after the
+      // next part starts): the file waits for them, unread, then the form's check runs before it is read.
+      const fieldsRead = Promise.all(partsDone);
+      partsDone.push(
+        fieldsRead.then(() => {
+          try {
+            limits.beforeFile?.(fields);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            fail(error);
+          }
+          if (failure) {
+            stream.resume();
+            return;
+          }
+          const tooLarge = () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
+          return readPart(stream, limits.maxFileBytes, tooLarge, (bytes) => {
+            file = { filename: filename ?? "", bytes };
+          });
+        }),
+      );
     });
     // A count over its limit refuses the form at once. busboy skips the parts past a limit, and never finishes a
     // skipped part larger than its buffer (@fastify/busboy 3.2.6): waiting for its `finish` left the request
@@ -138,9 +187,8 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
       fail(error);
       finish();
     };
-    busboy.on("filesLimit", () => refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files")));
-    busboy.on("fieldsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields")));
-    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 2} parts`, "too_many_fields")));
+    busboy.on("filesLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
+    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
     busboy.on("error", (error: unknown) => {
       fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
       finish();

@@ -1,5 +1,6 @@
 // The error answers in the OpenAPI document (docs/api.md, "Errors"): one schema, `Error`; the codes each
-// operation can answer, in its responses' descriptions. The errors every operation shares are added here, to
+// operation can answer, in its responses' descriptions and as the enum of each answer's `code` (so that a
+// generated client can narrow on them). The errors every operation shares are added here, to
 // the generated document, once; a route declares only its own (errorResponses), as data.
 import { STATUS_CODES } from "node:http";
 import type { SwaggerTransform } from "@fastify/swagger";
@@ -32,10 +33,10 @@ type RouteErrorStatus = 400 | 404 | 409 | 413 | 415 | 429;
  * a route's `response`: by status, the codes and when. A status whose answer carries more than `Error` (the
  * existing customer of a 409 `customer_exists`) gives its schema with its codes.
  */
-export function errorResponses(byStatus: { [S in RouteErrorStatus]?: Codes | { schema: z.ZodObject; codes: Codes } }): Record<string, z.ZodType> {
+export function errorResponses(byStatus: { [S in RouteErrorStatus]?: Codes | { schema: z.ZodType; codes: Codes } }): Record<string, z.ZodType> {
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, spec]) => {
-      const { schema, codes } = spec.schema instanceof z.ZodType ? (spec as { schema: z.ZodObject; codes: Codes }) : { schema: errorSchema, codes: spec as Codes };
+      const { schema, codes } = spec.schema instanceof z.ZodType ? (spec as { schema: z.ZodType; codes: Codes }) : { schema: errorSchema, codes: spec as Codes };
       const declared = schema.clone(); // the same schema (documented as a reference to it), an object of its own
       declaredCodes.set(declared, codes);
       return [status, declared];
@@ -55,7 +56,10 @@ export function withRouteErrorCodes(transform: SwaggerTransform): SwaggerTransfo
 
 /** What every operation can answer (each needs an API key): docs/api.md, "Conventions" and "Errors". */
 const EVERY_OPERATION: Record<string, Codes> = {
-  400: { invalid_request: "a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields" },
+  400: {
+    invalid_request: "a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields",
+    invalid_encoding: "text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)",
+  },
   401: {
     missing_api_key: "no `Authorization: Bearer` and no `X-Api-Key` header",
     invalid_api_key: "the key is unknown, revoked or expired, or the `Authorization` header is malformed",
@@ -65,6 +69,9 @@ const EVERY_OPERATION: Record<string, Codes> = {
     rate_limited: "the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again",
     too_many_failed_attempts: "in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again",
   },
+  408: { request_timeout: "the request was not received within the service's time for it (30 s by default)" },
+  414: { uri_too_long: "a segment of the path is longer than 2048 characters, or the request line longer than 8 KiB" },
+  431: { headers_too_large: "the request line and headers together are larger than 16 KiB" },
   500: { internal_error: "a bug; the service's log has it under the answer's `request-id`" },
 };
 
@@ -80,6 +87,9 @@ const READS_BODY = new Set(["post", "put", "patch", "delete"]);
 const SHARED_NAMES: Record<string, string> = {
   401: "Unauthorized",
   403: "Forbidden",
+  408: "RequestTimeout",
+  414: "UriTooLong",
+  431: "RequestHeaderFieldsTooLarge",
   413: "PayloadTooLarge",
   415: "UnsupportedMediaType",
   429: "TooManyRequests",
@@ -100,10 +110,16 @@ const codeList = (codes: Codes): string =>
     .map(([code, when]) => `- \`${code}\`: ${when}`)
     .join("\n");
 
+// The answer's schema, with `code` one of the codes listed: what the contract test holds answers to, and
+// what a generated client narrows on.
 const errorAnswer = (status: string, codes: Codes, schema: Schema = ERROR_REF): Response => ({
   description: `${STATUS_CODES[Number(status)]}. Codes:\n${codeList(codes)}`,
   ...(status === "429" ? { headers: RETRY_AFTER } : {}),
-  content: { "application/json": { schema } },
+  content: {
+    "application/json": {
+      schema: { type: "object", allOf: [schema], properties: { code: { type: "string", enum: Object.keys(codes) } }, required: ["code"] },
+    },
+  },
 });
 
 /**
@@ -133,6 +149,7 @@ export function describeCommonErrors<T extends object>(document: T): T {
         } else {
           // The route's wording of a code wins; its schema too (the existing resource beside the error).
           responses[status] = errorAnswer(status, { ...common[status], ...own[status] }, responses[status]?.content?.["application/json"]?.schema);
+          // (The route's schema is the one errorResponses cloned: Error, or one that carries more.)
         }
       }
       operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));

@@ -3,6 +3,7 @@ import { rateLimit } from "express-rate-limit";
 import { metadataHandler } from "@modelcontextprotocol/sdk/server/auth/handlers/metadata.js";
 import { createOAuthMetadata, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { decodeUtf8 } from "../../domain/kernel/storable-text.js";
 import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
@@ -169,8 +170,15 @@ export function createMcpApp({
         return res.json({ error: "insufficient_scope", error_description: `The token needs ${OAUTH_SCOPES.join(" or ")}` });
       }
       let message: unknown;
+      let text: string;
       try {
-        message = parseJsonExact(Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "");
+        text = decodeUtf8(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), "The body");
+      } catch (error) {
+        // Bytes that are not UTF-8 are not JSON text (RFC 8259, 8.1): a parse error, said as such.
+        return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${(error as Error).message}` }, id: null });
+      }
+      try {
+        message = parseJsonExact(text);
       } catch {
         // The transport's own answer to a body that is not JSON.
         return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null });

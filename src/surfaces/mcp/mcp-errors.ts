@@ -12,7 +12,7 @@ import {
   ServerError,
   TooManyRequestsError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { unstorableText } from "../../domain/kernel/storable-text.js";
+import { decodeUtf8, invalidEncodingError, percentEscapesAreUtf8, unstorableText } from "../../domain/kernel/storable-text.js";
 import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
 import type { Logger } from "../../platform/logger.js";
 import { errorPage, PAGE_HEADERS } from "./oauth-pages.js";
@@ -63,6 +63,7 @@ const BODY_ERRORS: Record<string, (error: Record<string, unknown>) => { descript
   "request.aborted": () => ({ description: "The request was aborted before its body was received" }),
   "request.size.invalid": () => ({ description: "The body's length does not match its Content-Length" }),
   "entity.unstorable": (e) => ({ description: String(e.message), rpcCode: -32600 }),
+  "entity.encoding.invalid": (e) => ({ description: String(e.message), rpcCode: -32700 }),
   "entity.type.unsupported": (e) => ({ description: String(e.message) }),
 };
 
@@ -108,11 +109,27 @@ const printable = (text: string) => text.replace(/\u0000|[\ud800-\udfff]/gu, "\u
  */
 export const refuseUnstorableBodies: RequestHandler = (req, _res, next) => {
   let body: unknown;
+  // The body's bytes as its parser reads them: body-parser decodes leniently (U+FFFD for bytes, and for a
+  // form's escapes, that are not UTF-8), so the bytes themselves are checked once the body is parsed.
+  const chunks: Buffer[] = [];
+  const emit = req.emit;
+  req.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+    if (event === "data" && (Buffer.isBuffer(args[0]) || typeof args[0] === "string")) chunks.push(Buffer.from(args[0] as Buffer));
+    return emit.call(this, event, ...args);
+  } as typeof req.emit;
   Object.defineProperty(req, "body", {
     configurable: true,
     enumerable: true,
     get: () => body,
     set(value: unknown) {
+      if (chunks.length > 0) {
+        try {
+          const text = decodeUtf8(Buffer.concat(chunks), "The body");
+          if (req.is("application/x-www-form-urlencoded") && !percentEscapesAreUtf8(text)) throw invalidEncodingError("The form");
+        } catch (error) {
+          throw new BodyError(400, "entity.encoding.invalid", (error as Error).message);
+        }
+      }
       const [problem] = Buffer.isBuffer(value) ? [] : unstorableText(value, 1);
       if (problem) throw new BodyError(400, "entity.unstorable", problem.path ? `${printable(problem.path)}: ${problem.message}` : `The body ${problem.message}`);
       body = value;

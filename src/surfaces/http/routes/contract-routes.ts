@@ -9,7 +9,6 @@ import {
   pricingRuleResponseSchema,
   updatePricingRuleInput,
 } from "../../../domain/contracts/contract-schemas.js";
-import { customerSchema } from "../../../domain/customers/customer-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { requireScope } from "../../../domain/kernel/actor.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
@@ -19,16 +18,17 @@ import { sendPdf } from "../send-documents.js";
 import { acceptMultipart, readMultipartForm, UPLOAD_LIMITS } from "../multipart-form.js";
 import { listSchema } from "../list-envelope.js";
 import { errorResponses, errorSchema } from "../openapi-errors.js";
+import { customerExists } from "./customer-routes.js";
 
 const contractParams = z.object({ ext_id: z.string().min(1).max(255) });
 const ruleParams = contractParams.extend({ rule_id: z.string().min(1).max(64) });
 const contractList = listSchema(contractSchema, "ContractList");
-const uploadConflict = errorSchema
-  .extend({
-    customer: customerSchema.optional().describe("With `customer_exists`: the customer that has this external_id"),
-    contract: contractSchema.optional().describe("With `contract_exists`: the contract that has this id"),
-  })
-  .meta({ id: "UploadConflictError" });
+/** A 409 `contract_exists` always carries the existing contract (contract-service.ts). */
+const contractExists = errorSchema
+  .extend({ code: z.literal("contract_exists"), contract: contractSchema.describe("The contract that has this id") })
+  .meta({ id: "ContractExistsError" });
+// An upload's 409 is one or the other, each with the resource it names.
+const uploadConflict = z.union([customerExists, contractExists]);
 const notFound = (what: string) => ({ not_found: `no ${what} with this id for this company` });
 
 /** What addPricingRule needs beyond its schema, whose fields are each optional (normalizeRule decides; docs/api.md, "Pricing programs and rules"). */

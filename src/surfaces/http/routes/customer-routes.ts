@@ -7,8 +7,9 @@ import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-enve
 import { errorResponses, errorSchema } from "../openapi-errors.js";
 
 const customerList = listSchema(customerSchema, "CustomerList");
-const customerExists = errorSchema
-  .extend({ customer: customerSchema.optional().describe("The customer that has this external_id") })
+/** A 409 `customer_exists` always carries the existing customer (customer-service.ts). */
+export const customerExists = errorSchema
+  .extend({ code: z.literal("customer_exists"), customer: customerSchema.describe("The customer that has this external_id") })
   .meta({ id: "CustomerExistsError" });
 
 export function customerRoutes(services: Services): FastifyPluginAsyncZod {

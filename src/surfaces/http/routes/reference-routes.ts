@@ -2,10 +2,15 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import { resourceOrigins } from "../../mcp/mcp-origins.js";
 
 // `GET /docs`: the API reference, rendered in the browser by Swagger UI (swagger-ui-dist) from the same
 // /v1/openapi.json the API serves. Every asset is served from here: the page makes no request to any other
 // host (its Content-Security-Policy says so too), and "Try it out" calls this service only.
+// The page reads the document from /docs/openapi.json: the same document, but on a loopback public URL its
+// server is the origin the page was opened under (`http://127.0.0.1:8080` when BILLING_PUBLIC_URL says
+// `http://localhost:8080`, or `[::1]`). "Try it out" then calls the page's own origin, the only one its
+// Content-Security-Policy lets it reach; with the document's server it was a blocked cross-origin call.
 
 const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"));
 
@@ -74,7 +79,7 @@ const REFERENCE_JS = `"use strict";
     };
   }
   window.ui = SwaggerUIBundle({
-    url: "/v1/openapi.json",
+    url: "/docs/openapi.json",
     dom_id: "#reference",
     deepLinking: true,
     filter: true,
@@ -93,10 +98,18 @@ const REFERENCE_CSS = `body { margin: 0; }
 .swagger-ui .filter-container .operation-filter-input { width: 100%; }
 `;
 
-export function referenceRoutes() {
+export function referenceRoutes(publicUrl: string) {
+  const origins = resourceOrigins(publicUrl);
   return async (app: FastifyInstance) => {
     const hide = { schema: { hide: true } };
     const loaded = new Map<string, Promise<string | Buffer>>();
+    app.get("/docs/openapi.json", hide, async (request) => {
+      const document = app.swagger() as { servers?: { url: string; description?: string }[] };
+      // Not a loopback alias of the public URL: the public URL, as /v1/openapi.json says.
+      const origin = origins.of(request.headers.host);
+      const url = origin.href.replace(/\/$/, "");
+      return { ...document, servers: [{ url, description: "This service, as this page reached it" }] };
+    });
     app.get("/docs", hide, async (_request, reply) =>
       reply.type("text/html; charset=utf-8").header("content-security-policy", CSP).header("cache-control", "no-cache").send(PAGE),
     );
