@@ -1391,6 +1391,7 @@ export interface operations {
              *     - `file_empty`: the file has no bytes
              *     - `file_encrypted`: the PDF is encrypted (a user or an owner password)
              *     - `file_unreadable`: it starts like a PDF but cannot be parsed
+             *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes
              *     - `unexpected_file`: a file in a part other than `file`
              *     - `terms_missing`: no part `terms`
              *     - `invalid_terms`: `terms` fail validation; `details` name each field
@@ -1403,7 +1404,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "unexpected_file" | "terms_missing" | "invalid_terms" | "invalid_pricing_rule";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file" | "terms_missing" | "invalid_terms" | "invalid_pricing_rule";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -1446,8 +1447,8 @@ export interface operations {
              *     - `payload_too_large`: the body is larger than 1 MiB
              *     - `file_too_large`: the file is larger than 10 MiB (10,485,760 bytes)
              *     - `field_too_large`: `terms` is larger than 1 MiB
-             *     - `too_many_files`: more than one file
-             *     - `too_many_fields`: more than 200 fields
+             *     - `too_many_files`: more than one file part, whatever its name or the parts' order
+             *     - `too_many_fields`: a part other than `file` and `terms`, or `terms` twice
              */
             413: {
                 headers: {
@@ -1477,7 +1478,25 @@ export interface operations {
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_uploads`: the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_uploads";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
