@@ -175,7 +175,7 @@ export function createMcpApp({
         // The transport's own answer to a body that is not JSON.
         return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null });
       }
-      const server = buildMcpServer(services, caller, { publicUrl });
+      const server = buildMcpServer(services, caller, { publicUrl, logger });
       // Stateless: a new transport per request, so that any process can answer any request.
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
