@@ -12,7 +12,7 @@ import {
 import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
 import { z } from "zod";
 import { decimalInput } from "../../domain/kernel/decimal-schemas.js";
-import { argumentsProblem, clientErrorOf, toolCallProblem } from "./mcp-errors.js";
+import { argumentsProblem, clientErrorOf, oauthDescription, toolCallProblem } from "./mcp-errors.js";
 
 /** An error as body-parser (through http-errors) raises it. */
 const parserError = (status: number, type: string, extra: Record<string, unknown> = {}) =>
@@ -108,5 +108,21 @@ describe("a tool's refused arguments as one sentence", () => {
       if (problem === undefined) assert.equal(found, undefined);
       else assert.match(found ?? "", problem);
     });
+  }
+});
+
+describe("an OAuth error_description as a sentence", () => {
+  const zodDump = (issues: unknown[]) => JSON.stringify(issues, null, 2);
+  const cases: Array<[string, string, string]> = [
+    ["a sentence, kept", "Invalid client_id", "Invalid client_id"],
+    ["a missing parameter", zodDump([{ code: "invalid_type", expected: "string", path: ["code_challenge"], message: "Invalid input: expected string, received undefined" }]), "code_challenge is required"],
+    ["a literal", zodDump([{ code: "invalid_value", values: ["S256"], path: ["code_challenge_method"], message: 'Invalid input: expected "S256"' }]), 'code_challenge_method: must be "S256"'],
+    ["behind ZodError:", `ZodError: ${zodDump([{ code: "invalid_type", expected: "array", path: ["redirect_uris"], message: "Invalid input: expected array, received string" }])}`, "redirect_uris: must be an array"],
+    ["a URL", zodDump([{ code: "invalid_format", format: "url", path: ["resource"], message: "Invalid URL" }]), "resource: must be a URL"],
+    ["other JSON", '{"detail":"x"}', "The request's parameters are not valid"],
+    ["broken JSON", "[oops", "The request's parameters are not valid"],
+  ];
+  for (const [what, description, sentence] of cases) {
+    it(`${what}: "${sentence}"`, () => assert.equal(oauthDescription(description), sentence));
   }
 });

@@ -137,6 +137,14 @@ interface ArgumentIssue {
 const ZOD_WORDING = /^(Invalid|Too (small|big)|Unrecognized key)/;
 const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
 const TYPE_WORDS: Record<string, string> = { int: "an integer", boolean: "true or false", record: "an object", nan: "a number" };
+const FORMAT_WORDS: Record<string, string> = {
+  url: "a URL",
+  uri: "a URI",
+  email: "an email address",
+  datetime: "a date and time in ISO 8601 with a time zone",
+  date: "a date as YYYY-MM-DD",
+  regex: "text of the form the field takes",
+};
 const items = (count: unknown, unit: string) => `${String(count)} ${unit}${count === 1 ? "" : "s"}`;
 
 function lengthWords(origin: unknown, bound: unknown, least: boolean): string {
@@ -162,7 +170,7 @@ function issueWords(issue: ArgumentIssue, name: string): string {
       return values.length === 1 ? `must be ${values[0]}` : `must be one of ${values.join(", ")}`;
     }
     case "invalid_format":
-      return `must be ${article(String(issue.format ?? "valid value"))}`;
+      return `must be ${FORMAT_WORDS[String(issue.format)] ?? `a valid ${String(issue.format ?? "value")}`}`;
     case "invalid_union":
       return "matches none of the shapes this argument takes";
     default:
@@ -174,27 +182,91 @@ const valueAt = (args: unknown, path: readonly PropertyKey[]): unknown =>
   path.reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined), args);
 
 /**
- * A refusal of a tool's arguments as one sentence that names the argument ("quantity: must be a decimal …",
+ * Validation issues as one clause that names the field ("quantity: must be a decimal …",
  * "external_contract_id is required"), and how many other problems there are: what a developer or an agent
- * needs to fix the call, instead of the validator's list of issues.
+ * needs to fix the request, instead of the validator's list of issues. `input`, when known, tells a
+ * missing field from one of the wrong type.
  */
-export function argumentsProblem(tool: string, issues: readonly ArgumentIssue[], args: unknown): string {
+export function issuesSentence(issues: readonly ArgumentIssue[], input?: unknown): string {
   const [first] = issues;
-  if (first === undefined) return `Invalid arguments for ${tool}`;
+  if (first === undefined) return "the request is not valid";
   const name = first.path.map(String).join(".");
+  const missing =
+    first.code === "invalid_type" && name !== "" && (/received undefined$/.test(first.message) || (input !== undefined && valueAt(input, first.path) === undefined));
   let problem: string;
   if (first.code === "unrecognized_keys") {
     const keys = (first.keys ?? []).map((key) => (name ? `${name}.${key}` : key));
     problem = `unknown argument${keys.length === 1 ? "" : "s"} ${keys.join(", ")}`;
-  } else if (first.code === "invalid_type" && name !== "" && valueAt(args, first.path) === undefined) {
+  } else if (missing) {
     problem = `${name} is required`;
   } else {
-    const last = String(first.path.at(-1) ?? "");
-    problem = `${name === "" ? "the arguments" : name}: ${issueWords(first, last)}`;
+    problem = `${name === "" ? "the arguments" : name}: ${issueWords(first, String(first.path.at(-1) ?? ""))}`;
   }
   const more = issues.length - 1;
-  return `Invalid arguments for ${tool}: ${problem}${more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""}`;
+  return `${problem}${more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : ""}`;
 }
+
+/** A refusal of a tool's arguments: which tool, and issuesSentence. */
+export function argumentsProblem(tool: string, issues: readonly ArgumentIssue[], args: unknown): string {
+  return `Invalid arguments for ${tool}: ${issuesSentence(issues, args)}`;
+}
+
+/**
+ * An OAuth error_description as a sentence. The SDK's OAuth handlers describe a refused request with their
+ * validator's output (a JSON list of issues, sometimes behind "ZodError: "): that becomes issuesSentence;
+ * any other JSON, a plain sentence; a sentence stays as it is.
+ */
+export function oauthDescription(description: string): string {
+  const text = description.replace(/^ZodError:\s*/, "").trim();
+  if (!/^[[{]/.test(text)) return description;
+  let issues: unknown;
+  try {
+    issues = JSON.parse(text);
+  } catch {
+    return "The request's parameters are not valid";
+  }
+  const valid = Array.isArray(issues) && issues.every((i) => i !== null && typeof i === "object" && typeof i.code === "string" && Array.isArray(i.path) && typeof i.message === "string");
+  if (!valid) return "The request's parameters are not valid";
+  const sentence = issuesSentence(issues as ArgumentIssue[]).replace(/^unknown argument/, "unknown parameter").replace(/^the arguments/, "the request");
+  return sentence;
+}
+
+/**
+ * Every error_description the OAuth endpoints answer, the SDK's included, goes through oauthDescription:
+ * in a JSON body (the token, registration and revocation endpoints, /authorize before its redirect URI is
+ * known) and in an error redirect (/authorize after), which also gets the request's state back.
+ */
+export const describeOAuthErrors: RequestHandler = (req, res, next) => {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    if (body !== null && typeof body === "object" && typeof (body as { error_description?: unknown }).error_description === "string") {
+      const fields = body as { error_description: string };
+      return json({ ...fields, error_description: oauthDescription(fields.error_description) });
+    }
+    return json(body);
+  };
+  const redirect = res.redirect.bind(res) as (status: number, url: string) => void;
+  res.redirect = ((status: number | string, url?: string | number) => {
+    const [code, target] = typeof status === "number" ? [status, String(url)] : [typeof url === "number" ? url : 302, status];
+    let location = target;
+    try {
+      const parsed = new URL(target);
+      const description = parsed.searchParams.get("error_description");
+      if (description !== null) {
+        parsed.searchParams.set("error_description", oauthDescription(description));
+        // RFC 6749, 4.1.2.1: the error carries the request's state. The SDK leaves it out when the refused
+        // parameters are the ones it reads the state with.
+        const sent = (req.method === "POST" ? (req.body as Record<string, unknown> | undefined) : req.query)?.state;
+        if (!parsed.searchParams.has("state") && typeof sent === "string" && sent !== "") parsed.searchParams.set("state", sent);
+        location = parsed.href;
+      }
+    } catch {
+      // A relative URL: none of ours carries an error.
+    }
+    redirect(code, location);
+  }) as typeof res.redirect;
+  next();
+};
 
 /**
  * What is wrong with a tools/call request's params, or undefined: the SDK's own check of them would answer
