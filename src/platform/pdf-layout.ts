@@ -153,7 +153,7 @@ function neededWidth(doc: Doc, size: number, column: TableColumn, index: number,
  * columns that have some to spare (the free ones first, in order); when that is not enough, the whole table
  * takes a smaller size, down to TABLE_MIN_FONT_SIZE. Measured with the font, on the cells actually drawn.
  */
-export function fitTable(doc: Doc, columns: TableColumn[], rows: string[][]): FittedTable {
+function fitTable(doc: Doc, columns: TableColumn[], rows: string[][]): FittedTable {
   const total = columns.reduce((sum, c) => sum + c.width, 0);
   let fitted: FittedTable = { columns, size: TABLE_FONT_SIZE };
   for (let size = TABLE_FONT_SIZE; size >= TABLE_MIN_FONT_SIZE; size -= 0.5) {

@@ -100,7 +100,7 @@ export function clientErrorOf(error: unknown): ClientError | undefined {
 
 /** JSON-RPC's codes for a call the server cannot take (JSON-RPC 2.0, 5.1). */
 export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
+const INTERNAL_ERROR = -32603;
 
 /**
  * A JSON-RPC error answered as it is: the SDK's protocol layer answers a thrown error with its numeric
@@ -187,7 +187,7 @@ const valueAt = (args: unknown, path: readonly PropertyKey[]): unknown =>
  * needs to fix the request, instead of the validator's list of issues. `input`, when known, tells a
  * missing field from one of the wrong type.
  */
-export function issuesSentence(issues: readonly ArgumentIssue[], input?: unknown): string {
+function issuesSentence(issues: readonly ArgumentIssue[], input?: unknown): string {
   const [first] = issues;
   if (first === undefined) return "the request is not valid";
   const name = first.path.map(String).join(".");
