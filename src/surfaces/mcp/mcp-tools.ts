@@ -92,11 +92,11 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
    * tools/call, answered here rather than by the SDK's handler, which answers every failure (a refused
    * argument, our own fault with its message) as a tool result. Here: a malformed call, an unknown tool or
    * refused arguments are JSON-RPC Invalid params with one sentence; a domain refusal is a tool error in
-   * the API's shape; anything else is an internal error that says nothing of itself (docs/mcp.md, "Errors").
+   * the API's shape; anything else is an internal error that says nothing of itself (docs/mcp.md, "Tools").
    */
   async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined }): Promise<CallToolResult> {
     const found = tools.get(params.name);
-    if (!found) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${params.name}. tools/list names the tools`);
+    if (!found) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools`);
     const parsed = await found.schema.safeParseAsync(params.arguments ?? {});
     if (!parsed.success) throw new RpcError(INVALID_PARAMS, argumentsProblem(params.name, parsed.error.issues, params.arguments ?? {}));
     return found.call(parsed.data as never);
