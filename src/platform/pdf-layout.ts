@@ -135,14 +135,17 @@ interface FittedTable {
 }
 
 const widest = (doc: Doc, texts: string[]): number => texts.reduce((max, text) => Math.max(max, doc.widthOfString(text)), 0);
-const wordsOf = (text: string): string[] => text.split(/\s+/).filter((w) => w.length > 0);
+// pdfkit breaks lines at spaces, never at a no-break space (which formatMoney puts after a currency code):
+// "CHF 1,234.50" is one word to it.
+const wordsOf = (text: string): string[] => text.split(/[ \t\r\n]+/).filter((w) => w.length > 0);
 
 /** The least width column `index` can take at `size`: its `keep` measured on the header and the cells. */
 function neededWidth(doc: Doc, size: number, column: TableColumn, index: number, rows: string[][]): number {
-  if (column.keep === undefined) return Math.min(column.width, FREE_COLUMN_MIN + CELL_PAD_X * 2);
-  const cells = rows.map((cells) => cells[index] ?? "");
   const header = widest(doc.font(BOLD).fontSize(size), wordsOf(column.header));
   doc.font(REGULAR).fontSize(size);
+  // A header's words stay whole in every column (a reader finds the columns by them).
+  if (column.keep === undefined) return Math.max(Math.min(column.width, FREE_COLUMN_MIN + CELL_PAD_X * 2), Math.ceil(header) + CELL_PAD_X * 2);
+  const cells = rows.map((cells) => cells[index] ?? "");
   const body = column.keep === "line" ? widest(doc, cells) : widest(doc, cells.flatMap(wordsOf));
   return Math.ceil(Math.max(header, body) + MEASURE_SLACK) + CELL_PAD_X * 2;
 }
