@@ -126,6 +126,40 @@ describeEachEngine("usage statement", (t) => {
     assert.deepEqual(rows.slice(1).map((r) => r.event_id), Array.from({ length: 6200 }, (_, i) => `copy-${String(i + 1).padStart(5, "0")}`));
   });
 
+  it("writes text that a spreadsheet would run as a formula as text, with a leading ', and numbers as they are", async () => {
+    const { key, companyId, contract } = await companyWithContract(t());
+    const formulas = ['=HYPERLINK("http://x")', "@SUM(A1)", "+1", "-1+2"];
+    await submitAccepted(
+      t(),
+      key,
+      formulas.map((text) => usageEvent(contract.id, { event_id: text, counterparty: text, counterparty_side: text, pair: text, quantity: "2.5" })),
+    );
+    // The API trims a scope's leading tab or carriage return (and refuses control characters in ids), so
+    // those are stored here directly: the statement must not depend on every way in having checked them.
+    for (const [id, text] of [["tab", "\tcmd"], ["cr", "\rcmd"]] as const) {
+      await forCompany(t().app.db, companyId).query(
+        `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty, counterparty_side,
+                                   pair, rated_amount, rule_id, pricing_version, invoice_number, line_key, service_period_start,
+                                   service_period_end, event_timestamp, ingested_at, status)
+         SELECT company_id, $3, contract_id, metric, quantity, fee_amount, applied_rate, $4, $4, $4, rated_amount, rule_id, pricing_version,
+                invoice_number, line_key, service_period_start, service_period_end, event_timestamp, ingested_at, status
+           FROM usage_events WHERE company_id = $1 AND id = $2`,
+        ["+1", id, text],
+      );
+    }
+    const invoice = await invoiceFor(t(), key, contract.id);
+    const rows = await statement(t(), key, invoice.number);
+    const written = [...formulas, "\tcmd", "\rcmd"];
+    assert.deepEqual(rows.map((r) => r.counterparty), written.map((text) => `'${text}`));
+    for (const r of rows) {
+      for (const column of ["event_id", "counterparty", "counterparty_side", "pair"]) {
+        assert.doesNotMatch(r[column]!, /^[=+\-@\t\r]/, `${column} of ${r.event_id} starts no formula`);
+      }
+      assert.equal(r.quantity, "2.5", "a number is written as it is");
+    }
+    assert.deepEqual(rows.slice(0, 4).map((r) => r.event_id), formulas.map((text) => `'${text}`));
+  });
+
   it("answers a header only for an invoice without events, 404 for another company's, 401 without a key, 403 without invoices:read", async () => {
     const { key, companyId, contract } = await companyWithContract(t());
     await t().call({

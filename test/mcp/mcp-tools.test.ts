@@ -17,7 +17,7 @@ import {
   type SubmitResult,
   type UsageEvent,
 } from "../support/api.js";
-import { callTool, mcpRequest, newUser, obtainTokens, toolError, toolOk, type User } from "../support/mcp-client.js";
+import { callTool, invalidParams, mcpRequest, newUser, obtainTokens, toolError, toolOk, type User } from "../support/mcp-client.js";
 
 const READ_TOOLS = [
   "list_contracts",
@@ -102,7 +102,7 @@ describeEachEngine("MCP tools", (t) => {
     await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(own.id)] });
     const draft = (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data[0]!;
     for (const missing of [{ number: draft.number }, { number: draft.number, confirm: false }, { number: draft.number, confirm: "yes" }]) {
-      await toolError(t(), token.full, "finalize_invoice", missing, "invalid_request");
+      assert.match(await invalidParams(t(), token.full, "finalize_invoice", missing), /confirm/);
     }
     assert.equal((await toolOk<Invoice>(t(), token.full, "get_invoice", { number: draft.number })).status, "draft", "nothing issued without confirm");
     await toolError(t(), token.other, "finalize_invoice", { number: draft.number, confirm: true }, "not_found");
@@ -123,8 +123,8 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.other, "get_invoice_documents", { number: draft.number }, "not_found");
     await toolError(t(), token.full, "get_invoice_documents", { number: "INV-999999" }, "not_found");
     for (const bad of [{}, { number: "" }, { number: "x".repeat(65) }, { number: draft.number, extra: 1 }]) {
-      await toolError(t(), token.full, "get_invoice_documents", bad, "invalid_request");
-      await toolError(t(), token.full, "finalize_invoice", { ...bad, confirm: true }, "invalid_request");
+      assert.match(await invalidParams(t(), token.full, "get_invoice_documents", bad), /number|extra/);
+      assert.match(await invalidParams(t(), token.full, "finalize_invoice", { ...bad, confirm: true }), /number|extra/);
     }
     // Voided through the API, it cannot be finalized again: the API's 409 code.
     assert.equal((await t().call({ method: "POST", url: `/v1/billing/invoices/${draft.number}/void`, key: a.key })).statusCode, 200);
@@ -281,17 +281,37 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.full, "update_pricing_rule", { contract_id: contract.id, rule_id: "no-such-rule", fields: { amount: "1.00" } }, "not_found");
   });
 
-  it("answers invalid arguments with an invalid_request tool error, and the API's own codes otherwise", async () => {
-    await toolError(t(), token.full, "get_contract", { contract_id: "" }, "invalid_request");
-    await toolError(t(), token.full, "get_contract", {}, "invalid_request");
-    await toolError(t(), token.full, "list_invoices", { limit: 0 }, "invalid_request");
-    await toolError(t(), token.full, "list_usage_events", { from: "March 1st" }, "invalid_request");
-    await toolError(t(), token.full, "create_customer", { name: "X", unknown_field: 1 }, "invalid_request");
-    await toolError(t(), token.full, "submit_usage", { events: [] }, "invalid_request");
-    const rule = await callTool(t(), token.full, "add_pricing_rule", { contract_id: contract.id, rule: { metric: "m", model: "percentage" } });
-    assert.equal(rule.isError, true, JSON.stringify(rule));
-    assert.ok(["invalid_request", "invalid_pricing_rule"].includes(String(rule.structuredContent?.code)), JSON.stringify(rule.structuredContent));
+  it("answers invalid arguments with JSON-RPC Invalid params and a sentence naming the argument, and the API's own codes otherwise", async () => {
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ["get_contract", { contract_id: "" }, /^Invalid arguments for get_contract: contract_id: must not be empty$/],
+      ["get_contract", {}, /^Invalid arguments for get_contract: contract_id is required$/],
+      ["list_invoices", { limit: 0 }, /limit: must be at least 1/],
+      ["list_usage_events", { from: "March 1st" }, /from: /],
+      ["create_customer", { name: "X", unknown_field: 1 }, /unknown argument unknown_field/],
+      ["submit_usage", { events: [] }, /events: must hold at least one item/],
+      ["project_invoice", { billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" }, /external_contract_id is required/],
+      ["list_usage_events", { limit: "ten" }, /^Invalid arguments for list_usage_events: limit: must be a number$/],
+      ["project_invoice", { external_contract_id: contract.id, billing_period_start: "March", billing_period_end: "2026-03-31" }, /billing_period_start: /],
+      ["create_customer", { name: 42 }, /name: must be a string/],
+    ];
+    for (const [name, args, sentence] of cases) assert.match(await invalidParams(t(), token.full, name, args), sentence, name);
+    const rule = await mcpRequest(t(), token.full, "tools/call", { name: "add_pricing_rule", arguments: { contract_id: contract.id, rule: { metric: "m", model: "percentage" } } });
+    const answer = rule.json() as { result?: { isError?: boolean; structuredContent?: { code?: string } }; error?: { code: number; message: string } };
+    // A rule's missing rate is the schema's refusal or the domain's, by where it is checked: either way a sentence.
+    if (answer.error) assert.equal(answer.error.code, -32602, rule.body);
+    else assert.ok(answer.result?.isError && ["invalid_request", "invalid_pricing_rule"].includes(String(answer.result.structuredContent?.code)), rule.body);
     await toolError(t(), token.full, "project_invoice", { external_contract_id: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" }, "invalid_billing_period");
+  });
+
+  it("answers a malformed tools/call as Invalid params with a sentence, not an internal error with the validator's output", async () => {
+    const malformed: Array<[string, unknown, RegExp]> = [
+      ["arguments as a string", { name: "list_contracts", arguments: "x" }, /arguments must be an object/],
+      ["arguments as an array", { name: "list_contracts", arguments: [1] }, /arguments must be an object/],
+      ["no name", { arguments: {} }, /name is required/],
+      ["a number for a name", { name: 5, arguments: {} }, /name is required/],
+      ["an unknown tool", { name: "drop_database", arguments: {} }, /Unknown tool: drop_database/],
+    ];
+    for (const [what, params, sentence] of malformed) assert.match(await invalidParams(t(), token.full, "tools/call", undefined, params), sentence, what);
   });
 
   it("answers a duplicate customer external_id with customer_exists", async () => {
@@ -300,11 +320,32 @@ describeEachEngine("MCP tools", (t) => {
     assert.match(error.error, /initech/);
   });
 
-  it("answers an unknown tool as an error, not a crash", async () => {
-    const res = await mcpRequest(t(), token.full, "tools/call", { name: "drop_database", arguments: {} });
-    assert.equal(res.statusCode, 200, res.body);
-    const body = res.json() as { result?: { isError?: boolean }; error?: { code: number } };
-    assert.ok(body.error !== undefined || body.result?.isError === true, res.body);
+  it("answers a server fault as a JSON-RPC internal error that says nothing of it, and logs it with its stack", async () => {
+    const { services, logger } = t().app;
+    const list = services.customers.list;
+    const logError = logger.error;
+    const logged: unknown[][] = [];
+    // A real database error, with PostgreSQL's own message naming a column and the statement.
+    services.customers.list = async () => {
+      await t().app.db.query("SELECT secret_column FROM customers WHERE company_id = $1", ["x"]);
+      throw new Error("unreachable");
+    };
+    logger.error = ((...args: unknown[]) => void logged.push(args)) as typeof logger.error;
+    try {
+      const res = await mcpRequest(t(), token.full, "tools/call", { name: "list_customers", arguments: {} });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json() as { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+      assert.deepEqual(body.error, { code: -32603, message: "Internal error" }, res.body);
+      assert.doesNotMatch(res.body, /secret_column|SELECT|customers|does not exist/);
+    } finally {
+      services.customers.list = list;
+      logger.error = logError;
+    }
+    const [entry] = logged;
+    const err = (entry?.[0] as { err?: Error } | undefined)?.err;
+    assert.ok(err instanceof Error && /secret_column/.test(err.message) && typeof err.stack === "string", `logged with its stack: ${JSON.stringify(logged)}`);
+    // The tool works again once the fault is gone.
+    await toolOk(t(), token.full, "list_customers");
   });
 
   it("never shows company B's token company A's contracts, customers, usage or invoices", async () => {

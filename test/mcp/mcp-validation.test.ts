@@ -9,7 +9,7 @@ import { before, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { USAGE, createCustomer, createSampleContract, usageEvent } from "../support/api.js";
 import { expectError } from "../support/assertions.js";
-import { callTool, newUser, obtainTokens, type User } from "../support/mcp-client.js";
+import { assertSentence, callTool, mcpRequest, newUser, obtainTokens, type ToolResult, type User } from "../support/mcp-client.js";
 import { storedState } from "../support/fuzz-generators.js";
 
 describeEachEngine("MCP tools validate as the API does", (t) => {
@@ -59,10 +59,18 @@ describeEachEngine("MCP tools validate as the API does", (t) => {
       const stateBefore = await storedState(t(), user.companyId);
       const res = await t().call({ method: c.api.method, url: c.api.url(), key: user.key, ...(c.api.payload ? { payload: c.api.payload() as object } : {}) });
       const apiCode = res.statusCode === 404 ? "not_found" : expectError(res, 400).code;
-      const result = await callTool(t(), token, c.tool, c.args());
-      assert.equal(result.isError, true, `${c.tool}: ${JSON.stringify(result)}`);
-      // A 404 for an id no company can have is the API's path router; the tool's schema says why.
-      assert.equal(result.structuredContent?.code, apiCode === "not_found" ? "invalid_request" : apiCode, JSON.stringify(result.structuredContent));
+      const called = await mcpRequest(t(), token, "tools/call", { name: c.tool, arguments: c.args() });
+      const answer = called.json() as { result?: ToolResult; error?: { code: number; message: string } };
+      if (answer.error) {
+        // Refused by the tool's schema (the API's own): JSON-RPC Invalid params, where the API answers
+        // invalid_request (or a 404 for an id no company can have: its path router).
+        assert.ok(["invalid_request", "not_found"].includes(apiCode), `${apiCode}: ${called.body}`);
+        assert.equal(answer.error.code, -32602, called.body);
+        assertSentence(answer.error.message);
+      } else {
+        assert.equal(answer.result?.isError, true, `${c.tool}: ${called.body}`);
+        assert.equal(answer.result?.structuredContent?.code, apiCode, called.body);
+      }
       assert.equal(await storedState(t(), user.companyId), stateBefore, "nothing stored");
     });
   }

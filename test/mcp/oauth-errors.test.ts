@@ -11,6 +11,7 @@ import { OAuthProtocolError } from "../../src/domain/oauth/oauth-service.js";
 import { describeEachEngine } from "../support/harness.js";
 import {
   REDIRECT_URI,
+  assertSentence,
   authorize,
   consent,
   login,
@@ -77,6 +78,7 @@ function expectAnswer(res: HttpResponse, expected: Expected): void {
     assert.equal(body.error, expected.oauth, summary);
     assert.equal(typeof body.error_description, "string", summary);
     assert.ok(body.error_description.length > 0, summary);
+    assertSentence(body.error_description);
   }
 }
 
@@ -149,14 +151,21 @@ describeEachEngine(
       });
     }
 
-    it("refuses a NUL or an unpaired surrogate in a tool's arguments as a tool error, storing nothing", async () => {
+    it("refuses a NUL or an unpaired surrogate in a tool's arguments, storing nothing", async () => {
       for (const name of ["Acme\u0000", "Acme\ud800"]) {
         const before = await storedState(t(), f.user.companyId);
         const res = await mcpRequest(t(), f.accessToken, "tools/call", { name: "create_customer", arguments: { name } });
         assert.equal(res.statusCode, 200, res.body);
-        const result = (res.json() as { result: { isError?: boolean; structuredContent?: { code?: string } } }).result;
-        assert.equal(result.isError, true, res.body);
-        assert.equal(result.structuredContent?.code, "invalid_request", res.body);
+        const answer = res.json() as { result?: { isError?: boolean; structuredContent?: { code?: string } }; error?: { code: number; message: string } };
+        // The name's schema refuses a NUL (JSON-RPC Invalid params); the storable-text check, run before
+        // any tool as the API runs it before any route, refuses a lone surrogate (a tool error, as the API's).
+        if (name.includes("\u0000")) {
+          assert.equal(answer.error?.code, -32602, res.body);
+          assertSentence(answer.error.message);
+        } else {
+          assert.equal(answer.result?.isError, true, res.body);
+          assert.equal(answer.result?.structuredContent?.code, "invalid_request", res.body);
+        }
         assert.equal(await storedState(t(), f.user.companyId), before);
       }
     });
@@ -217,3 +226,79 @@ describeEachEngine(
   },
   { env: { BILLING_AUTH_FAILURES: "off" } },
 );
+
+describeEachEngine("OAuth /authorize: a PKCE challenge no verifier can match is refused before the sign-in page", (t) => {
+  let clientId: string;
+  before(async () => {
+    clientId = await registerClient(t());
+  });
+
+  const good = pkce().challenge;
+  const refused: Array<[string, { challenge?: string; method?: string }, RegExp]> = [
+    ["an empty challenge", { challenge: "", method: "S256" }, /code_challenge/],
+    ["a challenge of 42 characters", { challenge: good.slice(0, 42), method: "S256" }, /43 to 128 characters/],
+    ["a challenge of 129 characters", { challenge: "a".repeat(129), method: "S256" }, /43 to 128 characters/],
+    ["a challenge with padding", { challenge: `${good}=`, method: "S256" }, /base64url/],
+    ["a challenge in base64 (+ and /)", { challenge: `${good.slice(0, 41)}+/`, method: "S256" }, /base64url/],
+    ["a challenge with a space", { challenge: `${good.slice(0, 21)} ${good.slice(22)}`, method: "S256" }, /base64url/],
+    ["a challenge with a non-ASCII letter", { challenge: `${good.slice(0, 42)}é`, method: "S256" }, /base64url/],
+    ["the plain method", { challenge: good, method: "plain" }, /code_challenge_method/],
+    ["no method", { challenge: good }, /code_challenge_method/],
+    ["no challenge", { method: "S256" }, /code_challenge/],
+  ];
+  for (const [what, params, sentence] of refused) {
+    it(`refuses ${what}: a redirect with invalid_request and a sentence, no sign-in page, nothing stored`, async () => {
+      const before = await storedOAuthState(t());
+      const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, state: "keep", ...params });
+      const location = new URL(String(res.headers.location));
+      assert.equal(`${location.origin}${location.pathname}`, REDIRECT_URI, res.body);
+      const answer = redirectParams(res);
+      assert.equal(answer.get("error"), "invalid_request");
+      assert.equal(answer.get("state"), "keep");
+      assert.equal(answer.get("code"), null);
+      const description = answer.get("error_description") ?? "";
+      assertSentence(description);
+      assert.match(description, sentence);
+      assert.doesNotMatch(res.body, /request_id|<form/, "no sign-in page");
+      assert.equal(await storedOAuthState(t()), before, "no authorization begun");
+    });
+  }
+
+  it("refuses a bad challenge with an unregistered redirect URI as a 400 with a sentence, redirecting nowhere", async () => {
+    const before = await storedOAuthState(t());
+    const res = await authorize(t(), { clientId, redirectUri: "http://127.0.0.1:4321/elsewhere", challenge: "", method: "S256" });
+    assert.equal(res.statusCode, 400, res.body);
+    assert.equal(res.headers.location, undefined);
+    const body = res.json() as { error: string; error_description: string };
+    assert.equal(body.error, "invalid_request");
+    assertSentence(body.error_description);
+    assert.equal(await storedOAuthState(t()), before);
+  });
+
+  for (const [what, challenge] of [["43", good], ["128", "A".repeat(64) + "z_-9".repeat(16)]] as const) {
+    it(`takes a challenge of ${what} characters of the base64url alphabet to the sign-in page`, async () => {
+      const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, challenge, method: "S256" });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.ok(requestIdOf(res.body));
+    });
+  }
+
+  it("answers the token, registration and revocation endpoints' refusals with sentences, never the validator's output", async () => {
+    const answers = [
+      await t().call(form("/token", { grant_type: "authorization_code", client_id: clientId })),
+      await t().call(form("/token", { client_id: clientId })),
+      await t().call(form("/token", {})),
+      await t().call(form("/token", { grant_type: "refresh_token", client_id: clientId })),
+      await t().call(form("/revoke", { client_id: clientId })),
+      await t().call(json("/register", JSON.stringify({ redirect_uris: "not a list" }))),
+      await t().call(json("/register", JSON.stringify({ redirect_uris: [5] }))),
+      await t().call(json("/register", JSON.stringify({ client_name: "x" }))),
+      await authorize(t(), { clientId: "", redirectUri: "not a url" }),
+    ];
+    for (const res of answers) {
+      assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${res.statusCode}: ${res.body}`);
+      const body = res.json() as { error: string; error_description: string };
+      assertSentence(body.error_description);
+    }
+  });
+});

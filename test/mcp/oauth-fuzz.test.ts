@@ -224,6 +224,13 @@ function models(seed: Seed): Model[] {
     fc.oneof(oddString, fc.constantFrom("http://127.0.0.1:4321/other", "https://evil.example/cb", `${REDIRECT_URI}/x`)).filter((u) => u.trim() !== REDIRECT_URI).map((uri) => (p: Params) => void (p.redirect_uri = uri)),
     fc.constantFrom("plain", "s256", "", "S256 ").map((method) => (p: Params) => void (p.code_challenge_method = method)),
     fc.constant((p: Params) => void (p.code_challenge = undefined)),
+    // RFC 7636, 4.2: 43 to 128 characters of the base64url alphabet, or the flow could never finish.
+    fc
+      .oneof(
+        fc.constantFrom("", "a".repeat(42), "a".repeat(129), `${pkce().challenge}=`, `${"a".repeat(42)}+`, `${"a".repeat(42)}/`, `${"a".repeat(42)}.`, `${"a".repeat(42)}~`),
+        fc.string({ minLength: 43, maxLength: 60 }).filter((c) => !/^[A-Za-z0-9_-]+$/.test(c)),
+      )
+      .map((challenge) => (p: Params) => void (p.code_challenge = challenge)),
     fc.constantFrom("token", "code id_token", "", "CODE").map((type) => (p: Params) => void (p.response_type = type)),
     oddString.filter((s) => s.split(" ").some((scope) => !(OAUTH_SCOPES as readonly string[]).includes(scope))).map((scope) => (p: Params) => void (p.scope = scope)),
     fc.oneof(oddString, fc.constantFrom("https://other.example/mcp", "not a url", `${MCP_RESOURCE}/x`)).filter((r) => r.replace(/\/+$/, "") !== MCP_RESOURCE).map((r) => (p: Params) => void (p.resource = r)),
@@ -428,6 +435,13 @@ function assertOAuthError(res: Answer): void {
   const body = parsed(res);
   assert.match(String(body.error), /^[a-z_]+$/, `a ${res.statusCode} without an OAuth error code: ${res.body.slice(0, 200)}`);
   assert.equal(typeof body.error_description, "string", `a ${res.statusCode} without error_description: ${res.body.slice(0, 200)}`);
+  assertDescribed(String(body.error_description));
+}
+
+/** A sentence, not a validator's output (it may quote what was sent, so brackets inside are the sender's). */
+function assertDescribed(description: string): void {
+  assert.doesNotMatch(description, /^\s*(ZodError:\s*)?[[{]/, `a validator's output: ${description.slice(0, 200)}`);
+  assert.doesNotMatch(description, /invalid_type|invalid_value|Invalid input: expected|"path":|"code":/, `a validator's wording: ${description.slice(0, 200)}`);
 }
 
 function assertAnswer(request: FuzzRequest, res: Answer, ms: number): void {
@@ -439,7 +453,11 @@ function assertAnswer(request: FuzzRequest, res: Answer, ms: number): void {
     const failed = res.statusCode >= 400 || (res.statusCode === 302 && location.startsWith(REDIRECT_URI) && new URL(location).searchParams.has("error"));
     assert.ok(failed, `a broken request answered ${summary} ${location}`);
   }
-  if (res.statusCode === 302) assert.ok(String(res.headers.location).startsWith(REDIRECT_URI), `a redirect elsewhere: ${String(res.headers.location)}`);
+  if (res.statusCode === 302) {
+    assert.ok(String(res.headers.location).startsWith(REDIRECT_URI), `a redirect elsewhere: ${String(res.headers.location)}`);
+    const description = new URL(String(res.headers.location)).searchParams.get("error_description");
+    if (description !== null) assertDescribed(description);
+  }
   if (res.statusCode < 400) return;
   if (request.url.includes("%00")) {
     // The HTTP app refuses a NUL in any URL before routing, in the API's shape (http-app.ts).

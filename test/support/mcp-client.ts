@@ -266,6 +266,27 @@ export async function toolError(t: TestApp, token: string, name: string, args: R
   return result.structuredContent as { error: string; code: string };
 }
 
+/**
+ * A tool call refused before any tool runs: JSON-RPC Invalid params (-32602) with one sentence. Returns
+ * the sentence, checked for what a validator's dump would hold (brackets, braces, zod's own wording).
+ */
+export async function invalidParams(t: TestApp, token: string, name: string, args: unknown, params?: unknown): Promise<string> {
+  const res = await mcpRequest(t, token, "tools/call", (params ?? { name, arguments: args }) as Record<string, unknown>);
+  assert.equal(res.statusCode, 200, res.body);
+  const body = res.json() as { result?: unknown; error?: { code: number; message: string } };
+  assert.ok(body.error, `${name}: a JSON-RPC error, not ${res.body}`);
+  assert.equal(body.error.code, -32602, res.body);
+  assertSentence(body.error.message);
+  return body.error.message;
+}
+
+/** One sentence for a person: no JSON, no list of issues, no validator's wording. */
+export function assertSentence(message: string): void {
+  assert.ok(message.length > 0 && message.length < 300, message);
+  assert.doesNotMatch(message, /[[\]{}]|\n/, `no structure in ${JSON.stringify(message)}`);
+  assert.doesNotMatch(message, /zod|Invalid input|Too (small|big)|expected \w+, received|invalid_type|MCP error/i, `no validator wording in ${message}`);
+}
+
 /** The redirect URI of the SDK-client tests: nothing listens there, the provider reads the code off the redirect. */
 const SDK_REDIRECT_URI = "http://127.0.0.1:48123/callback";
 

@@ -335,3 +335,26 @@ describe("renderAgreementPdf", () => {
     }
   });
 });
+
+describe("agreement PDF with the largest amounts", () => {
+  it("keeps every price's amount and every monthly cap whole on one line", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+    const largest = "999999999999999.999999999999";
+    const pdf = await renderAgreementPdf(
+      baseInput({
+        currency: "CHF",
+        rules: [
+          { id: "rule-big", name: "Largest per-unit price", type: "usage", model: "flat", amount: largest, metric: "domestic_wire", monthly_cap: "99999999999999.99" },
+          { id: "rule-sub", name: "Platform fee", type: "subscription", model: "flat", amount: "99999999999999.99", frequency: "monthly" },
+        ],
+        minimumAmount: "99999999999999.99",
+      }),
+    );
+    const text = pdftotext(pdf).replace(/\u00a0/g, " ");
+    const lines = text.split("\n");
+    // The per-unit price once; the cap, the fee and the minimum each on a line of their own.
+    for (const [figure, times] of [["CHF 999,999,999,999,999.999999999999", 1], ["CHF 99,999,999,999,999.99", 3]] as const) {
+      assert.ok(lines.filter((line) => line.includes(figure)).length >= times, `${figure} whole on one line\n${text}`);
+    }
+    assert.ok(lines.some((line) => /Name\s+Type\s+Metric\s+Price\s+Monthly cap\s+Counterparty/.test(line)), `the header's words whole\n${text}`);
+  });
+});

@@ -74,9 +74,20 @@ function drawParties(doc: Doc, parties: AgreementWords["parties"]): void {
  */
 const COLUMN_WIDTHS: Record<string, number> = { Type: 64, Metric: 88, Price: 111, "Monthly cap": 75, Counterparty: 74 };
 
+/**
+ * What the table keeps whole (TableColumn["keep"]): a cap is an amount, on one line; a price is words
+ * around an amount, which breaks between the words only. Their columns widen for a long amount. A type is
+ * one word, never broken: the reader of an uploaded agreement starts a row on the line of its type
+ * (agreement-reading.ts).
+ */
+const COLUMN_KEEPS: Record<string, TableColumn["keep"]> = { Type: "words", Price: "words", "Monthly cap": "line" };
+
 function ruleColumns(totalWidth: number): Column[] {
   const used = RULE_COLUMNS.reduce((sum, c) => sum + (COLUMN_WIDTHS[c.header] ?? 0), 0);
-  return RULE_COLUMNS.map((c, i) => ({ ...c, width: COLUMN_WIDTHS[c.header] ?? (i === 0 ? totalWidth - used : 0) }));
+  return RULE_COLUMNS.map((c, i) => {
+    const keep = COLUMN_KEEPS[c.header];
+    return { ...c, width: COLUMN_WIDTHS[c.header] ?? (i === 0 ? totalWidth - used : 0), ...(keep ? { keep } : {}) };
+  });
 }
 
 function drawRulesTable(doc: Doc, input: AgreementPdfInput, words: AgreementWords): void {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import Big from "big.js";
 import { hasPdftotext, pdftotext } from "../../../test/support/pdf-text.js";
 import { formatMoney } from "../kernel/money-format.js";
 import { invoiceWords, renderInvoicePdf, type InvoicePdfInput } from "./invoice-pdf.js";
@@ -82,4 +83,43 @@ describe("invoice PDF", () => {
     assert.match(text, /Charges of Invoice INV-000042, continued/);
     assert.ok(text.includes("metric_119 usage"));
   });
+});
+
+describe("invoice PDF with the largest amounts", () => {
+  const HUGE = "99999999999999.99";
+  // The most a line can reach: the largest quantity the API takes at the largest price it takes.
+  const MAX_DECIMAL = "999999999999999.999999999999";
+  const cases: Array<{ currency: string; amount: string; tax: string }> = [
+    { currency: "USD", amount: HUGE, tax: "8999999999999.99" },
+    { currency: "CHF", amount: HUGE, tax: "7699999999999.99" },
+    { currency: "KWD", amount: "99999999999999.999", tax: "4999999999999.999" },
+    { currency: "JPY", amount: "99999999999999", tax: "9999999999999" },
+  ];
+  for (const { currency, amount, tax } of cases) {
+    it(`keeps every ${currency} amount whole on one line, and the totals on their own lines in order`, { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+      const lines = [
+        { description: "Monthly minimum", quantity: "1", unitPrice: amount, amount },
+        ...Array.from({ length: 8 }, (_, i) => ({ description: `wire_${i} usage`, quantity: "999999999999.999", unitPrice: "99.999999999999", amount })),
+        { description: "fx usage at the largest price", quantity: MAX_DECIMAL, unitPrice: MAX_DECIMAL, amount: new Big(MAX_DECIMAL).times(MAX_DECIMAL).toFixed(0) },
+      ];
+      const subtotal = lines.reduce((sum, l) => sum.plus(l.amount), new Big(0));
+      const total = subtotal.plus(tax);
+      const pdfInput = input({ lines, subtotal: subtotal.toFixed(), tax, total: total.toFixed() }, currency);
+      const words = invoiceWords(pdfInput);
+      const nbsp = (text: string) => text.replace(/\u00a0/g, " ");
+      const text = nbsp(pdftotext(await renderInvoicePdf(pdfInput)));
+      const rows = text.split("\n");
+      const amounts = [...words.lines.flatMap((cells) => cells.slice(1)), ...words.totals.map(([, value]) => value)].map(nbsp);
+      for (const figure of amounts) assert.ok(rows.some((row) => row.includes(figure)), `${figure} whole on one line\n${text}`);
+      const at = (label: string, value: string) => {
+        const index = rows.findIndex((row) => new RegExp(`^\\s*${label}\\s+`).test(row));
+        assert.ok(index >= 0, `${label}\n${text}`);
+        assert.ok(rows[index]!.includes(nbsp(value)), `${label} with ${value} on one line: ${rows[index]}`);
+        return index;
+      };
+      const [subtotalRow, taxRow, totalRow] = words.totals.map(([label, value]) => at(label, value));
+      assert.ok(subtotalRow! < taxRow! && taxRow! < totalRow!, `subtotal, tax and total in order on distinct lines\n${text}`);
+      assert.match(rows[totalRow!]!, new RegExp(`Total due\\s+${nbsp(words.totals[2]![1]).replace(/[$.]/g, "\\$&")}`));
+    });
+  }
 });

@@ -10,6 +10,7 @@ import {
   contentWidth,
   drawBanner,
   drawKeyValues,
+  drawSummary,
   drawTable,
   MARGIN_X,
   paragraph,
@@ -129,20 +130,6 @@ function drawParties(doc: Doc, parties: InvoiceWords["parties"]): void {
   doc.y = bottom + 14;
 }
 
-function drawTotals(doc: Doc, totals: InvoiceWords["totals"]): void {
-  const width = 220;
-  const x = MARGIN_X + contentWidth(doc) - width;
-  totals.forEach(([label, value], i) => {
-    const last = i === totals.length - 1;
-    doc.font(last ? BOLD : REGULAR).fontSize(last ? 11 : 9.5).fillColor(COLOR_TEXT);
-    const y = doc.y;
-    doc.text(label, x, y, { width: width / 2 });
-    doc.text(value, x + width / 2, y, { width: width / 2, align: "right" });
-    doc.y = y + (last ? 18 : 14);
-  });
-  doc.x = MARGIN_X;
-}
-
 function draw(doc: Doc, words: InvoiceWords): void {
   drawHeader(doc, words);
   drawParties(doc, words.parties);
@@ -153,13 +140,13 @@ function draw(doc: Doc, words: InvoiceWords): void {
     const width = contentWidth(doc);
     const columns: TableColumn[] = [
       { header: words.lineHeaders[0]!, width: width - 86 - 120 - 100 },
-      { header: words.lineHeaders[1]!, width: 86, align: "right" },
-      { header: words.lineHeaders[2]!, width: 120, align: "right" },
-      { header: words.lineHeaders[3]!, width: 100, align: "right" },
+      { header: words.lineHeaders[1]!, width: 86, align: "right", keep: "line" },
+      { header: words.lineHeaders[2]!, width: 120, align: "right", keep: "line" },
+      { header: words.lineHeaders[3]!, width: 100, align: "right", keep: "line" },
     ];
     drawTable(doc, columns, words.lines, `Charges of ${words.title}, continued`);
   }
-  drawTotals(doc, words.totals);
+  drawSummary(doc, words.totals);
 }
 
 /** Renders the invoice as a PDF. The same input gives the same bytes. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
+import { spreadsheetText, STATEMENT_HEADER, statementLine } from "./usage-statement.js";
 
 const row = (fields: Partial<Parameters<typeof statementLine>[0]> = {}): Parameters<typeof statementLine>[0] => ({
   seq: "1",
@@ -40,4 +40,34 @@ describe("usage statement rows", () => {
       assert.equal(statementLine(row({ counterparty: value })).split(",domestic_wire,")[1]!.startsWith(`${written},`), true);
     });
   }
+});
+
+describe("spreadsheetText: text a spreadsheet would run is written as text (OWASP, CSV Injection)", () => {
+  const cases: Array<[string | null, string]> = [
+    ['=HYPERLINK("http://x")', `"'=HYPERLINK(""http://x"")"`],
+    ["@SUM(A1)", "'@SUM(A1)"],
+    ["+1", "'+1"],
+    ["-1+2", "'-1+2"],
+    ["\tcmd", "'\tcmd"],
+    ["\rcmd", `"'\rcmd"`],
+    ["=1,2", `"'=1,2"`],
+    ["-", "'-"],
+    // Only the first character counts: inside, these are plain text.
+    ["a=b", "a=b"],
+    ["fx-usd", "fx-usd"],
+    ["user@example.com", "user@example.com"],
+    // A space first is no formula start; it is quoted as RFC 4180 asks.
+    [" =1", '" =1"'],
+    ["'=1", "'=1"],
+    ["", ""],
+    [null, ""],
+  ];
+  for (const [value, written] of cases) {
+    it(`writes ${JSON.stringify(value)} as ${JSON.stringify(written)}`, () => assert.equal(spreadsheetText(value), written));
+  }
+
+  it("applies to every text column and to no number", () => {
+    const line = statementLine(row({ id: "=id", metric: "+m", counterparty: "-c", counterparty_side: "@s", pair: "\tp", rule_id: "=r", quantity: "2", applied_rate: "0.5" }));
+    assert.equal(line, "'=id,2026-03-20T10:00:00.000Z,'+m,'-c,'@s,'\tp,2,,0.5,40.000000000001,'=r,3\r\n");
+  });
 });

@@ -22,6 +22,12 @@ const CODE_TTL_MS = 5 * 60_000;
 const ACCESS_TTL_MS = 60 * 60_000;
 const REFRESH_TTL_MS = 30 * 24 * 60 * 60_000;
 
+/**
+ * A PKCE code challenge as RFC 7636 (4.2) allows it: BASE64URL(SHA256(verifier)) is 43 characters; up to
+ * 128 characters of the base64url alphabet are taken, the length limits of the verifier itself (4.1).
+ */
+const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43,128}$/;
+
 /** An OAuth protocol error with its RFC 6749 / 8707 code; the MCP surface maps it to the SDK's classes. */
 export class OAuthProtocolError extends Error {
   constructor(
@@ -127,6 +133,13 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
       storable("client_id", clientId);
       storable("redirect_uri", params.redirectUri);
       storable("code_challenge", params.codeChallenge);
+      // Checked before the sign-in page: a challenge no verifier can match is a flow that cannot finish.
+      if (!CODE_CHALLENGE.test(params.codeChallenge)) {
+        throw new OAuthProtocolError(
+          "invalid_request",
+          "code_challenge must be the S256 challenge of the code verifier: 43 to 128 characters of the base64url alphabet (RFC 7636, 4.2)",
+        );
+      }
       storable("state", params.state);
       storable("resource", params.resource);
       const requested = params.scopes && params.scopes.length > 0 ? params.scopes : [...OAUTH_SCOPES];

@@ -10,7 +10,7 @@ import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { parseJsonExact, unmarkNumbers } from "../../platform/exact-json.js";
 import type { Logger } from "../../platform/logger.js";
 import { authenticateMcp, credentialOf } from "./mcp-credentials.js";
-import { mcpErrorHandler, refuseUnstorableBodies, requireBodyType } from "./mcp-errors.js";
+import { describeOAuthErrors, mcpErrorHandler, refuseUnstorableBodies, requireBodyType } from "./mcp-errors.js";
 import { resourceOrigins } from "./mcp-origins.js";
 import { buildMcpServer } from "./mcp-tools.js";
 import { consentPage, errorPage, loginPage, PAGE_HEADERS } from "./oauth-pages.js";
@@ -51,6 +51,8 @@ export function createMcpApp({
   app.use("/register", requireBodyType("application/json"));
   app.use(["/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], requireBodyType("application/x-www-form-urlencoded"));
   app.use(["/register", "/authorize", "/token", "/revoke", "/oauth/login", "/oauth/consent"], refuseUnstorableBodies);
+  // The SDK's handlers describe a refused request with their validator's output: a sentence instead.
+  app.use(["/register", "/authorize", "/token", "/revoke"], describeOAuthErrors);
   const origins = resourceOrigins(publicUrl);
   const base = origins.canonical;
   const provider = createOAuthProvider(services.oauth, origins.canonicalResource);
@@ -183,7 +185,7 @@ export function createMcpApp({
         // The transport's own answer to a body that is not JSON.
         return res.status(400).json({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error: Invalid JSON" }, id: null });
       }
-      const server = buildMcpServer(services, caller, { publicUrl });
+      const server = buildMcpServer(services, caller, { publicUrl, logger });
       // Stateless: a new transport per request, so that any process can answer any request.
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {

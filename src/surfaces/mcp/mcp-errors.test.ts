@@ -10,7 +10,9 @@ import {
   TooManyRequestsError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
-import { clientErrorOf } from "./mcp-errors.js";
+import { z } from "zod";
+import { decimalInput } from "../../domain/kernel/decimal-schemas.js";
+import { argumentsProblem, clientErrorOf, oauthDescription, toolCallProblem } from "./mcp-errors.js";
 
 /** An error as body-parser (through http-errors) raises it. */
 const parserError = (status: number, type: string, extra: Record<string, unknown> = {}) =>
@@ -53,5 +55,74 @@ describe("the agent surface's mapping of errors to answers", () => {
       assert.ok(known.description.length > 0);
       if (expected.description) assert.match(known.description, expected.description);
     });
+  }
+});
+
+describe("a tool's refused arguments as one sentence", () => {
+  const schema = z.strictObject({
+    external_contract_id: z.string().min(1).max(255),
+    quantity: decimalInput("quantity", 12),
+    limit: z.number().int().min(1).max(100).optional(),
+    status: z.enum(["draft", "issued"]).optional(),
+    confirm: z.literal(true).optional(),
+    events: z.array(z.record(z.string(), z.unknown())).min(1).max(100).optional(),
+    name: z.string().max(5).optional(),
+  });
+  const cases: Array<[string, Record<string, unknown>, string]> = [
+    ["a missing argument", { quantity: 1 }, "external_contract_id is required"],
+    ["an empty string", { external_contract_id: "", quantity: 1 }, "external_contract_id: must not be empty"],
+    ["a string too long", { external_contract_id: "c", quantity: 1, name: "abcdefg" }, "name: must be at most 5 characters"],
+    ["a number in words", { external_contract_id: "c", quantity: "1,5" }, "quantity: must be a decimal number such as 12.5 (a JSON number or a string)"],
+    ["a string for a number", { external_contract_id: "c", quantity: 1, limit: "ten" }, "limit: must be a number"],
+    ["a fraction for an integer", { external_contract_id: "c", quantity: 1, limit: 1.5 }, "limit: must be an integer"],
+    ["a number too small", { external_contract_id: "c", quantity: 1, limit: 0 }, "limit: must be at least 1"],
+    ["a number too large", { external_contract_id: "c", quantity: 1, limit: 101 }, "limit: must be at most 100"],
+    ["a value not listed", { external_contract_id: "c", quantity: 1, status: "paid" }, 'status: must be one of "draft", "issued"'],
+    ["a literal", { external_contract_id: "c", quantity: 1, confirm: false }, "confirm: must be true"],
+    ["an empty list", { external_contract_id: "c", quantity: 1, events: [] }, "events: must hold at least one item"],
+    ["an item of the wrong type", { external_contract_id: "c", quantity: 1, events: [5] }, "events.0: must be an object"],
+    ["an unknown argument", { external_contract_id: "c", quantity: 1, extra: 1 }, "unknown argument extra"],
+    ["two problems", {}, "external_contract_id is required (and 1 more problem)"],
+  ];
+  for (const [what, args, sentence] of cases) {
+    it(`${what}: "${sentence}"`, () => {
+      const parsed = schema.safeParse(args);
+      assert.equal(parsed.success, false);
+      const message = argumentsProblem("a_tool", parsed.error!.issues, args);
+      assert.equal(message, `Invalid arguments for a_tool: ${sentence}`);
+    });
+  }
+
+  const calls: Array<[string, unknown, RegExp | undefined]> = [
+    ["well formed", { name: "a_tool", arguments: {} }, undefined],
+    ["without arguments", { name: "a_tool" }, undefined],
+    ["params missing", undefined, /takes an object/],
+    ["params an array", [], /takes an object/],
+    ["no name", { arguments: {} }, /name is required/],
+    ["arguments a string", { name: "a_tool", arguments: "x" }, /arguments must be an object/],
+    ["arguments null", { name: "a_tool", arguments: null }, /arguments must be an object/],
+  ];
+  for (const [what, params, problem] of calls) {
+    it(`a tools/call ${what}: ${problem ?? "taken"}`, () => {
+      const found = toolCallProblem(params);
+      if (problem === undefined) assert.equal(found, undefined);
+      else assert.match(found ?? "", problem);
+    });
+  }
+});
+
+describe("an OAuth error_description as a sentence", () => {
+  const zodDump = (issues: unknown[]) => JSON.stringify(issues, null, 2);
+  const cases: Array<[string, string, string]> = [
+    ["a sentence, kept", "Invalid client_id", "Invalid client_id"],
+    ["a missing parameter", zodDump([{ code: "invalid_type", expected: "string", path: ["code_challenge"], message: "Invalid input: expected string, received undefined" }]), "code_challenge is required"],
+    ["a literal", zodDump([{ code: "invalid_value", values: ["S256"], path: ["code_challenge_method"], message: 'Invalid input: expected "S256"' }]), 'code_challenge_method: must be "S256"'],
+    ["behind ZodError:", `ZodError: ${zodDump([{ code: "invalid_type", expected: "array", path: ["redirect_uris"], message: "Invalid input: expected array, received string" }])}`, "redirect_uris: must be an array"],
+    ["a URL", zodDump([{ code: "invalid_format", format: "url", path: ["resource"], message: "Invalid URL" }]), "resource: must be a URL"],
+    ["other JSON", '{"detail":"x"}', "The request's parameters are not valid"],
+    ["broken JSON", "[oops", "The request's parameters are not valid"],
+  ];
+  for (const [what, description, sentence] of cases) {
+    it(`${what}: "${sentence}"`, () => assert.equal(oauthDescription(description), sentence));
   }
 });

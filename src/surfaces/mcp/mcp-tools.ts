@@ -12,6 +12,8 @@ import type { OAuthScope } from "../../domain/oauth/oauth-service.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
 import { stringifyJson } from "../../platform/exact-json.js";
+import type { Logger } from "../../platform/logger.js";
+import { argumentsProblem, INVALID_PARAMS, internalRpcError, RpcError, toolCallProblem } from "./mcp-errors.js";
 
 const page = {
   limit: z.number().int().min(1).max(100).optional().describe("1 to 100, default 50"),
@@ -24,7 +26,7 @@ const ok = (value: object): CallToolResult => ({
   structuredContent: value as Record<string, unknown>,
 });
 
-/** Errors come back as tool errors with the API's `{ error, code }`, never as transport failures. */
+/** A refusal by the domain (not found, conflict, a scope, text it cannot store) is a tool error in the API's `{ error, code }`. */
 const failure = (body: { error: string; code: string; [k: string]: unknown }): CallToolResult => ({
   content: [{ type: "text", text: stringifyJson(body) }],
   structuredContent: body,
@@ -51,13 +53,10 @@ export interface McpCaller {
  * arguments, calls one service function as the caller's company, and presents: no rule lives here.
  * Every caller is offered every tool (docs/mcp.md, "API keys"): what it may do is decided per call.
  */
-export function buildMcpServer(services: Services, caller: McpCaller, links: { publicUrl: string }): McpServer {
+export function buildMcpServer(services: Services, caller: McpCaller, links: { publicUrl: string; logger: Logger }): McpServer {
   const server = new McpServer({ name: "usage-billing", version: "1.0.0" }, { capabilities: { tools: {} } });
-  // The SDK's own argument check (and any other tool failure it catches) reports in the API's error shape
-  // too. createToolError is the SDK's single place for that, private in its types only.
-  (server as unknown as { createToolError(message: string): CallToolResult }).createToolError = (message) =>
-    failure({ error: message.replace(/^MCP error -?\d+: /, ""), code: "invalid_request" });
   const { actor, oauthScopes } = caller;
+  const tools = new Map<string, { schema: z.ZodObject; call: (args: never) => Promise<CallToolResult> }>();
 
   function tool<Shape extends z.ZodRawShape>(
     name: string,
@@ -66,25 +65,41 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
     inputSchema: Shape,
     run: (args: z.infer<z.ZodObject<Shape>>) => Promise<object>,
   ) {
-    server.registerTool(
-      name,
-      // Strict, like the API's bodies: an unknown (or misspelt) argument is refused, not silently dropped.
-      { description: `${description} Needs scope ${scope}.`, inputSchema: z.strictObject(inputSchema), annotations: { readOnlyHint: scope === "read:invoices" } },
-      (async (args: z.infer<z.ZodObject<Shape>>) => {
-        if (oauthScopes && !oauthScopes.includes(scope)) {
-          return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });
-        }
-        // The API refuses such text in every body before any route sees it (http-app.ts); so do the tools.
-        const refusal = unstorableTextError(args);
-        if (refusal) return failure(toHttpError(refusal).body);
-        try {
-          return ok(await run(args));
-        } catch (error) {
-          if (error instanceof DomainError) return failure(toHttpError(error).body);
-          throw error;
-        }
-      }) as never,
-    );
+    // Strict, like the API's bodies: an unknown (or misspelt) argument is refused, not silently dropped.
+    const schema = z.strictObject(inputSchema);
+    const call = async (args: z.infer<z.ZodObject<Shape>>): Promise<CallToolResult> => {
+      if (oauthScopes && !oauthScopes.includes(scope)) {
+        return failure({ error: `This token lacks the required scope: ${scope}`, code: "insufficient_scope" });
+      }
+      // The API refuses such text in every body before any route sees it (http-app.ts); so do the tools.
+      const refusal = unstorableTextError(args);
+      if (refusal) return failure(toHttpError(refusal).body);
+      try {
+        return ok(await run(args));
+      } catch (error) {
+        if (error instanceof DomainError) return failure(toHttpError(error).body);
+        // Anything else is a fault of ours: logged whole, answered without a word of it (mcp-errors.ts).
+        links.logger.error({ err: error, tool: name }, "mcp tool failed");
+        throw internalRpcError();
+      }
+    };
+    // Registered with the SDK for tools/list (its JSON Schema, annotations); calls go through `callTool` below.
+    server.registerTool(name, { description: `${description} Needs scope ${scope}.`, inputSchema: schema, annotations: { readOnlyHint: scope === "read:invoices" } }, call as never);
+    tools.set(name, { schema, call: call as (args: never) => Promise<CallToolResult> });
+  }
+
+  /**
+   * tools/call, answered here rather than by the SDK's handler, which answers every failure (a refused
+   * argument, our own fault with its message) as a tool result. Here: a malformed call, an unknown tool or
+   * refused arguments are JSON-RPC Invalid params with one sentence; a domain refusal is a tool error in
+   * the API's shape; anything else is an internal error that says nothing of itself (docs/mcp.md, "Tools").
+   */
+  async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined }): Promise<CallToolResult> {
+    const found = tools.get(params.name);
+    if (!found) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools`);
+    const parsed = await found.schema.safeParseAsync(params.arguments ?? {});
+    if (!parsed.success) throw new RpcError(INVALID_PARAMS, argumentsProblem(params.name, parsed.error.issues, params.arguments ?? {}));
+    return found.call(parsed.data as never);
   }
 
   const { contracts, customers, usage, invoices } = services;
@@ -199,5 +214,16 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
     async (a) => list(await customers.list(actor, { externalId: a.external_id }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
   );
 
+  // The request's params are checked by a transform that throws: a zod issue would be answered as the SDK's
+  // internal error with the validator's output, a thrown RpcError is answered as it is.
+  const callRequest = z.looseObject({
+    method: z.literal("tools/call"),
+    params: z.unknown().transform((params) => {
+      const problem = toolCallProblem(params);
+      if (problem !== undefined) throw new RpcError(INVALID_PARAMS, problem);
+      return params as { name: string; arguments?: Record<string, unknown> };
+    }),
+  });
+  server.server.setRequestHandler(callRequest, (request) => callTool(request.params));
   return server;
 }
