@@ -16,6 +16,7 @@ import assert from "node:assert/strict";
 import { performance } from "node:perf_hooks";
 import { before, it } from "node:test";
 import fc from "fast-check";
+import { percentEscapesAreUtf8 } from "../../src/domain/kernel/storable-text.js";
 import { OAUTH_SCOPES } from "../../src/domain/oauth/oauth-service.js";
 import { describeEachEngine } from "../support/harness.js";
 import {
@@ -462,6 +463,9 @@ function assertAnswer(request: FuzzRequest, res: Answer, ms: number): void {
   if (request.url.includes("%00")) {
     // The HTTP app refuses a NUL in any URL before routing, in the API's shape (http-app.ts).
     assert.equal(parsed(res).code, "invalid_request", summary);
+  } else if (!percentEscapesAreUtf8(request.url)) {
+    // And escapes that are not UTF-8 text, the same way (storable-text.ts).
+    assert.equal(parsed(res).code, "invalid_encoding", summary);
   } else if (request.surface === "page") {
     assert.match(String(res.headers["content-type"]), /^text\/html/, summary);
     assert.match(res.body, /<h1>[^<]+<\/h1>/, summary);

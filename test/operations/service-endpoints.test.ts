@@ -29,6 +29,19 @@ function resolve(doc: Json, node: Json): Json {
   return resolve(doc, target!);
 }
 
+/**
+ * An error answer's schema as one object: the properties and required fields of what it is `allOf` (the
+ * shared Error, or an error that carries the resource it names) with its own (`code`'s enum).
+ */
+function errorSchema(doc: Json, node: Json): { properties: Json; required: string[] } {
+  const schema = resolve(doc, node);
+  const parts = [...(schema.allOf ?? []).map((part: Json) => resolve(doc, part)), schema];
+  return {
+    properties: Object.assign({}, ...parts.map((part: Json) => part.properties ?? {})),
+    required: [...new Set(parts.flatMap((part: Json) => part.required ?? []))] as string[],
+  };
+}
+
 /** Every operation of the document: its paths' and its webhooks'. */
 function operationsOf(doc: Json): { where: string; path: string; method: string; operation: Json }[] {
   return (["paths", "webhooks"] as const).flatMap((section) =>
@@ -129,7 +142,12 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.deepEqual([...terms.required].sort(), ["contract_id", "currency", "customer", "rules", "start_date"]);
     assert.ok(terms.properties.rules.items.properties.amount, "a rule's fields are described");
     for (const status of ["201", "400", "404", "409", "413", "415"]) assert.ok(upload.responses[status], `upload answers ${status}`);
-    assert.ok(resolve(doc, upload.responses["409"].content["application/json"].schema).properties.contract, "409 carries the existing contract");
+    const conflicts = resolve(doc, upload.responses["409"].content["application/json"].schema).allOf[0].anyOf.map((s: Json) => resolve(doc, s));
+    assert.ok(
+      conflicts.some((c: Json) => c.properties.contract && c.required.includes("contract")),
+      "409 carries the existing contract",
+    );
+    assert.ok(conflicts.some((c: Json) => c.properties.customer && c.required.includes("customer")), "or the existing customer");
     const pdf = (path: string) => doc.paths[path].get.responses["200"].content["application/pdf"].schema;
     assert.deepEqual(pdf("/v1/billing/invoices/{number}/pdf"), { type: "string", format: "binary" });
     assert.deepEqual(pdf("/v1/billing/contracts/{ext_id}/agreement.pdf"), { type: "string", format: "binary" });
@@ -201,12 +219,14 @@ describeEachEngine("service endpoints", (t, engine) => {
       const statuses = ["400", "401", "403", "429", "500", ...(operation.requestBody || method !== "get" ? ["413", "415"] : [])];
       for (const status of statuses) {
         assert.ok(responses[status], `${where} documents ${status}`);
-        const schema = resolve(doc, responses[status].content["application/json"].schema);
+        const schema = errorSchema(doc, responses[status].content["application/json"].schema);
         assert.deepEqual([schema.properties.error.type, schema.properties.code.type], ["string", "string"], `${where} ${status} is an Error`);
+        assert.deepEqual(schema.properties.code.enum, codesOf(responses[status]), `${where} ${status}: its code is an enum of the codes it lists`);
       }
       assert.deepEqual(codesOf(responses["401"]), ["missing_api_key", "invalid_api_key"], where);
       assert.deepEqual(codesOf(responses["403"]), ["insufficient_scope"], where);
-      assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts"], where);
+      const ownLimits = where === "POST /v1/billing/contracts/upload" ? ["too_many_uploads"] : [];
+      assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts", ...ownLimits], where);
       assert.ok(responses["429"].headers["Retry-After"], `${where}: 429 says Retry-After`);
       assert.ok(codesOf(responses["400"]).includes("invalid_request"), where);
       if (operation.requestBody?.content["application/json"]) {
@@ -220,8 +240,9 @@ describeEachEngine("service endpoints", (t, engine) => {
     }
     const responses = (path: string, method: string) => doc.paths[path][method].responses;
     assert.deepEqual(codesOf(responses("/v1/billing/customers", "post")["409"]), ["customer_exists"]);
-    const exists = resolve(doc, responses("/v1/billing/customers", "post")["409"].content["application/json"].schema);
+    const exists = errorSchema(doc, responses("/v1/billing/customers", "post")["409"].content["application/json"].schema);
     assert.deepEqual(exists.properties.customer, { $ref: "#/components/schemas/Customer", description: "The customer that has this external_id" });
+    assert.ok(exists.required.includes("customer"), "a 409 always carries the customer");
     assert.ok(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["400"]).includes("invalid_pricing_rule"));
     assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["409"]), ["rule_exists"]);
     assert.deepEqual(codesOf(responses("/v1/billing/contracts/upload", "post")["415"]), ["unsupported_media_type", "file_not_pdf"]);
@@ -303,13 +324,17 @@ describeEachEngine("service endpoints", (t, engine) => {
     }
   });
 
-  it("answers 404 Not found in the error shape for unknown paths and methods, with or without a key", async () => {
+  it("answers 404 Not found in the error shape for unknown paths, and 405 with Allow for a method a known path does not take, with or without a key", async () => {
     const { key } = await t().newCompany();
+    for (const withKey of [false, true]) {
+      const res = await t().call({ method: "DELETE", url: "/v1/billing/customers", ...(withKey ? { key } : {}) });
+      expectError(res, 405, "method_not_allowed");
+      assert.equal(res.headers.allow, "GET, HEAD, POST");
+    }
     for (const request of [
       { method: "GET" as const, url: "/nope" },
       { method: "GET" as const, url: "/v1/billing/nothing-here" },
       { method: "POST" as const, url: "/v1/billing/nothing-here", payload: { a: 1 } },
-      { method: "DELETE" as const, url: "/v1/billing/customers" },
       { method: "GET" as const, url: "/v2/billing/customers" },
     ]) {
       for (const withKey of [false, true]) {
@@ -320,11 +345,9 @@ describeEachEngine("service endpoints", (t, engine) => {
     }
   });
 
-  it("answers 400 in the error shape to a URL that is not valid percent-encoding", async () => {
-    for (const url of ["/%ff", "/v1/billing/%zz"]) {
-      const res = await t().call({ method: "GET", url });
-      expectError(res, 400, "invalid_request");
-    }
+  it("answers 400 in the error shape to a URL that is not valid percent-encoding, or whose escapes are not UTF-8", async () => {
+    expectError(await t().call({ method: "GET", url: "/v1/billing/%zz" }), 400, "invalid_request");
+    expectError(await t().call({ method: "GET", url: "/%ff" }), 400, "invalid_encoding");
   });
 
   it("echoes a sane incoming x-request-id in the request-id response header", async () => {
