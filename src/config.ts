@@ -81,10 +81,10 @@ function parseSmallInteger(name: string, value: string | undefined, fallback: nu
 const MIN_ADMIN_TOKEN_LENGTH = 32;
 const MIN_ADMIN_TOKEN_DISTINCT = 16;
 /**
- * A long token written in hexadecimal has only 16 characters to draw from, so a random one often misses one
- * (one in four of `openssl rand -hex 32`, which the docs long recommended): a hex token of 64 characters or
- * more (256 bits) needs 10 different digits, which a random one misses about never. Shorter hex tokens keep the
- * rule of 16.
+ * A token written in hexadecimal has only 16 characters to draw from, so a random one often misses one: one
+ * in four of `openssl rand -hex 32` (which the docs long recommended), most of `randomBytes(16).toString("hex")`
+ * (32 characters, the least the service took). Such a token needs 10 different digits, which a random one of 32
+ * hex digits or more misses about once in 15,000; 32 times one digit, or two alternating, are still refused.
  */
 const MIN_HEX_ADMIN_TOKEN_DISTINCT = 10;
 
@@ -98,10 +98,10 @@ function weakAdminToken(token: string): string | undefined {
   if (/\s/u.test(token)) return "must not contain spaces or other whitespace";
   if (characters.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${characters.length})`;
   const distinct = new Set(characters).size;
-  const longHex = characters.length >= 64 && /^[0-9a-f]+$/i.test(token);
-  const needed = longHex ? MIN_HEX_ADMIN_TOKEN_DISTINCT : MIN_ADMIN_TOKEN_DISTINCT;
+  const hex = /^[0-9a-f]+$/i.test(token);
+  const needed = hex ? MIN_HEX_ADMIN_TOKEN_DISTINCT : MIN_ADMIN_TOKEN_DISTINCT;
   if (distinct < needed) {
-    return `must have at least ${needed} different characters${needed === MIN_HEX_ADMIN_TOKEN_DISTINCT ? " (of a 64-character hexadecimal token's 16)" : ""} (it has ${distinct})`;
+    return `must have at least ${needed} different characters${needed === MIN_HEX_ADMIN_TOKEN_DISTINCT ? " (of a hexadecimal token's 16)" : ""} (it has ${distinct})`;
   }
   return undefined;
 }
