@@ -67,6 +67,8 @@ describe("fair queue", () => {
     await q.settle();
     assert.equal(q.outcomes.get("a3"), "refused:key");
     assert.deepEqual(q.started, ["a1", "b1"], "B is not refused for A's jobs");
+    assert.equal(q.queue.refusal("A"), "key", "asked beforehand, A would be refused as its job was");
+    assert.equal(q.queue.refusal("B"), undefined, "and B would be taken (one running, one more may wait)");
     await q.finish("a1");
     q.submit("A", "a4");
     await q.settle();

@@ -25,6 +25,8 @@ export class QueueFullError extends Error {
 export interface FairQueue {
   /** Runs `job` when its turn comes; rejects with QueueFullError, without running it, when over a bound. */
   run<T>(key: string, job: () => Promise<T>): Promise<T>;
+  /** The bound a job of `key` would be refused by if it came now, or undefined when it would be taken. */
+  refusal(key: string): QueueFullError["bound"] | undefined;
   /** Jobs running and waiting now, over all keys. */
   load(): { running: number; waiting: number };
 }
@@ -56,13 +58,22 @@ export function createFairQueue(limits: FairQueueLimits): FairQueue {
     }
   }
 
+  // Never a free slot while a job waits that could take it (dispatch runs after every change): start now, or wait.
+  const startsNow = (state: KeyState) => running < limits.slots && state.running < limits.runningPerKey;
+
+  function refusal(state: KeyState): QueueFullError["bound"] | undefined {
+    if (state.running + state.waiting.length >= limits.perKey) return "key";
+    if (!startsNow(state) && waiting >= limits.waiting) return "total";
+    return undefined;
+  }
+
   return {
+    refusal: (key) => refusal(keys.get(key) ?? { running: 0, waiting: [] }),
     run<T>(key: string, job: () => Promise<T>): Promise<T> {
       const state = keys.get(key) ?? { running: 0, waiting: [] };
-      if (state.running + state.waiting.length >= limits.perKey) return Promise.reject(new QueueFullError("key"));
-      // Never a free slot while a job waits that could take it (dispatch runs after every change): start now, or wait.
-      const startsNow = running < limits.slots && state.running < limits.runningPerKey;
-      if (!startsNow && waiting >= limits.waiting) return Promise.reject(new QueueFullError("total"));
+      const bound = refusal(state);
+      if (bound) return Promise.reject(new QueueFullError(bound));
+      const now = startsNow(state);
       keys.set(key, state);
       return new Promise<T>((resolve, reject) => {
         const start = () => {
@@ -92,7 +103,7 @@ export function createFairQueue(limits: FairQueueLimits): FairQueue {
             },
           );
         };
-        if (startsNow) return start();
+        if (now) return start();
         if (state.waiting.length === 0) turns.push(key);
         state.waiting.push(start);
         waiting++;

@@ -8,6 +8,7 @@
 // at most one reading, never by all of theirs.
 import { fork, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { setPriority } from "node:os";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
 
 /** A run of text on a page, placed by its baseline's start in PDF points (origin bottom left). */
@@ -33,6 +34,15 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
 /** What one reading may take: wall-clock time, and memory (the child's resident set, where the OS shows it). */
 const PDF_BUDGET = { timeMs: 15_000, rssBytes: 512 * 1024 * 1024, heapMb: 256 } as const;
 
+/**
+ * A reading still running after this long is no ordinary agreement (those take a few tenths of a second) and is
+ * given the lowest CPU priority (nice 19) for the rest of its budget: two readings run at once on a machine
+ * of two cores, and a file built to unpack for seconds must not halve the speed of another company's reading
+ * beside it (docs/performance.md, "Upload fairness").
+ */
+const SLOW_READING_MS = 500;
+const SLOW_READING_NICE = 19;
+
 // JavaScript beside this file, in the sources and in the build alike (tsconfig.build.json copies it).
 const childFile = new URL("./pdf-text-child.mjs", import.meta.url);
 const childArgs = [`--max-old-space-size=${PDF_BUDGET.heapMb}`];
@@ -54,19 +64,54 @@ const queue = createFairQueue(PDF_QUEUE);
  * contract, nor its text trusted to be the one printed. Readings are queued under `queueKey` (see PDF_QUEUE);
  * one past its bounds is refused at once with a QueueFullError (fair-queue.ts).
  */
+/** Whether a reading under `queueKey` would be refused now (QueueFullError's bound), before its bytes are read. */
+export const inspectionRefusal = (queueKey: string) => queue.refusal(queueKey);
+
 export function inspectPdf(bytes: Uint8Array, options: { queueKey: string; textPages?: number }): Promise<PdfInspection> {
-  return queue.run(options.queueKey, () => inspectInChild(bytes, options.textPages ?? 0));
+  const { queueKey } = options;
+  return queue.run(queueKey, async () => {
+    const suspect = (slowKeys.get(queueKey) ?? 0) > Date.now() - SLOW_KEY_MS;
+    const inspection = await inspectInChild(bytes, options.textPages ?? 0, suspect, () => slowKeys.set(queueKey, Date.now()));
+    if (slowKeys.size > 10_000) slowKeys.clear();
+    return inspection;
+  });
 }
 
-function inspectInChild(bytes: Uint8Array, textPages: number): Promise<PdfInspection> {
+/**
+ * Keys whose reading ran slow (SLOW_READING_MS) lately: their next readings for a minute start at the lowest
+ * CPU priority at once, so that a key sending file after file built to unpack for seconds never takes a core
+ * from another key's reading, even for the first second of each.
+ */
+const slowKeys = new Map<string, number>();
+const SLOW_KEY_MS = 60_000;
+
+function inspectInChild(bytes: Uint8Array, textPages: number, demoteAtOnce: boolean, onSlow: () => void): Promise<PdfInspection> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = fork(childFile, [], { execArgv: childArgs, serialization: "advanced", stdio: ["ignore", "ignore", "ignore", "ipc"] });
     let answer: PdfInspection | undefined;
     const stop = () => child.kill("SIGKILL");
     const deadline = setTimeout(stop, PDF_BUDGET.timeMs);
+    const started = Date.now();
+    let demoted = false;
+    let slow = false;
+    const demote = () => {
+      demoted = true;
+      try {
+        if (child.pid !== undefined) setPriority(child.pid, SLOW_READING_NICE);
+      } catch {
+        // The process may have exited meanwhile, or the OS may not allow it: the budget still holds.
+      }
+    };
+    if (demoteAtOnce) demote();
     // Linux shows a process's resident set in /proc; elsewhere the heap limit and the deadline still hold.
     const watch = setInterval(() => {
-      if (child.pid !== undefined && residentBytes(child.pid) > PDF_BUDGET.rssBytes) stop();
+      if (child.pid === undefined) return;
+      if (residentBytes(child.pid) > PDF_BUDGET.rssBytes) return stop();
+      if (!slow && Date.now() - started > SLOW_READING_MS) {
+        slow = true;
+        onSlow();
+        if (!demoted) demote();
+      }
     }, 50);
     child.once("message", (message) => {
       answer = message as PdfInspection;

@@ -2,7 +2,7 @@
 // not empty, at most 10 MB, a PDF, readable and not encrypted. Shared by the API's upload and the dashboard's.
 import { createHash } from "node:crypto";
 import { QueueFullError } from "../../platform/fair-queue.js";
-import { inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
+import { inspectionRefusal, inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
 import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
 import { MAX_AGREEMENT_BYTES } from "./contract-schemas.js";
 
@@ -35,10 +35,7 @@ export async function checkAgreementFile(companyId: string, file: UploadedFile, 
   if (!looksLikePdf(file.bytes)) throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
   const inspection = await inspectPdf(file.bytes, { queueKey: companyId, textPages }).catch((error: unknown) => {
     if (!(error instanceof QueueFullError)) throw error;
-    throw RateLimitedError.tooManyUploads(
-      UPLOAD_RETRY_SECONDS,
-      error.bound === "key" ? `Your company already has ${PDF_QUEUE.perKey} uploaded files being checked` : "The service is checking as many uploaded files as it can hold",
-    );
+    throw tooManyUploads(error.bound);
   });
   if (inspection.kind === "encrypted") {
     throw new ValidationError("The PDF is encrypted or password-protected; upload a copy saved without a password", "file_encrypted");
@@ -48,6 +45,23 @@ export async function checkAgreementFile(companyId: string, file: UploadedFile, 
     throw new ValidationError("The PDF unpacks into more than the service reads for one file, or takes too long to read; save it again as a plain PDF", "file_too_complex");
   }
   return inspection.items;
+}
+
+function tooManyUploads(bound: QueueFullError["bound"]): RateLimitedError {
+  return RateLimitedError.tooManyUploads(
+    UPLOAD_RETRY_SECONDS,
+    bound === "key" ? `Your company already has ${PDF_QUEUE.perKey} uploaded files being checked` : "The service is checking as many uploaded files as it can hold",
+  );
+}
+
+/**
+ * Refuses an upload that its company's turn could not take now, before its body is read: a company that fires
+ * many files at once is answered at once, and the service does not read megabytes it would refuse. (The file is
+ * still queued or refused when it is read: another upload may take the room meanwhile.)
+ */
+export function requireUploadRoom(companyId: string): void {
+  const bound = inspectionRefusal(companyId);
+  if (bound) throw tooManyUploads(bound);
 }
 
 /** The name a download is offered under: the client's, without a path or characters a header cannot carry. */

@@ -10,7 +10,7 @@ import { insertCustomer } from "../customers/customer-service.js";
 import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
-import { checkAgreementFile, READ_PAGES, sha256Hex, storedFilename, type UploadedFile } from "./agreement-upload.js";
+import { checkAgreementFile, READ_PAGES, requireUploadRoom, sha256Hex, storedFilename, type UploadedFile } from "./agreement-upload.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./contract-repository.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
@@ -252,6 +252,12 @@ export function createContractService({
         if (!inserted) throw new ConflictError("Could not find a free contract id; try again", "contract_id_taken");
         return completeNewContract(tx, row, rules);
       });
+    },
+
+    /** Refuses (429 too_many_uploads) an upload its company's turn could not take now: asked before its body is read. */
+    requireUploadRoom(actor: Actor): void {
+      requireScope(actor, "contracts:write");
+      requireUploadRoom(actor.companyId);
     },
 
     /**

@@ -139,6 +139,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           const actor = actorOf(request);
           // Refused before the body is read: a key that may not upload does not get 10 MB buffered.
           requireScope(actor, "contracts:write");
+          services.contracts.requireUploadRoom(actor);
           const form = await readMultipartForm(request, UPLOAD_LIMITS);
           const unknown = [...new Set(form.fields.keys())].filter((name) => name !== "terms");
           if (unknown.length > 0) throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send \`file\` and \`terms\``, "invalid_request");
