@@ -51,24 +51,34 @@ describe("npm start builds only what changed", () => {
   });
 });
 
+/**
+ * Starts the service from the sources with `env` (on 127.0.0.1, an in-memory database unless `env` says
+ * otherwise), expecting it to refuse to start: asserts exit code 1 and one line on stderr, no stack trace,
+ * and returns that line.
+ */
+async function refusedStart(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+  assert.equal(code, 1);
+  const lines = stderr.trim().split("\n");
+  assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
+  return lines[0]!;
+}
+
 describe("a port already in use", () => {
   it("stops the service with one clear line and exit code 1", async () => {
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
     after(() => holder.close());
     const port = (holder.address() as { port: number }).port;
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: String(port), HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-    assert.equal(code, 1);
-    const lines = stderr.trim().split("\n");
-    assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
-    assert.match(lines[0]!, new RegExp(`^cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`));
+    const line = await refusedStart({ PORT: String(port) });
+    assert.match(line, new RegExp(`^cannot start: port ${port} on 127\\.0\\.0\\.1 is already in use`));
   });
 });
 
@@ -81,18 +91,8 @@ describe("an applied migration that changed", () => {
     // What the database recorded no longer matches the file: as if 0005 had been edited after it was applied.
     await db.query("UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE version = '0005_ingest_function'");
     await db.close();
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-    assert.equal(code, 1);
-    const lines = stderr.trim().split("\n");
-    assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
-    assert.match(lines[0]!, /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/);
+    const line = await refusedStart({ BILLING_DATA_DIR: dataDir });
+    assert.match(line, /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/);
   });
 });
 
@@ -103,19 +103,9 @@ describe("a weak admin token", () => {
     ["32 spaces", " ".repeat(32), /must not contain spaces or other whitespace/],
   ] as const) {
     it(`of ${name} stops the service before it listens, with one clear line and exit code 1`, async () => {
-      const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent", BILLING_ADMIN_TOKEN: token },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-      assert.equal(code, 1);
-      const lines = stderr.trim().split("\n");
-      assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
-      assert.match(lines[0]!, /^cannot start: BILLING_ADMIN_TOKEN /);
-      assert.match(lines[0]!, reason);
+      const line = await refusedStart({ BILLING_ADMIN_TOKEN: token });
+      assert.match(line, /^cannot start: BILLING_ADMIN_TOKEN /);
+      assert.match(line, reason);
     });
   }
 });
