@@ -7,7 +7,8 @@ module.exports = {
     {
       name: "no-circular",
       severity: "error",
-      comment: "Modules import each other in a circle: move what both need into a module of its own (as dashboard/page-kit.ts).",
+      comment:
+        "Modules import each other in a circle: move what both need into a module of its own (as dashboard/page-kit.ts).",
       from: {},
       to: { circular: true },
     },
@@ -21,7 +22,8 @@ module.exports = {
     {
       name: "platform-stays-below",
       severity: "error",
-      comment: "platform/ is the plumbing (logging, metrics, outbound HTTP, fonts, exact JSON): it imports no business rule, database or surface.",
+      comment:
+        "platform/ is the plumbing (logging, metrics, outbound HTTP, fonts, exact JSON): it imports no business rule, database or surface.",
       from: { path: "^src/platform/" },
       to: { path: "^src/(domain|db|surfaces)/" },
     },
@@ -35,7 +37,8 @@ module.exports = {
     {
       name: "client-knows-only-the-api",
       severity: "error",
-      comment: "src/client is a client of the HTTP API: it knows the API's generated types and the platform's exact JSON, never the service's inside.",
+      comment:
+        "src/client is a client of the HTTP API: it knows the API's generated types and the platform's exact JSON, never the service's inside.",
       from: { path: "^src/client/" },
       to: { path: "^src/(domain|db|surfaces)/|^src/(app|compose|main|config)\\.ts$" },
     },

@@ -38,7 +38,9 @@ async function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
     });
   });
 }
@@ -61,13 +63,15 @@ export async function timeToReady(command: string, args: string[], env: Record<s
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${command} ${args.join(" ")} exited before it was ready`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`${command} ${args.join(" ")} exited before it was ready`);
     try {
       if ((await request(port, "GET", "/readyz")).status === 200) break;
     } catch {
       // not listening yet
     }
-    if (performance.now() - started > 120_000) throw new Error(`${command} ${args.join(" ")} was not ready within 2 minutes`);
+    if (performance.now() - started > 120_000)
+      throw new Error(`${command} ${args.join(" ")} was not ready within 2 minutes`);
     await new Promise((r) => setTimeout(r, 10));
   }
   const ms = Math.round(performance.now() - started);
@@ -106,7 +110,11 @@ export interface Service {
  * instead of keeping it in per-thread arenas (docs/performance.md, step 18). A setting already in the
  * environment wins, as in the start script.
  */
-export const MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "32768", MALLOC_TRIM_THRESHOLD_: "32768" } as const;
+export const MALLOC_ENV = {
+  MALLOC_ARENA_MAX: "2",
+  MALLOC_MMAP_THRESHOLD_: "32768",
+  MALLOC_TRIM_THRESHOLD_: "32768",
+} as const;
 
 export async function startService(env: Record<string, string>, apiKey: string): Promise<Service> {
   currentKey = apiKey;
@@ -178,7 +186,13 @@ function service(port: number, child: ChildProcess, exited: Promise<void>): Serv
 let currentKey = "";
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-export function request(port: number, method: string, path: string, body?: string, apiKey = currentKey): Promise<{ status: number; body: string }> {
+export function request(
+  port: number,
+  method: string,
+  path: string,
+  body?: string,
+  apiKey = currentKey,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       {
@@ -189,7 +203,9 @@ export function request(port: number, method: string, path: string, body?: strin
         agent,
         headers: {
           authorization: `Bearer ${apiKey}`,
-          ...(body !== undefined ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : {}),
+          ...(body !== undefined
+            ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+            : {}),
         },
       },
       (res) => {
@@ -229,7 +245,9 @@ export async function postgresCpu(database: string): Promise<{ stop(): Promise<n
     admin.on("error", () => {});
     await admin.connect();
     try {
-      const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [database]);
+      const { rows } = await admin.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = $1", [
+        database,
+      ]);
       return rows.map((r) => r.pid);
     } finally {
       await admin.end();
@@ -249,4 +267,3 @@ export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
-

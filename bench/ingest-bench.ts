@@ -29,13 +29,28 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { migrate } from "../src/db/migrate.js";
-import { agent, cpuSeconds, createDatabase, dropDatabase, GIVEN_URL, MALLOC_ENV, percentile, postgresCpu, request, SMOKE, startService, timeToReady } from "./bench-kit.js";
+import {
+  agent,
+  cpuSeconds,
+  createDatabase,
+  dropDatabase,
+  GIVEN_URL,
+  MALLOC_ENV,
+  percentile,
+  postgresCpu,
+  request,
+  SMOKE,
+  startService,
+  timeToReady,
+} from "./bench-kit.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
-const CASES = new Set((process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,b,c,d,e,startup")).split(","));
+const CASES = new Set(
+  (process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,b,c,d,e,startup")).split(","),
+);
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
 const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
 const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
@@ -76,7 +91,8 @@ type Shape = "spread" | "single";
 function batchBody(prefix: string, contracts: string[], seq: number, shape: Shape = "spread"): string {
   const events: string[] = [];
   for (let i = 0; i < BATCH; i++) {
-    const contract = shape === "single" ? contracts[seq % contracts.length]! : contracts[(seq * BATCH + i) % contracts.length]!;
+    const contract =
+      shape === "single" ? contracts[seq % contracts.length]! : contracts[(seq * BATCH + i) % contracts.length]!;
     events.push(
       `{"external_contract_id":"${contract}","event_id":"${prefix}-${seq}-${i}","metric":"${metrics[i % 2]}","quantity":${(i % 5) + 1},"timestamp":"${timestamp}"}`,
     );
@@ -104,7 +120,11 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
   const latencies: number[] = [];
   let events = 0;
   // Open the connections first, so that the CPU of their backends is measured from the start.
-  await Promise.all(Array.from({ length: connections }, () => pool.connect())).then((clients) => clients.forEach((c) => c.release()));
+  await Promise.all(Array.from({ length: connections }, () => pool.connect())).then((clients) =>
+    clients.forEach((c) => {
+      c.release();
+    }),
+  );
   const pgCpu = await postgresCpu(database);
   const ownCpu = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
@@ -123,7 +143,15 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
           qs.push(String((i % 5) + 1));
         }
         const t0 = performance.now();
-        await pool.query(sql, [companyId, ids, contracts, ms, qs, qs.map(() => "20"), qs.map((q) => String(Number(q) * 20))]);
+        await pool.query(sql, [
+          companyId,
+          ids,
+          contracts,
+          ms,
+          qs,
+          qs.map(() => "20"),
+          qs.map((q) => String(Number(q) * 20)),
+        ]);
         latencies.push(performance.now() - t0);
         events += BATCH;
       }
@@ -135,7 +163,15 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
   const { rows } = await pool.query("SELECT count(*)::int AS n FROM usage_events WHERE id LIKE 'ceiling-%'");
   await pool.end();
   return {
-    ...summarize("ceiling (PostgreSQL alone, 8 conns)", connections, latencies, events, seconds, null, rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`),
+    ...summarize(
+      "ceiling (PostgreSQL alone, 8 conns)",
+      connections,
+      latencies,
+      events,
+      seconds,
+      null,
+      rows[0].n === events ? "count ok" : `count ${rows[0].n} != ${events}`,
+    ),
     postgresCpuUsPerEvent,
     generatorCpuUsPerEvent,
   };
@@ -148,9 +184,19 @@ async function runCeiling(url: string, database: string, companyId: string): Pro
 async function setupContracts(port: number, count: number, tag: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const customer = await request(port, "POST", "/v1/billing/customers", JSON.stringify({ name: `${tag} customer ${i}` }));
+    const customer = await request(
+      port,
+      "POST",
+      "/v1/billing/customers",
+      JSON.stringify({ name: `${tag} customer ${i}` }),
+    );
     if (customer.status !== 201) throw new Error(`customer: ${customer.status} ${customer.body}`);
-    const contract = await request(port, "POST", "/v1/billing/contracts", JSON.stringify({ customer_id: JSON.parse(customer.body).id }));
+    const contract = await request(
+      port,
+      "POST",
+      "/v1/billing/contracts",
+      JSON.stringify({ customer_id: JSON.parse(customer.body).id }),
+    );
     if (contract.status !== 201) throw new Error(`contract: ${contract.status} ${contract.body}`);
     ids.push(JSON.parse(contract.body).id);
   }
@@ -188,7 +234,14 @@ interface LoadOutcome {
 }
 
 /** `clients` loops sending 100-event batches for SECONDS (or replaying `replay` bodies). */
-async function load(port: number, clients: number, prefix: string, contracts: string[], replay?: string[], shape: Shape = "spread"): Promise<LoadOutcome> {
+async function load(
+  port: number,
+  clients: number,
+  prefix: string,
+  contracts: string[],
+  replay?: string[],
+  shape: Shape = "spread",
+): Promise<LoadOutcome> {
   const latencies: number[] = [];
   const bodies: string[] = [];
   let events = 0;
@@ -222,14 +275,30 @@ async function load(port: number, clients: number, prefix: string, contracts: st
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { latencies, events, generatorCpuUsPerEvent: cpuUsPerEvent(process.cpuUsage(ownCpu), events), accepted, duplicates, seconds, bodies };
+  return {
+    latencies,
+    events,
+    generatorCpuUsPerEvent: cpuUsPerEvent(process.cpuUsage(ownCpu), events),
+    accepted,
+    duplicates,
+    seconds,
+    bodies,
+  };
 }
 
 function cpuUsPerEvent(usage: NodeJS.CpuUsage, events: number): number {
   return Math.round(((usage.user + usage.system) / events) * 10) / 10;
 }
 
-function summarize(name: string, clients: number, latencies: number[], events: number, seconds: number, peakRssMb: number | null, verified: string): CaseResult {
+function summarize(
+  name: string,
+  clients: number,
+  latencies: number[],
+  events: number,
+  seconds: number,
+  peakRssMb: number | null,
+  verified: string,
+): CaseResult {
   const sorted = [...latencies].sort((a, b) => a - b);
   const round = (n: number) => Math.round(n * 10) / 10;
   return {
@@ -250,7 +319,9 @@ function summarize(name: string, clients: number, latencies: number[], events: n
 
 /** Stored data must match what was acknowledged, and every invariant must hold. */
 async function verify(url: string | { dataDir: string }, expectedNew: number, prefixes: string[]): Promise<string> {
-  const db = await openDatabase(typeof url === "string" ? { kind: "postgres", url } : { kind: "pglite", dataDir: url.dataDir });
+  const db = await openDatabase(
+    typeof url === "string" ? { kind: "postgres", url } : { kind: "pglite", dataDir: url.dataDir },
+  );
   try {
     const { rows } = await db.query<{ n: string }>(
       `SELECT count(*) AS n FROM usage_events WHERE ${prefixes.map((_, i) => `id LIKE $${i + 1}`).join(" OR ")}`,
@@ -311,7 +382,14 @@ async function main(): Promise<void> {
       let acceptedNew = 0;
       const prefixes: string[] = [];
       let stored: string[] = [];
-      const runCase = async (label: string, key: string, clients: number, contracts: string[], replay?: string[], shape: Shape = "spread") => {
+      const runCase = async (
+        label: string,
+        key: string,
+        clients: number,
+        contracts: string[],
+        replay?: string[],
+        shape: Shape = "spread",
+      ) => {
         const prefix = `${key}${stamp}`;
         const serviceCpu = cpuSeconds(service.child.pid!);
         const pgCpu = await postgresCpu(name);
@@ -331,12 +409,31 @@ async function main(): Promise<void> {
           throw new Error(`replays stored ${fresh} new events`);
         }
         const verified = await verify(url, acceptedNew, prefixes);
-        const result = { ...summarize(label, clients, outcome.latencies, outcome.events, outcome.seconds, service.peakRssMb(), verified), ...cpu };
+        const result = {
+          ...summarize(
+            label,
+            clients,
+            outcome.latencies,
+            outcome.events,
+            outcome.seconds,
+            service.peakRssMb(),
+            verified,
+          ),
+          ...cpu,
+        };
         results.push(result);
         print(result);
       };
       if (CASES.has("a")) await runCase(`(a) service, 16 clients, ${CONTRACTS} contracts`, "a", 16, spread);
-      if (CASES.has("f")) await runCase(`(f) service, 16 clients, ${SINGLE_CONTRACTS} contracts, one per batch`, "f", 16, single, undefined, "single");
+      if (CASES.has("f"))
+        await runCase(
+          `(f) service, 16 clients, ${SINGLE_CONTRACTS} contracts, one per batch`,
+          "f",
+          16,
+          single,
+          undefined,
+          "single",
+        );
       if (CASES.has("b")) await runCase("(b) service, 16 clients, one contract", "b", 16, [hot!]);
       if (CASES.has("c")) await runCase(`(c) service, 4 clients, ${CONTRACTS} contracts`, "c", 4, spread);
       if (CASES.has("d")) await runCase("(d) service, 16 clients, replays", "d", 16, spread, stored);
@@ -362,14 +459,23 @@ async function main(): Promise<void> {
         const serviceCpu = cpuSeconds(service.child.pid!);
         outcome = await load(service.port, 16, prefix, spread);
         // The service's process, PGlite's thread included (there is no separate database process here).
-        serviceCpuUsPerEvent = Math.round(((cpuSeconds(service.child.pid!) - serviceCpu) / outcome.events) * 1e6 * 10) / 10;
+        serviceCpuUsPerEvent =
+          Math.round(((cpuSeconds(service.child.pid!) - serviceCpu) / outcome.events) * 1e6 * 10) / 10;
         rss = service.peakRssMb();
       } finally {
         await service.stop();
       }
       const verified = await verify({ dataDir }, outcome.accepted - outcome.duplicates, [prefix]);
       const result = {
-        ...summarize(`(e) service on PGlite, 16 clients, ${CONTRACTS} contracts`, 16, outcome.latencies, outcome.events, outcome.seconds, rss, verified),
+        ...summarize(
+          `(e) service on PGlite, 16 clients, ${CONTRACTS} contracts`,
+          16,
+          outcome.latencies,
+          outcome.events,
+          outcome.seconds,
+          rss,
+          verified,
+        ),
         serviceCpuUsPerEvent,
         generatorCpuUsPerEvent: outcome.generatorCpuUsPerEvent,
       };
@@ -412,11 +518,17 @@ async function main(): Promise<void> {
   }
 
   if (ceiling) for (const r of results) r.ratio = Math.round((r.eventsPerSecond / ceiling.eventsPerSecond) * 100) / 100;
-  console.log("\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | CPU µs/event: service / PostgreSQL / generator | stored data |");
+  console.log(
+    "\n| case | events/s | p50 ms | p99 ms | max ms | peak RSS MB | ÷ ceiling | CPU µs/event: service / PostgreSQL / generator | stored data |",
+  );
   console.log("|---|---:|---:|---:|---:|---:|---:|---|---|");
   for (const r of results) {
-    const cpu = [r.serviceCpuUsPerEvent, r.postgresCpuUsPerEvent, r.generatorCpuUsPerEvent].map((v) => v ?? "-").join(" / ");
-    console.log(`| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${cpu} | ${r.verified} |`);
+    const cpu = [r.serviceCpuUsPerEvent, r.postgresCpuUsPerEvent, r.generatorCpuUsPerEvent]
+      .map((v) => v ?? "-")
+      .join(" / ");
+    console.log(
+      `| ${r.name} | ${r.eventsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.maxMs} | ${r.peakRssMb ?? "-"} | ${r.ratio ?? "-"} | ${cpu} | ${r.verified} |`,
+    );
   }
   if (!SMOKE) {
     const dir = process.env.BENCH_RESULTS ?? "bench/results";

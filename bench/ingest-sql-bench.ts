@@ -34,10 +34,10 @@ const CONTRACTS = SHAPE === "b" ? 1 : Number(process.env.SQL_BENCH_CONTRACTS ?? 
 const METRICS = ["domestic_wire", "international_wire"];
 
 const name = `bench_sql_${process.pid}`;
-let dataDir: string | undefined;
+const dataDir = ENGINE === "pglite" ? mkdtempSync(join(tmpdir(), "bench-sql-")) : undefined;
 const db =
-  ENGINE === "pglite"
-    ? await openDatabase({ kind: "pglite", dataDir: (dataDir = mkdtempSync(join(tmpdir(), "bench-sql-"))) })
+  dataDir !== undefined
+    ? await openDatabase({ kind: "pglite", dataDir })
     : await openDatabase({ kind: "postgres", url: await createDatabase(name), poolSize: 1 });
 try {
   await migrate(db);
@@ -47,7 +47,10 @@ try {
   const month = `${now.toISOString().slice(0, 7)}-01`;
   const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).toISOString().slice(0, 10);
   await db.query("INSERT INTO companies (id, name, created_at) VALUES ($1, 'sql bench', now())", [company]);
-  await db.query("INSERT INTO customers (company_id, id, name, created_at) VALUES ($1, $2, 'c', now())", [company, customer]);
+  await db.query("INSERT INTO customers (company_id, id, name, created_at) VALUES ($1, $2, 'c', now())", [
+    company,
+    customer,
+  ]);
   await db.query(
     `INSERT INTO contracts (company_id, id, contract_number, customer_id, customer_name, status, start_date, currency,
                            billing_cadence, sample, current_version, metrics, pdf_token, created_at)
@@ -116,8 +119,14 @@ try {
   const seconds = (performance.now() - started) / 1000;
   if (process.env.SQL_BENCH_EXPLAIN === "1" && ENGINE !== "pglite") {
     // One more call with every statement inside the function explained into the server's log.
-    for (const setting of ["LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0", "SET auto_explain.log_analyze = on",
-      "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_buffers = on", "SET auto_explain.log_timing = on"]) {
+    for (const setting of [
+      "LOAD 'auto_explain'",
+      "SET auto_explain.log_min_duration = 0",
+      "SET auto_explain.log_analyze = on",
+      "SET auto_explain.log_nested_statements = on",
+      "SET auto_explain.log_buffers = on",
+      "SET auto_explain.log_timing = on",
+    ]) {
       await db.query(setting);
     }
     await ingestRatedBatch(forCompany(db, company), batch(CALLS + 5), new Date());

@@ -31,7 +31,12 @@ const round = (n: number) => Math.round(n * 100) / 100;
 
 function stats(latencies: number[]) {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { n: sorted.length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), maxMs: round(sorted.at(-1) ?? 0) };
+  return {
+    n: sorted.length,
+    p50Ms: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    maxMs: round(sorted.at(-1) ?? 0),
+  };
 }
 
 async function timed(port: number, path: string): Promise<{ ms: number; body: string }> {
@@ -66,12 +71,28 @@ async function main(): Promise<void> {
     // Contracts, and one real event per contract and month, so that drafts, lines and keys are the service's own.
     const contracts: string[] = [];
     for (let i = 0; i < CONTRACTS; i++) {
-      const customer = await request(service.port, "POST", "/v1/billing/customers", JSON.stringify({ name: `reads customer ${i}` }));
-      const contract = await request(service.port, "POST", "/v1/billing/contracts", JSON.stringify({ customer_id: JSON.parse(customer.body).id }));
+      const customer = await request(
+        service.port,
+        "POST",
+        "/v1/billing/customers",
+        JSON.stringify({ name: `reads customer ${i}` }),
+      );
+      const contract = await request(
+        service.port,
+        "POST",
+        "/v1/billing/contracts",
+        JSON.stringify({ customer_id: JSON.parse(customer.body).id }),
+      );
       contracts.push(JSON.parse(contract.body).id);
     }
     const seed = contracts.flatMap((c) =>
-      MONTHS.map((m, j) => ({ external_contract_id: c, event_id: `seed-${c}-${j}`, metric: "domestic_wire", quantity: 1, timestamp: m.ts })),
+      MONTHS.map((m, j) => ({
+        external_contract_id: c,
+        event_id: `seed-${c}-${j}`,
+        metric: "domestic_wire",
+        quantity: 1,
+        timestamp: m.ts,
+      })),
     );
     const seeded = await request(service.port, "POST", "/v1/billing/usage", JSON.stringify({ events: seed }));
     if (JSON.parse(seeded.body).accepted !== seed.length) throw new Error(`seed refused: ${seeded.body}`);
@@ -132,7 +153,9 @@ async function main(): Promise<void> {
     const thousandth: number[] = [];
     for (let i = 0; i < 300; i++) thousandth.push((await timed(service.port, listPath(after))).ms);
 
-    const invoices = JSON.parse((await timed(service.port, `/v1/billing/invoices?contract=${contract}`)).body) as { data: { number: string }[] };
+    const invoices = JSON.parse((await timed(service.port, `/v1/billing/invoices?contract=${contract}`)).body) as {
+      data: { number: string }[];
+    };
     const number = invoices.data.at(-1)!.number;
     const invoice: number[] = [];
     for (let i = 0; i < 300; i++) invoice.push((await timed(service.port, `/v1/billing/invoices/${number}`)).ms);
@@ -140,7 +163,8 @@ async function main(): Promise<void> {
     const invoiceList: number[] = [];
     for (let i = 0; i < 300; i++) invoiceList.push((await timed(service.port, "/v1/billing/invoices?limit=100")).ms);
 
-    const companyId = (await db.query<{ company_id: string }>("SELECT company_id FROM usage_events LIMIT 1")).rows[0]!.company_id;
+    const companyId = (await db.query<{ company_id: string }>("SELECT company_id FROM usage_events LIMIT 1")).rows[0]!
+      .company_id;
     const plans: string[] = [];
     const filter = { contractId: contract, from: month.start, to: month.end };
     await listUsageEvents(forCompany(explainer(db, plans), companyId), filter, undefined, 100);
@@ -150,7 +174,12 @@ async function main(): Promise<void> {
 
     const results = {
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+      },
       events: report.events,
       loadSeconds,
       verifySeconds,

@@ -20,7 +20,11 @@ const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
 const ADMIN_TOKEN = randomBytes(24).toString("hex");
 
 const round = (n: number) => Math.round(n);
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 
 /** One upload over HTTP, as a client sends it; its status, code and time. */
 async function upload(port: number, key: string, pdf: Buffer): Promise<{ status: number; code?: string; ms: number }> {
@@ -28,7 +32,11 @@ async function upload(port: number, key: string, pdf: Buffer): Promise<{ status:
   form.append("file", new Blob([new Uint8Array(pdf)], { type: "application/pdf" }), "agreement.pdf");
   form.append("terms", JSON.stringify(uploadTerms()));
   const started = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/v1/billing/contracts/upload`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  const res = await fetch(`http://127.0.0.1:${port}/v1/billing/contracts/upload`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
   const body = (await res.json()) as { code?: string };
   return { status: res.status, code: body.code, ms: performance.now() - started };
 }
@@ -74,12 +82,19 @@ async function main(): Promise<void> {
       const b = await upload(service.port, keyB, valid);
       if (b.status !== 201) throw new Error(`B behind the bombs answered ${b.status} ${b.code}`);
       behind.push(b.ms);
-      for (const answer of await Promise.all(bombs)) bombAnswers[`${answer.status} ${answer.code}`] = (bombAnswers[`${answer.status} ${answer.code}`] ?? 0) + 1;
+      for (const answer of await Promise.all(bombs))
+        bombAnswers[`${answer.status} ${answer.code}`] = (bombAnswers[`${answer.status} ${answer.code}`] ?? 0) + 1;
     }
     const ratio = median(behind) / median(alone);
     const results = {
       date: new Date().toISOString(),
-      machine: { cpus: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverage1m: loadavg()[0] },
+      machine: {
+        cpus: cpus().length,
+        cpu: cpus()[0]?.model,
+        memoryGb: Math.round(totalmem() / 2 ** 30),
+        node: process.version,
+        loadAverage1m: loadavg()[0],
+      },
       rounds: ROUNDS,
       bombsPerRound: BOMBS,
       aloneMs: alone.map(round),
@@ -91,9 +106,14 @@ async function main(): Promise<void> {
       peakServiceRssMb: service.peakRssMb(),
     };
     console.log(JSON.stringify(results, null, 2));
-    console.log(`B's valid upload: ${results.medianAloneMs} ms alone, ${results.medianBehindMs} ms behind ${BOMBS} of A's bombs: ${results.ratio}× (target ≤ 2×)`);
+    console.log(
+      `B's valid upload: ${results.medianAloneMs} ms alone, ${results.medianBehindMs} ms behind ${BOMBS} of A's bombs: ${results.ratio}× (target ≤ 2×)`,
+    );
     mkdirSync("bench/results", { recursive: true });
-    writeFileSync(`bench/results/uploads-${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`, `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(
+      `bench/results/uploads-${new Date().toISOString().slice(0, 19).replace(/:/g, "-")}.json`,
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
   } finally {
     await service.stop();
     await dropDatabase(name);

@@ -24,7 +24,8 @@ function fingerprint() {
     hash.update(`${relative(root, path)}\0${info.size}\0${info.mtimeMs}\n`);
   };
   add(join(root, "src"));
-  for (const file of ["tsconfig.json", "tsconfig.build.json", "package-lock.json"]) if (existsSync(join(root, file))) add(join(root, file));
+  for (const file of ["tsconfig.json", "tsconfig.build.json", "package-lock.json"])
+    if (existsSync(join(root, file))) add(join(root, file));
   return hash.digest("hex");
 }
 
@@ -52,14 +53,19 @@ const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
 if (!existsSync(tsc)) {
   // An install without devDependencies runs the build it shipped with.
   if (ifStale && existsSync(join(root, "dist", "src", "main.js"))) {
-    process.stderr.write("sources differ from the build in dist/, but TypeScript is not installed: running the existing build\n");
+    process.stderr.write(
+      "sources differ from the build in dist/, but TypeScript is not installed: running the existing build\n",
+    );
     process.exit(0);
   }
   process.stderr.write("cannot build: TypeScript is not installed (run npm install)\n");
   process.exit(1);
 }
 if (ifStale) process.stderr.write("sources changed since the last build: compiling (about 10 s)...\n");
-const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { stdio: "inherit", cwd: root });
+const run = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+  stdio: "inherit",
+  cwd: root,
+});
 if (run.status !== 0) process.exit(run.status ?? 1);
 removeOrphans(join(root, "dist", "src"), join(root, "src"));
 // The fingerprint of the sources as the compile began: a file saved during the compile differs, and is built next time.

@@ -31,7 +31,11 @@ const transform = (schema, metadata) => {
 function decimalFields(document) {
   const decimals = new Set();
   const otherNumbers = new Set();
-  const isNumber = (schema) => schema && (schema.type === "number" || schema.type === "integer" || (Array.isArray(schema.type) && schema.type.some((t) => t === "number" || t === "integer")));
+  const isNumber = (schema) =>
+    schema &&
+    (schema.type === "number" ||
+      schema.type === "integer" ||
+      (Array.isArray(schema.type) && schema.type.some((t) => t === "number" || t === "integer")));
   const branches = (schema) => [schema, ...(schema?.anyOf ?? []), ...(schema?.oneOf ?? [])];
   const visit = (node) => {
     if (Array.isArray(node)) return node.forEach(visit);
@@ -44,7 +48,9 @@ function decimalFields(document) {
     }
     Object.values(node).forEach(visit);
   };
-  const responses = Object.values(document.paths ?? {}).flatMap((item) => Object.values(item).map((operation) => operation.responses ?? {}));
+  const responses = Object.values(document.paths ?? {}).flatMap((item) =>
+    Object.values(item).map((operation) => operation.responses ?? {}),
+  );
   visit([responses, document.components?.schemas ?? {}, document.components?.responses ?? {}]);
   const both = [...decimals].filter((name) => otherNumbers.has(name));
   if (both.length > 0) throw new Error(`A decimal in one answer and another number in another: ${both.join(", ")}`);
@@ -66,7 +72,9 @@ if (process.argv.includes("--check")) {
     // missing: out of date
   }
   if (current !== generated) {
-    console.error("src/client/api-schema.ts is not what the OpenAPI document generates: run `npm run generate:client` and commit it");
+    console.error(
+      "src/client/api-schema.ts is not what the OpenAPI document generates: run `npm run generate:client` and commit it",
+    );
     process.exit(1);
   }
   console.log("src/client/api-schema.ts is current");

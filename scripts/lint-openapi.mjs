@@ -23,7 +23,8 @@ try {
     // No usage report to Redocly, no update notice: CI runs offline.
     env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
   });
-  if (result.error || !result.stdout) throw result.error ?? new Error(`redocly lint printed nothing (exit ${result.status})`);
+  if (result.error || !result.stdout)
+    throw result.error ?? new Error(`redocly lint printed nothing (exit ${result.status})`);
   // Redocly fails on errors only; a warning fails here too.
   const { totals, problems } = JSON.parse(result.stdout);
   for (const problem of problems) {

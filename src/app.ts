@@ -38,10 +38,24 @@ export async function createApp(
   const { db, services, clock } = core;
   try {
     const worker = createDeliveryWorker(services.webhooks, logger, { pollIntervalMs: config.webhooks.pollIntervalMs });
-    const invoiceWorker = config.invoiceGraceMs === null ? null : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs });
+    const invoiceWorker =
+      config.invoiceGraceMs === null
+        ? null
+        : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs });
     if (config.bootstrap) {
-      const { company, createdKey, user } = await services.access.bootstrap(config.bootstrap.companyName, config.bootstrap.apiKey, config.bootstrap.user);
-      logger.info({ company_id: company.id, created_key: createdKey, ...(user ? { user_email: user.email, created_user: user.created } : {}) }, "bootstrap company ready");
+      const { company, createdKey, user } = await services.access.bootstrap(
+        config.bootstrap.companyName,
+        config.bootstrap.apiKey,
+        config.bootstrap.user,
+      );
+      logger.info(
+        {
+          company_id: company.id,
+          created_key: createdKey,
+          ...(user ? { user_email: user.email, created_user: user.created } : {}),
+        },
+        "bootstrap company ready",
+      );
     }
     const metrics = createMetrics();
     // On the services' clock, so that tests move the failure window as they move time.

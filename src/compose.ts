@@ -20,7 +20,10 @@ export interface Core {
  * database → migrate → services. `db` may be passed in (tests share one per file); then the caller closes
  * it. Without a logger nothing is logged (the command line prints only its result).
  */
-export async function openServices(config: Config, options: { db?: Database; clock?: Clock; logger?: Logger } = {}): Promise<Core> {
+export async function openServices(
+  config: Config,
+  options: { db?: Database; clock?: Clock; logger?: Logger } = {},
+): Promise<Core> {
   const { logger } = options;
   const db =
     options.db ??
@@ -30,7 +33,8 @@ export async function openServices(config: Config, options: { db?: Database; clo
         ? {
             maintenance: {
               onPass: (done) => logger.debug(done, "embedded database maintenance"),
-              onError: (error) => logger.warn({ err: error }, "embedded database maintenance failed; trying again at the next pass"),
+              onError: (error) =>
+                logger.warn({ err: error }, "embedded database maintenance failed; trying again at the next pass"),
             },
           }
         : {},
@@ -40,7 +44,10 @@ export async function openServices(config: Config, options: { db?: Database; clo
     const applied = await migrate(db);
     if (applied.length > 0) logger?.info({ applied }, "migrations applied");
     const clock = options.clock ?? systemClock;
-    const outboundHttp = createOutboundHttp({ timeoutMs: config.webhooks.timeoutMs, allowPrivate: config.webhooks.allowPrivate });
+    const outboundHttp = createOutboundHttp({
+      timeoutMs: config.webhooks.timeoutMs,
+      allowPrivate: config.webhooks.allowPrivate,
+    });
     const services = createServices({
       db,
       clock,

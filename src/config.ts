@@ -74,7 +74,8 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
 /** An integer setting from 1 to 64 (concurrency knobs); empty or unset gives the default. */
 function parseSmallInteger(name: string, value: string | undefined, fallback: number): number {
   const parsed = Number(value || fallback);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 64) throw new ConfigError(`${name} must be an integer from 1 to 64, not '${value}'`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 64)
+    throw new ConfigError(`${name} must be an integer from 1 to 64, not '${value}'`);
   return parsed;
 }
 
@@ -96,7 +97,8 @@ const MIN_HEX_ADMIN_TOKEN_DISTINCT = 10;
 function weakAdminToken(token: string): string | undefined {
   const characters = [...token];
   if (/\s/u.test(token)) return "must not contain spaces or other whitespace";
-  if (characters.length < MIN_ADMIN_TOKEN_LENGTH) return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${characters.length})`;
+  if (characters.length < MIN_ADMIN_TOKEN_LENGTH)
+    return `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long (it has ${characters.length})`;
   const distinct = new Set(characters).size;
   const hex = /^[0-9a-f]+$/i.test(token);
   const needed = hex ? MIN_HEX_ADMIN_TOKEN_DISTINCT : MIN_ADMIN_TOKEN_DISTINCT;
@@ -124,12 +126,17 @@ function parseAuthFailures(value: string | undefined): number | null {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const portText = env.PORT ?? "8080";
   const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0..65535, not '${portText}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be 0..65535, not '${portText}'`);
   const host = env.HOST || "127.0.0.1";
 
   const databaseUrl = env.DATABASE_URL;
   const storage: StorageConfig = databaseUrl
-    ? { kind: "postgres", url: databaseUrl, poolSize: env.DATABASE_POOL_SIZE ? Number(env.DATABASE_POOL_SIZE) : undefined }
+    ? {
+        kind: "postgres",
+        url: databaseUrl,
+        poolSize: env.DATABASE_POOL_SIZE ? Number(env.DATABASE_POOL_SIZE) : undefined,
+      }
     : {
         kind: "pglite",
         dataDir: env.BILLING_DATA_DIR || "./data",
@@ -150,7 +157,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError("Set both BILLING_BOOTSTRAP_EMAIL and BILLING_BOOTSTRAP_PASSWORD, or neither");
   }
   if (bootstrapEmail && !(bootstrapCompany && bootstrapKey)) {
-    throw new ConfigError("BILLING_BOOTSTRAP_EMAIL and BILLING_BOOTSTRAP_PASSWORD need BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY: the user signs in to that company");
+    throw new ConfigError(
+      "BILLING_BOOTSTRAP_EMAIL and BILLING_BOOTSTRAP_PASSWORD need BILLING_BOOTSTRAP_COMPANY and BILLING_BOOTSTRAP_API_KEY: the user signs in to that company",
+    );
   }
   if (bootstrapPassword && (bootstrapPassword.length < 8 || bootstrapPassword.length > 1024)) {
     throw new ConfigError("BILLING_BOOTSTRAP_PASSWORD must be 8 to 1024 characters long");
@@ -159,14 +168,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty value means unset (no admin API).
   const adminToken = env.BILLING_ADMIN_TOKEN || undefined;
   const adminTokenProblem = adminToken === undefined ? undefined : weakAdminToken(adminToken);
-  if (adminTokenProblem) throw new ConfigError(`BILLING_ADMIN_TOKEN ${adminTokenProblem}: use a long random value, e.g. from \`openssl rand -base64 32\``);
+  if (adminTokenProblem)
+    throw new ConfigError(
+      `BILLING_ADMIN_TOKEN ${adminTokenProblem}: use a long random value, e.g. from \`openssl rand -base64 32\``,
+    );
 
   const timeoutMs = parseDuration(env.BILLING_WEBHOOK_TIMEOUT ?? "10s");
   const leaseMs = env.BILLING_WEBHOOK_LEASE ? parseDuration(env.BILLING_WEBHOOK_LEASE) : undefined;
   // A lease that can run out while its attempt is still waiting for the receiver would let a second worker
   // send the same attempt again on purpose.
   if (leaseMs !== undefined && leaseMs <= timeoutMs) {
-    throw new ConfigError(`BILLING_WEBHOOK_LEASE (${env.BILLING_WEBHOOK_LEASE}) must be longer than BILLING_WEBHOOK_TIMEOUT`);
+    throw new ConfigError(
+      `BILLING_WEBHOOK_LEASE (${env.BILLING_WEBHOOK_LEASE}) must be longer than BILLING_WEBHOOK_TIMEOUT`,
+    );
   }
 
   return {
@@ -180,7 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? {
             companyName: bootstrapCompany,
             apiKey: bootstrapKey,
-            ...(bootstrapEmail && bootstrapPassword ? { user: { email: bootstrapEmail, password: bootstrapPassword } } : {}),
+            ...(bootstrapEmail && bootstrapPassword
+              ? { user: { email: bootstrapEmail, password: bootstrapPassword } }
+              : {}),
           }
         : undefined,
     storage,
@@ -220,7 +236,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       try {
         return parseTrustedProxies(env.BILLING_TRUSTED_PROXIES ?? "");
       } catch (error) {
-        throw new ConfigError(`BILLING_TRUSTED_PROXIES: ${(error as Error).message}; give proxy addresses or ranges separated by commas, or leave it empty to trust none`);
+        throw new ConfigError(
+          `BILLING_TRUSTED_PROXIES: ${(error as Error).message}; give proxy addresses or ranges separated by commas, or leave it empty to trust none`,
+        );
       }
     })(),
   };

@@ -55,10 +55,17 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof DataDirInUseError || error instanceof DomainError || error instanceof AppliedMigrationChangedError) {
+  if (
+    error instanceof ConfigError ||
+    error instanceof DataDirInUseError ||
+    error instanceof DomainError ||
+    error instanceof AppliedMigrationChangedError
+  ) {
     process.stderr.write(`cannot start: ${error.message}\n`);
   } else {
-    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   process.exit(1);
 });

@@ -17,7 +17,8 @@ export { decimalBig, decimalText, isDecimal } from "./decimal.js";
  * other number as a number, unless a double cannot hold it (then it stays a JsonNumber, never rounded).
  */
 function withDecimals(root: unknown): unknown {
-  const plain = (value: unknown) => (value instanceof JsonNumber && isExactDouble(value.text) ? Number(value.text) : value);
+  const plain = (value: unknown) =>
+    value instanceof JsonNumber && isExactDouble(value.text) ? Number(value.text) : value;
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -25,7 +26,8 @@ function withDecimals(root: unknown): unknown {
     const record = node as Record<string, unknown>;
     for (const key of Object.keys(record)) {
       const child = record[key];
-      if (child instanceof JsonNumber) record[key] = !Array.isArray(node) && decimalFields.has(key) ? child : plain(child);
+      if (child instanceof JsonNumber)
+        record[key] = !Array.isArray(node) && decimalFields.has(key) ? child : plain(child);
       else stack.push(child);
     }
   }
@@ -47,7 +49,11 @@ export function createBillingClient(options: { baseUrl: string; apiKey: string; 
     bodySerializer: (body: unknown) => stringifyJson(body),
     fetch: async (request: Request) => {
       const answer = await send(request);
-      return new ExactJsonResponse(answer.body, { status: answer.status, statusText: answer.statusText, headers: answer.headers });
+      return new ExactJsonResponse(answer.body, {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: answer.headers,
+      });
     },
   });
 }

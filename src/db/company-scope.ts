@@ -22,14 +22,18 @@ export class CompanyScopeError extends Error {}
 
 export function forCompany(db: Queryable, companyId: string): CompanyScope {
   if (typeof companyId !== "string" || !COMPANY_ID.test(companyId)) {
-    throw new CompanyScopeError(`a company scope needs a company id, got ${typeof companyId === "string" ? JSON.stringify(companyId.slice(0, 40)) : typeof companyId}`);
+    throw new CompanyScopeError(
+      `a company scope needs a company id, got ${typeof companyId === "string" ? JSON.stringify(companyId.slice(0, 40)) : typeof companyId}`,
+    );
   }
   return {
     companyId,
     query<Row>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<Row>> {
       if (!checked.has(sql)) {
         if (!USES_COMPANY.test(sql)) {
-          return Promise.reject(new CompanyScopeError(`a company-scoped statement must filter by the company ($1): ${sql.slice(0, 120)}`));
+          return Promise.reject(
+            new CompanyScopeError(`a company-scoped statement must filter by the company ($1): ${sql.slice(0, 120)}`),
+          );
         }
         if (checked.size < 10_000) checked.add(sql);
       }

@@ -50,7 +50,8 @@ export function maintenanceDue(t: TableActivity): { analyze: boolean; vacuum: bo
     analyze: rested(t.secondsSinceAnalyze) && t.modifiedSinceAnalyze > ANALYZE_THRESHOLD + ANALYZE_SCALE * rows,
     vacuum:
       rested(t.secondsSinceVacuum) &&
-      (t.dead > VACUUM_THRESHOLD + VACUUM_SCALE * rows || t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows),
+      (t.dead > VACUUM_THRESHOLD + VACUUM_SCALE * rows ||
+        t.insertedSinceVacuum > VACUUM_INSERT_THRESHOLD + VACUUM_INSERT_SCALE * rows),
   };
 }
 

@@ -33,7 +33,8 @@ export function loadMigrations(dir = findMigrationsDir()): Migration[] {
  * A migration's fingerprint: the SHA-256 of its text with line endings made LF, so that a checkout that turns
  * them into CRLF (git's autocrlf on Windows) is still the same migration.
  */
-export const migrationChecksum = (sql: string): string => createHash("sha256").update(sql.replace(/\r\n/g, "\n")).digest("hex");
+export const migrationChecksum = (sql: string): string =>
+  createHash("sha256").update(sql.replace(/\r\n/g, "\n")).digest("hex");
 
 /** An applied migration whose file no longer holds the text that was applied: the service refuses to start. */
 export class AppliedMigrationChangedError extends Error {
@@ -85,22 +86,28 @@ export async function migrate(
     // text of the release that first records them; from then on the text must stay what it is.
     await tx.query("ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text");
     const applied = new Map(
-      (await tx.query<{ version: string; checksum: string | null }>("SELECT version, checksum FROM schema_migrations")).rows.map((r) => [
-        r.version,
-        r.checksum,
-      ]),
+      (
+        await tx.query<{ version: string; checksum: string | null }>("SELECT version, checksum FROM schema_migrations")
+      ).rows.map((r) => [r.version, r.checksum]),
     );
     const done: string[] = [];
     for (const migration of migrations) {
       const checksum = migrationChecksum(migration.sql);
       if (applied.has(migration.version)) {
         const recorded = applied.get(migration.version);
-        if (recorded === null) await tx.query("UPDATE schema_migrations SET checksum = $2 WHERE version = $1", [migration.version, checksum]);
+        if (recorded === null)
+          await tx.query("UPDATE schema_migrations SET checksum = $2 WHERE version = $1", [
+            migration.version,
+            checksum,
+          ]);
         else if (recorded !== checksum) throw new AppliedMigrationChangedError(migration.version);
         continue;
       }
       await tx.query(migration.sql);
-      await tx.query("INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)", [migration.version, checksum]);
+      await tx.query("INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)", [
+        migration.version,
+        checksum,
+      ]);
       done.push(migration.version);
     }
     await applyFunctions(tx, functions);

@@ -89,7 +89,11 @@ function wrapPool(pool: pg.Pool, engine: Database["engine"], onClose: () => Prom
 }
 
 /** PGlite has no autovacuum: the service analyzes and vacuums its tables itself (embedded-maintenance.ts). */
-function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined, listener: MaintenanceListener | undefined): Database {
+function withEmbeddedMaintenance(
+  db: Database,
+  intervalMs: number | undefined,
+  listener: MaintenanceListener | undefined,
+): Database {
   const maintenance = startEmbeddedMaintenance(db, intervalMs, listener);
   return {
     ...db,
@@ -101,7 +105,10 @@ function withEmbeddedMaintenance(db: Database, intervalMs: number | undefined, l
 }
 
 /** The only place that knows PGlite from PostgreSQL. Both are driven through `pg`, so types parse alike. */
-export async function openDatabase(config: StorageConfig, options: { maintenance?: MaintenanceListener } = {}): Promise<Database> {
+export async function openDatabase(
+  config: StorageConfig,
+  options: { maintenance?: MaintenanceListener } = {},
+): Promise<Database> {
   if (config.kind === "postgres") {
     const pool = new pg.Pool({
       connectionString: config.url,
@@ -155,10 +162,13 @@ export async function openDatabase(config: StorageConfig, options: { maintenance
 
   const { PGlite } = await import("@electric-sql/pglite");
   const { createPgConfig } = await import("@electric-sql/pglite/node-postgres");
-  let pglite;
+  let pglite: InstanceType<typeof PGlite>;
   try {
     const defaults = (PGlite as unknown as { defaultStartParams: string[] }).defaultStartParams;
-    const settings = Object.entries(pgliteSettings(config.sharedBuffers)).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
+    const settings = Object.entries(pgliteSettings(config.sharedBuffers)).flatMap(([name, value]) => [
+      "-c",
+      `${name}=${value}`,
+    ]);
     pglite = await PGlite.create(config.dataDir, { startParams: [...defaults, ...settings] });
   } catch (error) {
     releaseLock();

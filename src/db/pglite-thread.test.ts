@@ -68,13 +68,24 @@ describe("PGlite on a worker thread", () => {
 
   it("starts both with the smaller memory settings", async () => {
     for (const db of [thread, inProcess]) {
-      assert.deepEqual((await db.query("SHOW shared_buffers")).rows, [{ shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "16MB" }]);
+      assert.deepEqual((await db.query("SHOW shared_buffers")).rows, [
+        { shared_buffers: process.env.BILLING_PGLITE_SHARED_BUFFERS || "16MB" },
+      ]);
     }
   });
 
   it("sends parameters of every kind the domain sends", async () => {
-    const params = ["12345678901234567890", "0.000000000001", new Date("2026-01-01T00:00:00Z"), Buffer.from([1, 2, 3]), JSON.stringify({ k: "v" }), ["x", "y"], null];
-    const sql = "SELECT $1::numeric AS n, $2::numeric AS m, $3::timestamptz AS t, $4::bytea AS b, $5::jsonb AS j, $6::text[] AS a, $7::text AS z";
+    const params = [
+      "12345678901234567890",
+      "0.000000000001",
+      new Date("2026-01-01T00:00:00Z"),
+      Buffer.from([1, 2, 3]),
+      JSON.stringify({ k: "v" }),
+      ["x", "y"],
+      null,
+    ];
+    const sql =
+      "SELECT $1::numeric AS n, $2::numeric AS m, $3::timestamptz AS t, $4::bytea AS b, $5::jsonb AS j, $6::text[] AS a, $7::text AS z";
     const [a, b] = await Promise.all([thread.query(sql, params), inProcess.query(sql, params)]);
     assert.deepEqual(a.rows, b.rows);
     assert.deepEqual(a.rows[0], {
@@ -96,7 +107,13 @@ describe("PGlite on a worker thread", () => {
         await db.query(sql, params);
       } catch (error) {
         const e = error as { code?: string; message: string; constraint?: string; detail?: string };
-        return { code: e.code, message: e.message, constraint: e.constraint, detail: e.detail, isError: error instanceof Error };
+        return {
+          code: e.code,
+          message: e.message,
+          constraint: e.constraint,
+          detail: e.detail,
+          isError: error instanceof Error,
+        };
       }
       throw new Error("no error");
     };
@@ -178,7 +195,9 @@ describe("PGlite on a worker thread", () => {
   });
 
   it("carries large results and many statements in one call", async () => {
-    const { rows } = await thread.query<{ i: number; pad: string }>("SELECT i, repeat('x', 100) AS pad FROM generate_series(1, 50000) AS i");
+    const { rows } = await thread.query<{ i: number; pad: string }>(
+      "SELECT i, repeat('x', 100) AS pad FROM generate_series(1, 50000) AS i",
+    );
     assert.equal(rows.length, 50000);
     assert.equal(rows[49999]!.i, 50000);
     assert.equal(rows[0]!.pad.length, 100);
@@ -211,7 +230,10 @@ describe("PGlite on a worker thread, on a data folder", () => {
       const first = await openDatabase({ kind: "pglite", dataDir: dir, runOn: "thread" });
       await first.query("CREATE TABLE kept (v text)");
       await first.query("INSERT INTO kept VALUES ('still here')");
-      const probe = spawnSync(process.execPath, [...process.execArgv, "--input-type=module", "-e", openScript(dir)], { encoding: "utf8", timeout: 60_000 });
+      const probe = spawnSync(process.execPath, [...process.execArgv, "--input-type=module", "-e", openScript(dir)], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       assert.match(probe.stderr + probe.stdout, /in use by process/);
       await first.close();
       const second = await openDatabase({ kind: "pglite", dataDir: dir, runOn: "thread" });
@@ -231,7 +253,10 @@ describe("PGlite on a worker thread, on a data folder", () => {
       const db = await openDatabase({ kind: "pglite", dataDir: "memory://", runOn: "thread" });
       const { rows } = await db.query("SELECT 41 + 1 AS n");
       console.log("answer", rows[0].n);`;
-    const child = spawnSync(process.execPath, [...process.execArgv, "--input-type=module", "-e", script], { encoding: "utf8", timeout: 60_000 });
+    const child = spawnSync(process.execPath, [...process.execArgv, "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     assert.equal(child.signal, null, "the process exited on its own");
     assert.match(child.stdout, /answer 42/);
     assert.equal(child.status, 0, child.stderr);
@@ -248,4 +273,3 @@ function openScript(dir: string): string {
     try { await openDatabase({ kind: "pglite", dataDir: ${JSON.stringify(dir)}, runOn: "thread" }); console.log("opened"); }
     catch (error) { console.log(error.message); }`;
 }
-

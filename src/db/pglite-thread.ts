@@ -77,7 +77,9 @@ export async function startPgliteThread(dataDir: string, settings: Record<string
           break;
         case "data":
           answered();
-          sockets.get(message.conn)?.receive(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
+          sockets
+            .get(message.conn)
+            ?.receive(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
           break;
         case "broken":
           answered();

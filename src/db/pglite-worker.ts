@@ -45,7 +45,10 @@ async function main(): Promise<void> {
       ...(data.initdbWasmModule ? { initdbWasmModule: data.initdbWasmModule } : {}),
     });
   } catch (error) {
-    port.postMessage({ kind: "failed", message: error instanceof Error ? error.message : String(error) } satisfies FromWorker);
+    port.postMessage({
+      kind: "failed",
+      message: error instanceof Error ? error.message : String(error),
+    } satisfies FromWorker);
     return;
   }
 
@@ -86,7 +89,9 @@ async function main(): Promise<void> {
             offset += chunk.length;
           }
         }
-        port.postMessage({ kind: "data", conn: message.conn, bytes } satisfies FromWorker, [bytes.buffer as ArrayBuffer]);
+        port.postMessage({ kind: "data", conn: message.conn, bytes } satisfies FromWorker, [
+          bytes.buffer as ArrayBuffer,
+        ]);
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error);
         port.postMessage({ kind: "broken", conn: message.conn, message: text } satisfies FromWorker);

@@ -27,7 +27,10 @@ describe("trusted proxies (BILLING_TRUSTED_PROXIES)", () => {
         assert.deepEqual(parseTrustedProxies(text), ranges);
         return;
       }
-      assert.throws(() => parseTrustedProxies(text), (error: Error) => error.message.startsWith(`'${refused}' is not an IP address or a CIDR range`));
+      assert.throws(
+        () => parseTrustedProxies(text),
+        (error: Error) => error.message.startsWith(`'${refused}' is not an IP address or a CIDR range`),
+      );
     });
   }
 

@@ -34,7 +34,9 @@ describe("isExactDouble", () => {
 
 describe("parseJsonExact", () => {
   it("gives plain numbers where a double holds the text, and JsonNumbers where it does not", () => {
-    const value = parseJsonExact('{"a": 1.5, "b": 99999999999999.99, "c": [12345.123456789012, 3], "d": "99999999999999.99"}') as Record<string, unknown>;
+    const value = parseJsonExact(
+      '{"a": 1.5, "b": 99999999999999.99, "c": [12345.123456789012, 3], "d": "99999999999999.99"}',
+    ) as Record<string, unknown>;
     assert.equal(value.a, 1.5);
     assert.deepEqual(value.b, new JsonNumber("99999999999999.99"));
     assert.deepEqual(value.c, [new JsonNumber("12345.123456789012"), 3]);
@@ -54,7 +56,15 @@ describe("parseJsonExact", () => {
   });
 
   it("refuses what JSON.parse refuses, including a number where a key belongs", () => {
-    for (const text of ['{"a": 01}', '{1.00000000000000000001: 2}', "[1.000000000000000000001 2]", '{"a": -}', '{"a": 1.}', "", "{"]) {
+    for (const text of [
+      '{"a": 01}',
+      "{1.00000000000000000001: 2}",
+      "[1.000000000000000000001 2]",
+      '{"a": -}',
+      '{"a": 1.}',
+      "",
+      "{",
+    ]) {
       assert.throws(() => parseJsonExact(text), SyntaxError, text);
     }
   });
@@ -64,7 +74,10 @@ describe("parseJsonExact", () => {
       if (text.includes('"__proto__"')) throw new SyntaxError("forbidden key");
       return JSON.parse(text) as unknown;
     };
-    assert.throws(() => parseJsonExact('{"__proto__": {"x": 1}, "n": 1.00000000000000000001}', strict), /forbidden key/);
+    assert.throws(
+      () => parseJsonExact('{"__proto__": {"x": 1}, "n": 1.00000000000000000001}', strict),
+      /forbidden key/,
+    );
   });
 
   it("a string a client sends cannot pass for a kept number", () => {
@@ -75,7 +88,13 @@ describe("parseJsonExact", () => {
 
 describe("stringifyJson", () => {
   it("writes JsonNumbers as bare numbers with their own digits, and everything else as JSON.stringify does", () => {
-    const value = { total: new JsonNumber("1000.00"), rate: new JsonNumber("0.000000000001"), name: "x", n: 2, list: [new JsonNumber("-3.5")] };
+    const value = {
+      total: new JsonNumber("1000.00"),
+      rate: new JsonNumber("0.000000000001"),
+      name: "x",
+      n: 2,
+      list: [new JsonNumber("-3.5")],
+    };
     assert.equal(stringifyJson(value), '{"total":1000.00,"rate":0.000000000001,"name":"x","n":2,"list":[-3.5]}');
     assert.equal(stringifyJson({ a: new JsonNumber("1") }, 2), '{\n  "a": 1\n}');
   });
@@ -88,10 +107,14 @@ describe("stringifyJson", () => {
   });
 
   it("unmarkNumbers finishes text that a plain JSON.stringify wrote (a library's own serializer)", () => {
-    assert.equal(unmarkNumbers(JSON.stringify({ result: { amount: new JsonNumber("12.50") } })), '{"result":{"amount":12.50}}');
+    assert.equal(
+      unmarkNumbers(JSON.stringify({ result: { amount: new JsonNumber("12.50") } })),
+      '{"result":{"amount":12.50}}',
+    );
   });
 
   it("refuses to make a JsonNumber of text that is not a JSON number", () => {
-    for (const text of ["NaN", "1,5", "", "0x1", "1.", ".5", "1e", "--1"]) assert.throws(() => new JsonNumber(text), TypeError, text);
+    for (const text of ["NaN", "1,5", "", "0x1", "1.", ".5", "1e", "--1"])
+      assert.throws(() => new JsonNumber(text), TypeError, text);
   });
 });

@@ -110,7 +110,11 @@ function inexactNumberAt(text: string, from: number): boolean {
  * With `everyNumber`, every number is a JsonNumber: for a reader that knows which fields are decimals (the
  * typed client), and wants their digits as written (`1000.00`, not 1000).
  */
-export function parseJsonExact(text: string, parse: (text: string) => unknown = JSON.parse, options: { everyNumber?: boolean } = {}): unknown {
+export function parseJsonExact(
+  text: string,
+  parse: (text: string) => unknown = JSON.parse,
+  options: { everyNumber?: boolean } = {},
+): unknown {
   if (!options.everyNumber && !mayHoldInexactNumber(text)) return parse(text);
   const found: string[] = [];
   const token = `${MARK}${randomBytes(4).toString("hex")}:`;
@@ -166,7 +170,9 @@ function replaceInexactNumbers(text: string, everyNumber: boolean, replace: (num
  */
 function restoreNumbers(root: unknown, token: string, found: string[]): unknown {
   const swap = (value: unknown): unknown =>
-    typeof value === "string" && value.startsWith(token) ? new JsonNumber(found[Number(value.slice(token.length))]!) : value;
+    typeof value === "string" && value.startsWith(token)
+      ? new JsonNumber(found[Number(value.slice(token.length))]!)
+      : value;
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const node = stack.pop();

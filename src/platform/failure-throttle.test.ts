@@ -71,10 +71,34 @@ describe("failure throttle", () => {
   });
 
   const keyCases: Array<{ address: string; keys: Array<[string, number]> }> = [
-    { address: "192.0.2.7", keys: [["192.0.2.7", 1], ["192.0.2.0/24", IPV4_NETWORK_FACTOR]] },
-    { address: "::ffff:192.0.2.7", keys: [["192.0.2.7", 1], ["192.0.2.0/24", IPV4_NETWORK_FACTOR]] },
-    { address: "::ffff:c000:207", keys: [["192.0.2.7", 1], ["192.0.2.0/24", IPV4_NETWORK_FACTOR]] },
-    { address: "10.1.2.255", keys: [["10.1.2.255", 1], ["10.1.2.0/24", IPV4_NETWORK_FACTOR]] },
+    {
+      address: "192.0.2.7",
+      keys: [
+        ["192.0.2.7", 1],
+        ["192.0.2.0/24", IPV4_NETWORK_FACTOR],
+      ],
+    },
+    {
+      address: "::ffff:192.0.2.7",
+      keys: [
+        ["192.0.2.7", 1],
+        ["192.0.2.0/24", IPV4_NETWORK_FACTOR],
+      ],
+    },
+    {
+      address: "::ffff:c000:207",
+      keys: [
+        ["192.0.2.7", 1],
+        ["192.0.2.0/24", IPV4_NETWORK_FACTOR],
+      ],
+    },
+    {
+      address: "10.1.2.255",
+      keys: [
+        ["10.1.2.255", 1],
+        ["10.1.2.0/24", IPV4_NETWORK_FACTOR],
+      ],
+    },
     { address: "2001:db8::1", keys: [["2001:db8:0:0::/64", 1]] },
     { address: "2001:0DB8:0001:0002:ffff::1", keys: [["2001:db8:1:2::/64", 1]] },
     { address: "not an address", keys: [["not an address", 1]] },
@@ -82,7 +106,10 @@ describe("failure throttle", () => {
   ];
   for (const { address, keys } of keyCases) {
     it(`counts failures of '${address}' against ${keys.map(([key, factor]) => `${key} (${factor}×)`).join(" and ")}`, () => {
-      assert.deepEqual(counterKeys(address), keys.map(([key, factor]) => ({ key, factor })));
+      assert.deepEqual(
+        counterKeys(address),
+        keys.map(([key, factor]) => ({ key, factor })),
+      );
     });
   }
 
@@ -94,16 +121,28 @@ describe("failure throttle", () => {
       at(i * 1_000);
       fail(`203.0.113.${i}`, 2);
       const spent = i * 2;
-      assert.equal(t.refusal(`203.0.113.${i}`, "api"), spent < budget ? undefined : 55, `after ${spent} failures of the network`);
+      assert.equal(
+        t.refusal(`203.0.113.${i}`, "api"),
+        spent < budget ? undefined : 55,
+        `after ${spent} failures of the network`,
+      );
     }
-    assert.equal(t.refusal("203.0.113.200", "api"), 55, "an address that never failed, in the spent /24: the network's window opened at 1 s, it is 6 s");
+    assert.equal(
+      t.refusal("203.0.113.200", "api"),
+      55,
+      "an address that never failed, in the spent /24: the network's window opened at 1 s, it is 6 s",
+    );
     assert.equal(t.refusal("203.0.114.1", "api"), undefined, "the next /24 is another network");
     assert.equal(t.refusal("::ffff:203.0.113.201", "api"), 55, "written IPv4-mapped, the same network");
     at(60_999);
     assert.equal(t.refusal("203.0.113.200", "api"), 1);
     at(61_000);
     assert.equal(t.refusal("203.0.113.200", "api"), undefined, "the network's minute is over");
-    assert.equal(t.refusal("203.0.113.6", "api"), undefined, "and the addresses' own windows (opened at 6 s) hold 2 of 3");
+    assert.equal(
+      t.refusal("203.0.113.6", "api"),
+      undefined,
+      "and the addresses' own windows (opened at 6 s) hold 2 of 3",
+    );
     assert.equal(refused.length, 4);
   });
 

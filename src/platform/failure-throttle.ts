@@ -78,7 +78,8 @@ export function createFailureThrottle(options: FailureThrottleOptions): FailureT
   // windows are always at the front.
   const windows = new Map<string, { opened: number; failures: number }>();
   // A clock set back (tests do) must not keep a window open for longer than its length.
-  const open = (window: { opened: number } | undefined, t: number) => !!window && t >= window.opened && t < window.opened + windowMs;
+  const open = (window: { opened: number } | undefined, t: number) =>
+    !!window && t >= window.opened && t < window.opened + windowMs;
 
   return {
     refusal(address, surface) {

@@ -16,7 +16,8 @@ function harness(limits: FairQueueLimits) {
       })
       .then(
         () => outcomes.set(name, "done"),
-        (error: unknown) => outcomes.set(name, error instanceof QueueFullError ? `refused:${error.bound}` : `failed:${String(error)}`),
+        (error: unknown) =>
+          outcomes.set(name, error instanceof QueueFullError ? `refused:${error.bound}` : `failed:${String(error)}`),
       );
   };
   // Settles the job and lets the queue's promise callbacks run (they are microtasks; a macrotask follows them all).
@@ -93,7 +94,10 @@ describe("fair queue", () => {
 
   it("passes a job's result and its failure through, and frees its slot either way", async () => {
     const queue = createFairQueue({ slots: 1, runningPerKey: 1, perKey: 3, waiting: 3 });
-    await assert.rejects(queue.run("A", () => Promise.reject(new Error("boom"))), /boom/);
+    await assert.rejects(
+      queue.run("A", () => Promise.reject(new Error("boom"))),
+      /boom/,
+    );
     await assert.rejects(
       queue.run("A", () => {
         throw new Error("sync");

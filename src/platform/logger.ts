@@ -7,9 +7,9 @@ export function createLogger(level: string) {
     redact: {
       paths: [
         "req.headers.authorization",
-        "req.headers[\"x-api-key\"]",
+        'req.headers["x-api-key"]',
         "headers.authorization",
-        "headers[\"x-api-key\"]",
+        'headers["x-api-key"]',
         "*.password",
         "*.secret",
         "*.key",

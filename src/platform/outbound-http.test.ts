@@ -17,10 +17,18 @@ class Receiver {
   readonly server: Server;
   connections = 0;
   readonly hits = new Map<string, number>();
-  readonly bodies: Array<{ path: string; method: string; contentType: string | undefined; signature: string | undefined; body: string }> = [];
+  readonly bodies: Array<{
+    path: string;
+    method: string;
+    contentType: string | undefined;
+    signature: string | undefined;
+    body: string;
+  }> = [];
   huge = deferred<{ bytesWritten: number; finished: boolean }>();
 
-  constructor(private readonly routes: Record<string, (req: IncomingMessage, res: ServerResponse, self: Receiver) => void> = {}) {
+  constructor(
+    private readonly routes: Record<string, (req: IncomingMessage, res: ServerResponse, self: Receiver) => void> = {},
+  ) {
     this.server = createServer((req, res) => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
@@ -160,12 +168,21 @@ describe("outbound HTTP client", () => {
 
   it("returns a 2xx status and sends the body and headers as given", async () => {
     const payload = JSON.stringify({ id: "evt_1", type: "customer.created" });
-    const result = await client.post(`${base}/ok`, payload, { "content-type": "application/json", "x-signature": "t=1,v1=abc" });
+    const result = await client.post(`${base}/ok`, payload, {
+      "content-type": "application/json",
+      "x-signature": "t=1,v1=abc",
+    });
     assert.equal(result.status, 200);
     assert.equal(result.error, null);
     assert.ok(result.durationMs >= 0 && result.durationMs < 2000);
     const seen = receiver.bodies.at(-1);
-    assert.deepEqual(seen, { path: "/ok", method: "POST", contentType: "application/json", signature: "t=1,v1=abc", body: payload });
+    assert.deepEqual(seen, {
+      path: "/ok",
+      method: "POST",
+      contentType: "application/json",
+      signature: "t=1,v1=abc",
+      body: payload,
+    });
   });
 
   it("returns a 202 with an empty body", async () => {
@@ -241,7 +258,10 @@ describe("outbound HTTP client", () => {
     assert.ok(elapsed < 1000, `took ${elapsed} ms`);
     const server = await receiver.huge.promise;
     assert.equal(server.finished, false, "the server managed to send the whole body");
-    assert.ok(server.bytesWritten < FIFTY_MB / 5, `the server got ${server.bytesWritten} bytes out before the client hung up`);
+    assert.ok(
+      server.bytesWritten < FIFTY_MB / 5,
+      `the server got ${server.bytesWritten} bytes out before the client hung up`,
+    );
   });
 
   it("reports a refused connection", async () => {
@@ -280,15 +300,43 @@ describe("outbound HTTP client with private targets refused", () => {
   });
 
   const cases: Array<{ name: string; url: (port: number) => string; error: RegExp }> = [
-    { name: "refuses the loopback IPv4 literal", url: (p) => `https://127.0.0.1:${p}/ok`, error: /127\.0\.0\.1 is not public/ },
-    { name: "refuses localhost because its lookup answers a loopback address", url: (p) => `https://localhost:${p}/ok`, error: /^refused: localhost resolves to (127\.0\.0\.1|::1), which is not public$/ },
-    { name: "refuses loopback written as one decimal number", url: (p) => `https://2130706433:${p}/ok`, error: /127\.0\.0\.1 is not public/ },
-    { name: "refuses loopback written in hexadecimal shorthand", url: (p) => `https://0x7f.1:${p}/ok`, error: /127\.0\.0\.1 is not public/ },
-    { name: "refuses the IPv4-mapped loopback literal", url: (p) => `https://[::ffff:127.0.0.1]:${p}/ok`, error: /not public/ },
+    {
+      name: "refuses the loopback IPv4 literal",
+      url: (p) => `https://127.0.0.1:${p}/ok`,
+      error: /127\.0\.0\.1 is not public/,
+    },
+    {
+      name: "refuses localhost because its lookup answers a loopback address",
+      url: (p) => `https://localhost:${p}/ok`,
+      error: /^refused: localhost resolves to (127\.0\.0\.1|::1), which is not public$/,
+    },
+    {
+      name: "refuses loopback written as one decimal number",
+      url: (p) => `https://2130706433:${p}/ok`,
+      error: /127\.0\.0\.1 is not public/,
+    },
+    {
+      name: "refuses loopback written in hexadecimal shorthand",
+      url: (p) => `https://0x7f.1:${p}/ok`,
+      error: /127\.0\.0\.1 is not public/,
+    },
+    {
+      name: "refuses the IPv4-mapped loopback literal",
+      url: (p) => `https://[::ffff:127.0.0.1]:${p}/ok`,
+      error: /not public/,
+    },
     { name: "refuses the IPv6 loopback literal", url: (p) => `https://[::1]:${p}/ok`, error: /::1 is not public/ },
-    { name: "refuses the unspecified address, which connects to this host", url: (p) => `https://0.0.0.0:${p}/ok`, error: /not public/ },
+    {
+      name: "refuses the unspecified address, which connects to this host",
+      url: (p) => `https://0.0.0.0:${p}/ok`,
+      error: /not public/,
+    },
     { name: "refuses plain http", url: (p) => `http://127.0.0.1:${p}/ok`, error: /https/ },
-    { name: "refuses the cloud metadata address", url: () => "https://169.254.169.254/latest/meta-data/", error: /not public/ },
+    {
+      name: "refuses the cloud metadata address",
+      url: () => "https://169.254.169.254/latest/meta-data/",
+      error: /not public/,
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
@@ -321,17 +369,38 @@ describe("outbound HTTP client over TLS", () => {
     try {
       execFileSync(
         "openssl",
-        ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+          "-days",
+          "1",
+          "-subj",
+          "/CN=localhost",
+          "-addext",
+          "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ],
         { stdio: "ignore" },
       );
     } catch {
       return; // no openssl: the test below skips itself
     }
-    server = createTlsServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (_req, res) => {
-      requests += 1;
-      res.writeHead(200);
-      res.end();
-    });
+    server = createTlsServer(
+      { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+      (_req, res) => {
+        requests += 1;
+        res.writeHead(200);
+        res.end();
+      },
+    );
     server.on("secureConnection", () => {
       handshakes += 1;
     });

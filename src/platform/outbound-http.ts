@@ -32,7 +32,12 @@ export interface OutboundHttp {
    * `status` is only set when the whole exchange worked: a response whose body breaks off (or times out)
    * after the status line comes back as { status: null, error }.
    */
-  post(url: string, body: string, headers: Record<string, string>, options?: { timeoutMs?: number }): Promise<PostResult>;
+  post(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    options?: { timeoutMs?: number },
+  ): Promise<PostResult>;
   close(): Promise<void>;
 }
 
@@ -42,7 +47,11 @@ const MAX_RESPONSE_BODY_BYTES = 64 * 1024;
 const DEFAULT_MAX_CONNECTIONS_PER_ORIGIN = 10;
 const ADDRESS_NOT_PUBLIC = "ERR_ADDRESS_NOT_PUBLIC";
 
-export function createOutboundHttp(options: { timeoutMs: number; allowPrivate: boolean; maxConnectionsPerOrigin?: number }): OutboundHttp {
+export function createOutboundHttp(options: {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  maxConnectionsPerOrigin?: number;
+}): OutboundHttp {
   const { timeoutMs: defaultTimeoutMs, allowPrivate } = options;
   const baseConnect = buildConnector({ lookup: checkedLookup(allowPrivate), timeout: defaultTimeoutMs });
   const connect: buildConnector.connector = (connectOptions, callback) => {
@@ -62,7 +71,13 @@ export function createOutboundHttp(options: { timeoutMs: number; allowPrivate: b
   });
   let closing: Promise<void> | null = null;
 
-  async function exchange(url: URL, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number) {
+  async function exchange(
+    url: URL,
+    body: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ) {
     try {
       const response = await request(url, {
         method: "POST",
@@ -114,7 +129,9 @@ export function createOutboundHttp(options: { timeoutMs: number; allowPrivate: b
         }, timeoutMs);
       });
       try {
-        const attempt = exchange(verdict.url, body, headers, controller.signal, timeoutMs).then((r) => result(r.status, r.error));
+        const attempt = exchange(verdict.url, body, headers, controller.signal, timeoutMs).then((r) =>
+          result(r.status, r.error),
+        );
         return await Promise.race([attempt, deadline]);
       } catch (error) {
         return result(null, describeError(error));
@@ -135,7 +152,8 @@ function checkedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, "");
       const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND", hostname }), "");
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND", hostname }), "");
       if (!allowPrivate) {
         const refused = addresses.find((a) => !isPublicAddress(a.address));
         if (refused) return callback(notPublicError(hostname, refused.address), "");
@@ -151,7 +169,12 @@ function notPublicError(host: string, address: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`refused: ${what} is not public`), { code: ADDRESS_NOT_PUBLIC });
 }
 
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
 const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NODATA", "EAI_NONAME"]);
 const SHORT_REASONS: Record<string, string> = {
   ECONNREFUSED: "connection refused",

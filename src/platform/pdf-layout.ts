@@ -76,7 +76,12 @@ export function sectionHeading(doc: Doc, text: string): void {
     lineBreak: false,
   });
   const lineY = y + 15;
-  doc.moveTo(MARGIN_X, lineY).lineTo(MARGIN_X + contentWidth(doc), lineY).lineWidth(0.6).strokeColor(COLOR_RULE).stroke();
+  doc
+    .moveTo(MARGIN_X, lineY)
+    .lineTo(MARGIN_X + contentWidth(doc), lineY)
+    .lineWidth(0.6)
+    .strokeColor(COLOR_RULE)
+    .stroke();
   doc.x = MARGIN_X;
   doc.y = lineY + 8;
 }
@@ -110,7 +115,11 @@ export function drawKeyValues(doc: Doc, pairs: Array<[string, string]>): void {
     row.forEach(([label, value], c) => {
       const column = columns[c];
       if (column === undefined) return;
-      doc.font(REGULAR).fontSize(size).fillColor(COLOR_MUTED).text(label, column.x, y, { width: column.label - 6 });
+      doc
+        .font(REGULAR)
+        .fontSize(size)
+        .fillColor(COLOR_MUTED)
+        .text(label, column.x, y, { width: column.label - 6 });
       doc.fillColor(COLOR_TEXT).text(value, column.x + column.label, y, { width: column.value });
     });
     doc.y = y + height;
@@ -134,7 +143,8 @@ interface FittedTable {
   size: number;
 }
 
-const widest = (doc: Doc, texts: string[]): number => texts.reduce((max, text) => Math.max(max, doc.widthOfString(text)), 0);
+const widest = (doc: Doc, texts: string[]): number =>
+  texts.reduce((max, text) => Math.max(max, doc.widthOfString(text)), 0);
 // pdfkit breaks lines at spaces, never at a no-break space (which formatMoney puts after a currency code):
 // "CHF 1,234.50" is one word to it.
 const wordsOf = (text: string): string[] => text.split(/[ \t\r\n]+/).filter((w) => w.length > 0);
@@ -144,7 +154,8 @@ function neededWidth(doc: Doc, size: number, column: TableColumn, index: number,
   const header = widest(doc.font(BOLD).fontSize(size), wordsOf(column.header));
   doc.font(REGULAR).fontSize(size);
   // A header's words stay whole in every column (a reader finds the columns by them).
-  if (column.keep === undefined) return Math.max(Math.min(column.width, FREE_COLUMN_MIN + CELL_PAD_X * 2), Math.ceil(header) + CELL_PAD_X * 2);
+  if (column.keep === undefined)
+    return Math.max(Math.min(column.width, FREE_COLUMN_MIN + CELL_PAD_X * 2), Math.ceil(header) + CELL_PAD_X * 2);
   const cells = rows.map((cells) => cells[index] ?? "");
   const body = column.keep === "line" ? widest(doc, cells) : widest(doc, cells.flatMap(wordsOf));
   return Math.ceil(Math.max(header, body) + MEASURE_SLACK) + CELL_PAD_X * 2;
@@ -163,7 +174,9 @@ function fitTable(doc: Doc, columns: TableColumn[], rows: string[][]): FittedTab
     const needs = columns.map((column, i) => neededWidth(doc, size, column, i, rows));
     const widths = columns.map((column, i) => Math.max(column.width, needs[i]!));
     let excess = widths.reduce((sum, w) => sum + w, 0) - total;
-    const givers = [...columns.keys()].sort((a, b) => Number(columns[a]!.keep !== undefined) - Number(columns[b]!.keep !== undefined));
+    const givers = [...columns.keys()].sort(
+      (a, b) => Number(columns[a]!.keep !== undefined) - Number(columns[b]!.keep !== undefined),
+    );
     for (const i of givers) {
       if (excess <= 0) break;
       const spare = Math.min(widths[i]! - needs[i]!, excess);
@@ -235,18 +248,40 @@ export function drawSummary(doc: Doc, rows: Array<[string, string]>): void {
   const fontOf = (i: number) => (i === rows.length - 1 ? BOLD : REGULAR);
   const baseSize = (i: number) => (i === rows.length - 1 ? SUMMARY_LAST_SIZE : SUMMARY_SIZE);
   const measure = (scale: number, column: 0 | 1) =>
-    rows.reduce((max, row, i) => Math.max(max, doc.font(fontOf(i)).fontSize(baseSize(i) * scale).widthOfString(row[column])), 0);
+    rows.reduce(
+      (max, row, i) =>
+        Math.max(
+          max,
+          doc
+            .font(fontOf(i))
+            .fontSize(baseSize(i) * scale)
+            .widthOfString(row[column]),
+        ),
+      0,
+    );
   let scale = 1;
   const widthAt = (s: number) => Math.ceil(measure(s, 0) + SUMMARY_GAP + measure(s, 1) + MEASURE_SLACK);
   while (widthAt(scale) > available && baseSize(0) * scale > TABLE_MIN_FONT_SIZE) scale -= 0.05;
   const labelWidth = Math.ceil(measure(scale, 0) + MEASURE_SLACK);
   const width = Math.min(available, Math.max(SUMMARY_MIN_WIDTH, widthAt(scale)));
   const x = MARGIN_X + available - width;
-  const heights = rows.map((_, i) => doc.font(fontOf(i)).fontSize(baseSize(i) * scale).currentLineHeight(true) + (i === rows.length - 1 ? 5 : 3));
+  const heights = rows.map(
+    (_, i) =>
+      doc
+        .font(fontOf(i))
+        .fontSize(baseSize(i) * scale)
+        .currentLineHeight(true) + (i === rows.length - 1 ? 5 : 3),
+  );
   // The rows stay together on one page.
-  ensureSpace(doc, heights.reduce((sum, h) => sum + h, 0));
+  ensureSpace(
+    doc,
+    heights.reduce((sum, h) => sum + h, 0),
+  );
   rows.forEach(([label, value], i) => {
-    doc.font(fontOf(i)).fontSize(baseSize(i) * scale).fillColor(COLOR_TEXT);
+    doc
+      .font(fontOf(i))
+      .fontSize(baseSize(i) * scale)
+      .fillColor(COLOR_TEXT);
     const y = doc.y;
     doc.text(label, x, y, { width: labelWidth, lineBreak: false });
     doc.text(value, x + labelWidth, y, { width: width - labelWidth, align: "right", lineBreak: false });
@@ -278,7 +313,14 @@ export function drawTable(doc: Doc, wished: TableColumn[], rows: string[][], con
   const headerHeight = rowHeight(doc, headers, columns, BOLD, size);
   const drawHeader = (): void => {
     const y = doc.y;
-    drawRow(doc, headers, columns, { y, height: headerHeight, font: BOLD, size, color: COLOR_ACCENT, fill: COLOR_HEADER_FILL });
+    drawRow(doc, headers, columns, {
+      y,
+      height: headerHeight,
+      font: BOLD,
+      size,
+      color: COLOR_ACCENT,
+      fill: COLOR_HEADER_FILL,
+    });
     doc.y = y + headerHeight;
   };
   const firstHeight = rowHeight(doc, rows[0] ?? [], columns, REGULAR, size);
@@ -319,7 +361,12 @@ function drawPageDecorations(doc: Doc, { footer, watermark }: PageDecorations): 
     const savedBottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
     const lineY = height - MARGIN_BOTTOM - FOOTER_HEIGHT + 14;
-    doc.moveTo(MARGIN_X, lineY).lineTo(width - MARGIN_X, lineY).lineWidth(0.5).strokeColor(COLOR_RULE).stroke();
+    doc
+      .moveTo(MARGIN_X, lineY)
+      .lineTo(width - MARGIN_X, lineY)
+      .lineWidth(0.5)
+      .strokeColor(COLOR_RULE)
+      .stroke();
     const textY = lineY + 8;
     const innerWidth = width - MARGIN_X * 2;
     doc.font(REGULAR).fontSize(7.5).fillColor(COLOR_MUTED);
@@ -344,8 +391,13 @@ export interface PdfInfo {
  * Renders one document: A4, fonts registered, `draw` lays out the body from the top margin, then every page
  * gets its decorations. `draw` receives the fonts, to make its text drawable (drawableText).
  */
-export async function renderPdf(info: PdfInfo, decorations: PageDecorations, draw: (doc: Doc) => void): Promise<Buffer> {
-  if (!(info.at instanceof Date) || Number.isNaN(info.at.getTime())) throw new TypeError("renderPdf: the date must be a valid Date");
+export async function renderPdf(
+  info: PdfInfo,
+  decorations: PageDecorations,
+  draw: (doc: Doc) => void,
+): Promise<Buffer> {
+  if (!(info.at instanceof Date) || Number.isNaN(info.at.getTime()))
+    throw new TypeError("renderPdf: the date must be a valid Date");
   const fonts: PdfFonts = loadPdfFonts();
   const doc = new PDFDocument({
     size: "A4",

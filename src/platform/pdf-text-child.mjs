@@ -7,7 +7,14 @@ import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 /** @param {Uint8Array} bytes @param {number} textPages */
 async function inspect(bytes, textPages) {
   // pdfjs takes ownership of (detaches) the buffer it is given: hand it a copy.
-  const task = getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, stopAtErrors: false });
+  const task = getDocument({
+    data: new Uint8Array(bytes),
+    verbosity: 0,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+    stopAtErrors: false,
+  });
   try {
     const doc = await task.promise;
     const { info } = await doc.getMetadata();

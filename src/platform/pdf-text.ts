@@ -67,11 +67,16 @@ const queue = createFairQueue(PDF_QUEUE);
 /** Whether a reading under `queueKey` would be refused now (QueueFullError's bound), before its bytes are read. */
 export const inspectionRefusal = (queueKey: string) => queue.refusal(queueKey);
 
-export function inspectPdf(bytes: Uint8Array, options: { queueKey: string; textPages?: number }): Promise<PdfInspection> {
+export function inspectPdf(
+  bytes: Uint8Array,
+  options: { queueKey: string; textPages?: number },
+): Promise<PdfInspection> {
   const { queueKey } = options;
   return queue.run(queueKey, async () => {
     const suspect = (slowKeys.get(queueKey) ?? 0) > Date.now() - SLOW_KEY_MS;
-    const inspection = await inspectInChild(bytes, options.textPages ?? 0, suspect, () => slowKeys.set(queueKey, Date.now()));
+    const inspection = await inspectInChild(bytes, options.textPages ?? 0, suspect, () =>
+      slowKeys.set(queueKey, Date.now()),
+    );
     if (slowKeys.size > 10_000) slowKeys.clear();
     return inspection;
   });
@@ -85,9 +90,18 @@ export function inspectPdf(bytes: Uint8Array, options: { queueKey: string; textP
 const slowKeys = new Map<string, number>();
 const SLOW_KEY_MS = 60_000;
 
-function inspectInChild(bytes: Uint8Array, textPages: number, demoteAtOnce: boolean, onSlow: () => void): Promise<PdfInspection> {
+function inspectInChild(
+  bytes: Uint8Array,
+  textPages: number,
+  demoteAtOnce: boolean,
+  onSlow: () => void,
+): Promise<PdfInspection> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = fork(childFile, [], { execArgv: childArgs, serialization: "advanced", stdio: ["ignore", "ignore", "ignore", "ipc"] });
+    const child: ChildProcess = fork(childFile, [], {
+      execArgv: childArgs,
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "ignore", "ipc"],
+    });
     let answer: PdfInspection | undefined;
     const stop = () => child.kill("SIGKILL");
     const deadline = setTimeout(stop, PDF_BUDGET.timeMs);

@@ -6,7 +6,10 @@ describe("rate limiter", () => {
   it("lets a burst of `capacity` through, then refuses with the wait until the next token", () => {
     let now = 0;
     const limiter = createRateLimiter({ capacity: 3, perSecond: 1 }, () => now);
-    assert.deepEqual([limiter.take("k"), limiter.take("k"), limiter.take("k")].map((r) => r.allowed), [true, true, true]);
+    assert.deepEqual(
+      [limiter.take("k"), limiter.take("k"), limiter.take("k")].map((r) => r.allowed),
+      [true, true, true],
+    );
     assert.deepEqual(limiter.take("k"), { allowed: false, retryAfterMs: 1000 });
     now = 400;
     assert.deepEqual(limiter.take("k"), { allowed: false, retryAfterMs: 600 });

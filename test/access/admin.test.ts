@@ -12,7 +12,10 @@ import { expectError } from "../support/assertions.js";
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const CUSTOMERS = "/v1/billing/customers";
 
-async function adminCreateCompany(t: TestApp, name = `Co ${randomBytes(3).toString("hex")}`): Promise<{ id: string; name: string }> {
+async function adminCreateCompany(
+  t: TestApp,
+  name = `Co ${randomBytes(3).toString("hex")}`,
+): Promise<{ id: string; name: string }> {
   const res = await t.call({ method: "POST", url: "/admin/v1/companies", headers: admin, payload: { name } });
   assert.equal(res.statusCode, 201, res.body);
   return res.json();
@@ -29,7 +32,9 @@ async function adminCreateKey(t: TestApp, companyId: string, payload?: Record<st
 
 async function companyCount(db: Database, name?: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    name === undefined ? "SELECT count(*)::int AS n FROM companies" : "SELECT count(*)::int AS n FROM companies WHERE name = $1",
+    name === undefined
+      ? "SELECT count(*)::int AS n FROM companies"
+      : "SELECT count(*)::int AS n FROM companies WHERE name = $1",
     name === undefined ? [] : [name],
   );
   return rows[0]!.n;
@@ -37,11 +42,21 @@ async function companyCount(db: Database, name?: string): Promise<number> {
 
 describeEachEngine("admin API", (t, engine) => {
   it("creates a company with 201 and the documented shape", async () => {
-    const res = await t().call({ method: "POST", url: "/admin/v1/companies", headers: admin, payload: { name: "  Umbrella  " } });
+    const res = await t().call({
+      method: "POST",
+      url: "/admin/v1/companies",
+      headers: admin,
+      payload: { name: "  Umbrella  " },
+    });
     assert.equal(res.statusCode, 201);
     const body = res.json();
     assert.match(body.id, UUID_RE);
-    assert.deepEqual(body, { object: "company", id: body.id, name: "Umbrella", created_at: t().clock.now().toISOString() });
+    assert.deepEqual(body, {
+      object: "company",
+      id: body.id,
+      name: "Umbrella",
+      created_at: t().clock.now().toISOString(),
+    });
   });
 
   for (const [what, payload] of [
@@ -85,7 +100,12 @@ describeEachEngine("admin API", (t, engine) => {
     assert.equal(body.created_at, t().clock.now().toISOString());
     assert.equal(body.expires_at, null);
 
-    const created = await t().call({ method: "POST", url: CUSTOMERS, key: body.key, payload: { name: "Admin-made customer" } });
+    const created = await t().call({
+      method: "POST",
+      url: CUSTOMERS,
+      key: body.key,
+      payload: { name: "Admin-made customer" },
+    });
     assert.equal(created.statusCode, 201);
     const otherKey = (await adminCreateKey(t(), other.id, {})).json().key;
     assert.deepEqual(await listCustomers(t(), otherKey), [], "the new key wrote into its own company");
@@ -145,7 +165,10 @@ describeEachEngine("admin API", (t, engine) => {
       if (code === "invalid_scope" && (payload as { scopes: readonly string[] }).scopes.length > 0) {
         assert.match(body.error, /billing:everything/);
       }
-      const { rows } = await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM api_keys WHERE company_id = $1", [company.id]);
+      const { rows } = await t().app.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM api_keys WHERE company_id = $1",
+        [company.id],
+      );
       assert.equal(rows[0]!.n, 0);
     });
   }
@@ -160,10 +183,14 @@ describeEachEngine("admin API", (t, engine) => {
   it("stores keys only hashed: no column of the api_keys table holds the key", async () => {
     const company = await adminCreateCompany(t());
     const key: string = (await adminCreateKey(t(), company.id, {})).json().key;
-    const { rows } = await t().app.db.query<Record<string, unknown>>("SELECT * FROM api_keys WHERE company_id = $1", [company.id]);
+    const { rows } = await t().app.db.query<Record<string, unknown>>("SELECT * FROM api_keys WHERE company_id = $1", [
+      company.id,
+    ]);
     assert.equal(rows.length, 1);
     for (const [column, value] of Object.entries(rows[0]!)) {
-      const text = Buffer.isBuffer(value) ? value.toString("latin1") + value.toString("hex") + value.toString("base64") : JSON.stringify(value);
+      const text = Buffer.isBuffer(value)
+        ? value.toString("latin1") + value.toString("hex") + value.toString("base64")
+        : JSON.stringify(value);
       assert.ok(!text?.includes(key), `column ${column} holds the key`);
     }
   });
@@ -177,7 +204,10 @@ describeEachEngine("admin API", (t, engine) => {
     assert.equal(res.json().id, created.id);
     assert.equal(res.json().key, undefined, "the key is shown only at creation");
     assert.ok(!res.body.includes(created.key));
-    assert.equal(expectError(await t().call({ method: "GET", url: CUSTOMERS, key: created.key }), 401).error, "Invalid API key");
+    assert.equal(
+      expectError(await t().call({ method: "GET", url: CUSTOMERS, key: created.key }), 401).error,
+      "Invalid API key",
+    );
     assert.equal(
       expectError(await t().call({ method: "GET", url: CUSTOMERS, headers: { "x-api-key": created.key } }), 401).error,
       "Invalid API key",
@@ -221,8 +251,16 @@ describeEachEngine("admin API", (t, engine) => {
   it("stores the user's password only as a hash that verifies", async () => {
     const company = await adminCreateCompany(t());
     const email = `hash-${randomBytes(3).toString("hex")}@example.com`;
-    await t().call({ method: "POST", url: `/admin/v1/companies/${company.id}/users`, headers: admin, payload: { email, password: "s3cret-passw0rd" } });
-    const { rows } = await t().app.db.query<{ password_hash: string }>("SELECT password_hash FROM users WHERE email = $1", [email]);
+    await t().call({
+      method: "POST",
+      url: `/admin/v1/companies/${company.id}/users`,
+      headers: admin,
+      payload: { email, password: "s3cret-passw0rd" },
+    });
+    const { rows } = await t().app.db.query<{ password_hash: string }>(
+      "SELECT password_hash FROM users WHERE email = $1",
+      [email],
+    );
     assert.equal(rows.length, 1);
     assert.ok(!rows[0]!.password_hash.includes("s3cret-passw0rd"));
     assert.ok(await t().app.services.access.verifyUserPassword(email, "s3cret-passw0rd"));
@@ -233,17 +271,30 @@ describeEachEngine("admin API", (t, engine) => {
     const company = await adminCreateCompany(t());
     const other = await adminCreateCompany(t());
     const email = `dup-${randomBytes(3).toString("hex")}@example.com`;
-    const first = await t().call({ method: "POST", url: `/admin/v1/companies/${company.id}/users`, headers: admin, payload: { email, password: "password-one" } });
+    const first = await t().call({
+      method: "POST",
+      url: `/admin/v1/companies/${company.id}/users`,
+      headers: admin,
+      payload: { email, password: "password-one" },
+    });
     assert.equal(first.statusCode, 201);
     for (const [companyId, again] of [
       [company.id, email],
       [company.id, email.toUpperCase()],
       [other.id, email],
     ] as const) {
-      const res = await t().call({ method: "POST", url: `/admin/v1/companies/${companyId}/users`, headers: admin, payload: { email: again, password: "password-two" } });
+      const res = await t().call({
+        method: "POST",
+        url: `/admin/v1/companies/${companyId}/users`,
+        headers: admin,
+        payload: { email: again, password: "password-two" },
+      });
       expectError(res, 409);
     }
-    assert.ok(await t().app.services.access.verifyUserPassword(email, "password-one"), "the first user's password is unchanged");
+    assert.ok(
+      await t().app.services.access.verifyUserPassword(email, "password-one"),
+      "the first user's password is unchanged",
+    );
   });
 
   for (const [what, payload] of [
@@ -254,7 +305,12 @@ describeEachEngine("admin API", (t, engine) => {
   ] as const) {
     it(`answers 400 to a user with ${what}`, async () => {
       const company = await adminCreateCompany(t());
-      const res = await t().call({ method: "POST", url: `/admin/v1/companies/${company.id}/users`, headers: admin, payload });
+      const res = await t().call({
+        method: "POST",
+        url: `/admin/v1/companies/${company.id}/users`,
+        headers: admin,
+        payload,
+      });
       expectError(res, 400);
     });
   }
@@ -287,21 +343,35 @@ describeEachEngine("admin API", (t, engine) => {
         { method: "POST" as const, url: "/admin/v1/companies", payload: { name: "Intruder" } },
         { method: "POST" as const, url: `/admin/v1/companies/${company.id}/api-keys`, payload: {} },
         { method: "DELETE" as const, url: `/admin/v1/api-keys/${someKey.id}` },
-        { method: "POST" as const, url: `/admin/v1/companies/${company.id}/users`, payload: { email: "i@example.com", password: "intruder-password" } },
+        {
+          method: "POST" as const,
+          url: `/admin/v1/companies/${company.id}/users`,
+          payload: { email: "i@example.com", password: "intruder-password" },
+        },
       ]) {
         const res = await t().call({ ...request, headers });
         expectError(res, 401);
       }
     }
     assert.equal(await companyCount(t().app.db), companiesBefore);
-    assert.equal((await t().call({ method: "GET", url: CUSTOMERS, key: someKey.key })).statusCode, 200, "the key was not revoked");
-    const { rows } = await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE email = 'i@example.com'");
+    assert.equal(
+      (await t().call({ method: "GET", url: CUSTOMERS, key: someKey.key })).statusCode,
+      200,
+      "the key was not revoked",
+    );
+    const { rows } = await t().app.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM users WHERE email = 'i@example.com'",
+    );
     assert.equal(rows[0]!.n, 0);
   });
 
   it("answers 404 on every admin path when BILLING_ADMIN_TOKEN is unset", async () => {
     const database = await createTestDatabase(engine);
-    const config = loadConfig({ BILLING_DATA_DIR: "memory://", BILLING_PUBLIC_URL: "http://billing.test", LOG_LEVEL: "silent" });
+    const config = loadConfig({
+      BILLING_DATA_DIR: "memory://",
+      BILLING_PUBLIC_URL: "http://billing.test",
+      LOG_LEVEL: "silent",
+    });
     assert.equal(config.adminToken, undefined);
     const app = await createApp(config, { db: database.db });
     try {
@@ -310,7 +380,11 @@ describeEachEngine("admin API", (t, engine) => {
         { method: "POST" as const, url: "/admin/v1/companies", payload: { name: "X" } },
         { method: "POST" as const, url: `/admin/v1/companies/${company.id}/api-keys`, payload: {} },
         { method: "DELETE" as const, url: `/admin/v1/api-keys/${randomUUID()}` },
-        { method: "POST" as const, url: `/admin/v1/companies/${company.id}/users`, payload: { email: "a@example.com", password: "long enough" } },
+        {
+          method: "POST" as const,
+          url: `/admin/v1/companies/${company.id}/users`,
+          payload: { email: "a@example.com", password: "long enough" },
+        },
       ]) {
         for (const headers of [{}, admin, { authorization: "Bearer " }]) {
           const res = await app.http.inject({ ...request, headers });
@@ -328,7 +402,12 @@ describeEachEngine("admin API", (t, engine) => {
     const database = await createTestDatabase(engine);
     const app = await createApp(testConfig({ BILLING_ADMIN_TOKEN: "" }), { db: database.db });
     try {
-      const res = await app.http.inject({ method: "POST", url: "/admin/v1/companies", headers: { authorization: "Bearer " }, payload: { name: "X" } });
+      const res = await app.http.inject({
+        method: "POST",
+        url: "/admin/v1/companies",
+        headers: { authorization: "Bearer " },
+        payload: { name: "X" },
+      });
       assert.equal(res.statusCode, 404);
     } finally {
       await app.close();
@@ -360,7 +439,12 @@ describeEachEngine("bootstrap company and key", (t) => {
       );
       assert.equal(rows[0]!.n, 1);
       const key = env.BILLING_BOOTSTRAP_API_KEY;
-      const created = await second.http.inject({ method: "POST", url: CUSTOMERS, headers: { authorization: `Bearer ${key}` }, payload: { name: "Boot customer" } });
+      const created = await second.http.inject({
+        method: "POST",
+        url: CUSTOMERS,
+        headers: { authorization: `Bearer ${key}` },
+        payload: { name: "Boot customer" },
+      });
       assert.equal(created.statusCode, 201, "the bootstrap key has full access");
       const list = await second.http.inject({ method: "GET", url: CUSTOMERS, headers: { "x-api-key": key } });
       assert.equal(list.statusCode, 200);
@@ -376,7 +460,10 @@ describeEachEngine("bootstrap company and key", (t) => {
     const app = await start(env);
     try {
       assert.equal(await companyCount(t().app.db, env.BILLING_BOOTSTRAP_COMPANY), 1);
-      const { rows } = await t().app.db.query<{ company_id: string }>("SELECT company_id FROM api_keys WHERE name = 'bootstrap' AND company_id = $1", [existing.id]);
+      const { rows } = await t().app.db.query<{ company_id: string }>(
+        "SELECT company_id FROM api_keys WHERE name = 'bootstrap' AND company_id = $1",
+        [existing.id],
+      );
       assert.equal(rows.length, 1);
     } finally {
       await app.close();
@@ -387,8 +474,15 @@ describeEachEngine("bootstrap company and key", (t) => {
     const env = bootstrapEnv();
     const first = await start(env);
     await first.close();
-    await assert.rejects(start({ ...env, BILLING_BOOTSTRAP_COMPANY: `${env.BILLING_BOOTSTRAP_COMPANY} renamed` }), /another company/);
-    assert.equal(await companyCount(t().app.db, `${env.BILLING_BOOTSTRAP_COMPANY} renamed`), 0, "nothing was left half-made");
+    await assert.rejects(
+      start({ ...env, BILLING_BOOTSTRAP_COMPANY: `${env.BILLING_BOOTSTRAP_COMPANY} renamed` }),
+      /another company/,
+    );
+    assert.equal(
+      await companyCount(t().app.db, `${env.BILLING_BOOTSTRAP_COMPANY} renamed`),
+      0,
+      "nothing was left half-made",
+    );
   });
 
   it("refuses a configuration that sets only one of the two bootstrap variables", () => {
@@ -397,7 +491,11 @@ describeEachEngine("bootstrap company and key", (t) => {
   });
 
   it("makes the dashboard user of the bootstrap company once, who signs in to the company the key reaches", async () => {
-    const env = { ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: `Owner-${randomBytes(3).toString("hex")}@Example.com`, BILLING_BOOTSTRAP_PASSWORD: "first password" };
+    const env = {
+      ...bootstrapEnv(),
+      BILLING_BOOTSTRAP_EMAIL: `Owner-${randomBytes(3).toString("hex")}@Example.com`,
+      BILLING_BOOTSTRAP_PASSWORD: "first password",
+    };
     const first = await start(env);
     await first.close();
     const app = await start(env);
@@ -406,7 +504,11 @@ describeEachEngine("bootstrap company and key", (t) => {
         "SELECT c.name AS company FROM users u JOIN companies c ON c.id = u.company_id WHERE u.email = $1",
         [env.BILLING_BOOTSTRAP_EMAIL.toLowerCase()],
       );
-      assert.deepEqual(users.rows.map((r) => r.company), [env.BILLING_BOOTSTRAP_COMPANY], "one user, of the bootstrap company");
+      assert.deepEqual(
+        users.rows.map((r) => r.company),
+        [env.BILLING_BOOTSTRAP_COMPANY],
+        "one user, of the bootstrap company",
+      );
       const user = await app.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password");
       assert.ok(user, "the configured password signs in");
       const key = await app.services.access.authenticate(env.BILLING_BOOTSTRAP_API_KEY);
@@ -421,8 +523,15 @@ describeEachEngine("bootstrap company and key", (t) => {
     const changed = await start({ ...env, BILLING_BOOTSTRAP_PASSWORD: "second password" });
     try {
       assert.ok(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "second password"));
-      assert.equal(await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password"), undefined);
-      assert.equal(await changed.services.access.resumeSession(session.token), undefined, "the session of the old password is over");
+      assert.equal(
+        await changed.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, "first password"),
+        undefined,
+      );
+      assert.equal(
+        await changed.services.access.resumeSession(session.token),
+        undefined,
+        "the session of the old password is over",
+      );
     } finally {
       await changed.close();
     }
@@ -435,14 +544,33 @@ describeEachEngine("bootstrap company and key", (t) => {
     const env = { ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: email, BILLING_BOOTSTRAP_PASSWORD: "long enough" };
     await assert.rejects(start(env), /BILLING_BOOTSTRAP_EMAIL already signs in to another company/);
     assert.equal(await companyCount(t().app.db, env.BILLING_BOOTSTRAP_COMPANY), 0, "nothing was left half-made");
-    assert.throws(() => testConfig({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "a@example.com" }), /BILLING_BOOTSTRAP_PASSWORD/);
-    assert.throws(() => testConfig({ BILLING_BOOTSTRAP_EMAIL: "a@example.com", BILLING_BOOTSTRAP_PASSWORD: "long enough" }), /need BILLING_BOOTSTRAP_COMPANY/);
-    assert.throws(() => testConfig({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "a@example.com", BILLING_BOOTSTRAP_PASSWORD: "short" }), /8 to 1024/);
-    await assert.rejects(start({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "not an email", BILLING_BOOTSTRAP_PASSWORD: "long enough" }), /email/);
+    assert.throws(
+      () => testConfig({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "a@example.com" }),
+      /BILLING_BOOTSTRAP_PASSWORD/,
+    );
+    assert.throws(
+      () => testConfig({ BILLING_BOOTSTRAP_EMAIL: "a@example.com", BILLING_BOOTSTRAP_PASSWORD: "long enough" }),
+      /need BILLING_BOOTSTRAP_COMPANY/,
+    );
+    assert.throws(
+      () =>
+        testConfig({
+          ...bootstrapEnv(),
+          BILLING_BOOTSTRAP_EMAIL: "a@example.com",
+          BILLING_BOOTSTRAP_PASSWORD: "short",
+        }),
+      /8 to 1024/,
+    );
+    await assert.rejects(
+      start({ ...bootstrapEnv(), BILLING_BOOTSTRAP_EMAIL: "not an email", BILLING_BOOTSTRAP_PASSWORD: "long enough" }),
+      /email/,
+    );
   });
 });
 
-describe("bootstrap under concurrent start-up [postgres]", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
+describe("bootstrap under concurrent start-up [postgres]", {
+  skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+}, () => {
   it("gives one company, one key and one dashboard user when three processes start at once on a fresh database", async () => {
     const database = await createTestDatabase("postgres");
     const extra = [await openDatabase(database.storage), await openDatabase(database.storage)];
@@ -463,9 +591,15 @@ describe("bootstrap under concurrent start-up [postgres]", { skip: process.env.T
       assert.equal(rows[0]!.n, 1);
       const users = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM users");
       assert.equal(users.rows[0]!.n, 1);
-      assert.ok(await apps[0]!.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, env.BILLING_BOOTSTRAP_PASSWORD));
+      assert.ok(
+        await apps[0]!.services.access.verifyUserPassword(env.BILLING_BOOTSTRAP_EMAIL, env.BILLING_BOOTSTRAP_PASSWORD),
+      );
       for (const app of apps) {
-        const res = await app.http.inject({ method: "GET", url: CUSTOMERS, headers: { authorization: `Bearer ${env.BILLING_BOOTSTRAP_API_KEY}` } });
+        const res = await app.http.inject({
+          method: "GET",
+          url: CUSTOMERS,
+          headers: { authorization: `Bearer ${env.BILLING_BOOTSTRAP_API_KEY}` },
+        });
         assert.equal(res.statusCode, 200);
       }
     } finally {

@@ -87,7 +87,13 @@ async function dashboardSignIn(t: TestApp, address: string) {
 /** An OAuth authorization waiting at its sign-in page; posts email and password from `address` (with `headers`). */
 async function oauthSignIn(t: TestApp) {
   const clientId = await registerClient(t);
-  const page = await authorize(t, { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, scope: "read:invoices" });
+  const page = await authorize(t, {
+    clientId,
+    challenge: pkce().challenge,
+    method: "S256",
+    redirectUri: REDIRECT_URI,
+    scope: "read:invoices",
+  });
   assert.equal(page.statusCode, 200, page.body);
   const requestId = requestIdOf(page.body);
   return (address: string, email: string, password: string, headers: Record<string, string> = {}) =>
@@ -136,7 +142,18 @@ describeEachEngine("failed authentication throttle", (t) => {
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.headers["retry-after"], undefined);
     }
-    assert.equal((await t().call({ method: "POST", url: CUSTOMERS, remoteAddress: throttled, key, payload: { name: "Still served" } })).statusCode, 201);
+    assert.equal(
+      (
+        await t().call({
+          method: "POST",
+          url: CUSTOMERS,
+          remoteAddress: throttled,
+          key,
+          payload: { name: "Still served" },
+        })
+      ).statusCode,
+      201,
+    );
     assert.equal((await apiCall(t(), other, { authorization: `Bearer ${key}` })).statusCode, 200);
     await failWithKeys(t(), other, 1);
     assertThrottled(await apiCall(t(), throttled, { authorization: `Bearer ${badKey()}` }));
@@ -145,12 +162,14 @@ describeEachEngine("failed authentication throttle", (t) => {
   it("never counts a request that carries no credential at all", async () => {
     const address = newAddress();
     for (let i = 0; i < BUDGET * 2; i++) {
-      const headers: Record<string, string> = i % 3 === 0 ? {} : i % 3 === 1 ? { authorization: "   " } : { "x-api-key": "" };
+      const headers: Record<string, string> =
+        i % 3 === 0 ? {} : i % 3 === 1 ? { authorization: "   " } : { "x-api-key": "" };
       const res = await apiCall(t(), address, headers);
       assert.equal(res.statusCode, 401, res.body);
       assert.equal(res.json().code, "missing_api_key");
     }
-    for (let i = 0; i < BUDGET * 2; i++) assert.equal((await adminCall(t(), address, undefined)).json().code, "missing_admin_token");
+    for (let i = 0; i < BUDGET * 2; i++)
+      assert.equal((await adminCall(t(), address, undefined)).json().code, "missing_admin_token");
     await failWithKeys(t(), address, BUDGET);
     assertThrottled(await apiCall(t(), address, { authorization: `Bearer ${badKey()}` }));
     const missing = await apiCall(t(), address);
@@ -186,7 +205,8 @@ describeEachEngine("failed authentication throttle", (t) => {
   it("spends one budget per address over every surface: API keys and the admin token together", async () => {
     const address = newAddress();
     await failWithKeys(t(), address, BUDGET / 2);
-    for (let i = 0; i < BUDGET / 2; i++) assert.equal((await adminCall(t(), address, "wrong-admin-token")).statusCode, 401);
+    for (let i = 0; i < BUDGET / 2; i++)
+      assert.equal((await adminCall(t(), address, "wrong-admin-token")).statusCode, 401);
     assertThrottled(await apiCall(t(), address, { authorization: `Bearer ${badKey()}` }));
     assertThrottled(await adminCall(t(), address, "wrong-admin-token"));
   });
@@ -197,7 +217,10 @@ describeEachEngine("failed authentication throttle", (t) => {
     const signIn = await dashboardSignIn(t(), address);
     // The user's email with a wrong password, then unknown emails: the per-email limit (10 at once) stays out of the way.
     for (let i = 0; i < BUDGET; i++) {
-      const res = await signIn(i === 0 ? user.email : `nobody-${i}@example.com`, i === 1 ? user.password : `wrong-${i}`);
+      const res = await signIn(
+        i === 0 ? user.email : `nobody-${i}@example.com`,
+        i === 1 ? user.password : `wrong-${i}`,
+      );
       assert.equal(res.statusCode, 401, `failure ${i + 1}: ${res.body.slice(0, 200)}`);
       assert.match(res.body, /The email or the password is wrong/);
     }
@@ -236,36 +259,53 @@ describeEachEngine("failed authentication throttle", (t) => {
   });
 });
 
-describeEachEngine("failed authentication throttle by IPv4 /24 network, and X-Forwarded-For without a trusted proxy", (t) => {
-  it(`throttles 20 addresses of one /24 once the network's ${NETWORK_BUDGET} failures are spent, though each stayed under its own ${BUDGET}`, async () => {
-    // The tester's case: 20 addresses × 60 guesses were 1,200 guesses a minute unthrottled.
-    const network = newNetwork(0).replace(/\.0$/, "");
-    const addresses = Array.from({ length: 20 }, (_, i) => `${network}.${i + 1}`);
-    const perAddress = NETWORK_BUDGET / addresses.length;
-    assert.ok(perAddress < BUDGET);
-    for (const address of addresses) await failWithKeys(t(), address, perAddress);
-    for (const address of addresses) assertThrottled(await apiCall(t(), address, { authorization: `Bearer ${badKey()}` }));
-    assertThrottled(await apiCall(t(), `${network}.200`, { authorization: `Bearer ${badKey()}` }), 60);
-    assertThrottled(await adminCall(t(), `::ffff:${network}.201`, "wrong-admin-token"));
-    await failWithKeys(t(), newAddress(), 1);
-    const { key } = await t().newCompany();
-    assert.equal((await apiCall(t(), `${network}.7`, { authorization: `Bearer ${key}` })).statusCode, 200, "a valid key from the network still works");
-    t().clock.advance(60_000);
-    await failWithKeys(t(), `${network}.7`, 1);
-  });
+describeEachEngine(
+  "failed authentication throttle by IPv4 /24 network, and X-Forwarded-For without a trusted proxy",
+  (t) => {
+    it(`throttles 20 addresses of one /24 once the network's ${NETWORK_BUDGET} failures are spent, though each stayed under its own ${BUDGET}`, async () => {
+      // The tester's case: 20 addresses × 60 guesses were 1,200 guesses a minute unthrottled.
+      const network = newNetwork(0).replace(/\.0$/, "");
+      const addresses = Array.from({ length: 20 }, (_, i) => `${network}.${i + 1}`);
+      const perAddress = NETWORK_BUDGET / addresses.length;
+      assert.ok(perAddress < BUDGET);
+      for (const address of addresses) await failWithKeys(t(), address, perAddress);
+      for (const address of addresses)
+        assertThrottled(await apiCall(t(), address, { authorization: `Bearer ${badKey()}` }));
+      assertThrottled(await apiCall(t(), `${network}.200`, { authorization: `Bearer ${badKey()}` }), 60);
+      assertThrottled(await adminCall(t(), `::ffff:${network}.201`, "wrong-admin-token"));
+      await failWithKeys(t(), newAddress(), 1);
+      const { key } = await t().newCompany();
+      assert.equal(
+        (await apiCall(t(), `${network}.7`, { authorization: `Bearer ${key}` })).statusCode,
+        200,
+        "a valid key from the network still works",
+      );
+      t().clock.advance(60_000);
+      await failWithKeys(t(), `${network}.7`, 1);
+    });
 
-  it("ignores X-Forwarded-For from a peer that is no trusted proxy: the peer is the client", async () => {
-    const peer = newAddress();
-    for (let i = 0; i < BUDGET; i++) {
-      const res = await apiCall(t(), peer, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": `203.0.113.${i + 1}` });
-      assert.equal(res.statusCode, 401, `failure ${i + 1}: ${res.body}`);
-    }
-    assertThrottled(await apiCall(t(), peer, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": "203.0.113.250" }));
-    assertThrottled(await apiCall(t(), peer, { authorization: `Bearer ${badKey()}` }));
-    const other = newAddress();
-    assert.equal((await apiCall(t(), other, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": peer })).statusCode, 401, "naming a throttled address is no way in or out");
-  });
-});
+    it("ignores X-Forwarded-For from a peer that is no trusted proxy: the peer is the client", async () => {
+      const peer = newAddress();
+      for (let i = 0; i < BUDGET; i++) {
+        const res = await apiCall(t(), peer, {
+          authorization: `Bearer ${badKey()}`,
+          "x-forwarded-for": `203.0.113.${i + 1}`,
+        });
+        assert.equal(res.statusCode, 401, `failure ${i + 1}: ${res.body}`);
+      }
+      assertThrottled(
+        await apiCall(t(), peer, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": "203.0.113.250" }),
+      );
+      assertThrottled(await apiCall(t(), peer, { authorization: `Bearer ${badKey()}` }));
+      const other = newAddress();
+      assert.equal(
+        (await apiCall(t(), other, { authorization: `Bearer ${badKey()}`, "x-forwarded-for": peer })).statusCode,
+        401,
+        "naming a throttled address is no way in or out",
+      );
+    });
+  },
+);
 
 const PROXY_BUDGET = 3;
 describeEachEngine(
@@ -278,10 +318,19 @@ describeEachEngine(
     it("counts each client named by the proxy's X-Forwarded-For on its own, not the proxy", async () => {
       const a = newAddress();
       const b = newAddress();
-      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await apiCall(t(), proxy, via(a, { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      for (let i = 0; i < PROXY_BUDGET; i++)
+        assert.equal((await apiCall(t(), proxy, via(a, { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
       assertThrottled(await apiCall(t(), proxy, via(a, { authorization: `Bearer ${badKey()}` })));
-      assert.equal((await apiCall(t(), proxy, via(b, { authorization: `Bearer ${badKey()}` }))).statusCode, 401, "another client through the same proxy");
-      assert.equal((await apiCall(t(), proxy, { authorization: `Bearer ${badKey()}` })).statusCode, 401, "the proxy itself, without the header, is its own client");
+      assert.equal(
+        (await apiCall(t(), proxy, via(b, { authorization: `Bearer ${badKey()}` }))).statusCode,
+        401,
+        "another client through the same proxy",
+      );
+      assert.equal(
+        (await apiCall(t(), proxy, { authorization: `Bearer ${badKey()}` })).statusCode,
+        401,
+        "the proxy itself, without the header, is its own client",
+      );
       // A client cannot get out by writing its own X-Forwarded-For: the proxy appends the address it saw, and that one counts.
       assertThrottled(await apiCall(t(), proxy, via(`${newAddress()}, ${a}`, { authorization: `Bearer ${badKey()}` })));
       // Through two proxies of ours, the right-most address that is not a proxy.
@@ -291,13 +340,21 @@ describeEachEngine(
 
     it("counts the clients of one /24 behind the proxy together, with 4 times the budget", async () => {
       const network = newNetwork(0).replace(/\.0$/, "");
-      for (let i = 1; i <= 4 * PROXY_BUDGET; i++) assert.equal((await apiCall(t(), proxy, via(`${network}.${i}`, { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      for (let i = 1; i <= 4 * PROXY_BUDGET; i++)
+        assert.equal(
+          (await apiCall(t(), proxy, via(`${network}.${i}`, { authorization: `Bearer ${badKey()}` }))).statusCode,
+          401,
+        );
       assertThrottled(await apiCall(t(), proxy, via(`${network}.99`, { authorization: `Bearer ${badKey()}` })));
     });
 
     it("ignores X-Forwarded-For from a peer outside the trusted ranges", async () => {
       const peer = newAddress();
-      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await apiCall(t(), peer, via(newAddress(), { authorization: `Bearer ${badKey()}` }))).statusCode, 401);
+      for (let i = 0; i < PROXY_BUDGET; i++)
+        assert.equal(
+          (await apiCall(t(), peer, via(newAddress(), { authorization: `Bearer ${badKey()}` }))).statusCode,
+          401,
+        );
       assertThrottled(await apiCall(t(), peer, via(newAddress(), { authorization: `Bearer ${badKey()}` })));
     });
 
@@ -305,7 +362,8 @@ describeEachEngine(
       const user = await newUser(t());
       const signIn = await oauthSignIn(t());
       const guesser = newAddress();
-      for (let i = 0; i < PROXY_BUDGET; i++) assert.equal((await signIn(proxy, user.email, `wrong-${i}`, via(guesser))).statusCode, 401);
+      for (let i = 0; i < PROXY_BUDGET; i++)
+        assert.equal((await signIn(proxy, user.email, `wrong-${i}`, via(guesser))).statusCode, 401);
       assertThrottled(await signIn(proxy, user.email, user.password, via(guesser)));
       const colleague = await signIn(proxy, user.email, user.password, via(newAddress()));
       assert.equal(colleague.statusCode, 200, colleague.body);

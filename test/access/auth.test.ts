@@ -22,7 +22,12 @@ describeEachEngine("API key authentication and scopes", (t) => {
 
   it("accepts the key in the X-Api-Key header, for reads and writes", async () => {
     const { key } = await t().newCompany();
-    const created = await t().call({ method: "POST", url: CUSTOMERS, headers: { "x-api-key": key }, payload: { name: "Via header" } });
+    const created = await t().call({
+      method: "POST",
+      url: CUSTOMERS,
+      headers: { "x-api-key": key },
+      payload: { name: "Via header" },
+    });
     assert.equal(created.statusCode, 201);
     const list = await t().call({ method: "GET", url: CUSTOMERS, headers: { "x-api-key": key } });
     assert.equal(list.statusCode, 200);
@@ -59,7 +64,11 @@ describeEachEngine("API key authentication and scopes", (t) => {
   });
 
   it("answers 401 Invalid API key for a key that does not exist, in either header", async () => {
-    const res1 = await t().call({ method: "GET", url: CUSTOMERS, key: "sk_live_doesnotexist0000000000000000000000000" });
+    const res1 = await t().call({
+      method: "GET",
+      url: CUSTOMERS,
+      key: "sk_live_doesnotexist0000000000000000000000000",
+    });
     assert.equal(expectError(res1, 401).error, "Invalid API key");
     const res2 = await t().call({ method: "GET", url: CUSTOMERS, headers: { "x-api-key": "sk_live_nope" } });
     assert.equal(expectError(res2, 401).error, "Invalid API key");
@@ -161,7 +170,8 @@ describeEachEngine("API key authentication and scopes", (t) => {
 
   it("answers 403 on both customer endpoints for a key whose scopes are unrelated", async () => {
     const { companyId } = await t().newCompany();
-    const key = (await t().app.services.access.createApiKey(companyId, { scopes: ["invoices:read", "usage:read"] })).key;
+    const key = (await t().app.services.access.createApiKey(companyId, { scopes: ["invoices:read", "usage:read"] }))
+      .key;
     expectError(await t().call({ method: "GET", url: CUSTOMERS, key }), 403);
     expectError(await t().call({ method: "POST", url: CUSTOMERS, key, payload: { name: "No" } }), 403);
   });

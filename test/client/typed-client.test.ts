@@ -26,9 +26,14 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
 
     const list = await client.GET("/v1/billing/contracts");
     assert.equal(list.response.status, 200);
-    assert.deepEqual(list.data?.data.map((c) => c.id), [contract.id]);
+    assert.deepEqual(
+      list.data?.data.map((c) => c.id),
+      [contract.id],
+    );
 
-    const one = await client.GET("/v1/billing/contracts/{ext_id}", { params: { path: { ext_id: "no-such-contract" } } });
+    const one = await client.GET("/v1/billing/contracts/{ext_id}", {
+      params: { path: { ext_id: "no-such-contract" } },
+    });
     assert.equal(one.error?.code, "not_found");
 
     const wrongKey = await createBillingClient({ baseUrl, apiKey: "sk_wrong_0123456789" }).GET("/v1/billing/contracts");
@@ -46,7 +51,17 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
     const client = createBillingClient({ baseUrl, apiKey: key });
     const quantity = new JsonNumber("12345678901234.123456789012");
     const sent = await client.POST("/v1/billing/usage", {
-      body: { events: [{ external_contract_id: contract.id, event_id: "exact-1", metric: "domestic_wire", quantity, timestamp: "2026-03-20T10:00:00Z" }] },
+      body: {
+        events: [
+          {
+            external_contract_id: contract.id,
+            event_id: "exact-1",
+            metric: "domestic_wire",
+            quantity,
+            timestamp: "2026-03-20T10:00:00Z",
+          },
+        ],
+      },
     });
     assert.equal(sent.data?.accepted, 1, JSON.stringify(sent.data ?? sent.error));
     const read = await client.GET("/v1/billing/usage/{event_id}", { params: { path: { event_id: "exact-1" } } });
@@ -58,11 +73,23 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
 
   it("types every decimal of an answer as a Decimal, and reads each exactly", async () => {
     const { key } = await t().newCompany();
-    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Decimal Corp" })).id);
+    const contract = await createSampleContract(
+      t(),
+      key,
+      (await createCustomer(t(), key, { name: "Decimal Corp" })).id,
+    );
     const client = createBillingClient({ baseUrl, apiKey: key });
-    const event = (event_id: string, quantity: number | string) => ({ external_contract_id: contract.id, event_id, metric: "domestic_wire", quantity, timestamp: "2026-03-20T10:00:00Z" });
+    const event = (event_id: string, quantity: number | string) => ({
+      external_contract_id: contract.id,
+      event_id,
+      metric: "domestic_wire",
+      quantity,
+      timestamp: "2026-03-20T10:00:00Z",
+    });
     // 0.1 + 0.2 is 0.30000000000000004 in doubles; twenty digits are more than a double holds.
-    const sent = await client.POST("/v1/billing/usage", { body: { events: [event("d-1", 0.1), event("d-2", 0.2), event("d-3", "12345678901234.123456")] } });
+    const sent = await client.POST("/v1/billing/usage", {
+      body: { events: [event("d-1", 0.1), event("d-2", 0.2), event("d-3", "12345678901234.123456")] },
+    });
     assert.equal(sent.data?.accepted, 3, JSON.stringify(sent.data ?? sent.error));
     const list = await client.GET("/v1/billing/invoices");
     const number = list.data?.data[0]?.number;
@@ -75,7 +102,9 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
     assert.equal(decimalBig(line.quantity).minus("12345678901234.123456").toString(), "0.3");
     // The invoice's own digits, minor unit and all (a double would print 1000, not 1000.00).
     assert.match(decimalText(invoice.total), /^\d+\.\d{2}$/);
-    assert.ok(isDecimal(invoice.subtotal) && isDecimal(invoice.tax) && isDecimal(line.amount) && isDecimal(line.unit_price));
+    assert.ok(
+      isDecimal(invoice.subtotal) && isDecimal(invoice.tax) && isDecimal(line.amount) && isDecimal(line.unit_price),
+    );
     // Every other number is a number.
     assert.equal(typeof list.data?.total_count, "number");
     const total = invoice.total;
@@ -98,19 +127,34 @@ describeEachEngine("the typed client and `billing usage send`", (t) => {
 
     const first = await runBilling(["usage", "send", file], env);
     assert.equal(first.code, 0, first.stderr);
-    assert.deepEqual(JSON.parse(first.stdout), { object: "usage_send", sent: 150, accepted: 150, duplicates: 0, rejected: 0, rejections: [] });
+    assert.deepEqual(JSON.parse(first.stdout), {
+      object: "usage_send",
+      sent: 150,
+      accepted: 150,
+      duplicates: 0,
+      rejected: 0,
+      rejections: [],
+    });
     const again = await runBilling(["usage", "send", file], env);
     assert.equal(JSON.parse(again.stdout).duplicates, 150, "sent twice, stored once");
-    const stored = await createBillingClient({ baseUrl, apiKey: key }).GET("/v1/billing/usage/{event_id}", { params: { path: { event_id: "cli-7" } } });
+    const stored = await createBillingClient({ baseUrl, apiKey: key }).GET("/v1/billing/usage/{event_id}", {
+      params: { path: { event_id: "cli-7" } },
+    });
     assert.equal(String(stored.data?.quantity), "123456789.000000000001");
 
     const bad = join(dir, "bad.json");
-    writeFileSync(bad, JSON.stringify([JSON.parse(event("cli-ok")), { ...JSON.parse(event("cli-bad")), metric: "no_such_metric" }]));
+    writeFileSync(
+      bad,
+      JSON.stringify([JSON.parse(event("cli-ok")), { ...JSON.parse(event("cli-bad")), metric: "no_such_metric" }]),
+    );
     const refused = await runBilling(["usage", "send", bad], env);
     assert.equal(refused.code, 1);
     const report = JSON.parse(refused.stdout);
     assert.equal(report.accepted, 1);
-    assert.deepEqual(report.rejections.map((r: { event_id: string; code: string }) => [r.event_id, r.code]), [["cli-bad", "unknown_metric"]]);
+    assert.deepEqual(
+      report.rejections.map((r: { event_id: string; code: string }) => [r.event_id, r.code]),
+      [["cli-bad", "unknown_metric"]],
+    );
 
     const wrongKey = await runBilling(["usage", "send", file], { ...env, BILLING_API_KEY: "sk_wrong_0123456789" });
     assert.equal(wrongKey.code, 1);

@@ -79,19 +79,28 @@ describeEachEngine("sample contracts", (t) => {
     const { key, companyId } = await t().newCompany();
     const customers = [];
     for (let i = 0; i < 8; i++) customers.push(await createCustomer(t(), key, { name: "Hooli" }));
-    const responses = await Promise.all(customers.map((c) => t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: c.id } })));
+    const responses = await Promise.all(
+      customers.map((c) => t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: c.id } })),
+    );
     for (const res of responses) expectStatus(res, 201);
     const ids = responses.map((r) => (r.json() as Contract).id);
     assert.equal(new Set(ids).size, 8);
     assert.ok(ids.includes("hooli-test"));
     for (const id of ids) assert.ok(id.startsWith("hooli-test"), id);
-    const { rows } = await t().app.db.query<{ body: string }>("SELECT body FROM events WHERE company_id = $1 AND type = 'contract.created'", [companyId]);
+    const { rows } = await t().app.db.query<{ body: string }>(
+      "SELECT body FROM events WHERE company_id = $1 AND type = 'contract.created'",
+      [companyId],
+    );
     assert.deepEqual(rows.map((r) => JSON.parse(r.body).data.object.id).sort(), [...ids].sort());
   });
 
   it("builds the slug from the customer's name in lower-case ASCII letters, digits and dashes", async () => {
     const { key } = await t().newCompany();
-    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "  Café Zürich & Söhne, 2nd Co.  " })).id);
+    const contract = await createSampleContract(
+      t(),
+      key,
+      (await createCustomer(t(), key, { name: "  Café Zürich & Söhne, 2nd Co.  " })).id,
+    );
     assert.equal(contract.id, "cafe-zurich-sohne-2nd-co-test");
   });
 
@@ -127,12 +136,27 @@ describeEachEngine("sample contracts", (t) => {
   it("refuses any body field besides customer_id with 400", async () => {
     const { key } = await t().newCompany();
     const customer = await createCustomer(t(), key, { name: "Strict Body" });
-    for (const extra of [{ name: "My contract" }, { id: "my-contract" }, { external_contract_id: "x" }, { currency: "EUR" }, { sample: false }]) {
-      const res = await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: customer.id, ...extra } });
+    for (const extra of [
+      { name: "My contract" },
+      { id: "my-contract" },
+      { external_contract_id: "x" },
+      { currency: "EUR" },
+      { sample: false },
+    ]) {
+      const res = await t().call({
+        method: "POST",
+        url: CONTRACTS,
+        key,
+        payload: { customer_id: customer.id, ...extra },
+      });
       expectError(res, 400, "invalid_request");
     }
     expectError(await t().call({ method: "POST", url: CONTRACTS, key, payload: {} }), 400, "invalid_request");
-    expectError(await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: 42 } }), 400, "invalid_request");
+    expectError(
+      await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: 42 } }),
+      400,
+      "invalid_request",
+    );
     const list = await t().call({ method: "GET", url: CONTRACTS, key });
     assert.equal(list.json().data.length, 0, "nothing was created");
   });
@@ -142,7 +166,10 @@ describeEachEngine("sample contracts", (t) => {
     const other = await t().newCompany();
     const theirs = await createCustomer(t(), other.key, { name: "Not Yours" });
     for (const customerId of [randomUUID(), "not-a-uuid", theirs.id]) {
-      const body = expectError(await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: customerId } }), 404);
+      const body = expectError(
+        await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: customerId } }),
+        404,
+      );
       assert.equal(body.error, "Not found");
     }
   });
@@ -150,7 +177,10 @@ describeEachEngine("sample contracts", (t) => {
   it("records one contract.created event in the events table with the contract as created", async () => {
     const { key, companyId } = await t().newCompany();
     const customer = await createCustomer(t(), key, { name: "Evented" });
-    const before = await t().app.db.query<{ id: string }>("SELECT id FROM events WHERE company_id = $1 AND type = 'contract.created'", [companyId]);
+    const before = await t().app.db.query<{ id: string }>(
+      "SELECT id FROM events WHERE company_id = $1 AND type = 'contract.created'",
+      [companyId],
+    );
     assert.equal(before.rows.length, 0);
     const contract = await createSampleContract(t(), key, customer.id);
     const { rows } = await t().app.db.query<{ company_id: string; id: string; type: string; body: string }>(
@@ -176,10 +206,17 @@ describeEachEngine("sample contracts", (t) => {
   it("writes neither a contract nor an event when the create fails", async () => {
     const { key, companyId } = await t().newCompany();
     const count = async () =>
-      (await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE company_id = $1 AND type = 'contract.created'", [companyId]))
-        .rows[0]!.n;
+      (
+        await t().app.db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM events WHERE company_id = $1 AND type = 'contract.created'",
+          [companyId],
+        )
+      ).rows[0]!.n;
     expectStatus(await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: randomUUID() } }), 404);
-    expectStatus(await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: randomUUID(), name: "x" } }), 400);
+    expectStatus(
+      await t().call({ method: "POST", url: CONTRACTS, key, payload: { customer_id: randomUUID(), name: "x" } }),
+      400,
+    );
     assert.equal(await count(), 0);
     assert.equal((await t().call({ method: "GET", url: CONTRACTS, key })).json().data.length, 0);
   });
@@ -252,11 +289,21 @@ describeEachEngine("contract isolation and access", (t) => {
     expectError(await t().call({ method: "GET", url: `${CONTRACTS}/${id}`, key: b.key }), 404);
     expectError(await t().call({ method: "GET", url: `${CONTRACTS}/${id}/pricing`, key: b.key }), 404);
     expectError(
-      await t().call({ method: "POST", url: `${CONTRACTS}/${id}/pricing-rules`, key: b.key, payload: { metric: "steal", rate: 0 } }),
+      await t().call({
+        method: "POST",
+        url: `${CONTRACTS}/${id}/pricing-rules`,
+        key: b.key,
+        payload: { metric: "steal", rate: 0 },
+      }),
       404,
     );
     expectError(
-      await t().call({ method: "PUT", url: `${CONTRACTS}/${id}/pricing-rules/${ruleId}`, key: b.key, payload: { amount: "0.00" } }),
+      await t().call({
+        method: "PUT",
+        url: `${CONTRACTS}/${id}/pricing-rules/${ruleId}`,
+        key: b.key,
+        payload: { amount: "0.00" },
+      }),
       404,
     );
     const list = await t().call({ method: "GET", url: CONTRACTS, key: b.key });
@@ -285,18 +332,34 @@ describeEachEngine("contract isolation and access", (t) => {
     const { companyId, contract, customer } = await companyWithContract(t());
     const readOnly = await keyWithScopes(t(), companyId, ["contracts:read", "usage:write", "invoices:read"]);
     const ruleId = (await getPricing(t(), readOnly, contract.id)).rules[0]!.id;
-    expectError(await t().call({ method: "POST", url: CONTRACTS, key: readOnly, payload: { customer_id: customer.id } }), 403);
     expectError(
-      await t().call({ method: "POST", url: `${CONTRACTS}/${contract.id}/pricing-rules`, key: readOnly, payload: { metric: "m", rate: 0 } }),
+      await t().call({ method: "POST", url: CONTRACTS, key: readOnly, payload: { customer_id: customer.id } }),
       403,
     );
     expectError(
-      await t().call({ method: "PUT", url: `${CONTRACTS}/${contract.id}/pricing-rules/${ruleId}`, key: readOnly, payload: { amount: "1.00" } }),
+      await t().call({
+        method: "POST",
+        url: `${CONTRACTS}/${contract.id}/pricing-rules`,
+        key: readOnly,
+        payload: { metric: "m", rate: 0 },
+      }),
+      403,
+    );
+    expectError(
+      await t().call({
+        method: "PUT",
+        url: `${CONTRACTS}/${contract.id}/pricing-rules/${ruleId}`,
+        key: readOnly,
+        payload: { amount: "1.00" },
+      }),
       403,
     );
     expectStatus(await t().call({ method: "GET", url: `${CONTRACTS}/${contract.id}`, key: readOnly }), 200);
     assert.equal((await getPricing(t(), readOnly, contract.id)).version, 1, "the refused changes made no version");
     const writer = await keyWithScopes(t(), companyId, ["contracts:write", "contracts:read"]);
-    expectStatus(await t().call({ method: "POST", url: CONTRACTS, key: writer, payload: { customer_id: customer.id } }), 201);
+    expectStatus(
+      await t().call({ method: "POST", url: CONTRACTS, key: writer, payload: { customer_id: customer.id } }),
+      201,
+    );
   });
 });

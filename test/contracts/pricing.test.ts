@@ -18,7 +18,11 @@ import { expectError } from "../support/assertions.js";
 const rulesUrl = (contractId: string) => `${CONTRACTS}/${contractId}/pricing-rules`;
 
 /** The stored program versions of a contract, oldest first. */
-async function storedVersions(t: TestApp, companyId: string, contractId: string): Promise<{ version: number; rules: Rule[] }[]> {
+async function storedVersions(
+  t: TestApp,
+  companyId: string,
+  contractId: string,
+): Promise<{ version: number; rules: Rule[] }[]> {
   const { rows } = await t.app.db.query<{ version: number; rules: Rule[] | string }>(
     "SELECT version, rules FROM pricing_program_versions WHERE company_id = $1 AND contract_id = $2 ORDER BY version",
     [companyId, contractId],
@@ -29,7 +33,12 @@ async function storedVersions(t: TestApp, companyId: string, contractId: string)
 describeEachEngine("pricing programs", (t) => {
   it("adds a usage rule as a new program version with 201 and an id assigned by the service", async () => {
     const { key, contract } = await companyWithContract(t());
-    const added = await addRule(t(), key, contract.id, { name: "Card volume", metric: "card_volume", model: "percentage", rate: 0.029 });
+    const added = await addRule(t(), key, contract.id, {
+      name: "Card volume",
+      metric: "card_volume",
+      model: "percentage",
+      rate: 0.029,
+    });
     assert.equal(added.object, "pricing_rule");
     assert.equal(added.contract, contract.id);
     assert.equal(added.version, 2);
@@ -63,10 +72,23 @@ describeEachEngine("pricing programs", (t) => {
     const { key, contract } = await companyWithContract(t());
     const added = await addRule(t(), key, contract.id, { id: "fx-fee", metric: "fx", rate: "0.001" });
     assert.equal(added.rule.id, "fx-fee");
-    const again = await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { id: "fx-fee", metric: "fx2", rate: 0.002 } });
+    const again = await t().call({
+      method: "POST",
+      url: rulesUrl(contract.id),
+      key,
+      payload: { id: "fx-fee", metric: "fx2", rate: 0.002 },
+    });
     expectError(again, 409);
     const sampleRuleId = (await getPricing(t(), key, contract.id)).rules[0]!.id;
-    expectError(await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { id: sampleRuleId, metric: "m", rate: 0 } }), 409);
+    expectError(
+      await t().call({
+        method: "POST",
+        url: rulesUrl(contract.id),
+        key,
+        payload: { id: sampleRuleId, metric: "m", rate: 0 },
+      }),
+      409,
+    );
     const program = await getPricing(t(), key, contract.id);
     assert.equal(program.version, 2, "a refused rule makes no version");
     assert.equal(program.rules.filter((r) => r.id === "fx-fee").length, 1);
@@ -82,14 +104,20 @@ describeEachEngine("pricing programs", (t) => {
   it("refuses an empty or malformed rule id with 400", async () => {
     const { key, contract } = await companyWithContract(t());
     for (const id of ["", "has space", "x".repeat(65), 42]) {
-      expectError(await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { id, metric: "m", rate: 0 } }), 400);
+      expectError(
+        await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { id, metric: "m", rate: 0 } }),
+        400,
+      );
     }
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });
 
   it("answers 404 when adding a rule to an unknown contract", async () => {
     const { key } = await companyWithContract(t());
-    expectError(await t().call({ method: "POST", url: rulesUrl("no-such-contract"), key, payload: { metric: "m", rate: 0 } }), 404);
+    expectError(
+      await t().call({ method: "POST", url: rulesUrl("no-such-contract"), key, payload: { metric: "m", rate: 0 } }),
+      404,
+    );
   });
 
   it("merges an update into the rule and writes a new version, keeping every earlier version as it was", async () => {
@@ -148,7 +176,12 @@ describeEachEngine("pricing programs", (t) => {
     const { key, contract } = await companyWithContract(t());
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { id: `r${i}`, metric: `metric_${i}`, rate: 0.01 } }),
+        t().call({
+          method: "POST",
+          url: rulesUrl(contract.id),
+          key,
+          payload: { id: `r${i}`, metric: `metric_${i}`, rate: 0.01 },
+        }),
       ),
     );
     for (const res of results) assert.equal(res.statusCode, 201, res.body);
@@ -159,7 +192,10 @@ describeEachEngine("pricing programs", (t) => {
     const program = await getPricing(t(), key, contract.id);
     assert.equal(program.version, 11);
     assert.deepEqual(
-      program.rules.map((r) => r.id).filter((id) => /^r\d$/.test(id)).sort(),
+      program.rules
+        .map((r) => r.id)
+        .filter((id) => /^r\d$/.test(id))
+        .sort(),
       Array.from({ length: 10 }, (_, i) => `r${i}`),
     );
   });
@@ -217,15 +253,29 @@ describeEachEngine("pricing programs", (t) => {
   it("answers 404 when updating an unknown rule or a rule of an unknown contract", async () => {
     const { key, contract } = await companyWithContract(t());
     const ruleId = (await getPricing(t(), key, contract.id)).rules[0]!.id;
-    expectError(await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/no-such-rule`, key, payload: { amount: "1.00" } }), 404);
-    expectError(await t().call({ method: "PUT", url: `${rulesUrl("no-such-contract")}/${ruleId}`, key, payload: { amount: "1.00" } }), 404);
+    expectError(
+      await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/no-such-rule`, key, payload: { amount: "1.00" } }),
+      404,
+    );
+    expectError(
+      await t().call({
+        method: "PUT",
+        url: `${rulesUrl("no-such-contract")}/${ruleId}`,
+        key,
+        payload: { amount: "1.00" },
+      }),
+      404,
+    );
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });
 
   it("refuses to change a rule's id on update", async () => {
     const { key, contract } = await companyWithContract(t());
     const ruleId = (await getPricing(t(), key, contract.id)).rules[0]!.id;
-    expectError(await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/${ruleId}`, key, payload: { id: "renamed" } }), 400);
+    expectError(
+      await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/${ruleId}`, key, payload: { id: "renamed" } }),
+      400,
+    );
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });
 
@@ -297,24 +347,45 @@ describeEachEngine("pricing rule validation", (t) => {
   it("names the missing field of a percentage or flat rule in the details", async () => {
     const { key, contract } = await companyWithContract(t());
     const noRate = expectError(
-      await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { metric: "m", model: "percentage" } }),
+      await t().call({
+        method: "POST",
+        url: rulesUrl(contract.id),
+        key,
+        payload: { metric: "m", model: "percentage" },
+      }),
       400,
       "invalid_pricing_rule",
     );
-    assert.ok(noRate.details!.some((d) => d.path === "rate"), JSON.stringify(noRate));
+    assert.ok(
+      noRate.details!.some((d) => d.path === "rate"),
+      JSON.stringify(noRate),
+    );
     const noAmount = expectError(
       await t().call({ method: "POST", url: rulesUrl(contract.id), key, payload: { metric: "m", model: "flat" } }),
       400,
       "invalid_pricing_rule",
     );
-    assert.ok(noAmount.details!.some((d) => d.path === "amount"), JSON.stringify(noAmount));
+    assert.ok(
+      noAmount.details!.some((d) => d.path === "amount"),
+      JSON.stringify(noAmount),
+    );
   });
 
   it("validates the merged rule on update: an update that leaves the rule invalid is refused", async () => {
     const { key, contract } = await companyWithContract(t());
     const ruleId = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!.id;
-    for (const fields of [{ amount: null }, { amount: "-1" }, { amount: "twenty" }, { type: "dinner" }, { unknown: 1 }, { model: "percentage" }]) {
-      expectError(await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/${ruleId}`, key, payload: fields }), 400);
+    for (const fields of [
+      { amount: null },
+      { amount: "-1" },
+      { amount: "twenty" },
+      { type: "dinner" },
+      { unknown: 1 },
+      { model: "percentage" },
+    ]) {
+      expectError(
+        await t().call({ method: "PUT", url: `${rulesUrl(contract.id)}/${ruleId}`, key, payload: fields }),
+        400,
+      );
     }
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });

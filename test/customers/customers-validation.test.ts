@@ -31,13 +31,31 @@ const badRequests: BadRequest[] = [
   { what: "a body without name", json: { external_id: "x" }, status: 400, code: "invalid_request", path: "name" },
   { what: "an empty name", json: { name: "" }, status: 400, code: "invalid_request", path: "name" },
   { what: "a whitespace-only name", json: { name: " \t\n " }, status: 400, code: "invalid_request", path: "name" },
-  { what: "a name of 10,000 characters", json: { name: "N".repeat(10_000) }, status: 400, code: "invalid_request", path: "name" },
+  {
+    what: "a name of 10,000 characters",
+    json: { name: "N".repeat(10_000) },
+    status: 400,
+    code: "invalid_request",
+    path: "name",
+  },
   { what: "a name that is a number", json: { name: 123 }, status: 400, code: "invalid_request", path: "name" },
   { what: "a name that is null", json: { name: null }, status: 400, code: "invalid_request", path: "name" },
   { what: "a name that is a boolean", json: { name: true }, status: 400, code: "invalid_request", path: "name" },
   { what: "a name that is an array", json: { name: ["Acme"] }, status: 400, code: "invalid_request", path: "name" },
-  { what: "a name that is an object", json: { name: { text: "Acme" } }, status: 400, code: "invalid_request", path: "name" },
-  { what: "a name containing a NUL character", json: { name: "Ac\u0000me" }, status: 400, code: "invalid_request", path: "name" },
+  {
+    what: "a name that is an object",
+    json: { name: { text: "Acme" } },
+    status: 400,
+    code: "invalid_request",
+    path: "name",
+  },
+  {
+    what: "a name containing a NUL character",
+    json: { name: "Ac\u0000me" },
+    status: 400,
+    code: "invalid_request",
+    path: "name",
+  },
   field("external_id", 42, "that is a number"),
   field("external_id", "", "that is empty"),
   field("external_id", "   ", "that is only whitespace"),
@@ -83,27 +101,62 @@ const badRequests: BadRequest[] = [
     status: 400,
     code: "invalid_request",
   },
-  { what: "malformed JSON", raw: { body: '{"name": "Acme"', contentType: "application/json" }, status: 400, code: "invalid_json" },
-  { what: "JSON with a trailing comma", raw: { body: '{"name": "Acme",}', contentType: "application/json" }, status: 400, code: "invalid_json" },
+  {
+    what: "malformed JSON",
+    raw: { body: '{"name": "Acme"', contentType: "application/json" },
+    status: 400,
+    code: "invalid_json",
+  },
+  {
+    what: "JSON with a trailing comma",
+    raw: { body: '{"name": "Acme",}', contentType: "application/json" },
+    status: 400,
+    code: "invalid_json",
+  },
   { what: "an empty JSON body", raw: { body: "", contentType: "application/json" }, status: 400, code: "invalid_json" },
   { what: "no body at all", raw: { body: "" }, status: 400 },
   { what: "a JSON array body", json: [{ name: "Acme" }], status: 400, code: "invalid_request" },
-  { what: "a JSON string body", raw: { body: '"Acme"', contentType: "application/json" }, status: 400, code: "invalid_request" },
-  { what: "a JSON number body", raw: { body: "42", contentType: "application/json" }, status: 400, code: "invalid_request" },
-  { what: "a JSON null body", raw: { body: "null", contentType: "application/json" }, status: 400, code: "invalid_request" },
+  {
+    what: "a JSON string body",
+    raw: { body: '"Acme"', contentType: "application/json" },
+    status: 400,
+    code: "invalid_request",
+  },
+  {
+    what: "a JSON number body",
+    raw: { body: "42", contentType: "application/json" },
+    status: 400,
+    code: "invalid_request",
+  },
+  {
+    what: "a JSON null body",
+    raw: { body: "null", contentType: "application/json" },
+    status: 400,
+    code: "invalid_request",
+  },
   {
     what: "a body with a __proto__ key",
     raw: { body: '{"name":"Acme","__proto__":{"admin":true}}', contentType: "application/json" },
     status: 400,
   },
-  { what: "a text/plain body", raw: { body: '{"name":"Acme"}', contentType: "text/plain" }, status: 415, code: "unsupported_media_type" },
+  {
+    what: "a text/plain body",
+    raw: { body: '{"name":"Acme"}', contentType: "text/plain" },
+    status: 415,
+    code: "unsupported_media_type",
+  },
   {
     what: "a form-encoded body",
     raw: { body: "name=Acme", contentType: "application/x-www-form-urlencoded" },
     status: 415,
     code: "unsupported_media_type",
   },
-  { what: "an XML body", raw: { body: "<customer><name>Acme</name></customer>", contentType: "application/xml" }, status: 415, code: "unsupported_media_type" },
+  {
+    what: "an XML body",
+    raw: { body: "<customer><name>Acme</name></customer>", contentType: "application/xml" },
+    status: 415,
+    code: "unsupported_media_type",
+  },
   {
     what: "a body over 1 MiB",
     raw: { body: JSON.stringify({ name: "Acme", address: "a".repeat(1024 * 1024) }), contentType: "application/json" },
@@ -184,7 +237,16 @@ describeEachEngine("customer create validation", (t) => {
   it("shows every optional field as null when only the name is given", async () => {
     const { key } = await t().newCompany();
     const customer = await createCustomer(t(), key, { name: "Minimal" });
-    for (const name of ["external_id", "email", "domain", "country", "address", "registration_number", "payment_terms_days", "payment_terms"]) {
+    for (const name of [
+      "external_id",
+      "email",
+      "domain",
+      "country",
+      "address",
+      "registration_number",
+      "payment_terms_days",
+      "payment_terms",
+    ]) {
       assert.equal(customer[name], null, name);
     }
   });
@@ -235,10 +297,13 @@ describeEachEngine("customer create validation", (t) => {
   it("writes a customer.created event whose body is the envelope around the customer exactly as the API returned it", async () => {
     const { companyId, key } = await t().newCompany();
     const customer = await createCustomer(t(), key, { name: "Evented", external_id: "ev-1", payment_terms_days: 30 });
-    const { rows } = await t().app.db.query<{ company_id: string; id: string; type: string; body: string; created_at: Date }>(
-      "SELECT company_id, id, type, body, created_at FROM events WHERE company_id = $1",
-      [companyId],
-    );
+    const { rows } = await t().app.db.query<{
+      company_id: string;
+      id: string;
+      type: string;
+      body: string;
+      created_at: Date;
+    }>("SELECT company_id, id, type, body, created_at FROM events WHERE company_id = $1", [companyId]);
     assert.equal(rows.length, 1);
     const row = rows[0]!;
     assert.equal(row.type, "customer.created");
@@ -259,7 +324,10 @@ describeEachEngine("customer create validation", (t) => {
     const { companyId, key } = await t().newCompany();
     await createCustomer(t(), key, { name: "One" });
     await createCustomer(t(), key, { name: "Two" });
-    const { rows } = await t().app.db.query<{ id: string; body: string }>("SELECT id, body FROM events WHERE company_id = $1", [companyId]);
+    const { rows } = await t().app.db.query<{ id: string; body: string }>(
+      "SELECT id, body FROM events WHERE company_id = $1",
+      [companyId],
+    );
     assert.equal(rows.length, 2);
     assert.notEqual(rows[0]!.id, rows[1]!.id);
     assert.deepEqual(rows.map((r) => JSON.parse(r.body).data.object.name).sort(), ["One", "Two"]);
@@ -268,7 +336,12 @@ describeEachEngine("customer create validation", (t) => {
   it("answers 409 with the existing customer for a taken external_id and writes no second event", async () => {
     const { companyId, key } = await t().newCompany();
     const original = await createCustomer(t(), key, { name: "Original", external_id: "dup-1" });
-    const res = await t().call({ method: "POST", url: CUSTOMERS, key, payload: { name: "Copy", external_id: "dup-1", email: "x@y.example" } });
+    const res = await t().call({
+      method: "POST",
+      url: CUSTOMERS,
+      key,
+      payload: { name: "Copy", external_id: "dup-1", email: "x@y.example" },
+    });
     const body = expectError(res, 409);
     assert.deepEqual(body.customer, original);
     assert.equal(await eventCount(t(), companyId), 1);
@@ -278,7 +351,12 @@ describeEachEngine("customer create validation", (t) => {
   it("treats an external_id that differs only by surrounding spaces as the same external_id", async () => {
     const { key } = await t().newCompany();
     const original = await createCustomer(t(), key, { name: "Spaced", external_id: "sp-1" });
-    const res = await t().call({ method: "POST", url: CUSTOMERS, key, payload: { name: "Spaced again", external_id: "  sp-1 " } });
+    const res = await t().call({
+      method: "POST",
+      url: CUSTOMERS,
+      key,
+      payload: { name: "Spaced again", external_id: "  sp-1 " },
+    });
     assert.equal(res.statusCode, 409);
     assert.equal(res.json().customer.id, original.id);
   });
@@ -290,10 +368,7 @@ describeEachEngine("customer create validation", (t) => {
         t().call({ method: "POST", url: CUSTOMERS, key, payload: { name: `Racer ${i}`, external_id: "race" } }),
       ),
     );
-    assert.deepEqual(
-      results.map((r) => r.statusCode).sort(),
-      [201, 409, 409, 409, 409, 409, 409, 409],
-    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
     assert.equal(await eventCount(t(), companyId), 1);
   });
 });

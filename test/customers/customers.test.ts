@@ -25,7 +25,12 @@ describeEachEngine("customers", (t) => {
     const { key } = await t().newCompany();
     const attempts = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        t().call({ method: "POST", url: "/v1/billing/customers", key, payload: { name: `Name ${i}`, external_id: "dup" } }),
+        t().call({
+          method: "POST",
+          url: "/v1/billing/customers",
+          key,
+          payload: { name: `Name ${i}`, external_id: "dup" },
+        }),
       ),
     );
     const created = attempts.filter((r) => r.statusCode === 201);

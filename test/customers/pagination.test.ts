@@ -57,7 +57,10 @@ describeEachEngine("customer list pagination", (t) => {
       made.map((c) => c.id).reverse(),
     );
     const times = list.data.map((c) => Date.parse(c.created_at));
-    assert.deepEqual([...times].sort((a, b) => b - a), times);
+    assert.deepEqual(
+      [...times].sort((a, b) => b - a),
+      times,
+    );
     assert.equal(list.has_more, false);
   });
 
@@ -158,7 +161,11 @@ describeEachEngine("customer list pagination", (t) => {
     assert.equal(new Set(walked).size, 7);
     assert.deepEqual([...walked].sort(), made.map((c) => c.id).sort());
     const single = await page(t(), key, "limit=100");
-    assert.deepEqual(walked, single.data.map((c) => c.id), "paging gives the same order as one big page");
+    assert.deepEqual(
+      walked,
+      single.data.map((c) => c.id),
+      "paging gives the same order as one big page",
+    );
   });
 
   it("keeps later pages stable when a customer is created between two page reads", async () => {

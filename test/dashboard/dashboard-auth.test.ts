@@ -12,10 +12,17 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const form = await client.get("/signup");
     assert.equal(form.statusCode, 200);
     assert.match(String(form.headers["content-type"]), /text\/html/);
-    const response = await client.post("/signup", { company: "Acme Sign-up Ltd", email: "Owner@Acme.example", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    const response = await client.post("/signup", {
+      company: "Acme Sign-up Ltd",
+      email: "Owner@Acme.example",
+      password: "long enough pw",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(response.statusCode, 303);
     assert.equal(response.headers.location, "/");
-    const cookie = ([] as string[]).concat(response.headers["set-cookie"] as string[]).find((c) => c.startsWith(`${SESSION}=`))!;
+    const cookie = ([] as string[])
+      .concat(response.headers["set-cookie"] as string[])
+      .find((c) => c.startsWith(`${SESSION}=`))!;
     assert.match(cookie, /; HttpOnly/);
     assert.match(cookie, /; Secure/);
     assert.match(cookie, /; SameSite=Lax/);
@@ -30,10 +37,18 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const client = dashboardClient(t);
     const form = await client.get("/signup");
     const before = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
-    const response = await client.post("/signup", { company: "Second Co", email, password: "another password", _csrf: csrfIn(form.body)! });
+    const response = await client.post("/signup", {
+      company: "Second Co",
+      email,
+      password: "another password",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(response.statusCode, 409);
     assert.equal(alertOf(response.body), ONE_FIELD);
-    assert.equal(fieldErrorOf(response.body, "email"), "An account with this email already exists: log in instead, or use another email.");
+    assert.equal(
+      fieldErrorOf(response.body, "email"),
+      "An account with this email already exists: log in instead, or use another email.",
+    );
     assert.match(response.body, /value="Second Co"/);
     const after = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
     assert.equal(after.rows[0]!.n, before.rows[0]!.n);
@@ -44,7 +59,12 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const client = dashboardClient(t);
     const form = await client.get("/signup");
     const before = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
-    const short = await client.post("/signup", { company: "Pw Co", email: "pw@short.example", password: "short", _csrf: csrfIn(form.body)! });
+    const short = await client.post("/signup", {
+      company: "Pw Co",
+      email: "pw@short.example",
+      password: "short",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(short.statusCode, 400);
     assert.equal(alertOf(short.body), ONE_FIELD);
     assert.equal(fieldErrorOf(short.body, "password"), "Too short: use at least 8 characters.");
@@ -52,18 +72,38 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     assert.match(short.body, /value="pw@short\.example"/);
     assert.match(short.body, /value="Pw Co"/);
     assert.doesNotMatch(short.body, /value="short"/);
-    const long = await client.post("/signup", { company: "Pw Co", email: "pw@long.example", password: "x".repeat(1025), _csrf: csrfIn(form.body)! });
+    const long = await client.post("/signup", {
+      company: "Pw Co",
+      email: "pw@long.example",
+      password: "x".repeat(1025),
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(long.statusCode, 400);
     assert.equal(fieldErrorOf(long.body, "password"), "Too long: at most 1024 characters.");
     assert.doesNotMatch(long.body, /x{1025}/);
-    const bad = await client.post("/signup", { company: "Pw Co", email: "not an email", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    const bad = await client.post("/signup", {
+      company: "Pw Co",
+      email: "not an email",
+      password: "long enough pw",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(bad.statusCode, 400);
     assert.equal(fieldErrorOf(bad.body, "email"), "Enter an email address such as billing@example.com.");
     assert.match(bad.body, /value="not an email"/);
-    const noCompany = await client.post("/signup", { company: "  ", email: "pw@company.example", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    const noCompany = await client.post("/signup", {
+      company: "  ",
+      email: "pw@company.example",
+      password: "long enough pw",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(noCompany.statusCode, 400);
     assert.equal(fieldErrorOf(noCompany.body, "company"), "This field is required.");
-    const longCompany = await client.post("/signup", { company: "C".repeat(201), email: "pw@company.example", password: "long enough pw", _csrf: csrfIn(form.body)! });
+    const longCompany = await client.post("/signup", {
+      company: "C".repeat(201),
+      email: "pw@company.example",
+      password: "long enough pw",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(longCompany.statusCode, 400);
     assert.equal(fieldErrorOf(longCompany.body, "company"), "Too long: at most 200 characters.");
     const after = await t().app.db.query<{ n: string }>("SELECT count(*) AS n FROM companies");
@@ -81,7 +121,11 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     // A banner only: nothing says which of the two was wrong.
     assert.doesNotMatch(wrong.body, /aria-invalid|field-error/);
     assert.equal(client.cookies.has(SESSION), false);
-    const unknown = await client.post("/login", { email: "nobody@nowhere.example", password, _csrf: csrfIn(form.body)! });
+    const unknown = await client.post("/login", {
+      email: "nobody@nowhere.example",
+      password,
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(unknown.statusCode, 401);
     const right = await client.post("/login", { email: email.toUpperCase(), password, _csrf: csrfIn(form.body)! });
     assert.equal(right.statusCode, 303);
@@ -118,7 +162,12 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     assert.equal(redirect.headers.location, "/login?next=%2Fcustomers%3Fexternal_id%3Dabc");
     const form = await client.get(String(redirect.headers.location));
     assert.match(form.body, /name="next" value="\/customers\?external_id=abc"/);
-    const login = await client.post("/login", { email, password, next: "/customers?external_id=abc", _csrf: csrfIn(form.body)! });
+    const login = await client.post("/login", {
+      email,
+      password,
+      next: "/customers?external_id=abc",
+      _csrf: csrfIn(form.body)!,
+    });
     assert.equal(login.headers.location, "/customers?external_id=abc");
   });
 
@@ -169,10 +218,12 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     assert.equal((await other.post("/login", { email, password, _csrf: csrfIn(otherForm.body)! })).statusCode, 303);
     await client.post("/logout");
     const sessionsOf = async () =>
-      (await t().app.db.query<{ ended: boolean }>(
-        "SELECT s.ended_at IS NOT NULL AS ended FROM dashboard_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 ORDER BY s.created_at",
-        [email],
-      )).rows.map((r) => r.ended);
+      (
+        await t().app.db.query<{ ended: boolean }>(
+          "SELECT s.ended_at IS NOT NULL AS ended FROM dashboard_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 ORDER BY s.created_at",
+          [email],
+        )
+      ).rows.map((r) => r.ended);
     assert.deepEqual((await sessionsOf()).sort(), [false, true]);
     const again = dashboardClient(t);
     const form = await again.get("/login");
@@ -205,7 +256,9 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const customersOfB = await b.client.get("/customers");
     assert.doesNotMatch(customersOfB.body, /Alpha Only Customer/);
     assert.equal((await b.client.get(customerPath)).statusCode, 404);
-    const keyId = /\/settings\/api-keys\/([0-9a-f-]{36})\/revoke/.exec((await a.client.get("/settings/api-keys")).body)![1]!;
+    const keyId = /\/settings\/api-keys\/([0-9a-f-]{36})\/revoke/.exec(
+      (await a.client.get("/settings/api-keys")).body,
+    )![1]!;
     assert.equal((await b.client.get(`/settings/api-keys/${keyId}/revoke`)).statusCode, 404);
     const revoke = await b.client.post(`/settings/api-keys/${keyId}/revoke`);
     assert.equal(revoke.statusCode, 404);
@@ -215,7 +268,11 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
   it("keeps sessions and API keys apart: a session cookie is not an API key, and an API key opens no page", async () => {
     const { client } = await signUp(t);
     const session = client.cookies.get(SESSION)!;
-    const api = await t().call({ method: "GET", url: "/v1/billing/customers", headers: { cookie: `${SESSION}=${session}` } });
+    const api = await t().call({
+      method: "GET",
+      url: "/v1/billing/customers",
+      headers: { cookie: `${SESSION}=${session}` },
+    });
     assert.equal(api.statusCode, 401);
     const { key } = await t().newCompany();
     const pageWithKey = await t().call({ method: "GET", url: "/customers", key });
@@ -228,7 +285,9 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const form = await client.get("/login");
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
-      statuses.push((await client.post("/login", { email, password: `guess-${i}-wrong`, _csrf: csrfIn(form.body)! })).statusCode);
+      statuses.push(
+        (await client.post("/login", { email, password: `guess-${i}-wrong`, _csrf: csrfIn(form.body)! })).statusCode,
+      );
     }
     assert.deepEqual(statuses.slice(0, 10), Array(10).fill(401));
     const limited = await client.post("/login", { email, password: "guess-final", _csrf: csrfIn(form.body)! });
@@ -254,7 +313,10 @@ describeEachEngine("dashboard sign-up, sessions and CSRF", (t) => {
     const response = await t().call({
       method: "POST",
       url: "/customers",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ") },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      },
       payload: `_csrf=${encodeURIComponent(csrf)}&name=Nul%00Customer`,
     });
     assert.equal(response.statusCode, 400);
@@ -286,11 +348,16 @@ describeEachEngine("dashboard API keys", (t) => {
     assert.equal((await t().call({ method: "GET", url: "/v1/billing/customers", key })).statusCode, 200);
     // The use is recorded after the request answers (it never delays it): wait for the write, bounded.
     for (let i = 0; i < 200; i++) {
-      const { rows } = await t().app.db.query("SELECT 1 FROM api_keys WHERE name = 'used-key' AND last_used_at IS NOT NULL");
+      const { rows } = await t().app.db.query(
+        "SELECT 1 FROM api_keys WHERE name = 'used-key' AND last_used_at IS NOT NULL",
+      );
       if (rows.length > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    assert.match(row((await client.get("/settings/api-keys")).body), /<time datetime="2026-03-15T12:00:00.000Z">2026-03-15 12:00 UTC<\/time><\/td><td>never<\/td>/);
+    assert.match(
+      row((await client.get("/settings/api-keys")).body),
+      /<time datetime="2026-03-15T12:00:00.000Z">2026-03-15 12:00 UTC<\/time><\/td><td>never<\/td>/,
+    );
   });
 
   it("revokes a key after a confirmation page; the key then answers 401", async () => {
@@ -313,19 +380,31 @@ describeEachEngine("dashboard API keys", (t) => {
 
   it("refuses unknown scopes, a missing name and past or impossible expiry dates beside their fields, keeping what was typed and creating no key", async () => {
     const { client } = await signUp(t);
-    const badScope = await client.post("/settings/api-keys", { name: "bad", scopes: ["admin:everything", "customers:read"] });
+    const badScope = await client.post("/settings/api-keys", {
+      name: "bad",
+      scopes: ["admin:everything", "customers:read"],
+    });
     assert.equal(badScope.statusCode, 400);
     assert.equal(alertOf(badScope.body), ONE_FIELD);
-    assert.equal(fieldErrorOf(badScope.body, "key-scopes"), "“admin:everything” is not a scope: tick only the scopes listed.");
+    assert.equal(
+      fieldErrorOf(badScope.body, "key-scopes"),
+      "“admin:everything” is not a scope: tick only the scopes listed.",
+    );
     assert.match(badScope.body, /id="key-name"[^>]*value="bad"/);
     assert.match(badScope.body, /value="customers:read" checked/);
     const past = await client.post("/settings/api-keys", { name: "old", expires_on: "2020-01-01" });
     assert.equal(past.statusCode, 400);
-    assert.equal(fieldErrorOf(past.body, "key-expires"), "Choose a day after today: the key stops working at the start of that day (midnight UTC).");
+    assert.equal(
+      fieldErrorOf(past.body, "key-expires"),
+      "Choose a day after today: the key stops working at the start of that day (midnight UTC).",
+    );
     assert.match(past.body, /id="key-expires"[^>]*value="2020-01-01"/);
     // The harness's clock is 2026-03-15: a key expiring today would already have expired.
     const today = await client.post("/settings/api-keys", { name: "old", expires_on: "2026-03-15" });
-    assert.equal(fieldErrorOf(today.body, "key-expires"), "Choose a day after today: the key stops working at the start of that day (midnight UTC).");
+    assert.equal(
+      fieldErrorOf(today.body, "key-expires"),
+      "Choose a day after today: the key stops working at the start of that day (midnight UTC).",
+    );
     for (const expires of ["tomorrow", "2027-02-30"]) {
       const notDate = await client.post("/settings/api-keys", { name: "old", expires_on: expires });
       assert.equal(notDate.statusCode, 400, expires);

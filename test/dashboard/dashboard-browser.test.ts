@@ -53,18 +53,28 @@ const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 const haveChromium = existsSync(CHROMIUM);
 const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
 const skipAll =
-  !haveChromium && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium); set CI=1 to make this a failure instead of a skip` : false;
+  !haveChromium && !inCi
+    ? `${CHROMIUM} is not installed (apt-get install -y chromium); set CI=1 to make this a failure instead of a skip`
+    : false;
 
 /** A JSON call from the page itself (same origin), with the API key as a bearer token. */
 /** A region's text, for matching. */
 const tableRowsOf = (text: string | null): string => text ?? "";
 
-async function apiFetch(page: Page, key: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+async function apiFetch(
+  page: Page,
+  key: string,
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   return page.evaluate(
     async ({ key, path, method, body }) => {
       const response = await fetch(path, {
         method: method ?? "GET",
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();
@@ -156,43 +166,56 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       };
       let page: Page;
 
-      before(async () => {
-        if (!haveChromium) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it with apt-get install -y chromium`);
-        mkdirSync(shots, { recursive: true });
-        for (const name of readdirSync(shots)) if (name.startsWith("FAILED-")) rmSync(join(shots, name), { force: true });
-        receiver = await startReceiver("/hook");
-        const storageEnv: Record<string, string> = {};
-        if (engine === "pglite") {
-          dataDir = mkdtempSync(join(tmpdir(), "billing-browser-"));
-          storageEnv.BILLING_DATA_DIR = dataDir;
-        } else {
-          database = await createPostgresDatabase();
-          storageEnv.DATABASE_URL = database.url;
-        }
-        service = await procs.start(
-          {
-            ...storageEnv,
-            // The receiver is on 127.0.0.1: allowed only because this test says so.
-            BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
-            BILLING_WEBHOOK_POLL_INTERVAL: "100ms",
-            BILLING_WEBHOOK_RETRY_SCHEDULE: "1s",
-          },
-          // PGlite's first start (a new data folder, every migration) is slow on a busy two-core machine.
-          { readyTimeoutMs: 90_000 },
-        );
-        // launch() gives Chromium a new empty --user-data-dir in the temp folder and removes it on close.
-        browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-        page = await newPage();
-      }, { timeout: 120_000 });
+      before(
+        async () => {
+          if (!haveChromium)
+            assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it with apt-get install -y chromium`);
+          mkdirSync(shots, { recursive: true });
+          for (const name of readdirSync(shots))
+            if (name.startsWith("FAILED-")) rmSync(join(shots, name), { force: true });
+          receiver = await startReceiver("/hook");
+          const storageEnv: Record<string, string> = {};
+          if (engine === "pglite") {
+            dataDir = mkdtempSync(join(tmpdir(), "billing-browser-"));
+            storageEnv.BILLING_DATA_DIR = dataDir;
+          } else {
+            database = await createPostgresDatabase();
+            storageEnv.DATABASE_URL = database.url;
+          }
+          service = await procs.start(
+            {
+              ...storageEnv,
+              // The receiver is on 127.0.0.1: allowed only because this test says so.
+              BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
+              BILLING_WEBHOOK_POLL_INTERVAL: "100ms",
+              BILLING_WEBHOOK_RETRY_SCHEDULE: "1s",
+            },
+            // PGlite's first start (a new data folder, every migration) is slow on a busy two-core machine.
+            { readyTimeoutMs: 90_000 },
+          );
+          // launch() gives Chromium a new empty --user-data-dir in the temp folder and removes it on close.
+          browser = await chromium.launch({
+            executablePath: CHROMIUM,
+            headless: true,
+            args: CHROMIUM_ARGS,
+            timeout: 30_000,
+          });
+          page = await newPage();
+        },
+        { timeout: 120_000 },
+      );
 
-      after(async () => {
-        for (const context of contexts) await context.close().catch(() => {});
-        await browser?.close().catch(() => {});
-        if (service) await procs.kill(service);
-        await receiver?.close();
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-        await database?.drop();
-      }, { timeout: 60_000 });
+      after(
+        async () => {
+          for (const context of contexts) await context.close().catch(() => {});
+          await browser?.close().catch(() => {});
+          if (service) await procs.kill(service);
+          await receiver?.close();
+          if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+          await database?.drop();
+        },
+        { timeout: 60_000 },
+      );
 
       async function newPage(): Promise<Page> {
         const context = await browser.newContext({
@@ -249,7 +272,9 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       async function projectMonth(page: Page, contractId: string, ahead: number) {
         const now = new Date();
         const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead, 1)).toISOString().slice(0, 10);
-        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead + 1, 0)).toISOString().slice(0, 10);
+        const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + ahead + 1, 0))
+          .toISOString()
+          .slice(0, 10);
         await visit(page, "/invoices");
         const project = page.locator("details", { hasText: "Project a period" });
         await project.locator("summary").click();
@@ -261,7 +286,6 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await assert.doesNotReject(result.waitFor());
         return result;
       }
-
 
       /**
        * The checks every page gets, then its screenshots at 1280x800 and at 390x844. Call right after the page
@@ -275,7 +299,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
 
         // The stylesheet really applied (served, allowed by the CSP): the body has the dashboard's background.
         const background = await target.evaluate(() => getComputedStyle(document.body).backgroundColor);
-        if (background !== "rgb(245, 246, 248)") problems.push(`${where}: the stylesheet is not applied (body background ${background})`);
+        if (background !== "rgb(245, 246, 248)")
+          problems.push(`${where}: the stylesheet is not applied (body background ${background})`);
 
         // Keyboard: the first Tab lands on the skip link, and the main navigation follows within a few presses.
         if (signedIn) {
@@ -285,11 +310,14 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
             text: document.activeElement?.textContent?.trim(),
             href: document.activeElement?.getAttribute("href"),
           }));
-          if (first.text !== "Skip to content" || first.href !== "#content") problems.push(`${where}: the first Tab reaches ${JSON.stringify(first)}, not the skip link`);
+          if (first.text !== "Skip to content" || first.href !== "#content")
+            problems.push(`${where}: the first Tab reaches ${JSON.stringify(first)}, not the skip link`);
           let reachedNav = false;
           for (let i = 0; i < 8 && !reachedNav; i++) {
             await target.keyboard.press("Tab");
-            reachedNav = await target.evaluate(() => !!document.activeElement?.closest("nav.main, nav[aria-label='Main']"));
+            reachedNav = await target.evaluate(
+              () => !!document.activeElement?.closest("nav.main, nav[aria-label='Main']"),
+            );
           }
           if (!reachedNav) problems.push(`${where}: eight Tabs after the skip link never reached the main navigation`);
           await target.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -302,28 +330,40 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           const byIds = (ids: string | null) =>
             (ids ?? "")
               .split(/\s+/)
-              .map((id) => (id ? document.getElementById(id)?.textContent ?? "" : ""))
+              .map((id) => (id ? (document.getElementById(id)?.textContent ?? "") : ""))
               .join(" ")
               .trim();
-          for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>("input:not([type=hidden]), select, textarea")) {
+          for (const el of document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+            "input:not([type=hidden]), select, textarea",
+          )) {
             const name =
               el.getAttribute("aria-label")?.trim() ||
               byIds(el.getAttribute("aria-labelledby")) ||
-              [...(el.labels ?? [])].map((label) => label.textContent ?? "").join(" ").trim() ||
+              [...(el.labels ?? [])]
+                .map((label) => label.textContent ?? "")
+                .join(" ")
+                .trim() ||
               el.getAttribute("title")?.trim();
             if (!name) found.push(`form field without an accessible name: ${describe(el)}`);
           }
           const h1s = document.querySelectorAll("h1").length;
           if (h1s !== 1) found.push(`${h1s} h1 elements (want exactly one)`);
           for (const el of document.querySelectorAll("button, a[href], [role=button]")) {
-            const name = el.getAttribute("aria-label")?.trim() || byIds(el.getAttribute("aria-labelledby")) || el.textContent?.trim() || el.getAttribute("title")?.trim();
+            const name =
+              el.getAttribute("aria-label")?.trim() ||
+              byIds(el.getAttribute("aria-labelledby")) ||
+              el.textContent?.trim() ||
+              el.getAttribute("title")?.trim();
             if (!name) found.push(`button or link without a name: ${el.outerHTML.slice(0, 120)}`);
           }
-          for (const img of document.querySelectorAll("img:not([alt])")) found.push(`image without alt: ${img.outerHTML.slice(0, 120)}`);
+          for (const img of document.querySelectorAll("img:not([alt])"))
+            found.push(`image without alt: ${img.outerHTML.slice(0, 120)}`);
           for (const svg of document.querySelectorAll("svg")) {
             const hidden = svg.closest("[aria-hidden=true]");
-            const named = svg.getAttribute("aria-label") || svg.getAttribute("aria-labelledby") || svg.querySelector("title");
-            if (!hidden && !named) found.push(`svg without a name (aria-label, aria-labelledby or <title>) and not aria-hidden`);
+            const named =
+              svg.getAttribute("aria-label") || svg.getAttribute("aria-labelledby") || svg.querySelector("title");
+            if (!hidden && !named)
+              found.push(`svg without a name (aria-label, aria-labelledby or <title>) and not aria-hidden`);
           }
           const ids = new Map<string, number>();
           for (const el of document.querySelectorAll("[id]")) ids.set(el.id, (ids.get(el.id) ?? 0) + 1);
@@ -352,25 +392,36 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
               if (ox === "auto" || ox === "scroll" || ox === "hidden") scrolled = true;
             }
             if (scrolled) continue;
-            culprits.push(`${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ").join(".")}` : ""} (right edge ${Math.round(box.right)} px)`);
+            culprits.push(
+              `${el.tagName.toLowerCase()}${el.className && typeof el.className === "string" ? `.${el.className.split(" ").join(".")}` : ""} (right edge ${Math.round(box.right)} px)`,
+            );
           }
           return { scrollWidth, width, culprits: culprits.slice(-4) };
         });
         await target.screenshot({ path: join(shots, `${name}-phone.png`), fullPage: true });
         if (overflow) {
-          problems.push(`${where}: at 390 px the document is ${overflow.scrollWidth} px wide (overflows sideways); widest: ${overflow.culprits.join(", ")}`);
+          problems.push(
+            `${where}: at 390 px the document is ${overflow.scrollWidth} px wide (overflows sideways); widest: ${overflow.culprits.join(", ")}`,
+          );
         }
         await target.setViewportSize(DESKTOP);
       }
 
       /** Signs up through the form; lands on the overview. */
-      async function signUpAs(target: Page, who: { company: string; email: string; password: string }, screenshot?: string) {
+      async function signUpAs(
+        target: Page,
+        who: { company: string; email: string; password: string },
+        screenshot?: string,
+      ) {
         await visit(target, "/signup");
         if (screenshot) await capture(screenshot, target, { signedIn: false });
         await target.getByLabel("Company name").fill(who.company);
         await target.getByLabel("Email").fill(who.email);
         await target.getByLabel(/^Password/).fill(who.password);
-        await Promise.all([target.waitForURL((url) => url.pathname === "/"), target.getByRole("button", { name: "Create account" }).click()]);
+        await Promise.all([
+          target.waitForURL((url) => url.pathname === "/"),
+          target.getByRole("button", { name: "Create account" }).click(),
+        ]);
       }
 
       // -------------------------------------------------------------------------------------------------
@@ -400,7 +451,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await assert.doesNotReject(page.getByRole("heading", { level: 1, name: "API keys" }).waitFor());
         await capture("settings-api-keys-empty");
         await page.getByLabel("Name", { exact: true }).fill("Browser walk key");
-        for (const scope of ["customers:read", "usage:write", "usage:read"]) await page.getByRole("checkbox", { name: scope }).check();
+        for (const scope of ["customers:read", "usage:write", "usage:read"])
+          await page.getByRole("checkbox", { name: scope }).check();
         await page.getByRole("button", { name: "Create key" }).click();
         const shown = page.locator("#new-api-key");
         await shown.waitFor();
@@ -442,10 +494,16 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         const form = page.locator("details", { hasText: "Create a customer" });
         await form.locator("summary").click();
         await page.getByLabel("Name", { exact: true }).fill(story.customerName);
-        await page.getByLabel(/^External id/).first().fill("walk-001");
+        await page
+          .getByLabel(/^External id/)
+          .first()
+          .fill("walk-001");
         await page.getByLabel(/^Billing email/).fill("billing@walk.example");
         await page.getByLabel(/^Payment terms/).fill("30");
-        await Promise.all([page.waitForURL(/\/customers\/[0-9a-f-]{36}/), page.getByRole("button", { name: "Create customer" }).click()]);
+        await Promise.all([
+          page.waitForURL(/\/customers\/[0-9a-f-]{36}/),
+          page.getByRole("button", { name: "Create customer" }).click(),
+        ]);
         story.customerUrl = new URL(page.url()).pathname;
         await assert.doesNotReject(page.getByRole("heading", { level: 1, name: story.customerName }).waitFor());
         await assert.doesNotReject(page.getByText("Customer created.").waitFor());
@@ -467,7 +525,10 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       step("creates a sample contract from the customer page", async () => {
         await visit(page, story.customerUrl);
         await capture("customer-detail-no-contract");
-        await Promise.all([page.waitForURL(/\/contracts\/[^/?]+\?done=created/), page.getByRole("button", { name: "Create a sample contract" }).click()]);
+        await Promise.all([
+          page.waitForURL(/\/contracts\/[^/?]+\?done=created/),
+          page.getByRole("button", { name: "Create a sample contract" }).click(),
+        ]);
         story.contractUrl = new URL(page.url()).pathname;
         story.contractId = decodeURIComponent(story.contractUrl.split("/").pop()!);
         assert.match(story.contractId, /-test/);
@@ -485,48 +546,86 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await assert.doesNotReject(page.getByRole("link", { name: story.contractId }).waitFor());
       });
 
-      step("uploads a signed agreement: its terms are read from the PDF, a taken id is shown beside its field, then it is saved", async () => {
-        await visit(page, "/contracts");
-        await Promise.all([page.waitForURL("**/upload-contract"), page.getByRole("link", { name: "Upload a contract" }).click()]);
-        await capture("upload-contract");
-        // One of the service's own agreements, for this customer, under the id the sample contract already has.
-        const pdf = await generatedAgreement({ customerName: story.customerName, contractId: story.contractId });
-        await page.getByLabel("Agreement (PDF)").setInputFiles({ name: "signed-agreement.pdf", mimeType: "application/pdf", buffer: pdf });
-        await Promise.all([page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/), page.getByRole("button", { name: "Read the agreement" }).click()]);
-        const contractId = page.getByLabel(/^Contract id/);
-        assert.equal(await contractId.inputValue(), story.contractId, "read from the PDF");
-        assert.equal(await page.getByLabel(/^Monthly minimum/).inputValue(), "1000.00");
-        assert.equal(await page.getByLabel(/^Currency/).inputValue(), "EUR");
-        assert.equal(await page.getByLabel("Metric 1", { exact: false }).inputValue(), "sepa_transfer");
-        await assert.doesNotReject(page.getByText(`A customer named ${story.customerName} already exists`).waitFor());
-        await capture("upload-review");
-        await page.getByLabel("An existing customer").check();
-        await page.getByLabel("Existing customer", { exact: true }).selectOption({ label: `${story.customerName} (walk-001)` });
-        await Promise.all([page.waitForLoadState("load"), page.getByRole("button", { name: "Save contract" }).click()]);
-        await assert.doesNotReject(page.getByText("Another contract already has this id; contract ids are unique.").waitFor());
-        assert.equal(await contractId.getAttribute("aria-invalid"), "true");
-        assert.equal(await page.getByLabel("Existing customer", { exact: true }).inputValue(), (await apiFetch(page, story.apiKey, "/v1/billing/customers")).body.data[0].id, "the choice is kept");
-        await capture("upload-review-error");
-        await contractId.fill("walk-uploaded");
-        await Promise.all([page.waitForURL(/\/contracts\/walk-uploaded\?done=uploaded/), page.getByRole("button", { name: "Save contract" }).click()]);
-        await assert.doesNotReject(page.getByText("Contract saved with its signed agreement.").waitFor());
-        assert.equal(await page.getByRole("link", { name: "Signed agreement (PDF)" }).getAttribute("href"), "/contracts/walk-uploaded/agreement.pdf");
-        await capture("contract-uploaded");
-        const facts = (await page.locator("dl.facts").textContent()) ?? "";
-        assert.match(facts, /Sample\s*no/);
-        assert.match(facts, /Currency\s*EUR/);
-        assert.match(facts, /Metrics\s*sepa_transfer, card_payment/);
-        const served = await page.evaluate(async () => {
-          const response = await fetch("/contracts/walk-uploaded/agreement.pdf");
-          return { type: response.headers.get("content-type"), size: (await response.arrayBuffer()).byteLength };
-        });
-        assert.deepEqual(served, { type: "application/pdf", size: pdf.length }, "the signed agreement, as uploaded");
-      });
+      step(
+        "uploads a signed agreement: its terms are read from the PDF, a taken id is shown beside its field, then it is saved",
+        async () => {
+          await visit(page, "/contracts");
+          await Promise.all([
+            page.waitForURL("**/upload-contract"),
+            page.getByRole("link", { name: "Upload a contract" }).click(),
+          ]);
+          await capture("upload-contract");
+          // One of the service's own agreements, for this customer, under the id the sample contract already has.
+          const pdf = await generatedAgreement({ customerName: story.customerName, contractId: story.contractId });
+          await page
+            .getByLabel("Agreement (PDF)")
+            .setInputFiles({ name: "signed-agreement.pdf", mimeType: "application/pdf", buffer: pdf });
+          await Promise.all([
+            page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/),
+            page.getByRole("button", { name: "Read the agreement" }).click(),
+          ]);
+          const contractId = page.getByLabel(/^Contract id/);
+          assert.equal(await contractId.inputValue(), story.contractId, "read from the PDF");
+          assert.equal(await page.getByLabel(/^Monthly minimum/).inputValue(), "1000.00");
+          assert.equal(await page.getByLabel(/^Currency/).inputValue(), "EUR");
+          assert.equal(await page.getByLabel("Metric 1", { exact: false }).inputValue(), "sepa_transfer");
+          await assert.doesNotReject(page.getByText(`A customer named ${story.customerName} already exists`).waitFor());
+          await capture("upload-review");
+          await page.getByLabel("An existing customer").check();
+          await page
+            .getByLabel("Existing customer", { exact: true })
+            .selectOption({ label: `${story.customerName} (walk-001)` });
+          await Promise.all([
+            page.waitForLoadState("load"),
+            page.getByRole("button", { name: "Save contract" }).click(),
+          ]);
+          await assert.doesNotReject(
+            page.getByText("Another contract already has this id; contract ids are unique.").waitFor(),
+          );
+          assert.equal(await contractId.getAttribute("aria-invalid"), "true");
+          assert.equal(
+            await page.getByLabel("Existing customer", { exact: true }).inputValue(),
+            (await apiFetch(page, story.apiKey, "/v1/billing/customers")).body.data[0].id,
+            "the choice is kept",
+          );
+          await capture("upload-review-error");
+          await contractId.fill("walk-uploaded");
+          await Promise.all([
+            page.waitForURL(/\/contracts\/walk-uploaded\?done=uploaded/),
+            page.getByRole("button", { name: "Save contract" }).click(),
+          ]);
+          await assert.doesNotReject(page.getByText("Contract saved with its signed agreement.").waitFor());
+          assert.equal(
+            await page.getByRole("link", { name: "Signed agreement (PDF)" }).getAttribute("href"),
+            "/contracts/walk-uploaded/agreement.pdf",
+          );
+          await capture("contract-uploaded");
+          const facts = (await page.locator("dl.facts").textContent()) ?? "";
+          assert.match(facts, /Sample\s*no/);
+          assert.match(facts, /Currency\s*EUR/);
+          assert.match(facts, /Metrics\s*sepa_transfer, card_payment/);
+          const served = await page.evaluate(async () => {
+            const response = await fetch("/contracts/walk-uploaded/agreement.pdf");
+            return { type: response.headers.get("content-type"), size: (await response.arrayBuffer()).byteLength };
+          });
+          assert.deepEqual(served, { type: "application/pdf", size: pdf.length }, "the signed agreement, as uploaded");
+        },
+      );
 
       step("submits usage through the API and sees it rated, on the usage pages and on the draft invoice", async () => {
         const submitted = await apiFetch(page, story.apiKey, "/v1/billing/usage", {
           method: "POST",
-          body: { events: [{ external_contract_id: story.contractId, event_id: "walk-evt-1", metric: "domestic_wire", quantity: 100, timestamp: new Date().toISOString() }] },
+          body: {
+            events: [
+              {
+                external_contract_id: story.contractId,
+                event_id: "walk-evt-1",
+                metric: "domestic_wire",
+                quantity: 100,
+                timestamp: new Date().toISOString(),
+              },
+            ],
+          },
         });
         assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
         assert.equal(submitted.body.accepted, 1, JSON.stringify(submitted.body));
@@ -534,7 +633,10 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Usage" }).click();
         await page.waitForURL("**/usage");
         await capture("usage");
-        await Promise.all([page.waitForURL("**/usage/walk-evt-1"), page.getByRole("link", { name: "walk-evt-1" }).click()]);
+        await Promise.all([
+          page.waitForURL("**/usage/walk-evt-1"),
+          page.getByRole("link", { name: "walk-evt-1" }).click(),
+        ]);
         story.usageEventUrl = new URL(page.url()).pathname;
         await assert.doesNotReject(page.getByRole("heading", { name: "Rule and rate applied" }).waitFor());
         const rule = (await page.getByRole("region", { name: "Rule and rate applied" }).textContent()) ?? "";
@@ -546,32 +648,63 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         // The draft invoice of the month already holds it: on the invoices page and on the overview.
         await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Invoices" }).click();
         await page.waitForURL("**/invoices");
-        const draftRow = page.getByRole("region", { name: "Invoices, newest first" }).getByRole("row", { name: new RegExp(story.contractId) });
+        const draftRow = page
+          .getByRole("region", { name: "Invoices, newest first" })
+          .getByRole("row", { name: new RegExp(story.contractId) });
         await assert.doesNotReject(draftRow.waitFor());
         assert.match((await draftRow.textContent()) ?? "", /draft/);
-        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "$2,000.00");
+        assert.equal(
+          await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"),
+          "$2,000.00",
+        );
         story.invoiceNumber = ((await draftRow.getByRole("link").first().textContent()) ?? "").trim();
         story.invoiceUrl = `/invoices/${encodeURIComponent(story.invoiceNumber)}`;
         await capture("invoices-one-event");
         await visit(page, "/");
-        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "$2,000.00");
+        assert.equal(
+          await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"),
+          "$2,000.00",
+        );
       });
 
       step("a second usage submission changes the draft invoice's total", async () => {
         const submitted = await apiFetch(page, story.apiKey, "/v1/billing/usage", {
           method: "POST",
-          body: { events: [{ external_contract_id: story.contractId, event_id: "walk-evt-2", metric: "domestic_wire", quantity: 10, timestamp: new Date().toISOString() }] },
+          body: {
+            events: [
+              {
+                external_contract_id: story.contractId,
+                event_id: "walk-evt-2",
+                metric: "domestic_wire",
+                quantity: 10,
+                timestamp: new Date().toISOString(),
+              },
+            ],
+          },
         });
         assert.equal(submitted.body.accepted, 1, JSON.stringify(submitted.body));
         await page.reload();
-        assert.equal(await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"), "$2,200.00");
+        assert.equal(
+          await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"),
+          "$2,200.00",
+        );
         await capture("overview");
         await visit(page, "/invoices");
-        assert.equal(await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"), "$2,200.00");
+        assert.equal(
+          await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"),
+          "$2,200.00",
+        );
         await capture("invoices");
-        await Promise.all([page.waitForURL(`**${story.invoiceUrl}`), page.getByRole("link", { name: story.invoiceNumber, exact: true }).first().click()]);
-        await assert.doesNotReject(page.getByRole("heading", { level: 1, name: `Invoice ${story.invoiceNumber}` }).waitFor());
-        const usageLine = page.getByRole("region", { name: `Line items of invoice ${story.invoiceNumber}` }).getByRole("row", { name: /domestic_wire/ });
+        await Promise.all([
+          page.waitForURL(`**${story.invoiceUrl}`),
+          page.getByRole("link", { name: story.invoiceNumber, exact: true }).first().click(),
+        ]);
+        await assert.doesNotReject(
+          page.getByRole("heading", { level: 1, name: `Invoice ${story.invoiceNumber}` }).waitFor(),
+        );
+        const usageLine = page
+          .getByRole("region", { name: `Line items of invoice ${story.invoiceNumber}` })
+          .getByRole("row", { name: /domestic_wire/ });
         assert.match((await usageLine.textContent()) ?? "", /110/);
         await capture("invoice-detail");
       });
@@ -592,14 +725,20 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await issue.getByRole("button", { name: "Finalize and issue" }).click();
         assert.equal(new URL(page.url()).pathname, story.invoiceUrl, "not sent without the box");
         await issue.getByLabel(/I have checked this invoice/).check();
-        await Promise.all([page.waitForURL(/done=finalized/), issue.getByRole("button", { name: "Finalize and issue" }).click()]);
+        await Promise.all([
+          page.waitForURL(/done=finalized/),
+          issue.getByRole("button", { name: "Finalize and issue" }).click(),
+        ]);
         await assert.doesNotReject(page.getByText("Invoice issued: its lines and totals are now final.").waitFor());
         assert.match((await page.locator("dl.facts").first().textContent()) ?? "", /issued/);
         await capture("invoice-issued");
 
         const payment = page.getByRole("region", { name: "Payment" });
         await payment.getByLabel(/The customer has paid/).check();
-        await Promise.all([page.waitForURL(/done=paid/), payment.getByRole("button", { name: "Mark as paid" }).click()]);
+        await Promise.all([
+          page.waitForURL(/done=paid/),
+          payment.getByRole("button", { name: "Mark as paid" }).click(),
+        ]);
         await assert.doesNotReject(page.getByText("Payment recorded: the invoice is paid.").waitFor());
         const today = new Date().toISOString().slice(0, 10);
         assert.match((await page.locator("dl.facts").first().textContent()) ?? "", new RegExp(`Paid${today}`));
@@ -612,7 +751,10 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         const next = { body: { number: nextNumber } };
         await visit(page, `/invoices/${encodeURIComponent(next.body.number)}`);
         await page.getByLabel(/I have checked this invoice/).check();
-        await Promise.all([page.waitForURL(/done=finalized/), page.getByRole("button", { name: "Finalize and issue" }).click()]);
+        await Promise.all([
+          page.waitForURL(/done=finalized/),
+          page.getByRole("button", { name: "Finalize and issue" }).click(),
+        ]);
         await page.getByLabel(/the customer no longer owes it/).check();
         await Promise.all([page.waitForURL(/done=voided/), page.getByRole("button", { name: "Void invoice" }).click()]);
         await assert.doesNotReject(page.getByText("Invoice voided: it is no longer owed.").waitFor());
@@ -623,64 +765,83 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         assert.doesNotMatch(voided, new RegExp(`${story.invoiceNumber}\\b`));
       });
 
-      step("registers a webhook endpoint at a local receiver and sees the worker's delivery on the endpoint page", async () => {
-        await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
-        await page.waitForURL("**/webhooks");
-        await capture("webhooks-empty");
-        await page.getByLabel(/^URL/).fill(receiver.url);
-        await page.getByLabel(/^Description/).fill("Browser walk receiver");
-        await page.getByRole("checkbox", { name: "customer.created" }).check();
-        await page.getByRole("button", { name: "Add endpoint" }).click();
-        await assert.doesNotReject(page.getByRole("heading", { name: "Endpoint added" }).waitFor());
-        const secret = ((await page.locator("#endpoint-secret").textContent()) ?? "").trim();
-        assert.ok(secret.length > 20, "the signing secret is shown once");
-        await capture("webhooks");
-        await Promise.all([page.waitForURL(/\/webhooks\/[^/]+$/), page.getByRole("link", { name: /Open the endpoint/ }).click()]);
-        story.endpointUrl = new URL(page.url()).pathname;
-        assert.ok(!(await page.content()).includes(secret), "the secret is not shown again");
+      step(
+        "registers a webhook endpoint at a local receiver and sees the worker's delivery on the endpoint page",
+        async () => {
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+          await page.waitForURL("**/webhooks");
+          await capture("webhooks-empty");
+          await page.getByLabel(/^URL/).fill(receiver.url);
+          await page.getByLabel(/^Description/).fill("Browser walk receiver");
+          await page.getByRole("checkbox", { name: "customer.created" }).check();
+          await page.getByRole("button", { name: "Add endpoint" }).click();
+          await assert.doesNotReject(page.getByRole("heading", { name: "Endpoint added" }).waitFor());
+          const secret = ((await page.locator("#endpoint-secret").textContent()) ?? "").trim();
+          assert.ok(secret.length > 20, "the signing secret is shown once");
+          await capture("webhooks");
+          await Promise.all([
+            page.waitForURL(/\/webhooks\/[^/]+$/),
+            page.getByRole("link", { name: /Open the endpoint/ }).click(),
+          ]);
+          story.endpointUrl = new URL(page.url()).pathname;
+          assert.ok(!(await page.content()).includes(secret), "the secret is not shown again");
 
-        // A live event: a customer created after the endpoint exists. The service's worker delivers it.
-        const before = receiver.requests.length;
-        await visit(page, "/customers");
-        await page.locator("details", { hasText: "Create a customer" }).locator("summary").click();
-        await page.getByLabel("Name", { exact: true }).fill("Webhook Trigger Ltd");
-        await Promise.all([page.waitForURL(/\/customers\/[0-9a-f-]{36}/), page.getByRole("button", { name: "Create customer" }).click()]);
+          // A live event: a customer created after the endpoint exists. The service's worker delivers it.
+          const before = receiver.requests.length;
+          await visit(page, "/customers");
+          await page.locator("details", { hasText: "Create a customer" }).locator("summary").click();
+          await page.getByLabel("Name", { exact: true }).fill("Webhook Trigger Ltd");
+          await Promise.all([
+            page.waitForURL(/\/customers\/[0-9a-f-]{36}/),
+            page.getByRole("button", { name: "Create customer" }).click(),
+          ]);
 
-        await visit(page, story.endpointUrl);
-        const deliveries = page.getByRole("region", { name: `Recent deliveries to ${receiver.url}` });
-        const succeeded = deliveries.getByRole("row", { name: /customer\.created.*live.*succeeded/ });
-        const deadline = Date.now() + 20_000;
-        while (!(await succeeded.count())) {
-          assert.ok(Date.now() < deadline, `no succeeded customer.created delivery on the endpoint page within 20 s (receiver got ${receiver.requests.length - before} requests)`);
-          await page.waitForTimeout(250);
-          await page.reload();
-        }
-        const received = receiver.requests.slice(before).find((r) => r.body.includes("Webhook Trigger Ltd"));
-        assert.ok(received, "the receiver got the customer.created event");
-        assert.ok(received.headers["webhook-signature"], "signed");
-        await capture("webhook-endpoint");
+          await visit(page, story.endpointUrl);
+          const deliveries = page.getByRole("region", { name: `Recent deliveries to ${receiver.url}` });
+          const succeeded = deliveries.getByRole("row", { name: /customer\.created.*live.*succeeded/ });
+          const deadline = Date.now() + 20_000;
+          while (!(await succeeded.count())) {
+            assert.ok(
+              Date.now() < deadline,
+              `no succeeded customer.created delivery on the endpoint page within 20 s (receiver got ${receiver.requests.length - before} requests)`,
+            );
+            await page.waitForTimeout(250);
+            await page.reload();
+          }
+          const received = receiver.requests.slice(before).find((r) => r.body.includes("Webhook Trigger Ltd"));
+          assert.ok(received, "the receiver got the customer.created event");
+          assert.ok(received.headers["webhook-signature"], "signed");
+          await capture("webhook-endpoint");
 
-        await Promise.all([page.waitForURL(/\/deliveries\//), succeeded.getByRole("link", { name: "customer.created" }).click()]);
-        await assert.doesNotReject(page.getByRole("heading", { level: 1, name: "Webhook delivery" }).waitFor());
-        assert.match((await page.locator("#delivery-payload").textContent()) ?? "", /Webhook Trigger Ltd/);
-        await capture("webhook-delivery");
-        const sentBefore = receiver.requests.length;
-        await page.getByRole("button", { name: "Resend" }).click();
-        await assert.doesNotReject(page.getByText(/Event sent again: the receiver answered 200/).waitFor());
-        assert.equal(receiver.requests.length, sentBefore + 1, "the resend reached the receiver");
+          await Promise.all([
+            page.waitForURL(/\/deliveries\//),
+            succeeded.getByRole("link", { name: "customer.created" }).click(),
+          ]);
+          await assert.doesNotReject(page.getByRole("heading", { level: 1, name: "Webhook delivery" }).waitFor());
+          assert.match((await page.locator("#delivery-payload").textContent()) ?? "", /Webhook Trigger Ltd/);
+          await capture("webhook-delivery");
+          const sentBefore = receiver.requests.length;
+          await page.getByRole("button", { name: "Resend" }).click();
+          await assert.doesNotReject(page.getByText(/Event sent again: the receiver answered 200/).waitFor());
+          assert.equal(receiver.requests.length, sentBefore + 1, "the resend reached the receiver");
 
-        await visit(page, story.endpointUrl);
-        await page.getByLabel("Event type").selectOption("contract.created");
-        await page.getByRole("button", { name: "Send test event" }).click();
-        await assert.doesNotReject(page.getByText(/Test event: the receiver answered 200/).waitFor());
-        await assert.doesNotReject(deliveries.getByRole("row", { name: /contract\.created.*test.*succeeded/ }).waitFor());
-      });
+          await visit(page, story.endpointUrl);
+          await page.getByLabel("Event type").selectOption("contract.created");
+          await page.getByRole("button", { name: "Send test event" }).click();
+          await assert.doesNotReject(page.getByText(/Test event: the receiver answered 200/).waitFor());
+          await assert.doesNotReject(
+            deliveries.getByRole("row", { name: /contract\.created.*test.*succeeded/ }).waitFor(),
+          );
+        },
+      );
 
       step("a state-changing call without the session's CSRF token is refused and changes nothing", async () => {
         await visit(page, "/customers");
         const attempts = await page.evaluate(async () => {
           const post = (fields: Record<string, string>) =>
-            fetch("/customers", { method: "POST", body: new URLSearchParams(fields), redirect: "manual" }).then((r) => r.status);
+            fetch("/customers", { method: "POST", body: new URLSearchParams(fields), redirect: "manual" }).then(
+              (r) => r.status,
+            );
           const token = (document.querySelector("input[name=_csrf]") as HTMLInputElement).value;
           return {
             without: await post({ name: "CSRF Probe Without Token" }),
@@ -700,7 +861,11 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
 
       step("a second company's session sees none of the first company's records", async () => {
         const other = await newPage();
-        await signUpAs(other, { company: `Other Co ${randomBytes(2).toString("hex")}`, email: `other-${randomBytes(4).toString("hex")}@example.com`, password: "another long password" });
+        await signUpAs(other, {
+          company: `Other Co ${randomBytes(2).toString("hex")}`,
+          email: `other-${randomBytes(4).toString("hex")}@example.com`,
+          password: "another long password",
+        });
         for (const [list, secret] of [
           ["/customers", story.customerName],
           ["/contracts", story.contractId],
@@ -710,9 +875,18 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           ["/", story.contractId],
         ] as const) {
           await visit(other, list);
-          assert.ok(!(await other.locator("main").textContent())?.includes(secret), `${list} of the second company shows ${secret}`);
+          assert.ok(
+            !(await other.locator("main").textContent())?.includes(secret),
+            `${list} of the second company shows ${secret}`,
+          );
         }
-        for (const url of [story.customerUrl, story.contractUrl, story.usageEventUrl, story.invoiceUrl, story.endpointUrl]) {
+        for (const url of [
+          story.customerUrl,
+          story.contractUrl,
+          story.usageEventUrl,
+          story.invoiceUrl,
+          story.endpointUrl,
+        ]) {
           await visit(other, url, 404);
           await assert.doesNotReject(other.getByRole("heading", { level: 1, name: "Not found" }).waitFor());
         }
@@ -727,27 +901,38 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await other.context().close();
       });
 
-      step("a signed-out browser is sent to the login page, and back to where it was going after logging in", async () => {
-        const stranger = await newPage();
-        await visit(stranger, "/customers");
-        assert.equal(new URL(stranger.url()).pathname, "/login");
-        assert.equal(new URL(stranger.url()).searchParams.get("next"), "/customers");
-        await capture("login", stranger, { signedIn: false });
-        await stranger.getByLabel("Email").fill(story.email);
-        await stranger.getByLabel("Password").fill("a wrong password");
-        await stranger.getByRole("button", { name: "Log in" }).click();
-        await assert.doesNotReject(stranger.getByRole("alert").filter({ hasText: "The email or the password is wrong." }).waitFor());
-        await capture("login-failed", stranger, { signedIn: false });
-        await stranger.getByLabel("Password").fill(story.password);
-        await Promise.all([stranger.waitForURL((url) => url.pathname === "/customers"), stranger.getByRole("button", { name: "Log in" }).click()]);
-        await assert.doesNotReject(stranger.getByRole("link", { name: story.customerName }).waitFor());
-        await stranger.context().close();
-      });
+      step(
+        "a signed-out browser is sent to the login page, and back to where it was going after logging in",
+        async () => {
+          const stranger = await newPage();
+          await visit(stranger, "/customers");
+          assert.equal(new URL(stranger.url()).pathname, "/login");
+          assert.equal(new URL(stranger.url()).searchParams.get("next"), "/customers");
+          await capture("login", stranger, { signedIn: false });
+          await stranger.getByLabel("Email").fill(story.email);
+          await stranger.getByLabel("Password").fill("a wrong password");
+          await stranger.getByRole("button", { name: "Log in" }).click();
+          await assert.doesNotReject(
+            stranger.getByRole("alert").filter({ hasText: "The email or the password is wrong." }).waitFor(),
+          );
+          await capture("login-failed", stranger, { signedIn: false });
+          await stranger.getByLabel("Password").fill(story.password);
+          await Promise.all([
+            stranger.waitForURL((url) => url.pathname === "/customers"),
+            stranger.getByRole("button", { name: "Log in" }).click(),
+          ]);
+          await assert.doesNotReject(stranger.getByRole("link", { name: story.customerName }).waitFor());
+          await stranger.context().close();
+        },
+      );
 
       step("revokes the API key in Settings; fetch with it now answers 401", async () => {
         assert.equal((await apiFetch(page, story.apiKey, "/v1/billing/customers")).status, 200);
         await visit(page, "/settings/api-keys");
-        await Promise.all([page.waitForURL(/\/revoke$/), page.getByRole("link", { name: "Revoke Browser walk key" }).click()]);
+        await Promise.all([
+          page.waitForURL(/\/revoke$/),
+          page.getByRole("link", { name: "Revoke Browser walk key" }).click(),
+        ]);
         await capture("settings-api-key-revoke");
         await Promise.all([page.waitForURL(/done=revoked/), page.getByRole("button", { name: "Revoke key" }).click()]);
         await assert.doesNotReject(page.getByText(/The key is revoked/).waitFor());
@@ -757,8 +942,15 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       });
 
       step("logs out; the dashboard then sends the browser to the login page", async () => {
-        await Promise.all([page.waitForURL((url) => url.pathname === "/login"), page.getByRole("button", { name: "Log out" }).click()]);
-        assert.equal((await page.context().cookies()).some((c) => c.name === "__Host-billing_session"), false, "the session cookie is gone");
+        await Promise.all([
+          page.waitForURL((url) => url.pathname === "/login"),
+          page.getByRole("button", { name: "Log out" }).click(),
+        ]);
+        assert.equal(
+          (await page.context().cookies()).some((c) => c.name === "__Host-billing_session"),
+          false,
+          "the session cookie is gone",
+        );
         await visit(page, "/");
         assert.equal(new URL(page.url()).pathname, "/login");
         await assert.doesNotReject(page.getByRole("heading", { level: 1, name: "Log in" }).waitFor());

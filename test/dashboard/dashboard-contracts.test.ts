@@ -16,13 +16,17 @@ import { expectStatus } from "../support/assertions.js";
 import { fieldErrorOf, signUp, type DashboardClient } from "../support/dashboard-client.js";
 
 /** A signed-up company with a dashboard session and an API key made on its API keys page (to check through the API). */
-async function dashboardCompany(t: () => TestApp): Promise<{ client: DashboardClient; key: string; companyId: string }> {
+async function dashboardCompany(
+  t: () => TestApp,
+): Promise<{ client: DashboardClient; key: string; companyId: string }> {
   const { client, email } = await signUp(t);
   const created = await client.post("/settings/api-keys", { name: "test key" });
   assert.equal(created.statusCode, 200);
   const key = /id="new-api-key">([^<]+)</.exec(created.body)?.[1];
   assert.ok(key, "the new key is shown on the page");
-  const { rows } = await t().app.db.query<{ company_id: string }>("SELECT company_id FROM users WHERE email = $1", [email.toLowerCase()]);
+  const { rows } = await t().app.db.query<{ company_id: string }>("SELECT company_id FROM users WHERE email = $1", [
+    email.toLowerCase(),
+  ]);
   return { client, key, companyId: rows[0]!.company_id };
 }
 
@@ -60,7 +64,10 @@ describeEachEngine("dashboard contracts list and sample contracts", (t) => {
     const res = await client.get("/contracts");
     assert.equal(res.statusCode, 200);
     assert.match(res.body, /No contracts yet/);
-    assert.match(res.body, /<label for="sample-customer">Customer<\/label><select id="sample-customer" name="customer_id" required>/);
+    assert.match(
+      res.body,
+      /<label for="sample-customer">Customer<\/label><select id="sample-customer" name="customer_id" required>/,
+    );
     assert.ok(res.body.includes(`<option value="${customer.id}">${NASTY_ESCAPED}</option>`));
     assert.match(res.body, /<form class="inline" method="post" action="\/contracts\/sample">/);
   });
@@ -99,7 +106,10 @@ describeEachEngine("dashboard contracts list and sample contracts", (t) => {
     const { client } = await dashboardCompany(t);
     const res = await client.get("/contracts?status=%3Cscript%3Ebogus");
     assert.equal(res.statusCode, 400);
-    assert.match(res.body, /role="alert">There is no contract status “&lt;script&gt;bogus”; choose one of draft, active, completed, cancelled, terminated\./);
+    assert.match(
+      res.body,
+      /role="alert">There is no contract status “&lt;script&gt;bogus”; choose one of draft, active, completed, cancelled, terminated\./,
+    );
   });
 
   it("creates a sample contract from the form and redirects to its page with a confirmation", async () => {
@@ -215,14 +225,21 @@ describeEachEngine("dashboard contract detail", (t) => {
     assert.match(res.body, /<td>Domestic wire<\/td>/);
     assert.match(res.body, /\$20\.00 per unit/);
     assert.match(res.body, /\$30\.00 per unit/);
-    assert.match(res.body, /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">\$1,000\.00<\/td>/);
+    assert.match(
+      res.body,
+      /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">\$1,000\.00<\/td>/,
+    );
     const program = await getPricing(t(), key, contract.id);
     for (const rule of program.rules) assert.ok(res.body.includes(`<code>${rule.id}</code>`));
   });
 
   it("shows version 1 of the program with every rule marked as added", async () => {
     const { client, key } = await dashboardCompany(t);
-    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "History Corp" })).id);
+    const contract = await createSampleContract(
+      t(),
+      key,
+      (await createCustomer(t(), key, { name: "History Corp" })).id,
+    );
     const res = await client.get(`/contracts/${contract.id}`);
     assert.match(res.body, /<h2>Version history<\/h2>/);
     assert.match(res.body, /<h3 id="version-1">Version 1 <span class="badge ok">current<\/span><\/h3>/);
@@ -235,7 +252,13 @@ describeEachEngine("dashboard contract detail", (t) => {
     const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Diff Corp" })).id);
     const program = await getPricing(t(), key, contract.id);
     const domestic = program.rules.find((r) => r.metric === "domestic_wire")!;
-    await addRule(t(), key, contract.id, { id: "card_fee", name: "Card <em>fee</em>", metric: "card", rate: "0.029", monthly_cap: "500" });
+    await addRule(t(), key, contract.id, {
+      id: "card_fee",
+      name: "Card <em>fee</em>",
+      metric: "card",
+      rate: "0.029",
+      monthly_cap: "500",
+    });
     await updateRule(t(), key, contract.id, domestic.id, { amount: "25.00", name: "Wire (domestic)" });
 
     const res = await client.get(`/contracts/${contract.id}`);
@@ -248,15 +271,27 @@ describeEachEngine("dashboard contract detail", (t) => {
     assert.match(res.body, /<h3 id="version-2">Version 2<\/h3>/);
 
     const third = res.body.slice(v3, v2);
-    assert.match(third, /<li class="diff-chg"><span class="diff-kind">Changed<\/span> <strong>Wire \(domestic\)<\/strong>/);
-    assert.match(third, /name: <del><code>Domestic wire<\/code><\/del> <span aria-hidden="true">→<\/span><span class="visually-hidden">changed to<\/span> <ins><code>Wire \(domestic\)<\/code><\/ins>/);
+    assert.match(
+      third,
+      /<li class="diff-chg"><span class="diff-kind">Changed<\/span> <strong>Wire \(domestic\)<\/strong>/,
+    );
+    assert.match(
+      third,
+      /name: <del><code>Domestic wire<\/code><\/del> <span aria-hidden="true">→<\/span><span class="visually-hidden">changed to<\/span> <ins><code>Wire \(domestic\)<\/code><\/ins>/,
+    );
     assert.match(third, /amount: <del><code>20\.00<\/code><\/del>.*<ins><code>25\.00<\/code><\/ins>/);
     assert.match(third, /3 rules unchanged/);
     assert.doesNotMatch(third, /diff-add/);
 
     const second = res.body.slice(v2, v1);
-    assert.match(second, /<li class="diff-add"><span class="diff-kind">Added<\/span> <strong>Card &lt;em&gt;fee&lt;\/em&gt;<\/strong>/);
-    assert.match(second, /2\.9% of the event&#39;s value, capped at \$500\.00 a month|2\.9% of the event&#x27;s value, capped at \$500\.00 a month/);
+    assert.match(
+      second,
+      /<li class="diff-add"><span class="diff-kind">Added<\/span> <strong>Card &lt;em&gt;fee&lt;\/em&gt;<\/strong>/,
+    );
+    assert.match(
+      second,
+      /2\.9% of the event&#39;s value, capped at \$500\.00 a month|2\.9% of the event&#x27;s value, capped at \$500\.00 a month/,
+    );
     assert.match(second, /3 rules unchanged/);
     assert.ok(!res.body.includes("<em>fee</em>"), "rule names are escaped");
 
@@ -268,25 +303,41 @@ describeEachEngine("dashboard contract detail", (t) => {
   it("shows a rule removed from the program as removed", async () => {
     // The API has no rule deletion; a version without a rule can only be written below the services.
     const { client, key, companyId } = await dashboardCompany(t);
-    const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Removal Corp" })).id);
+    const contract = await createSampleContract(
+      t(),
+      key,
+      (await createCustomer(t(), key, { name: "Removal Corp" })).id,
+    );
     const program = await getPricing(t(), key, contract.id);
-    const kept = program.rules.filter((r) => r.type !== "minimum").map((r) => ({ ...r, rate: r.rate === null ? null : String(r.rate) }));
+    const kept = program.rules
+      .filter((r) => r.type !== "minimum")
+      .map((r) => ({ ...r, rate: r.rate === null ? null : String(r.rate) }));
     await t().app.db.query(
       `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
        VALUES ($1, $2, 2, '2026-03-16', $3, now())`,
       [companyId, contract.id, JSON.stringify(kept)],
     );
-    await t().app.db.query("UPDATE contracts SET current_version = 2 WHERE company_id = $1 AND id = $2", [companyId, contract.id]);
+    await t().app.db.query("UPDATE contracts SET current_version = 2 WHERE company_id = $1 AND id = $2", [
+      companyId,
+      contract.id,
+    ]);
     const res = await client.get(`/contracts/${contract.id}`);
     const second = res.body.slice(res.body.indexOf('id="version-2"'), res.body.indexOf('id="version-1"'));
-    assert.match(second, /<li class="diff-del"><span class="diff-kind">Removed<\/span> <strong>Monthly minimum<\/strong>/);
+    assert.match(
+      second,
+      /<li class="diff-del"><span class="diff-kind">Removed<\/span> <strong>Monthly minimum<\/strong>/,
+    );
     assert.match(second, /2 rules unchanged/);
   });
 
   it("answers another company's contract id and an unknown id with a 404 page", async () => {
     const mine = await dashboardCompany(t);
     const theirs = await dashboardCompany(t);
-    const foreign = await createSampleContract(t(), theirs.key, (await createCustomer(t(), theirs.key, { name: "Secret Customer" })).id);
+    const foreign = await createSampleContract(
+      t(),
+      theirs.key,
+      (await createCustomer(t(), theirs.key, { name: "Secret Customer" })).id,
+    );
     for (const path of [`/contracts/${foreign.id}`, "/contracts/no-such-contract"]) {
       const res = await mine.client.get(path);
       assert.equal(res.statusCode, 404, path);
@@ -316,7 +367,11 @@ describeEachEngine("dashboard contract detail", (t) => {
 describeEachEngine("dashboard pricing rule forms", (t) => {
   async function withContract() {
     const company = await dashboardCompany(t);
-    const contract = await createSampleContract(t(), company.key, (await createCustomer(t(), company.key, { name: "Pricing Corp" })).id);
+    const contract = await createSampleContract(
+      t(),
+      company.key,
+      (await createCustomer(t(), company.key, { name: "Pricing Corp" })).id,
+    );
     return { ...company, contract };
   }
 
@@ -324,8 +379,22 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const { client, contract } = await withContract();
     const res = await client.get(`/contracts/${contract.id}`);
     assert.match(res.body, new RegExp(`<form class="stack" method="post" action="/contracts/${contract.id}/rules">`));
-    assert.match(res.body, new RegExp(`<form class="stack" method="post" action="/contracts/${contract.id}/rules/change">`));
-    for (const id of ["add-name", "add-type", "add-model", "add-metric", "add-amount", "add-rate", "add-monthly_cap", "change-rule", "change-amount", "change-rate"]) {
+    assert.match(
+      res.body,
+      new RegExp(`<form class="stack" method="post" action="/contracts/${contract.id}/rules/change">`),
+    );
+    for (const id of [
+      "add-name",
+      "add-type",
+      "add-model",
+      "add-metric",
+      "add-amount",
+      "add-rate",
+      "add-monthly_cap",
+      "change-rule",
+      "change-amount",
+      "change-rate",
+    ]) {
       assert.match(res.body, new RegExp(`<label for="${id}">`), id);
       assert.match(res.body, new RegExp(`id="${id}"`), id);
     }
@@ -333,7 +402,15 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
 
   it("adds a rule from the form as a new program version and confirms it", async () => {
     const { client, key, contract } = await withContract();
-    const res = await client.post(`/contracts/${contract.id}/rules`, { name: "Card fee", metric: "card", rate: "0.029", monthly_cap: "500", type: "", model: "", amount: "" });
+    const res = await client.post(`/contracts/${contract.id}/rules`, {
+      name: "Card fee",
+      metric: "card",
+      rate: "0.029",
+      monthly_cap: "500",
+      type: "",
+      model: "",
+      amount: "",
+    });
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, `/contracts/${contract.id}?done=rule-added`);
     const program = await getPricing(t(), key, contract.id);
@@ -350,7 +427,11 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
   it("changes a rule's amount from the form as a new program version", async () => {
     const { client, key, contract } = await withContract();
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
-    const res = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "25", rate: "" });
+    const res = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "25",
+      rate: "",
+    });
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, `/contracts/${contract.id}?done=rule-changed`);
     const program = await getPricing(t(), key, contract.id);
@@ -360,14 +441,24 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
 
   it("re-shows the add form with what was typed and an alert when the rule is invalid, and writes no version", async () => {
     const { client, key, contract } = await withContract();
-    const invalid = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", model: "percentage", amount: "<b>1</b>" });
+    const invalid = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "card",
+      model: "percentage",
+      amount: "<b>1</b>",
+    });
     assert.equal(invalid.statusCode, 400);
     assert.match(invalid.body, /class="alert error" role="alert">2 fields need your attention/);
     assert.equal(fieldErrorOf(invalid.body, "add-rate"), "Enter the rate: a fraction, 0.029 is 2.9%.");
-    assert.equal(fieldErrorOf(invalid.body, "add-amount"), "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).");
+    assert.equal(
+      fieldErrorOf(invalid.body, "add-amount"),
+      "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",
+    );
     assert.ok(invalid.body.includes('value="&lt;b&gt;1&lt;/b&gt;"'), "the typed amount comes back, escaped");
     assert.match(invalid.body, /<details class="card" open>\s*<summary><strong>Add a pricing rule/);
-    const badMetric = await client.post(`/contracts/${contract.id}/rules`, { metric: "no spaces allowed", amount: "1" });
+    const badMetric = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "no spaces allowed",
+      amount: "1",
+    });
     assert.equal(badMetric.statusCode, 400);
     assert.equal(fieldErrorOf(badMetric.body, "add-metric"), "May contain letters, digits, _ . : -.");
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
@@ -376,10 +467,20 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
   it("refuses a price change without a new price, or for an unknown rule, and writes no version", async () => {
     const { client, key, contract } = await withContract();
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
-    const blank = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "", rate: "" });
+    const blank = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "",
+      rate: "",
+    });
     assert.equal(blank.statusCode, 400);
-    assert.equal(fieldErrorOf(blank.body, "change-amount"), "Give a new amount (flat rules) or a new rate (percentage rules).");
-    const negative = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "-5" });
+    assert.equal(
+      fieldErrorOf(blank.body, "change-amount"),
+      "Give a new amount (flat rules) or a new rate (percentage rules).",
+    );
+    const negative = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "-5",
+    });
     assert.equal(negative.statusCode, 400);
     assert.equal(fieldErrorOf(negative.body, "change-amount"), "Enter zero or more: a price cannot be negative.");
     assert.match(negative.body, /id="change-amount" name="amount" type="text" inputmode="decimal" value="-5"/);
@@ -392,11 +493,16 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
   it("answers rule forms posted to another company's contract with 404 and changes nothing", async () => {
     const mine = await dashboardCompany(t);
     const theirs = await withContract();
-    const domestic = (await getPricing(t(), theirs.key, theirs.contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const domestic = (await getPricing(t(), theirs.key, theirs.contract.id)).rules.find(
+      (r) => r.metric === "domestic_wire",
+    )!;
     const add = await mine.client.post(`/contracts/${theirs.contract.id}/rules`, { metric: "card", amount: "1" });
     assert.equal(add.statusCode, 404);
     assert.match(add.body, /role="alert">/);
-    const change = await mine.client.post(`/contracts/${theirs.contract.id}/rules/change`, { rule_id: domestic.id, amount: "1" });
+    const change = await mine.client.post(`/contracts/${theirs.contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "1",
+    });
     assert.equal(change.statusCode, 404);
     assert.equal((await getPricing(t(), theirs.key, theirs.contract.id)).version, 1);
   });
@@ -406,7 +512,11 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
     const add = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", amount: "1" }, { csrf: null });
     assert.equal(add.statusCode, 403);
-    const change = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: domestic.id, amount: "1" }, { csrf: null });
+    const change = await client.post(
+      `/contracts/${contract.id}/rules/change`,
+      { rule_id: domestic.id, amount: "1" },
+      { csrf: null },
+    );
     assert.equal(change.statusCode, 403);
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });

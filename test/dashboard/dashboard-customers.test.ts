@@ -3,11 +3,15 @@ import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { alertOf, fieldErrorOf, signUp } from "../support/dashboard-client.js";
 
-
 describeEachEngine("dashboard customers", (t) => {
   it("creates a customer from the form and shows it on its own page, escaped", async () => {
     const { client } = await signUp(t);
-    const created = await client.post("/customers", { name: "Globex <Corp>", external_id: "globex-1", email: "billing@globex.example", payment_terms_days: "30" });
+    const created = await client.post("/customers", {
+      name: "Globex <Corp>",
+      external_id: "globex-1",
+      email: "billing@globex.example",
+      payment_terms_days: "30",
+    });
     assert.equal(created.statusCode, 303);
     assert.match(String(created.headers.location), /^\/customers\/[0-9a-f-]{36}\?done=created$/);
     const detail = await client.get(String(created.headers.location));
@@ -41,7 +45,10 @@ describeEachEngine("dashboard customers", (t) => {
     const second = await client.post("/customers", { name: "Second", external_id: "dup-1" });
     assert.equal(second.statusCode, 409);
     assert.ok(alertOf(second.body));
-    assert.equal(fieldErrorOf(second.body, "customer-external_id"), "First already has this external id; external ids are unique.");
+    assert.equal(
+      fieldErrorOf(second.body, "customer-external_id"),
+      "First already has this external id; external ids are unique.",
+    );
   });
 
   it("searches by external id, saying so when nothing matches", async () => {

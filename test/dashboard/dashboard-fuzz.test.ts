@@ -74,22 +74,71 @@ const PAGE_ROUTES = [
   "/signup",
 ];
 const FIELD_NAMES = [
-  "name", "external_id", "email", "domain", "country", "payment_terms_days", "customer_id", "contract", "status",
-  "from", "to", "metric", "starting_after", "limit", "billing_period_start", "billing_period_end", "period_start",
-  "period_end", "scopes", "expires_on", "url", "description", "events", "enabled", "type", "rule_id", "amount",
-  "rate", "monthly_cap", "model", "frequency", "company", "password", "next", "external_contract_id",
+  "name",
+  "external_id",
+  "email",
+  "domain",
+  "country",
+  "payment_terms_days",
+  "customer_id",
+  "contract",
+  "status",
+  "from",
+  "to",
+  "metric",
+  "starting_after",
+  "limit",
+  "billing_period_start",
+  "billing_period_end",
+  "period_start",
+  "period_end",
+  "scopes",
+  "expires_on",
+  "url",
+  "description",
+  "events",
+  "enabled",
+  "type",
+  "rule_id",
+  "amount",
+  "rate",
+  "monthly_cap",
+  "model",
+  "frequency",
+  "company",
+  "password",
+  "next",
+  "external_contract_id",
 ];
 
 const oddText = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.array(fc.constantFrom(...ODD_CHARS), { minLength: 1, maxLength: 6 }).map((parts) => parts.join("")),
-  fc.constantFrom("", " ", "1e309", "-0", "NaN", "Infinity", "-1", "99999999999999999999", "0.0000000000001", "2026-02-30", "0000-01-01", "9999-12-31T99:99:99Z"),
+  fc.constantFrom(
+    "",
+    " ",
+    "1e309",
+    "-0",
+    "NaN",
+    "Infinity",
+    "-1",
+    "99999999999999999999",
+    "0.0000000000001",
+    "2026-02-30",
+    "0000-01-01",
+    "9999-12-31T99:99:99Z",
+  ),
   fc.integer({ min: 1000, max: 70_000 }).map((n) => "x".repeat(n)),
 );
 
 function segment(seed: Seed, kind: string): fc.Arbitrary<string> {
-  const real: Record<string, string> = { contract: seed.contractId, customer: seed.customerId, endpoint: seed.endpointId, key: seed.keyId };
+  const real: Record<string, string> = {
+    contract: seed.contractId,
+    customer: seed.customerId,
+    endpoint: seed.endpointId,
+    key: seed.keyId,
+  };
   return fc.oneof(
     fc.constant(real[kind] ?? "INV-000001"),
     fc.constantFrom("00000000-0000-0000-0000-000000000000", "INV-999999", "..", "%2e%2e", "%00", "%ff", "a%2Fb"),
@@ -98,7 +147,9 @@ function segment(seed: Seed, kind: string): fc.Arbitrary<string> {
 }
 
 function fillPath(seed: Seed, route: string): fc.Arbitrary<string> {
-  const parts = route.split("/").map((part) => (part.startsWith(":") ? segment(seed, part.slice(1)) : fc.constant(part)));
+  const parts = route
+    .split("/")
+    .map((part) => (part.startsWith(":") ? segment(seed, part.slice(1)) : fc.constant(part)));
   return fc.tuple(...parts).map((p) => p.join("/"));
 }
 
@@ -108,21 +159,39 @@ function requests(seed: Seed) {
   const form = fc.oneof(
     fc.array(fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText), { maxLength: 8 }),
     // the same field twice or more, one copy odd and one plain
-    fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText, fc.string({ maxLength: 10 })).map(([name, odd, plain]) => [[name, odd], [name, plain]] as [string, string][]),
+    fc.tuple(fc.constantFrom(...FIELD_NAMES), oddText, fc.string({ maxLength: 10 })).map(
+      ([name, odd, plain]) =>
+        [
+          [name, odd],
+          [name, plain],
+        ] as [string, string][],
+    ),
   );
-  const post = fc.record({
-    path: fc.constantFrom(...FORM_ROUTES).chain((route) => fillPath(seed, route)),
-    fields: form,
-    csrf: fc.constantFrom<Csrf>("valid", "missing", "forged"),
-    signedIn: fc.boolean(),
-    contentType: fc.constantFrom("application/x-www-form-urlencoded", "application/x-www-form-urlencoded", "application/json", "text/plain", "multipart/form-data; boundary=x"),
-    raw: fc.option(fc.constantFrom("%", "%zz=1", "a=%E0%A4%A", "=&&==", "a=1&a=2&a=3", "_csrf[]=x", "{\"name\":1}"), { nil: undefined }),
-  }).map((r) => ({ method: "POST" as const, ...r }));
-  const get = fc.record({
-    path: fc.constantFrom(...PAGE_ROUTES).chain((route) => fillPath(seed, route)),
-    fields: form,
-    signedIn: fc.boolean(),
-  }).map((r) => ({ method: "GET" as const, ...r, csrf: "valid" as Csrf, contentType: "", raw: undefined }));
+  const post = fc
+    .record({
+      path: fc.constantFrom(...FORM_ROUTES).chain((route) => fillPath(seed, route)),
+      fields: form,
+      csrf: fc.constantFrom<Csrf>("valid", "missing", "forged"),
+      signedIn: fc.boolean(),
+      contentType: fc.constantFrom(
+        "application/x-www-form-urlencoded",
+        "application/x-www-form-urlencoded",
+        "application/json",
+        "text/plain",
+        "multipart/form-data; boundary=x",
+      ),
+      raw: fc.option(fc.constantFrom("%", "%zz=1", "a=%E0%A4%A", "=&&==", "a=1&a=2&a=3", "_csrf[]=x", '{"name":1}'), {
+        nil: undefined,
+      }),
+    })
+    .map((r) => ({ method: "POST" as const, ...r }));
+  const get = fc
+    .record({
+      path: fc.constantFrom(...PAGE_ROUTES).chain((route) => fillPath(seed, route)),
+      fields: form,
+      signedIn: fc.boolean(),
+    })
+    .map((r) => ({ method: "GET" as const, ...r, csrf: "valid" as Csrf, contentType: "", raw: undefined }));
   return fc.oneof(get, post);
 }
 
@@ -139,11 +208,15 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     const endpointId = /\/webhooks\/([0-9a-f-]{36})/.exec(endpoint.body)![1]!;
     const key = await client.post("/settings/api-keys", { name: "fuzz key" });
     const keyId = /\/settings\/api-keys\/([0-9a-f-]{36})\/revoke/.exec(key.body)![1]!;
-    const companyId = (await t().app.db.query<{ company_id: string }>("SELECT company_id FROM api_keys WHERE id = $1", [keyId])).rows[0]!.company_id;
+    const companyId = (
+      await t().app.db.query<{ company_id: string }>("SELECT company_id FROM api_keys WHERE id = $1", [keyId])
+    ).rows[0]!.company_id;
     seed = { client, companyId, csrf, customerId, contractId, endpointId, keyId };
   });
 
-  it(`answers ${RUNS} generated requests in time and never with a 5xx; without a session or CSRF token nothing is stored`, { timeout: 30 * 60_000 }, async () => {
+  it(`answers ${RUNS} generated requests in time and never with a 5xx; without a session or CSRF token nothing is stored`, {
+    timeout: 30 * 60_000,
+  }, async () => {
     const cookie = [...seed.client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     const statuses = new Map<number, number>();
     await fc.assert(
@@ -153,9 +226,12 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         const reachesOut = /\/(test|resend)$/.test(request.path);
         const csrf = reachesOut && request.csrf === "valid" ? "forged" : request.csrf;
         const fields = [...request.fields];
-        if (request.method === "POST" && csrf !== "missing") fields.push(["_csrf", csrf === "valid" ? seed.csrf : "forged-token-value"]);
+        if (request.method === "POST" && csrf !== "missing")
+          fields.push(["_csrf", csrf === "valid" ? seed.csrf : "forged-token-value"]);
         // Repeated names stay repeated (?status=a&status=b, name=x&name=y): pages must cope with either copy.
-        const encoded = formBody(Object.fromEntries(fields.map(([k]) => [k, fields.filter(([k2]) => k2 === k).map(([, v2]) => v2)])));
+        const encoded = formBody(
+          Object.fromEntries(fields.map(([k]) => [k, fields.filter(([k2]) => k2 === k).map(([, v2]) => v2)])),
+        );
         const body = request.raw ?? encoded;
         const url = request.method === "GET" && fields.length > 0 ? `${request.path}?${encoded}` : request.path;
         const before = await storedState(t(), seed.companyId);
@@ -171,29 +247,57 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         });
         const ms = performance.now() - startedAt;
         statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-        assert.ok(response.statusCode < 500, `${request.method} ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+        assert.ok(
+          response.statusCode < 500,
+          `${request.method} ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
+        );
         assert.ok(ms < MAX_MS, `${request.method} ${url} took ${Math.round(ms)} ms`);
-        const guarded = !request.signedIn || csrf !== "valid" || request.raw !== undefined || request.contentType !== "application/x-www-form-urlencoded";
+        const guarded =
+          !request.signedIn ||
+          csrf !== "valid" ||
+          request.raw !== undefined ||
+          request.contentType !== "application/x-www-form-urlencoded";
         if (request.method === "POST" && guarded && !/^\/(login|signup)$/.test(request.path)) {
-          assert.equal(await storedState(t(), seed.companyId), before, `${request.method} ${url} changed stored data (answered ${response.statusCode})`);
+          assert.equal(
+            await storedState(t(), seed.companyId),
+            before,
+            `${request.method} ${url} changed stored data (answered ${response.statusCode})`,
+          );
         }
       }),
       { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
     );
     // The session survived the run (nothing logged it out but /logout, which is not fuzzed).
     assert.equal((await seed.client.get("/customers")).statusCode, 200);
-    assert.ok((statuses.get(200) ?? 0) > 0 && (statuses.get(403) ?? 0) > 0, `statuses seen: ${JSON.stringify([...statuses])}`);
+    assert.ok(
+      (statuses.get(200) ?? 0) > 0 && (statuses.get(403) ?? 0) > 0,
+      `statuses seen: ${JSON.stringify([...statuses])}`,
+    );
   });
 
-  it(`answers ${UPLOAD_RUNS} abusive multipart uploads to "Upload a contract" in time and never with a 5xx`, { timeout: 10 * 60_000 }, async () => {
+  it(`answers ${UPLOAD_RUNS} abusive multipart uploads to "Upload a contract" in time and never with a 5xx`, {
+    timeout: 10 * 60_000,
+  }, async () => {
     const cookie = [...seed.client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    const samples = { pdf: await plainPdf(), encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }), bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }) };
+    const samples = {
+      pdf: await plainPdf(),
+      encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }),
+      bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }),
+    };
     await fc.assert(
       fc.asyncProperty(abusiveUploads([["_csrf", seed.csrf]], samples), async (upload) => {
         const startedAt = performance.now();
-        const response = await t().call({ method: "POST", url: "/upload-contract", headers: { cookie, "content-type": upload.contentType }, payload: upload.payload });
+        const response = await t().call({
+          method: "POST",
+          url: "/upload-contract",
+          headers: { cookie, "content-type": upload.contentType },
+          payload: upload.payload,
+        });
         const ms = performance.now() - startedAt;
-        assert.ok(response.statusCode < 500, `${upload.family} answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
+        assert.ok(
+          response.statusCode < 500,
+          `${upload.family} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
+        );
         assert.ok(ms < UPLOAD_MAX_MS, `${upload.family} took ${Math.round(ms)} ms`);
       }),
       { numRuns: UPLOAD_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
@@ -225,19 +329,38 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         .replace(":key", seed.keyId)
         .replace(":delivery", "00000000-0000-0000-0000-000000000000");
     const post = (path: string, body: string) =>
-      t().call({ method: "POST", url: path, headers: { cookie, "content-type": "application/x-www-form-urlencoded" }, payload: body });
+      t().call({
+        method: "POST",
+        url: path,
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        payload: body,
+      });
     for (const route of FORM_ROUTES) {
       const path = fill(route);
       for (const name of [...(FIELDS[route] ?? ["name"]), "zz\u0000"]) {
-        const nul = name.includes("\u0000") ? formBody({ _csrf: seed.csrf, [name]: "x" }) : formBody({ _csrf: seed.csrf, [name]: `a\u0000b` });
+        const nul = name.includes("\u0000")
+          ? formBody({ _csrf: seed.csrf, [name]: "x" })
+          : formBody({ _csrf: seed.csrf, [name]: `a\u0000b` });
         const before = await storedState(t(), seed.companyId);
         const refused = await post(path, nul);
-        assert.equal(refused.statusCode, 400, `${path} ${JSON.stringify(name)}: ${refused.statusCode} ${refused.body.slice(0, 200)}`);
-        assert.equal(await storedState(t(), seed.companyId), before, `${path} ${JSON.stringify(name)} changed stored data`);
+        assert.equal(
+          refused.statusCode,
+          400,
+          `${path} ${JSON.stringify(name)}: ${refused.statusCode} ${refused.body.slice(0, 200)}`,
+        );
+        assert.equal(
+          await storedState(t(), seed.companyId),
+          before,
+          `${path} ${JSON.stringify(name)} changed stored data`,
+        );
         if (destructive.test(route) || name.includes("\u0000")) continue;
         // URL-encoded UTF-8 of a lone surrogate is no UTF-8 at all: refused (invalid_encoding), never read as U+FFFD.
         const broken = await post(path, `_csrf=${encodeURIComponent(seed.csrf)}&${name}=%ED%A0%80x`);
-        assert.equal(broken.statusCode, 400, `${path} ${name}=%ED%A0%80: ${broken.statusCode} ${broken.body.slice(0, 200)}`);
+        assert.equal(
+          broken.statusCode,
+          400,
+          `${path} ${name}=%ED%A0%80: ${broken.statusCode} ${broken.body.slice(0, 200)}`,
+        );
       }
     }
   });

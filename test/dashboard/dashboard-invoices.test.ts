@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { addRule, getInvoice, invoicesOf, submitAccepted, usageEvent } from "../support/api.js";
-import { alertOf, assertAlert, dashboardClient, dashboardCompany, fieldErrorOf, sampleContract, tableRows } from "../support/dashboard-client.js";
+import {
+  alertOf,
+  assertAlert,
+  dashboardClient,
+  dashboardCompany,
+  fieldErrorOf,
+  sampleContract,
+  tableRows,
+} from "../support/dashboard-client.js";
 
 const CAPTION = "Invoices, newest first";
 const ONE_FIELD = "One field needs your attention: see the message beside it.";
@@ -16,7 +24,10 @@ describeEachEngine("dashboard invoice pages", (t) => {
   it("lists a company's invoices newest first with number, contract, period, status, amounts and dates", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Invoice List Co");
-    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 2 }), usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" })]);
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { quantity: 2 }),
+      usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" }),
+    ]);
     const [april, march] = await invoicesOf(t(), key, contract.id);
     const page = await client.get("/invoices");
     assert.equal(page.statusCode, 200);
@@ -54,12 +65,22 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const rowsOf = async (query: string) => {
       const page = await client.get(`/invoices?${query}`);
       assert.equal(page.statusCode, 200, page.body.slice(0, 1000));
-      return tableRows(page.body, CAPTION).map((row) => `${/href="\/contracts\/([^"]+)"/.exec(row)![1]} ${/(\d{4}-\d{2}-\d{2}) to/.exec(row)![1]}`);
+      return tableRows(page.body, CAPTION).map(
+        (row) => `${/href="\/contracts\/([^"]+)"/.exec(row)![1]} ${/(\d{4}-\d{2}-\d{2}) to/.exec(row)![1]}`,
+      );
     };
-    assert.deepEqual(await rowsOf(`contract=${a.id}`), [`${a.id} 2026-06-01`, `${a.id} 2026-05-01`, `${a.id} 2026-04-01`, `${a.id} 2026-03-01`]);
+    assert.deepEqual(await rowsOf(`contract=${a.id}`), [
+      `${a.id} 2026-06-01`,
+      `${a.id} 2026-05-01`,
+      `${a.id} 2026-04-01`,
+      `${a.id} 2026-03-01`,
+    ]);
     assert.deepEqual(await rowsOf(`contract=${b.id}&status=draft`), [`${b.id} 2026-03-01`]);
     assert.deepEqual(await rowsOf(`contract=${b.id}&status=paid`), []);
-    assert.deepEqual(await rowsOf(`contract=${a.id}&from=2026-05-01&to=2026-06-30`), [`${a.id} 2026-06-01`, `${a.id} 2026-05-01`]);
+    assert.deepEqual(await rowsOf(`contract=${a.id}&from=2026-05-01&to=2026-06-30`), [
+      `${a.id} 2026-06-01`,
+      `${a.id} 2026-05-01`,
+    ]);
     assert.equal((await rowsOf("contract=&status=&from=&to=")).length, 5, "blank fields are no filter");
     const kept = await client.get(`/invoices?contract=${b.id}&status=draft`);
     assert.match(kept.body, new RegExp(`<option value="${b.id}" selected>`));
@@ -77,7 +98,11 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const contracts = [];
     for (let i = 0; i < 13; i++) contracts.push(await sampleContract(t, key, `Paged ${i}`));
     // Two months each: 26 invoices, one more than a page.
-    await submitAccepted(t(), key, contracts.flatMap((c) => [usageEvent(c.id), usageEvent(c.id, { timestamp: "2026-04-05T00:00:00.000Z" })]));
+    await submitAccepted(
+      t(),
+      key,
+      contracts.flatMap((c) => [usageEvent(c.id), usageEvent(c.id, { timestamp: "2026-04-05T00:00:00.000Z" })]),
+    );
     const first = await client.get("/invoices");
     assert.equal(tableRows(first.body, CAPTION).length, 25);
     const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1]?.replaceAll("&amp;", "&");
@@ -99,26 +124,47 @@ describeEachEngine("dashboard invoice pages", (t) => {
   it("shows an invoice's line items, totals and dates", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Invoice Detail Co");
-    await addRule(t(), key, contract.id, { name: "Checks", type: "usage", model: "flat", metric: "check", amount: "0.125" });
-    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 3 }), usageEvent(contract.id, { metric: "check", quantity: 4 })]);
+    await addRule(t(), key, contract.id, {
+      name: "Checks",
+      type: "usage",
+      model: "flat",
+      metric: "check",
+      amount: "0.125",
+    });
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { quantity: 3 }),
+      usageEvent(contract.id, { metric: "check", quantity: 4 }),
+    ]);
     const [invoice] = await invoicesOf(t(), key, contract.id);
     const full = await getInvoice(t(), key, invoice!.number);
     const page = await client.get(`/invoices/${invoice!.number}`);
     assert.equal(page.statusCode, 200);
     assert.match(page.body, new RegExp(`<h1>Invoice ${invoice!.number}</h1>`));
-    assert.match(page.body, new RegExp(`<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a></dd>`));
+    assert.match(
+      page.body,
+      new RegExp(`<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a></dd>`),
+    );
     assert.match(page.body, /<dt>Billing period<\/dt><dd>2026-03-01 to 2026-03-31<\/dd>/);
     assert.match(page.body, new RegExp(`<dt>Issue date</dt><dd>${full.issued_date}</dd>`));
     assert.match(page.body, new RegExp(`<dt>Due date</dt><dd>${full.due_date}</dd>`));
     const rows = tableRows(page.body, `Line items of invoice ${invoice!.number}`);
     assert.equal(rows.length, full.line_items.length);
     const checks = rows.find((r) => r.includes("<code>check</code>"))!;
-    assert.match(checks, /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">\$0\.125<\/td><td class="num">\$0\.50<\/td>/);
-    assert.match(rows.find((r) => r.includes("domestic_wire"))!, /<td class="num">3<\/td><td class="num">\$20\.00<\/td><td class="num">\$60\.00<\/td>/);
+    assert.match(
+      checks,
+      /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">\$0\.125<\/td><td class="num">\$0\.50<\/td>/,
+    );
+    assert.match(
+      rows.find((r) => r.includes("domestic_wire"))!,
+      /<td class="num">3<\/td><td class="num">\$20\.00<\/td><td class="num">\$60\.00<\/td>/,
+    );
     assert.match(page.body, /<dt>Subtotal<\/dt><dd>\$60\.50<\/dd>/);
     assert.match(page.body, /<dt>Tax<\/dt><dd>\$0\.00<\/dd>/);
     assert.match(page.body, /<dt>Total<\/dt><dd><strong>\$60\.50<\/strong><\/dd>/);
-    assert.match(page.body, new RegExp(`href="/usage\\?contract=${contract.id}&amp;from=2026-03-01&amp;to=2026-03-31"`));
+    assert.match(
+      page.body,
+      new RegExp(`href="/usage\\?contract=${contract.id}&amp;from=2026-03-01&amp;to=2026-03-31"`),
+    );
   });
 
   it("projects a period from the form and shows the result on the page, storing the projected draft", async () => {
@@ -127,21 +173,43 @@ describeEachEngine("dashboard invoice pages", (t) => {
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
     const [before] = await invoicesOf(t(), key, contract.id);
     assert.equal(before!.total, 20);
-    const res = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    const res = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    });
     assert.equal(res.statusCode, 200, res.body.slice(0, 2000));
-    assert.match(res.body, new RegExp(`<h2 id="projection-result">Projection of ${contract.id} for 2026-03-01 to 2026-03-31</h2>`));
+    assert.match(
+      res.body,
+      new RegExp(`<h2 id="projection-result">Projection of ${contract.id} for 2026-03-01 to 2026-03-31</h2>`),
+    );
     assert.match(res.body, /role="status">The draft invoice was brought up to date\./);
-    assert.match(res.body, new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${before!.number}">${before!.number}</a></dd>`));
-    assert.match(res.body, /<dt>Total<\/dt><dd><strong>\$1,000\.00<\/strong><\/dd>/, "topped up to the monthly minimum");
+    assert.match(
+      res.body,
+      new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${before!.number}">${before!.number}</a></dd>`),
+    );
+    assert.match(
+      res.body,
+      /<dt>Total<\/dt><dd><strong>\$1,000\.00<\/strong><\/dd>/,
+      "topped up to the monthly minimum",
+    );
     const after = await getInvoice(t(), key, before!.number);
     assert.equal(after.total, 1000);
 
-    const april = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" });
+    const april = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-04-01",
+      billing_period_end: "2026-04-30",
+    });
     assert.equal(april.statusCode, 200);
     assert.match(april.body, /role="status">A new draft invoice was created\./);
     assert.equal((await invoicesOf(t(), key, contract.id)).length, 2);
 
-    const again = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    const again = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    });
     assert.equal(again.statusCode, 200, "projecting again is harmless");
     assert.equal((await getInvoice(t(), key, before!.number)).total, 1000);
   });
@@ -152,51 +220,108 @@ describeEachEngine("dashboard invoice pages", (t) => {
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
     const [invoice] = await invoicesOf(t(), key, contract.id);
     const page = await client.get(`/invoices/${invoice!.number}`);
-    assert.match(page.body, /<form method="post" action="\/invoices\/project" class="actions"><input type="hidden" name="_csrf"/);
-    assert.match(page.body, new RegExp(`<input type="hidden" name="contract" value="${contract.id}"><input type="hidden" name="billing_period_start" value="2026-03-01"><input type="hidden" name="billing_period_end" value="2026-03-31">`));
+    assert.match(
+      page.body,
+      /<form method="post" action="\/invoices\/project" class="actions"><input type="hidden" name="_csrf"/,
+    );
+    assert.match(
+      page.body,
+      new RegExp(
+        `<input type="hidden" name="contract" value="${contract.id}"><input type="hidden" name="billing_period_start" value="2026-03-01"><input type="hidden" name="billing_period_end" value="2026-03-31">`,
+      ),
+    );
     assert.match(page.body, /<button type="submit" class="secondary">Project this period again<\/button>/);
   });
 
   it("refuses a period that is not one calendar month, or a missing field, with a 400 form saying why beside the field, and stores nothing", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Bad Period Co");
-    const bad = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" });
+    const bad = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-03-02",
+      billing_period_end: "2026-03-31",
+    });
     assertAlert(bad, 400, /needs your attention/);
-    assert.equal(fieldErrorOf(bad.body, "project-start"), "A period starts on the first day of a month: 2026-03-01 for March 2026.");
+    assert.equal(
+      fieldErrorOf(bad.body, "project-start"),
+      "A period starts on the first day of a month: 2026-03-01 for March 2026.",
+    );
     assert.equal(fieldErrorOf(bad.body, "project-end"), undefined, "the end is right for that month");
     assert.match(bad.body, /<details class="card" open>/);
     assert.match(bad.body, /id="project-start" name="billing_period_start" type="date" required value="2026-03-02"/);
     assert.match(bad.body, new RegExp(`<option value="${contract.id}" selected>`));
-    const badEnd = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-05-31" });
+    const badEnd = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-04-01",
+      billing_period_end: "2026-05-31",
+    });
     assert.equal(badEnd.statusCode, 400);
-    assert.equal(fieldErrorOf(badEnd.body, "project-end"), "A period ends on the last day of the month it starts in: 2026-04-30.");
+    assert.equal(
+      fieldErrorOf(badEnd.body, "project-end"),
+      "A period ends on the last day of the month it starts in: 2026-04-30.",
+    );
     assert.equal(fieldErrorOf(badEnd.body, "project-start"), undefined);
-    const both = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-02", billing_period_end: "2026-05-15" });
+    const both = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-04-02",
+      billing_period_end: "2026-05-15",
+    });
     assert.equal(both.statusCode, 400);
     assert.equal(alertOf(both.body), "2 fields need your attention: see the message beside each.");
-    assert.equal(fieldErrorOf(both.body, "project-start"), "A period starts on the first day of a month: 2026-04-01 for April 2026.");
+    assert.equal(
+      fieldErrorOf(both.body, "project-start"),
+      "A period starts on the first day of a month: 2026-04-01 for April 2026.",
+    );
     assert.equal(fieldErrorOf(both.body, "project-end"), "A period ends on the last day of the month it starts in.");
-    const notADate = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-02-30", billing_period_end: "2026-03-31" });
+    const notADate = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-02-30",
+      billing_period_end: "2026-03-31",
+    });
     assert.equal(notADate.statusCode, 400);
     assert.equal(fieldErrorOf(notADate.body, "project-start"), "Enter a real date, as YYYY-MM-DD.");
-    const missing = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-03-01" });
+    const missing = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-03-01",
+    });
     assert.equal(missing.statusCode, 400);
     assert.equal(fieldErrorOf(missing.body, "project-end"), "This field is required.");
-    const noContract = await client.post("/invoices/project", { billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    const noContract = await client.post("/invoices/project", {
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    });
     assert.equal(noContract.statusCode, 400);
     assert.equal(fieldErrorOf(noContract.body, "project-contract"), "This field is required.");
-    const outside = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-01-01", billing_period_end: "2026-01-31" });
+    const outside = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-01-01",
+      billing_period_end: "2026-01-31",
+    });
     assertAlert(outside, 400, /needs your attention/);
     assert.equal(
       fieldErrorOf(outside.body, "project-start"),
       `This month is outside the contract's term: the contract runs from ${contract.start_date} to ${contract.end_date}. Choose a month within it.`,
     );
-    const lastYear = await client.post("/invoices/project", { contract: contract.id, billing_period_start: "9999-12-01", billing_period_end: "9999-12-31" });
+    const lastYear = await client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "9999-12-01",
+      billing_period_end: "9999-12-31",
+    });
     assertAlert(lastYear, 400, /needs your attention/);
-    assert.equal(fieldErrorOf(lastYear.body, "project-start"), "The billing period must be a month from 1970-01 to 9989-12.");
-    const unknown = await client.post("/invoices/project", { contract: `"><script>alert(1)</script>`, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" });
+    assert.equal(
+      fieldErrorOf(lastYear.body, "project-start"),
+      "The billing period must be a month from 1970-01 to 9989-12.",
+    );
+    const unknown = await client.post("/invoices/project", {
+      contract: `"><script>alert(1)</script>`,
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    });
     assertAlert(unknown, 404, /needs your attention/);
-    assert.equal(fieldErrorOf(unknown.body, "project-contract"), "There is no such contract in your account: choose one from the list.");
+    assert.equal(
+      fieldErrorOf(unknown.body, "project-contract"),
+      "There is no such contract in your account: choose one from the list.",
+    );
     assert.match(unknown.body, /<option value="&quot;&gt;&lt;script&gt;alert\(1\)&lt;\/script&gt;" selected>/);
     assert.doesNotMatch(unknown.body, /<script>alert/);
     assert.deepEqual(await invoicesOf(t(), key, contract.id), []);
@@ -226,18 +351,32 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const list = await other.client.get(`/invoices?contract=${contract.id}`);
     assert.equal(list.statusCode, 200);
     assert.equal(tableRows(list.body, CAPTION).length, 0);
-    const project = await other.client.post("/invoices/project", { contract: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" });
+    const project = await other.client.post("/invoices/project", {
+      contract: contract.id,
+      billing_period_start: "2026-04-01",
+      billing_period_end: "2026-04-30",
+    });
     assert.equal(project.statusCode, 404);
-    assert.equal(fieldErrorOf(project.body, "project-contract"), "There is no such contract in your account: choose one from the list.");
+    assert.equal(
+      fieldErrorOf(project.body, "project-contract"),
+      "There is no such contract in your account: choose one from the list.",
+    );
     assert.equal((await invoicesOf(t(), owner.key, contract.id)).length, 1, "no April draft for the owner");
   });
 
   it("finalizes, pays and voids from the invoice page, each only with its box ticked, and names the customer", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Lifecycle Page Co");
-    await submitAccepted(t(), key, [usageEvent(contract.id), usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" })]);
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id),
+      usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" }),
+    ]);
     const [april, march] = await invoicesOf(t(), key, contract.id);
-    assert.match(tableRows((await client.get("/invoices")).body, CAPTION)[1]!, /<td>Lifecycle Page Co<\/td>/, "the customer's name");
+    assert.match(
+      tableRows((await client.get("/invoices")).body, CAPTION)[1]!,
+      /<td>Lifecycle Page Co<\/td>/,
+      "the customer's name",
+    );
 
     const draftPage = await client.get(`/invoices/${march!.number}`);
     assert.match(draftPage.body, /<h2 id="issue-heading">Issue this invoice<\/h2>/);
@@ -260,13 +399,23 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assertAlert(payUnticked, 400, /needs your attention/);
     assert.equal(fieldErrorOf(payUnticked.body, "confirm-pay"), "Tick this box to confirm: this cannot be undone.");
     assert.equal(fieldErrorOf(payUnticked.body, "confirm-void"), undefined, "only the form sent is blamed");
-    assert.match(payUnticked.body, /id="paid-date" name="paid_date" type="date" min="[^"]+" value="2026-03-15"/, "the date typed is kept");
+    assert.match(
+      payUnticked.body,
+      /id="paid-date" name="paid_date" type="date" min="[^"]+" value="2026-03-15"/,
+      "the date typed is kept",
+    );
     const future = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-16" });
     assertAlert(future, 400, /needs your attention/);
-    assert.equal(fieldErrorOf(future.body, "paid-date"), "This date is in the future: enter the day the payment arrived, 2026-03-15 (today) at the latest.");
+    assert.equal(
+      fieldErrorOf(future.body, "paid-date"),
+      "This date is in the future: enter the day the payment arrived, 2026-03-15 (today) at the latest.",
+    );
     const early = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "2026-03-14" });
     assert.equal(early.statusCode, 400);
-    assert.equal(fieldErrorOf(early.body, "paid-date"), "A payment cannot be dated before the invoice was issued, on 2026-03-15.");
+    assert.equal(
+      fieldErrorOf(early.body, "paid-date"),
+      "A payment cannot be dated before the invoice was issued, on 2026-03-15.",
+    );
     const malformed = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes", paid_date: "16 March" });
     assert.equal(malformed.statusCode, 400);
     assert.equal(fieldErrorOf(malformed.body, "paid-date"), "Enter a real date, as YYYY-MM-DD.");
@@ -275,18 +424,29 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const paid = await client.post(`/invoices/${march!.number}/pay`, { confirm: "yes" });
     assert.equal(paid.headers.location, `/invoices/${march!.number}?done=paid`);
     assert.equal((await getInvoice(t(), key, march!.number)).paid_date, "2026-03-15");
-    assertAlert(await client.post(`/invoices/${march!.number}/void`, { confirm: "yes" }), 409, /paid invoice cannot be voided/);
+    assertAlert(
+      await client.post(`/invoices/${march!.number}/void`, { confirm: "yes" }),
+      409,
+      /paid invoice cannot be voided/,
+    );
 
     assert.equal((await client.post(`/invoices/${april!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
     const voided = await client.post(`/invoices/${april!.number}/void`, { confirm: "yes" });
     assert.equal(voided.headers.location, `/invoices/${april!.number}?done=voided`);
     assert.equal((await getInvoice(t(), key, april!.number)).status, "void");
     const voidPage = await client.get(`/invoices/${april!.number}`);
-    assert.doesNotMatch(voidPage.body, /Mark as paid|Finalize and issue|Void invoice/, "a void invoice offers no action");
+    assert.doesNotMatch(
+      voidPage.body,
+      /Mark as paid|Finalize and issue|Void invoice/,
+      "a void invoice offers no action",
+    );
 
     const other = await dashboardCompany(t);
     assertAlert(await other.client.post(`/invoices/${april!.number}/void`, { confirm: "yes" }), 404, /does not exist/);
-    assert.equal((await other.client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" }, { csrf: null })).statusCode, 403);
+    assert.equal(
+      (await other.client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" }, { csrf: null })).statusCode,
+      403,
+    );
   });
 
   it("downloads an invoice's PDF and usage statement for the signed-in company only", async () => {
@@ -321,7 +481,11 @@ describeEachEngine("dashboard invoice pages", (t) => {
       assert.match(String(res.headers.location), /^\/login/, path);
     }
     for (const verb of ["finalize", "pay", "void"]) {
-      const res = await stranger.post(`/invoices/${invoice!.number}/${verb}`, { confirm: "yes" }, { csrf: "no-session-token" });
+      const res = await stranger.post(
+        `/invoices/${invoice!.number}/${verb}`,
+        { confirm: "yes" },
+        { csrf: "no-session-token" },
+      );
       assert.ok([303, 403].includes(res.statusCode), `${verb}: ${res.statusCode}`);
     }
     assert.equal((await getInvoice(t(), key, invoice!.number)).status, "draft");
@@ -334,7 +498,11 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const [invoice] = await invoicesOf(t(), key, contract.id);
     assert.equal((await client.post(`/invoices/${invoice!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
     for (const verb of ["pay", "void"]) {
-      assert.equal((await client.post(`/invoices/${invoice!.number}/${verb}`, { confirm: "yes" }, { csrf: null })).statusCode, 403, verb);
+      assert.equal(
+        (await client.post(`/invoices/${invoice!.number}/${verb}`, { confirm: "yes" }, { csrf: null })).statusCode,
+        403,
+        verb,
+      );
     }
     assert.equal((await getInvoice(t(), key, invoice!.number)).status, "issued");
   });

@@ -49,7 +49,19 @@ describeEachEngine("dashboard: unknown URLs", (t) => {
   });
 
   it("keeps the JSON 404 for the API, MCP, OAuth and service paths, even for a browser", async () => {
-    for (const url of ["/v1/nope", "/v1/billing/nope", "/admin/v1/nope", "/mcp/nope", "/oauth/nope", "/.well-known/nope", "/authorize/nope", "/token/x", "/metrics/x", "/healthz/x", "/docs/x"]) {
+    for (const url of [
+      "/v1/nope",
+      "/v1/billing/nope",
+      "/admin/v1/nope",
+      "/mcp/nope",
+      "/oauth/nope",
+      "/.well-known/nope",
+      "/authorize/nope",
+      "/token/x",
+      "/metrics/x",
+      "/healthz/x",
+      "/docs/x",
+    ]) {
       assertJsonNotFound(await browserGet(t(), url), url);
     }
   });

@@ -25,7 +25,11 @@ describeEachEngine(
       assert.match(page.body, /&lt;b&gt;New&lt;\/b&gt; &amp; &quot;Co&quot;/);
       assert.doesNotMatch(page.body, /<b>New<\/b>/);
       assert.match(page.body, /<h2 id="get-started">Get started<\/h2>/);
-      assert.match(page.body, /<li><span class="badge ok">done<\/span> <a href="\/settings\/api-keys">Create an API key<\/a>/, "the key made by the test counts");
+      assert.match(
+        page.body,
+        /<li><span class="badge ok">done<\/span> <a href="\/settings\/api-keys">Create an API key<\/a>/,
+        "the key made by the test counts",
+      );
       assert.match(page.body, /<li><span class="badge">to do<\/span> <a href="\/customers">Create a customer<\/a>/);
       assert.match(page.body, /Send usage with <code>POST \/v1\/billing\/usage<\/code>/);
       assert.match(page.body, /Nothing billed in March 2026 yet/);
@@ -56,7 +60,10 @@ describeEachEngine(
       assert.match(rowA, new RegExp(`<a href="/invoices/${marchA.number}">${marchA.number}</a>`));
       assert.match(rowA, /<td class="num">\$40\.00<\/td><td>USD<\/td>/);
       assert.match(rows.find((r) => r.includes(b.id))!, new RegExp(`${marchB.number}[\\s\\S]*\\$30\\.00`));
-      assert.match(page.body, /<h3>Total per currency<\/h3>\s*<ul class="totals"><li><strong>\$70\.00<\/strong> <span class="hint">over 2 invoices<\/span><\/li><\/ul>/);
+      assert.match(
+        page.body,
+        /<h3>Total per currency<\/h3>\s*<ul class="totals"><li><strong>\$70\.00<\/strong> <span class="hint">over 2 invoices<\/span><\/li><\/ul>/,
+      );
       assert.doesNotMatch(page.body, /id="get-started"/, "no get-started steps once something is billed");
     });
 
@@ -71,8 +78,12 @@ describeEachEngine(
       const page = await client.get("/");
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<h2 id="events-per-day">Events per day, last 30 days<\/h2>/);
-      const summary = "Bar chart of usage events per day from 2026-02-14 to 2026-03-15: 2 events in total, at most 2 events on 2026-03-15.";
-      assert.ok(page.body.includes(`<svg viewBox="0 0 620 200" role="img" aria-label="${summary}"`), "an image with a summary for screen readers");
+      const summary =
+        "Bar chart of usage events per day from 2026-02-14 to 2026-03-15: 2 events in total, at most 2 events on 2026-03-15.";
+      assert.ok(
+        page.body.includes(`<svg viewBox="0 0 620 200" role="img" aria-label="${summary}"`),
+        "an image with a summary for screen readers",
+      );
       assert.ok(page.body.includes(`<title>${summary}</title>`));
       assert.equal((page.body.match(/<rect class="bar" /g) ?? []).length, 30, "one bar per day");
       assert.match(page.body, /<title>2026-03-15: 2 events<\/title>/);
@@ -88,7 +99,13 @@ describeEachEngine(
     it("lists the five latest invoices, newest first", async () => {
       const { client, key } = await dashboardCompany(t);
       const contract = await sampleContract(t, key, "Latest Co");
-      await submitAccepted(t(), key, ["03", "04", "05", "06", "07", "08"].map((m) => usageEvent(contract.id, { timestamp: `2026-${m}-20T00:00:00.000Z` })));
+      await submitAccepted(
+        t(),
+        key,
+        ["03", "04", "05", "06", "07", "08"].map((m) =>
+          usageEvent(contract.id, { timestamp: `2026-${m}-20T00:00:00.000Z` }),
+        ),
+      );
       const invoices = await invoicesOf(t(), key, contract.id);
       assert.equal(invoices.length, 6);
       const page = await client.get("/");
@@ -104,16 +121,31 @@ describeEachEngine(
       const { client, key } = await dashboardCompany(t);
       const port = await closedPort();
       const endpoint = await createEndpoint(t(), key, { url: `http://127.0.0.1:${port}/hook?a=1&b=<x>` });
-      const sent = await t().call({ method: "POST", url: `/v1/webhook-endpoints/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+      const sent = await t().call({
+        method: "POST",
+        url: `/v1/webhook-endpoints/${endpoint.id}/test`,
+        key,
+        payload: { type: "customer.created" },
+      });
       assert.equal(sent.statusCode, 200, sent.body);
-      const deliveries = (await t().call({ method: "GET", url: `/v1/webhook-endpoints/${endpoint.id}/deliveries`, key })).json().data;
+      const deliveries = (
+        await t().call({ method: "GET", url: `/v1/webhook-endpoints/${endpoint.id}/deliveries`, key })
+      ).json().data;
       const delivery = deliveries[0];
       assert.equal(delivery.status, "failed");
       const page = await client.get("/");
       const rows = tableRows(page.body, "Failed webhook deliveries, newest first");
       assert.equal(rows.length, 1);
-      assert.match(rows[0]!, new RegExp(`<a href="/webhooks/${endpoint.id}/deliveries/${delivery.id}"><code>customer\\.created</code></a>`));
-      assert.ok(rows[0]!.includes(`<a href="/webhooks/${endpoint.id}"><code>${endpoint.url.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")}</code></a>`), rows[0]);
+      assert.match(
+        rows[0]!,
+        new RegExp(`<a href="/webhooks/${endpoint.id}/deliveries/${delivery.id}"><code>customer\\.created</code></a>`),
+      );
+      assert.ok(
+        rows[0]!.includes(
+          `<a href="/webhooks/${endpoint.id}"><code>${endpoint.url.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")}</code></a>`,
+        ),
+        rows[0],
+      );
       assert.match(rows[0]!, /class="badge bad">failed</);
       assert.doesNotMatch(page.body, /b=<x>/);
     });

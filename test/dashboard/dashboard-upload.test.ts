@@ -2,10 +2,21 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { createCustomer, getPricing, type Contract } from "../support/api.js";
-import { alertOf, dashboardCompany, fieldErrorOf, formValuesIn, type DashboardClient } from "../support/dashboard-client.js";
+import {
+  alertOf,
+  dashboardCompany,
+  fieldErrorOf,
+  formValuesIn,
+  type DashboardClient,
+} from "../support/dashboard-client.js";
 import { assertServedAsUpload, bombPdf, generatedAgreement, plainPdf } from "../support/uploads.js";
 
-const file = (value: Buffer, filename = "signed.pdf", type = "application/pdf") => ({ name: "file", value, filename, type });
+const file = (value: Buffer, filename = "signed.pdf", type = "application/pdf") => ({
+  name: "file",
+  value,
+  filename,
+  type,
+});
 
 /** Uploads a PDF on step one; returns the review page's path. */
 async function stage(client: DashboardClient, pdf: Buffer): Promise<string> {
@@ -44,13 +55,21 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     assert.equal(shown.minimum, "1000.00");
     assert.equal(shown.subscription, "99.00");
     assert.equal(shown.subscription_name, "Platform fee");
-    assert.deepEqual([shown.usage_metric_0, shown.usage_name_0, shown.usage_amount_0, shown.usage_rate_0, shown.usage_cap_0], ["sepa_transfer", "SEPA transfer", "0.25", "", "500.00"]);
-    assert.deepEqual([shown.usage_metric_1, shown.usage_name_1, shown.usage_amount_1, shown.usage_rate_1], ["card_payment", "Card payments", "", "0.029"]);
+    assert.deepEqual(
+      [shown.usage_metric_0, shown.usage_name_0, shown.usage_amount_0, shown.usage_rate_0, shown.usage_cap_0],
+      ["sepa_transfer", "SEPA transfer", "0.25", "", "500.00"],
+    );
+    assert.deepEqual(
+      [shown.usage_metric_1, shown.usage_name_1, shown.usage_amount_1, shown.usage_rate_1],
+      ["card_payment", "Card payments", "", "0.029"],
+    );
 
     const saved = await client.post(action, shown);
     assert.equal(saved.statusCode, 303, saved.body.slice(0, 1500));
     assert.equal(saved.headers.location, "/contracts/acme-eu-2026?done=uploaded");
-    const contract = (await t().call({ method: "GET", url: "/v1/billing/contracts/acme-eu-2026", key })).json() as Contract;
+    const contract = (
+      await t().call({ method: "GET", url: "/v1/billing/contracts/acme-eu-2026", key })
+    ).json() as Contract;
     assert.equal(contract.sample, false);
     assert.equal(contract.customer_name, "Acme Europe GmbH");
     assert.deepEqual(contract.metrics, ["sepa_transfer", "card_payment"]);
@@ -97,7 +116,9 @@ describeEachEngine("dashboard: upload a contract", (t) => {
       usage_amount_0: "0.0025",
     });
     assert.equal(saved.statusCode, 303, saved.body.slice(0, 1500));
-    const contract = (await t().call({ method: "GET", url: "/v1/billing/contracts/globex-2026", key })).json() as Contract;
+    const contract = (
+      await t().call({ method: "GET", url: "/v1/billing/contracts/globex-2026", key })
+    ).json() as Contract;
     assert.equal(contract.customer_id, customer.id);
     assert.equal(contract.currency, "USD");
     assert.equal(contract.end_date, null);
@@ -130,27 +151,61 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     assert.equal(fieldErrorOf(refused.body, "upload-start-date"), undefined);
     assert.match(refused.body, /id="upload-minimum"[^>]*value="1,000"/, "what was typed comes back");
 
-    const badRules = await client.post(action, { ...base, customer_name: "Initech Europe", contract_id: "initech-eu", start_date: "2026-05-01", currency: "USD", minimum: "1,000", usage_metric_0: "wires", usage_amount_1: "5" });
+    const badRules = await client.post(action, {
+      ...base,
+      customer_name: "Initech Europe",
+      contract_id: "initech-eu",
+      start_date: "2026-05-01",
+      currency: "USD",
+      minimum: "1,000",
+      usage_metric_0: "wires",
+      usage_amount_1: "5",
+    });
     assert.equal(badRules.statusCode, 400);
-    assert.equal(fieldErrorOf(badRules.body, "upload-minimum"), "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).");
-    assert.equal(fieldErrorOf(badRules.body, "upload-usage-amount-0"), "Enter a price per unit (or a rate, for a percentage price).");
+    assert.equal(
+      fieldErrorOf(badRules.body, "upload-minimum"),
+      "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",
+    );
+    assert.equal(
+      fieldErrorOf(badRules.body, "upload-usage-amount-0"),
+      "Enter a price per unit (or a rate, for a percentage price).",
+    );
     assert.equal(fieldErrorOf(badRules.body, "upload-usage-metric-1"), "Enter the metric: the name usage events send.");
 
-    const taken = await client.post(action, { ...base, customer_name: "Initech again", customer_external_id: "initech", contract_id: "initech-eu", start_date: "2026-05-01", currency: "USD" });
+    const taken = await client.post(action, {
+      ...base,
+      customer_name: "Initech again",
+      customer_external_id: "initech",
+      contract_id: "initech-eu",
+      start_date: "2026-05-01",
+      currency: "USD",
+    });
     assert.equal(taken.statusCode, 409);
-    assert.equal(fieldErrorOf(taken.body, "upload-customer-external-id"), "Initech already has this external id: choose that customer under “An existing customer”, or give a different id.");
+    assert.equal(
+      fieldErrorOf(taken.body, "upload-customer-external-id"),
+      "Initech already has this external id: choose that customer under “An existing customer”, or give a different id.",
+    );
     assert.deepEqual(await counts(t, key), before);
   });
 
   it("refuses a file that is not a readable, unencrypted PDF beside the file field, and a form without its token", async () => {
     const { client } = await dashboardCompany(t);
-    const documents = async () => (await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM contract_documents")).rows[0]!.n;
+    const documents = async () =>
+      (await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM contract_documents")).rows[0]!.n;
     const before = await documents();
     const cases: Array<[Buffer, number, RegExp]> = [
       [Buffer.from("just text"), 415, /^The file is not a PDF/],
       [Buffer.alloc(0), 400, /^The file is empty/],
-      [await plainPdf(["x"], { userPassword: "pw", ownerPassword: "pw2" }), 400, /^The PDF is encrypted or password-protected/],
-      [bombPdf(1024 * 1024 * 1024, { into: "page" }), 400, /^The PDF unpacks into more than the service reads for one file/],
+      [
+        await plainPdf(["x"], { userPassword: "pw", ownerPassword: "pw2" }),
+        400,
+        /^The PDF is encrypted or password-protected/,
+      ],
+      [
+        bombPdf(1024 * 1024 * 1024, { into: "page" }),
+        400,
+        /^The PDF unpacks into more than the service reads for one file/,
+      ],
     ];
     for (const [bytes, status, message] of cases) {
       const res = await client.postMultipart("/upload-contract", [file(bytes)]);
@@ -172,7 +227,10 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const first = await Promise.race(uploads);
     assert.equal(first.statusCode, 429, first.body.slice(0, 800));
     assert.equal(first.headers["retry-after"], "5");
-    assert.equal(fieldErrorOf(first.body, "upload-file"), "Your company already has 2 uploaded files being checked; try this upload again in 5 seconds");
+    assert.equal(
+      fieldErrorOf(first.body, "upload-file"),
+      "Your company already has 2 uploaded files being checked; try this upload again in 5 seconds",
+    );
     const results = await Promise.all(uploads);
     assert.deepEqual(results.map((res) => res.statusCode).sort(), [400, 400, 429]);
   });
@@ -182,8 +240,15 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const review = await client.get(await stage(client, await generatedAgreement()));
     const action = /action="(\/upload-contract\/[0-9a-f-]{36})"/.exec(review.body)![1]!;
     const shown = formValuesIn(review.body, action);
-    const [first, second] = await Promise.all([client.post(action, { ...shown, contract_id: "race-a" }), client.post(action, { ...shown, contract_id: "race-b" })]);
-    assert.deepEqual([first.statusCode, second.statusCode], [303, 303], `${first.body.slice(0, 300)} ${second.body.slice(0, 300)}`);
+    const [first, second] = await Promise.all([
+      client.post(action, { ...shown, contract_id: "race-a" }),
+      client.post(action, { ...shown, contract_id: "race-b" }),
+    ]);
+    assert.deepEqual(
+      [first.statusCode, second.statusCode],
+      [303, 303],
+      `${first.body.slice(0, 300)} ${second.body.slice(0, 300)}`,
+    );
     assert.deepEqual(await counts(t, key), { contracts: 1, customers: 1 });
   });
 
@@ -203,7 +268,12 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const path = await stage(theirs.client, await plainPdf());
     assert.equal((await mine.client.get(path)).statusCode, 404);
     assert.equal((await mine.client.get(`${path}/file.pdf`)).statusCode, 404);
-    const post = await mine.client.post(path, { contract_id: "stolen", currency: "USD", start_date: "2026-01-01", customer_name: "X" });
+    const post = await mine.client.post(path, {
+      contract_id: "stolen",
+      currency: "USD",
+      start_date: "2026-01-01",
+      customer_name: "X",
+    });
     assert.equal(post.statusCode, 404);
     assert.equal((await mine.client.get("/upload-contract/not-a-uuid")).statusCode, 404);
     assert.equal((await counts(t, mine.key)).contracts, 0);

@@ -17,7 +17,11 @@ describeEachEngine("dashboard usage pages", (t) => {
     const contract = await sampleContract(t, key, "Usage List Co");
     await submitAccepted(t(), key, [
       usageEvent(contract.id, { event_id: "evt-first", quantity: 2 }),
-      usageEvent(contract.id, { event_id: `<img src=x onerror="alert(1)">&'`, metric: "international_wire", timestamp: "2026-03-21T08:30:00.000Z" }),
+      usageEvent(contract.id, {
+        event_id: `<img src=x onerror="alert(1)">&'`,
+        metric: "international_wire",
+        timestamp: "2026-03-21T08:30:00.000Z",
+      }),
     ]);
     const page = await client.get("/usage");
     assert.equal(page.statusCode, 200);
@@ -62,13 +66,19 @@ describeEachEngine("dashboard usage pages", (t) => {
     const ids = async (query: string) => {
       const page = await client.get(`/usage?${query}`);
       assert.equal(page.statusCode, 200, page.body.slice(0, 1000));
-      return tableRows(page.body, CAPTION).map((row) => /href="\/usage\/([^"]+)"/.exec(row)![1]).sort();
+      return tableRows(page.body, CAPTION)
+        .map((row) => /href="\/usage\/([^"]+)"/.exec(row)![1])
+        .sort();
     };
     assert.deepEqual(await ids(`contract=${a.id}`), ["a-dom-april", "a-dom-march", "a-intl-march"]);
     assert.deepEqual(await ids(`contract=${a.id}&metric=domestic_wire`), ["a-dom-april", "a-dom-march"]);
     assert.deepEqual(await ids(`contract=${a.id}&from=2026-04-01&to=2026-04-30`), ["a-dom-april"]);
     assert.deepEqual(await ids("status=accepted"), []);
-    assert.deepEqual(await ids("contract=&metric=&status=rated&from=&to=").then((list) => list.length), 4, "blank fields are no filter");
+    assert.deepEqual(
+      await ids("contract=&metric=&status=rated&from=&to=").then((list) => list.length),
+      4,
+      "blank fields are no filter",
+    );
     const page = await client.get(`/usage?contract=${b.id}&metric=domestic_wire`);
     assert.match(page.body, new RegExp(`<option value="${b.id}" selected>`));
     assert.match(page.body, /id="usage-metric" name="metric" type="text" maxlength="100" value="domestic_wire"/);
@@ -81,7 +91,11 @@ describeEachEngine("dashboard usage pages", (t) => {
   it("pages through events with a next-page link that keeps the filters", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Pager Co");
-    await submitAccepted(t(), key, Array.from({ length: 30 }, (_, i) => usageEvent(contract.id, { event_id: `page-${String(i).padStart(2, "0")}` })));
+    await submitAccepted(
+      t(),
+      key,
+      Array.from({ length: 30 }, (_, i) => usageEvent(contract.id, { event_id: `page-${String(i).padStart(2, "0")}` })),
+    );
     const first = await client.get(`/usage?contract=${contract.id}`);
     const firstRows = tableRows(first.body, CAPTION);
     assert.equal(firstRows.length, 25);
@@ -116,14 +130,21 @@ describeEachEngine("dashboard usage pages", (t) => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Reversed Range Co");
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
-    for (const [from, to] of [["2026-05-01", "2026-03-01"], ["2026-03-20", "2026-03-10"]]) {
+    for (const [from, to] of [
+      ["2026-05-01", "2026-03-01"],
+      ["2026-03-20", "2026-03-10"],
+    ]) {
       const page = await client.get(`/usage?contract=${contract.id}&from=${from}&to=${to}`);
       assertAlert(page, 400, /^One field needs your attention: see the message beside it\.$/);
       assert.equal(fieldErrorOf(page.body, "usage-from"), "'From' must be on or before 'To'.");
       assert.equal(fieldErrorOf(page.body, "usage-to"), undefined);
       assert.equal(tableRows(page.body, CAPTION).length, 0);
       assert.doesNotMatch(page.body, /No usage events match these filters/);
-      assert.match(page.body, new RegExp(`id="usage-from" name="from" type="date" value="${from}"`), "what was typed is shown back");
+      assert.match(
+        page.body,
+        new RegExp(`id="usage-from" name="from" type="date" value="${from}"`),
+        "what was typed is shown back",
+      );
       assert.match(page.body, new RegExp(`id="usage-to" name="to" type="date" value="${to}"`));
     }
     const sameDay = await client.get(`/usage?from=2026-03-10&to=2026-03-10`);
@@ -134,16 +155,28 @@ describeEachEngine("dashboard usage pages", (t) => {
   it("shows an event with everything the API shows and the rule and rate that priced it", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Detail <b>Co</b>");
-    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "detail/1?x#y", quantity: 3, counterparty: "<bank>", timestamp: MARCH })]);
-    const api = (await t().call({ method: "GET", url: `/v1/billing/usage/${encodeURIComponent("detail/1?x#y")}`, key })).json();
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { event_id: "detail/1?x#y", quantity: 3, counterparty: "<bank>", timestamp: MARCH }),
+    ]);
+    const api = (
+      await t().call({ method: "GET", url: `/v1/billing/usage/${encodeURIComponent("detail/1?x#y")}`, key })
+    ).json();
     const page = await client.get(`/usage/${encodeURIComponent("detail/1?x#y")}`);
     assert.equal(page.statusCode, 200, page.body.slice(0, 1000));
     assert.match(page.body, /<h1>Usage event detail\/1\?x#y<\/h1>/);
-    assert.match(page.body, new RegExp(`<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a> <span class="hint">\\(Detail &lt;b&gt;Co&lt;/b&gt;\\)</span>`));
+    assert.match(
+      page.body,
+      new RegExp(
+        `<dt>Contract</dt><dd><a href="/contracts/${contract.id}">${contract.id}</a> <span class="hint">\\(Detail &lt;b&gt;Co&lt;/b&gt;\\)</span>`,
+      ),
+    );
     assert.match(page.body, /<dt>Quantity<\/dt><dd>3<\/dd>/);
     assert.match(page.body, /<dt>Counterparty<\/dt><dd>&lt;bank&gt;<\/dd>/);
     assert.match(page.body, /<dt>Amount<\/dt><dd>\$60\.00<\/dd>/);
-    assert.match(page.body, new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${api.invoice_number}">${api.invoice_number}</a>`));
+    assert.match(
+      page.body,
+      new RegExp(`<dt>Invoice</dt><dd><a href="/invoices/${api.invoice_number}">${api.invoice_number}</a>`),
+    );
     assert.match(page.body, /<dt>Service period<\/dt><dd>2026-03-01 to 2026-03-31<\/dd>/);
     assert.match(page.body, /<dt>Timestamp<\/dt><dd><time datetime="2026-03-20T10:00:00.000Z">/);
     assert.match(page.body, new RegExp(`<dt>Received</dt><dd><time datetime="${api.ingested_at}">`));
@@ -176,7 +209,10 @@ describeEachEngine("dashboard usage pages", (t) => {
     await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "after-change" })]);
     const before = await client.get("/usage/before-change");
     assert.match(before.body, /<dt>Rule<\/dt><dd>Domestic wire <code>/);
-    assert.match(before.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the contract is now at version 2\)<\/span>/);
+    assert.match(
+      before.body,
+      /<dt>Program version<\/dt><dd>1 <span class="hint">\(the contract is now at version 2\)<\/span>/,
+    );
     assert.match(before.body, /<dt>Rate applied<\/dt><dd>\$20\.00 per unit<\/dd>/);
     const after = await client.get("/usage/after-change");
     assert.match(after.body, /<dt>Rule<\/dt><dd>Domestic wire, new price <code>/);

@@ -18,7 +18,8 @@ const CHOOSE_EVENT = "Choose one of customer.created, contract.created.";
 /** What a refusal that BILLING_WEBHOOK_ALLOW_PRIVATE would lift adds: how to allow local development. */
 const ALLOW_LOCAL =
   "For local development, whoever runs this billing service can allow http:// and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true (never in production: it lets the service send requests into its own network).";
-const NOT_PUBLIC = (address: string) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`;
+const NOT_PUBLIC = (address: string) =>
+  `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`;
 
 /** A signed-up company: its dashboard client and an API key made on its Settings page. */
 async function company(t: () => TestApp) {
@@ -41,7 +42,12 @@ async function apiEndpoint(t: () => TestApp, key: string, id: string): Promise<L
 }
 
 /** Adds an endpoint through the form; returns its id (read back through the API) and the secret shown. */
-async function addEndpoint(t: () => TestApp, client: DashboardClient, key: string, fields: Record<string, string | string[]>) {
+async function addEndpoint(
+  t: () => TestApp,
+  client: DashboardClient,
+  key: string,
+  fields: Record<string, string | string[]>,
+) {
   const before = new Set((await apiEndpoints(t, key)).map((e) => e.id));
   const res = await client.post("/webhooks", fields);
   assert.equal(res.statusCode, 200, res.body.slice(0, 2000));
@@ -81,7 +87,11 @@ describeEachEngine(
     it("adds an endpoint and shows its signing secret once, in the answer to the form and never on a later page", async () => {
       const { client, key } = await company(t);
       const receiver = await receivers.start();
-      const { id, secret, page } = await addEndpoint(t, client, key, { url: receiver.url, description: "<b>Ops</b> & co", events: ["customer.created"] });
+      const { id, secret, page } = await addEndpoint(t, client, key, {
+        url: receiver.url,
+        description: "<b>Ops</b> & co",
+        events: ["customer.created"],
+      });
       assert.match(secret, /^whsec_/);
       assert.match(page.body, /data-copy="endpoint-secret"/);
       assert.match(page.body, new RegExp(`href="/webhooks/${id}"`));
@@ -90,7 +100,12 @@ describeEachEngine(
       const stored = await apiEndpoint(t, key, id);
       assert.equal(stored.statusCode, 200);
       assert.deepEqual(
-        { url: stored.json().url, description: stored.json().description, events: stored.json().events, status: stored.json().status },
+        {
+          url: stored.json().url,
+          description: stored.json().description,
+          events: stored.json().events,
+          status: stored.json().status,
+        },
         { url: receiver.url, description: "<b>Ops</b> & co", events: ["customer.created"], status: "enabled" },
       );
 
@@ -120,7 +135,11 @@ describeEachEngine(
 
     it("refuses an unknown event type, a missing URL or a long description with a 400 page that says so beside the field, keeps the values, and stores nothing", async () => {
       const { client, key } = await company(t);
-      const unknown = await client.post("/webhooks", { url: "https://8.8.8.8/hook", description: "kept <i>", events: ["invoice.paid"] });
+      const unknown = await client.post("/webhooks", {
+        url: "https://8.8.8.8/hook",
+        description: "kept <i>",
+        events: ["invoice.paid"],
+      });
       assertAlert(unknown, 400, /needs your attention/);
       assert.equal(fieldErrorOf(unknown.body, "endpoint-events"), CHOOSE_EVENT);
       assert.equal(fieldErrorOf(unknown.body, "endpoint-url"), undefined);
@@ -145,7 +164,12 @@ describeEachEngine(
       assert.match(form.body, /<label for="edit-url">/);
       assert.match(form.body, /value="https:\/\/8\.8\.8\.8\/old"/);
 
-      const saved = await client.post(`/webhooks/${id}`, { url: "https://8.8.4.4/new", description: "", events: ["contract.created"], enabled: "false" });
+      const saved = await client.post(`/webhooks/${id}`, {
+        url: "https://8.8.4.4/new",
+        description: "",
+        events: ["contract.created"],
+        enabled: "false",
+      });
       assert.equal(saved.statusCode, 303);
       assert.equal(saved.headers.location, `/webhooks/${id}?done=updated`);
       const stored = (await apiEndpoint(t, key, id)).json();
@@ -163,7 +187,11 @@ describeEachEngine(
     it("refuses an edit with an unknown event type with a 400 page and changes nothing", async () => {
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/keep", events: ["customer.created"] });
-      const res = await client.post(`/webhooks/${id}`, { url: "https://8.8.8.8/changed", events: ["nope.happened"], enabled: "true" });
+      const res = await client.post(`/webhooks/${id}`, {
+        url: "https://8.8.8.8/changed",
+        events: ["nope.happened"],
+        enabled: "true",
+      });
       assertAlert(res, 400, /needs your attention/);
       assert.equal(fieldErrorOf(res.body, "edit-events"), CHOOSE_EVENT);
       assert.match(res.body, /value="https:\/\/8\.8\.8\.8\/changed"/);
@@ -294,7 +322,10 @@ describeEachEngine(
       assertAlert(after, 200, /Event sent again, but the receiver did not accept it: receiver answered 503/);
       assert.match(after.body, /<dt>Attempts<\/dt><dd>2<\/dd>/);
       const [again] = await listDeliveries(t(), key, id);
-      assert.deepEqual({ attempts: again!.attempts, status: again!.status, code: again!.last_status_code }, { attempts: 2, status: "failed", code: 503 });
+      assert.deepEqual(
+        { attempts: again!.attempts, status: again!.status, code: again!.last_status_code },
+        { attempts: 2, status: "failed", code: 503 },
+      );
 
       receiver.answerWith(200);
       const ok = await client.post(`/webhooks/${id}/deliveries/${delivery!.id}/resend`);
@@ -410,7 +441,10 @@ describeEachEngine(
       }
       const endpoints = await apiEndpoints(t, key);
       assert.equal(endpoints.length, 1);
-      assert.deepEqual({ url: endpoints[0]!.url, status: endpoints[0]!.status }, { url: receiver.url, status: "enabled" });
+      assert.deepEqual(
+        { url: endpoints[0]!.url, status: endpoints[0]!.status },
+        { url: receiver.url, status: "enabled" },
+      );
       assert.equal(receiver.requests.length, 0);
     });
 
@@ -446,14 +480,23 @@ describeEachEngine("dashboard webhook pages under the production address policy"
   it("says in plain words beside the URL why any other address is refused", async () => {
     const { client, key } = await company(t);
     const cases: [string, string][] = [
-      ["https://user:secret@8.8.8.8/hook", "Remove the user name and password from the address; your receiver checks each delivery's signature instead."],
+      [
+        "https://user:secret@8.8.8.8/hook",
+        "Remove the user name and password from the address; your receiver checks each delivery's signature instead.",
+      ],
       ["https://8.8.8.8/a b", "Remove the spaces (or other invisible characters) from the address."],
       ["nonsense", "Enter a full address such as https://example.com/webhooks."],
       ["https://8.8.8.8:0/hook", "Use a port between 1 and 65535, or leave the port out."],
-      ["https://localhost/hook", `This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`],
+      [
+        "https://localhost/hook",
+        `This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it. ${ALLOW_LOCAL}`,
+      ],
       ["ftp://8.8.8.8/hook", "Use an address that starts with https://."],
       // .invalid never resolves (RFC 6761).
-      ["https://no-such-host.invalid/hook", "No server was found under this host name: check the spelling of the address."],
+      [
+        "https://no-such-host.invalid/hook",
+        "No server was found under this host name: check the spelling of the address.",
+      ],
       [`https://8.8.8.8/${"a".repeat(2048)}`, "Too long: at most 2048 characters."],
     ];
     for (const [url, message] of cases) {

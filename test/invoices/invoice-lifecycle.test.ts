@@ -32,7 +32,12 @@ const MARCH_1 = new Date("2026-03-01T08:00:00.000Z");
 const TODAY = new Date("2026-04-06T09:30:00.000Z");
 
 const action = (t: TestApp, key: string, number: string, verb: "finalize" | "pay" | "void", payload?: object) =>
-  t.call({ method: "POST", url: `${INVOICES}/${encodeURIComponent(number)}/${verb}`, key, ...(payload === undefined ? {} : { payload }) });
+  t.call({
+    method: "POST",
+    url: `${INVOICES}/${encodeURIComponent(number)}/${verb}`,
+    key,
+    ...(payload === undefined ? {} : { payload }),
+  });
 
 /** A company whose customer pays Net 15, with a sample contract and March usage on its draft. */
 async function companyWithDraft(t: TestApp) {
@@ -40,7 +45,10 @@ async function companyWithDraft(t: TestApp) {
   const { key, companyId } = await t.newCompany();
   const customer = await createCustomer(t, key, { name: "Lifecycle Ltd", payment_terms_days: 15 });
   const contract = await createSampleContract(t, key, customer.id);
-  await submitAccepted(t, key, [usageEvent(contract.id, { quantity: 3 }), usageEvent(contract.id, { metric: "international_wire" })]);
+  await submitAccepted(t, key, [
+    usageEvent(contract.id, { quantity: 3 }),
+    usageEvent(contract.id, { metric: "international_wire" }),
+  ]);
   const draft = await invoiceFor(t, key, contract.id);
   t.clock.set(TODAY);
   return { key, companyId, contract, number: draft.number };
@@ -74,8 +82,14 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     );
     assert.equal(invoice.total, 1000);
     assert.deepEqual(await getInvoice(t(), key, number), invoice, "GET answers what finalize answered");
-    const listed = (await t().call({ method: "GET", url: `${INVOICES}?contract=${contract.id}&status=issued`, key })).json().data;
-    assert.deepEqual(listed.map((i: { number: string }) => i.number), [number], "listed under status=issued");
+    const listed = (
+      await t().call({ method: "GET", url: `${INVOICES}?contract=${contract.id}&status=issued`, key })
+    ).json().data;
+    assert.deepEqual(
+      listed.map((i: { number: string }) => i.number),
+      [number],
+      "listed under status=issued",
+    );
   });
 
   it("answers a finalized invoice unchanged when it is finalized again", async () => {
@@ -112,7 +126,13 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     const { key, number } = await issued(t());
     expectError(await action(t(), key, number, "pay", { paid_date: "2026-04-05" }), 400, "paid_date_before_issue");
     expectError(await action(t(), key, number, "pay", { paid_date: "2026-04-07" }), 400, "paid_date_in_future");
-    for (const bad of [{ paid_date: "2026-02-30" }, { paid_date: "6 April" }, { paid_date: 20260406 }, { paid: "2026-04-06" }, []]) {
+    for (const bad of [
+      { paid_date: "2026-02-30" },
+      { paid_date: "6 April" },
+      { paid_date: 20260406 },
+      { paid: "2026-04-06" },
+      [],
+    ]) {
       expectError(await action(t(), key, number, "pay", bad), 400);
     }
     assert.equal((await getInvoice(t(), key, number)).status, "issued");
@@ -158,7 +178,11 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     }
     for (const path of ["finalize", "pay", "void", "pdf", "usage.csv"]) {
       const method = path.includes(".") || path === "pdf" ? "GET" : "POST";
-      expectError(await t().call({ method, url: `${INVOICES}/${"X".repeat(65)}/${path}`, key: mine.key }), 400, "invalid_request");
+      expectError(
+        await t().call({ method, url: `${INVOICES}/${"X".repeat(65)}/${path}`, key: mine.key }),
+        400,
+        "invalid_request",
+      );
     }
     const reader = await keyWithScopes(t(), mine.companyId, ["invoices:read"]);
     expectError(await action(t(), reader, mine.number, "finalize"), 403);
@@ -177,13 +201,21 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     assert.equal(result.events[1]!.status, "accepted", "another month's event of the same request is stored");
     expectError(await t().call({ method: "GET", url: `${USAGE}/${late.event_id}`, key }), 404);
     assert.deepEqual(await getInvoice(t(), key, number), before);
-    assert.equal((await invoiceFor(t(), key, contract.id, "2026-04-01")).line_items.length, 1, "April has its own draft");
+    assert.equal(
+      (await invoiceFor(t(), key, contract.id, "2026-04-01")).line_items.length,
+      1,
+      "April has its own draft",
+    );
     expectError(
       await t().call({
         method: "POST",
         url: `${INVOICES}/project`,
         key,
-        payload: { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+        payload: {
+          external_contract_id: contract.id,
+          billing_period_start: "2026-03-01",
+          billing_period_end: "2026-03-31",
+        },
       }),
       409,
       "invoice_is_issued",
@@ -216,7 +248,9 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
 
   it("lets exactly one of concurrent pay and void win; concurrent finalizes all answer the one issued invoice", async () => {
     const draft = await companyWithDraft(t());
-    const finalizes = await Promise.all(Array.from({ length: 6 }, () => action(t(), draft.key, draft.number, "finalize")));
+    const finalizes = await Promise.all(
+      Array.from({ length: 6 }, () => action(t(), draft.key, draft.number, "finalize")),
+    );
     for (const res of finalizes) expectStatus(res, 200);
     assert.equal(new Set(finalizes.map((r) => r.body)).size, 1, "every answer is the same issued invoice");
 
@@ -296,7 +330,11 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     };
     const other = await createApp(testConfig(), { db, clock: t().clock });
     try {
-      const finalizing = other.http.inject({ method: "POST", url: `${INVOICES}/${number}/finalize`, headers: { authorization: `Bearer ${key}` } });
+      const finalizing = other.http.inject({
+        method: "POST",
+        url: `${INVOICES}/${number}/finalize`,
+        headers: { authorization: `Bearer ${key}` },
+      });
       await issuing;
       const late = usageEvent(contract.id);
       const submitting = submit(t(), key, [late]);
@@ -332,7 +370,10 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     assert.match(problems, new RegExp(`invoice ${number}: issued with .* but its lines bill`));
     // The customer still sees what was issued.
     assert.equal((await getInvoice(t(), key, number)).total, 1000);
-    await forCompany(t().app.db, companyId).query("UPDATE usage_events SET ingested_at = now() + interval '1 day' WHERE company_id = $1", []);
+    await forCompany(t().app.db, companyId).query(
+      "UPDATE usage_events SET ingested_at = now() + interval '1 day' WHERE company_id = $1",
+      [],
+    );
     assert.match((await t().app.services.invariants.verify(companyId)).problems.join("\n"), /after it was issued/);
   });
 

@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { INVOICES, createCustomer, createSampleContract, invoiceFor, keyWithScopes, submitAccepted, usageEvent } from "../support/api.js";
+import {
+  INVOICES,
+  createCustomer,
+  createSampleContract,
+  invoiceFor,
+  keyWithScopes,
+  submitAccepted,
+  usageEvent,
+} from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine } from "../support/harness.js";
 import { hasPdftotext, pdftotext } from "../support/pdf-text.js";
@@ -14,7 +22,12 @@ describeEachEngine("invoice PDF", (t) => {
   it("answers the invoice as a PDF: seller, customer, lines and total, DRAFT until it is issued", async () => {
     t().clock.set(new Date("2026-03-02T09:00:00.000Z"));
     const { key, companyId } = await t().newCompany({ name: "Northwind Payments" });
-    const customer = await createCustomer(t(), key, { name: "Globex GmbH", address: "Hauptstraße 1\n10115 Berlin", email: "billing@globex.example", payment_terms_days: 14 });
+    const customer = await createCustomer(t(), key, {
+      name: "Globex GmbH",
+      address: "Hauptstraße 1\n10115 Berlin",
+      email: "billing@globex.example",
+      payment_terms_days: 14,
+    });
     const contract = await createSampleContract(t(), key, customer.id);
     await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 60 })]);
     const { number } = await invoiceFor(t(), key, contract.id);
@@ -29,7 +42,16 @@ describeEachEngine("invoice PDF", (t) => {
     const draft = await pdf();
     if (hasPdftotext) {
       const text = pdftotext(draft);
-      for (const words of ["DRAFT: not final", `Invoice ${number}`, "Northwind Payments", "Globex GmbH", "10115 Berlin", "billing@globex.example", "domestic_wire usage", "$1,200.00"]) {
+      for (const words of [
+        "DRAFT: not final",
+        `Invoice ${number}`,
+        "Northwind Payments",
+        "Globex GmbH",
+        "10115 Berlin",
+        "billing@globex.example",
+        "domestic_wire usage",
+        "$1,200.00",
+      ]) {
         assert.ok(text.includes(words), `${words}\n${text}`);
       }
     }
@@ -46,6 +68,13 @@ describeEachEngine("invoice PDF", (t) => {
     expectError(await t().call({ method: "GET", url: `${INVOICES}/${number}/pdf`, key: other.key }), 404, "not_found");
     expectError(await t().call({ method: "GET", url: `${INVOICES}/INV-999999/pdf`, key }), 404, "not_found");
     expectError(await t().call({ method: "GET", url: `${INVOICES}/${number}/pdf` }), 401);
-    expectError(await t().call({ method: "GET", url: `${INVOICES}/${number}/pdf`, key: await keyWithScopes(t(), companyId, ["usage:read"]) }), 403);
+    expectError(
+      await t().call({
+        method: "GET",
+        url: `${INVOICES}/${number}/pdf`,
+        key: await keyWithScopes(t(), companyId, ["usage:read"]),
+      }),
+      403,
+    );
   });
 });

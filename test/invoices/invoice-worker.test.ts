@@ -8,7 +8,15 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { createApp, type App } from "../../src/app.js";
 import type { Database } from "../../src/db/database.js";
-import { companyWithContract, getInvoice, invoiceFor, invoicesOf, submit, submitAccepted, usageEvent } from "../support/api.js";
+import {
+  companyWithContract,
+  getInvoice,
+  invoiceFor,
+  invoicesOf,
+  submit,
+  submitAccepted,
+  usageEvent,
+} from "../support/api.js";
 import { describeEachEngine, testConfig, type TestApp } from "../support/harness.js";
 
 const GRACE = { BILLING_INVOICE_GRACE: "3d" };
@@ -17,7 +25,10 @@ const GRACE = { BILLING_INVOICE_GRACE: "3d" };
  * A second service process on the same database. Its connection fails while it issues its first invoice; with
  * `dies`, every query after that fails too (the process is dead, as after kill -9) until `revive()`.
  */
-async function processThatFailsWhileIssuing(t: TestApp, { dies }: { dies: boolean }): Promise<{ app: App; failed: () => boolean; revive: () => void }> {
+async function processThatFailsWhileIssuing(
+  t: TestApp,
+  { dies }: { dies: boolean },
+): Promise<{ app: App; failed: () => boolean; revive: () => void }> {
   const base = t.app.db;
   let armed = true;
   let failed = false;
@@ -54,14 +65,21 @@ describeEachEngine(
     it("issues a draft once its period has been over for the grace period, not a moment before", async () => {
       t().clock.set(new Date("2026-03-20T12:00:00.000Z"));
       const { key, contract } = await companyWithContract(t());
-      await submitAccepted(t(), key, [usageEvent(contract.id), usageEvent(contract.id, { timestamp: "2026-04-01T10:00:00.000Z" })]);
+      await submitAccepted(t(), key, [
+        usageEvent(contract.id),
+        usageEvent(contract.id, { timestamp: "2026-04-01T10:00:00.000Z" }),
+      ]);
       const march = await invoiceFor(t(), key, contract.id);
       const worker = t().app.invoiceWorker!;
       assert.ok(worker, "BILLING_INVOICE_GRACE=3d runs the invoice worker");
 
       t().clock.set(new Date("2026-04-03T23:59:59.999Z"));
       await worker.runOnce();
-      assert.equal((await getInvoice(t(), key, march.number)).status, "draft", "3 days after March 31 ends is April 4, 00:00");
+      assert.equal(
+        (await getInvoice(t(), key, march.number)).status,
+        "draft",
+        "3 days after March 31 ends is April 4, 00:00",
+      );
 
       t().clock.set(new Date("2026-04-04T00:00:00.000Z"));
       assert.ok((await worker.runOnce()) >= 1);
@@ -82,7 +100,9 @@ describeEachEngine(
       const companies = [];
       for (let i = 0; i < 4; i++) {
         const company = await companyWithContract(t());
-        await submitAccepted(t(), company.key, [usageEvent(company.contract.id, { timestamp: "2026-05-02T00:00:00.000Z", quantity: i + 1 })]);
+        await submitAccepted(t(), company.key, [
+          usageEvent(company.contract.id, { timestamp: "2026-05-02T00:00:00.000Z", quantity: i + 1 }),
+        ]);
         companies.push(company);
       }
       t().clock.set(new Date("2026-06-04T00:00:01.000Z"));
@@ -91,20 +111,38 @@ describeEachEngine(
         // The other process dies while issuing the first due draft: nothing of it stays.
         assert.equal(await other.app.invoiceWorker!.runOnce(), 0);
         assert.ok(other.failed());
-        const stillDraft = (await Promise.all(companies.map((c) => invoiceFor(t(), c.key, c.contract.id, "2026-05-01")))).filter((i) => i.status === "draft");
+        const stillDraft = (
+          await Promise.all(companies.map((c) => invoiceFor(t(), c.key, c.contract.id, "2026-05-01")))
+        ).filter((i) => i.status === "draft");
         assert.equal(stillDraft.length, companies.length, "the dead process's transaction left every draft a draft");
-        for (const draft of stillDraft) assert.equal(draft.line_items.some((l) => l.kind === "minimum"), false, "nor projected it");
+        for (const draft of stillDraft)
+          assert.equal(
+            draft.line_items.some((l) => l.kind === "minimum"),
+            false,
+            "nor projected it",
+          );
 
         other.revive();
         // Both processes at once (the other one restarted): every due draft issued once (the worker serves
         // every company of the database: the earlier test's April draft is due too).
         const due = Number(
-          (await t().app.db.query<{ n: string }>("SELECT count(*)::text AS n FROM invoices WHERE status = 'draft' AND period_end <= '2026-05-31'")).rows[0]!.n,
+          (
+            await t().app.db.query<{ n: string }>(
+              "SELECT count(*)::text AS n FROM invoices WHERE status = 'draft' AND period_end <= '2026-05-31'",
+            )
+          ).rows[0]!.n,
         );
         assert.ok(due >= companies.length);
-        const [mine, theirs] = await Promise.all([t().app.invoiceWorker!.runOnce(), other.app.invoiceWorker!.runOnce()]);
+        const [mine, theirs] = await Promise.all([
+          t().app.invoiceWorker!.runOnce(),
+          other.app.invoiceWorker!.runOnce(),
+        ]);
         assert.equal(mine + theirs, due, `issued ${mine} + ${theirs}`);
-        assert.equal((await t().app.invoiceWorker!.runOnce()) + (await other.app.invoiceWorker!.runOnce()), 0, "nothing left to issue");
+        assert.equal(
+          (await t().app.invoiceWorker!.runOnce()) + (await other.app.invoiceWorker!.runOnce()),
+          0,
+          "nothing left to issue",
+        );
         for (const [i, c] of companies.entries()) {
           const invoices = await invoicesOf(t(), c.key, c.contract.id);
           assert.equal(invoices.length, 1);
@@ -123,7 +161,9 @@ describeEachEngine(
       const companies = [];
       for (let i = 0; i < 3; i++) {
         const company = await companyWithContract(t());
-        await submitAccepted(t(), company.key, [usageEvent(company.contract.id, { timestamp: "2026-07-02T00:00:00.000Z" })]);
+        await submitAccepted(t(), company.key, [
+          usageEvent(company.contract.id, { timestamp: "2026-07-02T00:00:00.000Z" }),
+        ]);
         companies.push(company);
       }
       t().clock.set(new Date("2026-08-04T00:00:01.000Z"));
@@ -131,10 +171,13 @@ describeEachEngine(
       try {
         assert.equal(await other.app.invoiceWorker!.runOnce(), companies.length - 1, "all but the one that failed");
         assert.ok(other.failed());
-        const statuses = await Promise.all(companies.map(async (c) => (await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status));
+        const statuses = await Promise.all(
+          companies.map(async (c) => (await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status),
+        );
         assert.deepEqual(statuses.filter((s) => s === "draft").length, 1, statuses.join());
         assert.equal(await other.app.invoiceWorker!.runOnce(), 1, "the next round issues it");
-        for (const c of companies) assert.equal((await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status, "issued");
+        for (const c of companies)
+          assert.equal((await invoiceFor(t(), c.key, c.contract.id, "2026-07-01")).status, "issued");
       } finally {
         await other.app.close();
       }

@@ -26,10 +26,15 @@ import { assertDecimal, expectError, expectStatus } from "../support/assertions.
 describeEachEngine("draft invoices", (t) => {
   it("puts a contract's usage of a calendar month on one draft invoice of that month", async () => {
     const { key, contract } = await companyWithContract(t());
-    const events = [usageEvent(contract.id, { quantity: 2 }), usageEvent(contract.id, { metric: "international_wire" })];
+    const events = [
+      usageEvent(contract.id, { quantity: 2 }),
+      usageEvent(contract.id, { metric: "international_wire" }),
+    ];
     await submitAccepted(t(), key, [events[0]]);
     await submitAccepted(t(), key, [events[1]]);
-    const numbers = new Set(await Promise.all(events.map(async (e) => (await getEvent(t(), key, e.event_id as string)).invoice_number)));
+    const numbers = new Set(
+      await Promise.all(events.map(async (e) => (await getEvent(t(), key, e.event_id as string)).invoice_number)),
+    );
     assert.equal(numbers.size, 1, "both events are on one invoice");
     const list = await invoicesOf(t(), key, contract.id);
     assert.equal(list.length, 1);
@@ -64,7 +69,8 @@ describeEachEngine("draft invoices", (t) => {
     const aprilLocalMarchUtc = usageEvent(contract.id, { timestamp: "2026-04-01T01:00:00+02:00" });
     const marchLocalAprilUtc = usageEvent(contract.id, { timestamp: "2026-03-31T22:00:00-03:00" });
     await submitAccepted(t(), key, [lastMarch, firstApril, aprilLocalMarchUtc, marchLocalAprilUtc]);
-    const periodOf = async (e: Record<string, unknown>) => (await getEvent(t(), key, e.event_id as string)).service_period_start;
+    const periodOf = async (e: Record<string, unknown>) =>
+      (await getEvent(t(), key, e.event_id as string)).service_period_start;
     assert.equal(await periodOf(lastMarch), "2026-03-01");
     assert.equal(await periodOf(firstApril), "2026-04-01");
     assert.equal(await periodOf(aprilLocalMarchUtc), "2026-03-01");
@@ -111,7 +117,12 @@ describeEachEngine("draft invoices", (t) => {
       const timestamp = i % 3 === 0 ? APRIL : `2026-03-${String(15 + (i % 16)).padStart(2, "0")}T0${i % 10}:00:00Z`;
       events.push(
         usageEvent(contract.id, { metric: "card_volume", quantity: `${(i * 37.13).toFixed(2)}`, timestamp }),
-        usageEvent(contract.id, { metric: "usd_transaction_volume_processed", quantity: 100 + i, fee_amount: `${(i * 0.333).toFixed(3)}`, timestamp }),
+        usageEvent(contract.id, {
+          metric: "usd_transaction_volume_processed",
+          quantity: 100 + i,
+          fee_amount: `${(i * 0.333).toFixed(3)}`,
+          timestamp,
+        }),
         usageEvent(contract.id, { metric: "api_call", quantity: i + 1, timestamp }),
         usageEvent(contract.id, { quantity: i % 4, applied_rate: i % 2 === 0 ? 17.5 : undefined, timestamp }),
       );
@@ -121,7 +132,11 @@ describeEachEngine("draft invoices", (t) => {
     const invoices = await assertInvoicesMatchEvents(t(), key, contract.id);
     assert.equal(invoices.length, 2);
     for (const invoice of invoices) {
-      assertDecimal(sum(invoice.line_items.filter((l) => l.metric === "api_call" && l.kind === "usage").map((l) => l.amount)), "0.05", "the cap holds");
+      assertDecimal(
+        sum(invoice.line_items.filter((l) => l.metric === "api_call" && l.kind === "usage").map((l) => l.amount)),
+        "0.05",
+        "the cap holds",
+      );
     }
   });
 
@@ -135,7 +150,10 @@ describeEachEngine("draft invoices", (t) => {
     assert.equal(lines.length, 1);
     assert.equal("line_items" in summary!, false, "the list has no line items");
     for (const number of ["INV-999999", "nope"]) {
-      assert.equal(expectError(await t().call({ method: "GET", url: `${INVOICES}/${number}`, key }), 404).error, "Not found");
+      assert.equal(
+        expectError(await t().call({ method: "GET", url: `${INVOICES}/${number}`, key }), 404).error,
+        "Not found",
+      );
     }
   });
 });
@@ -152,7 +170,10 @@ describeEachEngine("listing invoices", (t) => {
     return { key, companyId, c1, c2 };
   }
 
-  const list = async (key: string, query: string): Promise<{ data: Invoice[]; has_more: boolean; total_count: number; object: string }> => {
+  const list = async (
+    key: string,
+    query: string,
+  ): Promise<{ data: Invoice[]; has_more: boolean; total_count: number; object: string }> => {
     const res = await t().call({ method: "GET", url: `${INVOICES}${query ? `?${query}` : ""}`, key });
     expectStatus(res, 200);
     return res.json();
@@ -227,9 +248,17 @@ describeEachEngine("listing invoices", (t) => {
 
   it("answers 400 invalid_cursor for an unknown cursor and for another company's invoice number", async () => {
     const { key } = await seeded();
-    expectError(await t().call({ method: "GET", url: `${INVOICES}?starting_after=INV-999999`, key }), 400, "invalid_cursor");
+    expectError(
+      await t().call({ method: "GET", url: `${INVOICES}?starting_after=INV-999999`, key }),
+      400,
+      "invalid_cursor",
+    );
     const other = await t().newCompany();
-    expectError(await t().call({ method: "GET", url: `${INVOICES}?starting_after=INV-000001`, key: other.key }), 400, "invalid_cursor");
+    expectError(
+      await t().call({ method: "GET", url: `${INVOICES}?starting_after=INV-000001`, key: other.key }),
+      400,
+      "invalid_cursor",
+    );
   });
 });
 
@@ -257,7 +286,10 @@ describeEachEngine("invoice projection", (t) => {
 
   it("tops a sample contract with little usage up to exactly 1000: 40 of wires plus a 960 minimum line", async () => {
     const { key, contract } = await companyWithContract(t());
-    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 1 }), usageEvent(contract.id, { quantity: 1 })]);
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { quantity: 1 }),
+      usageEvent(contract.id, { quantity: 1 }),
+    ]);
     const projection = await project(t(), key, contract.id);
     assert.equal(projection.is_new, false, "the usage made the draft already");
     assert.equal(projection.total, 1000);
@@ -390,7 +422,11 @@ describeEachEngine("invoice projection", (t) => {
           method: "POST",
           url: PROJECT,
           key,
-          payload: { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+          payload: {
+            external_contract_id: contract.id,
+            billing_period_start: "2026-03-01",
+            billing_period_end: "2026-03-31",
+          },
         }),
       ),
     );
@@ -430,7 +466,12 @@ describeEachEngine("invoice projection", (t) => {
       {},
       { external_contract_id: contract.id },
       { external_contract_id: contract.id, billing_period_start: "March", billing_period_end: "2026-03-31" },
-      { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31", extra: 1 },
+      {
+        external_contract_id: contract.id,
+        billing_period_start: "2026-03-01",
+        billing_period_end: "2026-03-31",
+        extra: 1,
+      },
     ]) {
       expectError(await t().call({ method: "POST", url: PROJECT, key, payload }), 400);
     }
@@ -447,7 +488,11 @@ describeEachEngine("invoice projection", (t) => {
         method: "POST",
         url: PROJECT,
         key,
-        payload: { external_contract_id: contractId, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+        payload: {
+          external_contract_id: contractId,
+          billing_period_start: "2026-03-01",
+          billing_period_end: "2026-03-31",
+        },
       });
       expectError(res, 404);
     }
@@ -460,7 +505,11 @@ describeEachEngine("invoice projection", (t) => {
       method: "POST",
       url: PROJECT,
       key,
-      payload: { external_contract_id: contract.id, billing_period_start: "2026-02-01", billing_period_end: "2026-02-28" },
+      payload: {
+        external_contract_id: contract.id,
+        billing_period_start: "2026-02-01",
+        billing_period_end: "2026-02-28",
+      },
     });
     expectError(res, 400, "outside_contract_term");
   });
@@ -474,7 +523,10 @@ describeEachEngine("invoice isolation and access", (t) => {
     const [aInvoice] = await invoicesOf(t(), a.key, a.contract.id);
     const before = await getInvoice(t(), a.key, aInvoice!.number);
     // B has no invoice with that number yet.
-    assert.equal(expectError(await t().call({ method: "GET", url: `${INVOICES}/${aInvoice!.number}`, key: b.key }), 404).error, "Not found");
+    assert.equal(
+      expectError(await t().call({ method: "GET", url: `${INVOICES}/${aInvoice!.number}`, key: b.key }), 404).error,
+      "Not found",
+    );
     const bList = await t().call({ method: "GET", url: INVOICES, key: b.key });
     assert.deepEqual(bList.json().data, []);
     const bFiltered = await t().call({ method: "GET", url: `${INVOICES}?contract=${a.contract.id}`, key: b.key });

@@ -11,7 +11,19 @@ import { billInvoice } from "../../src/domain/invoices/invoice-figures.js";
 import type { Line } from "../../src/domain/invoices/invoice-lines.js";
 import { Big } from "../../src/domain/kernel/money.js";
 import { JsonNumber, parseJsonExact } from "../../src/platform/exact-json.js";
-import { INVOICES, USAGE, addRule, anotherContract, companyWithContract, getPricing, invoiceFor, newEventId, project, updateRule, type Contract } from "../support/api.js";
+import {
+  INVOICES,
+  USAGE,
+  addRule,
+  anotherContract,
+  companyWithContract,
+  getPricing,
+  invoiceFor,
+  newEventId,
+  project,
+  updateRule,
+  type Contract,
+} from "../support/api.js";
 import { expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { feeUnitPrice, fromUnits, roundHalfEven, toUnits } from "../support/rating-reference.js";
@@ -45,7 +57,13 @@ const FEE_UNIT_PRICES: Array<{ amount: string; quantity: string; expected: strin
 ];
 
 /** The "Monthly minimum" true-up: the rounded minimum less the rounded lines, when positive. */
-const TRUE_UPS: Array<{ minimum: string; charges: string[]; currency: string; places: number; expected: string | null }> = [
+const TRUE_UPS: Array<{
+  minimum: string;
+  charges: string[];
+  currency: string;
+  places: number;
+  expected: string | null;
+}> = [
   { minimum: "1000.00", charges: ["400.004", "400.004"], currency: "USD", places: 2, expected: "200" }, // lines 400.00 each
   { minimum: "1000.00", charges: ["500.005", "500.005"], currency: "USD", places: 2, expected: "0" }, // 500.00 + 500.00 = the minimum
   { minimum: "1000.00", charges: ["999.995"], currency: "USD", places: 2, expected: "0" }, // 1000.00 after half-even: none
@@ -110,55 +128,93 @@ async function exactInvoice(t: TestApp, key: string, contract: Contract) {
   const res = await t.call({ method: "GET", url: `${INVOICES}/${number}`, key });
   expectStatus(res, 200);
   const text = (v: unknown) => (v instanceof JsonNumber ? v.text : new Big(v as number).toFixed());
-  const body = parseJsonExact(res.body) as { total: unknown; line_items: Array<{ kind: string; metric: string | null; amount: unknown; unit_price: unknown }> };
+  const body = parseJsonExact(res.body) as {
+    total: unknown;
+    line_items: Array<{ kind: string; metric: string | null; amount: unknown; unit_price: unknown }>;
+  };
   return {
     total: text(body.total),
-    lines: body.line_items.map((l) => ({ kind: l.kind, metric: l.metric, amount: text(l.amount), unitPrice: text(l.unit_price) })),
+    lines: body.line_items.map((l) => ({
+      kind: l.kind,
+      metric: l.metric,
+      amount: text(l.amount),
+      unitPrice: text(l.unit_price),
+    })),
   };
 }
 
-describeEachEngine("money derivations through the service: the batch path, the locking path and projection agree", (t) => {
-  // What an event can carry: USD contracts, fee amounts of at most 12 decimals.
-  const usd = ROUNDING.filter((c) => c.currency === "USD" && (c.value.split(".")[1] ?? "").length <= 12);
-  const fees = FEE_UNIT_PRICES.filter((c) => !new Big(c.quantity).eq(0) && new Big(c.amount).eq(new Big(c.amount).round(2, Big.roundHalfEven)));
+describeEachEngine(
+  "money derivations through the service: the batch path, the locking path and projection agree",
+  (t) => {
+    // What an event can carry: USD contracts, fee amounts of at most 12 decimals.
+    const usd = ROUNDING.filter((c) => c.currency === "USD" && (c.value.split(".")[1] ?? "").length <= 12);
+    const fees = FEE_UNIT_PRICES.filter(
+      (c) => !new Big(c.quantity).eq(0) && new Big(c.amount).eq(new Big(c.amount).round(2, Big.roundHalfEven)),
+    );
 
-  it("rounds each USD charge and prices each fee line as billInvoice does, on both paths, with the minimum trued up", async () => {
-    const { key, contract: batch } = await companyWithContract(t());
-    const locking = await anotherContract(t(), key);
-    // A capped rule in every batch for this contract sends it down the locking path.
-    await addRule(t(), key, locking.id, { type: "usage", metric: "card", rate: "0.1", monthly_cap: "5.00" });
-    const events = (on: Contract) => [
-      ...usd.map((c, i) => ({ metric: `r${i}`, quantity: "1", fee_amount: c.value })),
-      ...fees.map((c, i) => ({ metric: `f${i}`, quantity: c.quantity, fee_amount: c.amount })),
-    ].map((e) => ({ ...e, external_contract_id: on.id, event_id: newEventId(e.metric), timestamp: "2026-03-20T10:00:00.000Z" }));
-    for (const on of [batch, locking]) {
-      // Fees need a rule for their metric: one usage rule per metric.
-      for (const e of events(on)) await addRule(t(), key, on.id, { type: "usage", metric: e.metric, rate: "1" });
-    }
-    for (const on of [batch, locking]) {
-      const body = on === locking ? [...events(on), { external_contract_id: on.id, event_id: newEventId("card"), metric: "card", quantity: "1", timestamp: "2026-03-20T10:00:00.000Z" }] : events(on);
-      const res = await t().call({ method: "POST", url: USAGE, key, payload: { events: body } });
-      expectStatus(res, 200);
-      assert.ok((res.json() as { events: { status: string }[] }).events.every((e) => e.status === "accepted"), res.body);
-    }
-    for (const on of [batch, locking]) {
-      const minimum = (await getPricing(t(), key, on.id)).rules.find((r) => r.type === "minimum")!;
-      await updateRule(t(), key, on.id, minimum.id, { amount: "500000000000000.005" });
-      await project(t(), key, on.id);
-      const invoice = await exactInvoice(t(), key, on);
-      const label = on === batch ? "batch path" : "locking path";
-      usd.forEach((c, i) => {
-        const line = invoice.lines.find((l) => l.metric === `r${i}`)!;
-        assert.equal(line.amount, c.expected, `${label}: ${c.value} rounds to ${c.expected}`);
-      });
-      fees.forEach((c, i) => {
-        const line = invoice.lines.find((l) => l.metric === `f${i}`)!;
-        assert.equal(line.unitPrice, c.expected, `${label}: ${c.amount} over ${c.quantity}`);
-      });
-      const lines = invoice.lines.filter((l) => l.kind !== "minimum").reduce((s, l) => s.plus(l.amount), new Big(0));
-      const trueUp = invoice.lines.find((l) => l.kind === "minimum")!;
-      assert.equal(trueUp.amount, new Big("500000000000000").minus(lines).toFixed(), `${label}: the true-up fills the rounded minimum`);
-      assert.equal(invoice.total, "500000000000000", `${label}: the total is the rounded minimum`);
-    }
-  });
-});
+    it("rounds each USD charge and prices each fee line as billInvoice does, on both paths, with the minimum trued up", async () => {
+      const { key, contract: batch } = await companyWithContract(t());
+      const locking = await anotherContract(t(), key);
+      // A capped rule in every batch for this contract sends it down the locking path.
+      await addRule(t(), key, locking.id, { type: "usage", metric: "card", rate: "0.1", monthly_cap: "5.00" });
+      const events = (on: Contract) =>
+        [
+          ...usd.map((c, i) => ({ metric: `r${i}`, quantity: "1", fee_amount: c.value })),
+          ...fees.map((c, i) => ({ metric: `f${i}`, quantity: c.quantity, fee_amount: c.amount })),
+        ].map((e) => ({
+          ...e,
+          external_contract_id: on.id,
+          event_id: newEventId(e.metric),
+          timestamp: "2026-03-20T10:00:00.000Z",
+        }));
+      for (const on of [batch, locking]) {
+        // Fees need a rule for their metric: one usage rule per metric.
+        for (const e of events(on)) await addRule(t(), key, on.id, { type: "usage", metric: e.metric, rate: "1" });
+      }
+      for (const on of [batch, locking]) {
+        const body =
+          on === locking
+            ? [
+                ...events(on),
+                {
+                  external_contract_id: on.id,
+                  event_id: newEventId("card"),
+                  metric: "card",
+                  quantity: "1",
+                  timestamp: "2026-03-20T10:00:00.000Z",
+                },
+              ]
+            : events(on);
+        const res = await t().call({ method: "POST", url: USAGE, key, payload: { events: body } });
+        expectStatus(res, 200);
+        assert.ok(
+          (res.json() as { events: { status: string }[] }).events.every((e) => e.status === "accepted"),
+          res.body,
+        );
+      }
+      for (const on of [batch, locking]) {
+        const minimum = (await getPricing(t(), key, on.id)).rules.find((r) => r.type === "minimum")!;
+        await updateRule(t(), key, on.id, minimum.id, { amount: "500000000000000.005" });
+        await project(t(), key, on.id);
+        const invoice = await exactInvoice(t(), key, on);
+        const label = on === batch ? "batch path" : "locking path";
+        usd.forEach((c, i) => {
+          const line = invoice.lines.find((l) => l.metric === `r${i}`)!;
+          assert.equal(line.amount, c.expected, `${label}: ${c.value} rounds to ${c.expected}`);
+        });
+        fees.forEach((c, i) => {
+          const line = invoice.lines.find((l) => l.metric === `f${i}`)!;
+          assert.equal(line.unitPrice, c.expected, `${label}: ${c.amount} over ${c.quantity}`);
+        });
+        const lines = invoice.lines.filter((l) => l.kind !== "minimum").reduce((s, l) => s.plus(l.amount), new Big(0));
+        const trueUp = invoice.lines.find((l) => l.kind === "minimum")!;
+        assert.equal(
+          trueUp.amount,
+          new Big("500000000000000").minus(lines).toFixed(),
+          `${label}: the true-up fills the rounded minimum`,
+        );
+        assert.equal(invoice.total, "500000000000000", `${label}: the total is the rounded minimum`);
+      }
+    });
+  },
+);

@@ -44,13 +44,24 @@ function numberText(body: string, field: string): string {
 
 /** An event as JSON text: `fields` are written as given (already JSON). */
 function eventJson(contractId: string, eventId: string, fields: Record<string, string>): string {
-  const parts = [`"external_contract_id":${JSON.stringify(contractId)}`, `"event_id":${JSON.stringify(eventId)}`, `"metric":"domestic_wire"`, `"timestamp":"${MARCH}"`];
+  const parts = [
+    `"external_contract_id":${JSON.stringify(contractId)}`,
+    `"event_id":${JSON.stringify(eventId)}`,
+    `"metric":"domestic_wire"`,
+    `"timestamp":"${MARCH}"`,
+  ];
   for (const [name, json] of Object.entries(fields)) parts.push(`${JSON.stringify(name)}:${json}`);
   return `{${parts.join(",")}}`;
 }
 
 async function submitText(t: TestApp, key: string, events: string[]): Promise<SubmitResult> {
-  const res = await t.call({ method: "POST", url: USAGE, key, headers: { "content-type": "application/json" }, payload: `{"events":[${events.join(",")}]}` });
+  const res = await t.call({
+    method: "POST",
+    url: USAGE,
+    key,
+    headers: { "content-type": "application/json" },
+    payload: `{"events":[${events.join(",")}]}`,
+  });
   expectStatus(res, 200);
   return res.json() as SubmitResult;
 }
@@ -58,8 +69,16 @@ async function submitText(t: TestApp, key: string, events: string[]): Promise<Su
 // The sample contract prices domestic_wire at 20.00 per unit.
 const FIELDS = [
   { field: "quantity", event: (json: string) => ({ quantity: json }), rated: (v: string) => new Big(v).times(20) },
-  { field: "fee_amount", event: (json: string) => ({ quantity: "1", fee_amount: json }), rated: (v: string) => new Big(v) },
-  { field: "applied_rate", event: (json: string) => ({ quantity: "1", applied_rate: json }), rated: (v: string) => new Big(v) },
+  {
+    field: "fee_amount",
+    event: (json: string) => ({ quantity: "1", fee_amount: json }),
+    rated: (v: string) => new Big(v),
+  },
+  {
+    field: "applied_rate",
+    event: (json: string) => ({ quantity: "1", applied_rate: json }),
+    rated: (v: string) => new Big(v),
+  },
 ] as const;
 
 describeEachEngine("exact numbers at the JSON boundary", (t) => {
@@ -86,7 +105,11 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
           const res = await t().call({ method: "GET", url: `${USAGE}/${ids[i]}`, key });
           expectStatus(res, 200);
           assert.equal(numberText(res.body, field), c.stored, `${c.text} read back`);
-          assert.equal(numberText(res.body, "rated_amount"), rated(c.stored!).round(12, Big.roundHalfEven).toFixed(), `${c.text}: charge`);
+          assert.equal(
+            numberText(res.body, "rated_amount"),
+            rated(c.stored!).round(12, Big.roundHalfEven).toFixed(),
+            `${c.text}: charge`,
+          );
         }
       });
     }
@@ -95,7 +118,9 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
   it("refuses a money amount that a double would round (13 decimals) instead of storing the rounded value", async () => {
     const { key, contract } = await companyWithContract(t());
     const id = newEventId();
-    const result = await submitText(t(), key, [eventJson(contract.id, id, { quantity: "0.100000000000000000000000000001" })]);
+    const result = await submitText(t(), key, [
+      eventJson(contract.id, id, { quantity: "0.100000000000000000000000000001" }),
+    ]);
     assert.equal(result.events[0]!.status, "rejected");
     expectError(await t().call({ method: "GET", url: `${USAGE}/${id}`, key }), 404, "not_found");
   });
@@ -132,7 +157,13 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
   it("pricing rules keep every digit of an amount, a rate and a cap sent as numbers", async () => {
     const { key, contract } = await companyWithContract(t());
     const add = (json: string) =>
-      t().call({ method: "POST", url: `${CONTRACTS}/${contract.id}/pricing-rules`, key, headers: { "content-type": "application/json" }, payload: json });
+      t().call({
+        method: "POST",
+        url: `${CONTRACTS}/${contract.id}/pricing-rules`,
+        key,
+        headers: { "content-type": "application/json" },
+        payload: json,
+      });
     let res = await add('{"type":"usage","metric":"pct","rate":12345.123456789012,"monthly_cap":99999999999999.99}');
     expectStatus(res, 201);
     assert.equal(numberText(res.body, "rate"), "12345.123456789012");
@@ -151,19 +182,30 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
       ['{"type":"usage","metric":"x","rate":0.1,"monthly_cap":1.001}', "monthly_cap", /2 decimal places/],
     ] as const) {
       const body = expectError(await add(json), 400, "invalid_pricing_rule");
-      assert.ok(body.details?.some((d) => d.path === path && why.test(d.message)), `${json}: ${JSON.stringify(body)}`);
+      assert.ok(
+        body.details?.some((d) => d.path === path && why.test(d.message)),
+        `${json}: ${JSON.stringify(body)}`,
+      );
     }
   });
 
   it("MCP tools take and answer the same exact digits as the API", async () => {
     const user = await newUser(t());
-    const contract = await createSampleContract(t(), user.key, (await createCustomer(t(), user.key, { name: "MCP customer" })).id);
+    const contract = await createSampleContract(
+      t(),
+      user.key,
+      (await createCustomer(t(), user.key, { name: "MCP customer" })).id,
+    );
     const { access_token: token } = await obtainTokens(t(), user);
     const rpc = (text: string) =>
       send(t(), {
         method: "POST",
         url: "/mcp",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
         payload: text,
       });
     const id = newEventId("mcp");
@@ -172,7 +214,9 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
     );
     assert.equal(submitted.statusCode, 200, submitted.body);
     assert.match(submitted.body, /\\"status\\":\\"accepted\\"/);
-    const got = await rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_usage_event","arguments":{"event_id":${JSON.stringify(id)}}}}`);
+    const got = await rpc(
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_usage_event","arguments":{"event_id":${JSON.stringify(id)}}}}`,
+    );
     assert.equal(got.statusCode, 200, got.body);
     // structuredContent: bare numbers in the JSON-RPC answer; content[0].text: the same JSON inside a string.
     assert.deepEqual(numberTexts(got.body, "quantity"), ["12345.123456789012"]);
@@ -185,23 +229,40 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
       `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_pricing_rule","arguments":{"contract_id":${JSON.stringify(contract.id)},"rule":{"type":"usage","metric":"m","rate":0.100000000000000000000000000001}}}}`,
     );
     assert.equal(refused.statusCode, 200, refused.body);
-    const result = (JSON.parse(refused.body) as { result: { isError?: boolean; structuredContent: { code: string; error: string } } }).result;
+    const result = (
+      JSON.parse(refused.body) as { result: { isError?: boolean; structuredContent: { code: string; error: string } } }
+    ).result;
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.code, "invalid_pricing_rule", "the code the API answers");
     assert.match(result.structuredContent.error, /12 decimal places/);
   });
 
-  it("10,000 random events: each rated_amount and quantity reads back as the exact reference's digits", { timeout: 10 * 60_000 }, async () => {
+  it("10,000 random events: each rated_amount and quantity reads back as the exact reference's digits", {
+    timeout: 10 * 60_000,
+  }, async () => {
     const { key, contract } = await companyWithContract(t());
     const params = fcParams(10_000);
     const decimal = (maxWhole: number, maxDecimals: number) =>
-      fc.tuple(fc.bigInt({ min: 0n, max: 10n ** BigInt(maxWhole) - 1n }), fc.integer({ min: 0, max: maxDecimals })).chain(([whole, decimals]) =>
-        fc.bigInt({ min: 0n, max: 10n ** BigInt(decimals) - 1n }).map((fraction) => (decimals === 0 ? whole.toString() : `${whole}.${fraction.toString().padStart(decimals, "0")}`)),
-      );
-    const events = fc.sample(
-      fc.record({ quantity: decimal(9, 12), rate: fc.option(decimal(4, 12), { nil: undefined }), asString: fc.boolean(), rateAsString: fc.boolean() }),
-      { numRuns: params.numRuns, ...(params.seed !== undefined ? { seed: params.seed } : {}) },
-    ).map((e, i) => ({ ...e, id: `prop-${i}-${newEventId()}` }));
+      fc
+        .tuple(fc.bigInt({ min: 0n, max: 10n ** BigInt(maxWhole) - 1n }), fc.integer({ min: 0, max: maxDecimals }))
+        .chain(([whole, decimals]) =>
+          fc
+            .bigInt({ min: 0n, max: 10n ** BigInt(decimals) - 1n })
+            .map((fraction) =>
+              decimals === 0 ? whole.toString() : `${whole}.${fraction.toString().padStart(decimals, "0")}`,
+            ),
+        );
+    const events = fc
+      .sample(
+        fc.record({
+          quantity: decimal(9, 12),
+          rate: fc.option(decimal(4, 12), { nil: undefined }),
+          asString: fc.boolean(),
+          rateAsString: fc.boolean(),
+        }),
+        { numRuns: params.numRuns, ...(params.seed !== undefined ? { seed: params.seed } : {}) },
+      )
+      .map((e, i) => ({ ...e, id: `prop-${i}-${newEventId()}` }));
 
     for (let start = 0; start < events.length; start += 100) {
       const batch = events.slice(start, start + 100);
@@ -215,16 +276,25 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
           }),
         ),
       );
-      assert.equal(result.rejected, 0, JSON.stringify(result.events.filter((e) => e.status === "rejected").slice(0, 3)));
+      assert.equal(
+        result.rejected,
+        0,
+        JSON.stringify(result.events.filter((e) => e.status === "rejected").slice(0, 3)),
+      );
     }
 
     const readBack = new Map<string, { quantity: string; rated: string }>();
     let after: string | undefined;
     for (;;) {
-      const res = await t().call({ method: "GET", url: `${USAGE}?contract=${contract.id}&limit=100${after ? `&starting_after=${after}` : ""}`, key });
+      const res = await t().call({
+        method: "GET",
+        url: `${USAGE}?contract=${contract.id}&limit=100${after ? `&starting_after=${after}` : ""}`,
+        key,
+      });
       expectStatus(res, 200);
       // One event object per match: id, then its numbers, in the order the API writes them.
-      for (const m of res.body.matchAll(/"id":"([^"]+)".*?"quantity":([0-9.]+).*?"rated_amount":([0-9.]+)/g)) readBack.set(m[1]!, { quantity: m[2]!, rated: m[3]! });
+      for (const m of res.body.matchAll(/"id":"([^"]+)".*?"quantity":([0-9.]+).*?"rated_amount":([0-9.]+)/g))
+        readBack.set(m[1]!, { quantity: m[2]!, rated: m[3]! });
       const page = res.json() as { data: { id: string }[]; has_more: boolean };
       if (!page.has_more) break;
       after = page.data.at(-1)!.id;
@@ -236,7 +306,8 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
       const got = readBack.get(e.id)!;
       if (got.rated !== expectedRated || got.quantity !== fromUnits(toUnits(e.quantity))) {
         mismatches += 1;
-        if (mismatches <= 5) console.error(`${e.id}: sent ${e.quantity} × ${e.rate ?? "20"}, expected ${expectedRated}, got`, got);
+        if (mismatches <= 5)
+          console.error(`${e.id}: sent ${e.quantity} × ${e.rate ?? "20"}, expected ${expectedRated}, got`, got);
       }
     }
     assert.equal(mismatches, 0);

@@ -31,7 +31,11 @@ interface ToolAnswer {
 /** A customer and a sample contract made through the REST API with `key`; the contract's id. */
 async function seedContract(base: string, key: string, customerName: string): Promise<string> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const customer = await fetch(`${base}/v1/billing/customers`, { method: "POST", headers, body: JSON.stringify({ name: customerName }) });
+  const customer = await fetch(`${base}/v1/billing/customers`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: customerName }),
+  });
   assert.equal(customer.status, 201, await customer.clone().text());
   const contract = await fetch(`${base}/v1/billing/contracts`, {
     method: "POST",
@@ -61,7 +65,11 @@ async function toolRefusal(client: Client, name: string, args: Record<string, un
 function rawToolsList(mcpUrl: URL, credential: string): Promise<Response> {
   return fetch(mcpUrl, {
     method: "POST",
-    headers: { authorization: `Bearer ${credential}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    headers: {
+      authorization: `Bearer ${credential}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
   });
 }
@@ -91,7 +99,10 @@ for (const engine of ["pglite", "postgres"] as const) {
     let app: App;
     let port: number;
     const clock = fixedClock(new Date("2026-03-15T12:00:00.000Z"));
-    const user = { email: `agent-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery staple" };
+    const user = {
+      email: `agent-${randomBytes(4).toString("hex")}@example.com`,
+      password: "correct horse battery staple",
+    };
     let company: { id: string; key: string; contractId: string };
     // The two addresses of the one service: BILLING_PUBLIC_URL's, and the one it logs when it listens.
     const onLocalhost = () => new URL(`http://localhost:${port}/mcp`);
@@ -118,13 +129,28 @@ for (const engine of ["pglite", "postgres"] as const) {
       for (const url of bothHosts()) {
         await closing(await connectWithBearer(url, company.key), async (client) => {
           const { tools } = await client.listTools();
-          for (const name of ["list_contracts", "get_contract", "submit_usage", "finalize_invoice", "create_customer"]) {
-            assert.ok(tools.some((tool) => tool.name === name), `${url.host}: ${name} is listed`);
+          for (const name of [
+            "list_contracts",
+            "get_contract",
+            "submit_usage",
+            "finalize_invoice",
+            "create_customer",
+          ]) {
+            assert.ok(
+              tools.some((tool) => tool.name === name),
+              `${url.host}: ${name} is listed`,
+            );
           }
           assert.deepEqual(await listedContracts(client), [company.contractId], url.host);
-          const got = (await client.callTool({ name: "get_contract", arguments: { contract_id: company.contractId } })) as ToolAnswer;
+          const got = (await client.callTool({
+            name: "get_contract",
+            arguments: { contract_id: company.contractId },
+          })) as ToolAnswer;
           assert.equal((got.structuredContent as { id: string }).id, company.contractId);
-          const customer = (await client.callTool({ name: "create_customer", arguments: { name: `Made on ${url.hostname}` } })) as ToolAnswer;
+          const customer = (await client.callTool({
+            name: "create_customer",
+            arguments: { name: `Made on ${url.hostname}` },
+          })) as ToolAnswer;
           assert.notEqual(customer.isError, true, JSON.stringify(customer));
         });
       }
@@ -139,7 +165,10 @@ for (const engine of ["pglite", "postgres"] as const) {
           assert.equal(metadata.resource, url.href, `${url.host}${path}`);
           assert.deepEqual(metadata.authorization_servers, [`${url.origin}/`]);
         }
-        const server = (await (await fetch(new URL("/.well-known/oauth-authorization-server", url))).json()) as Record<string, string>;
+        const server = (await (await fetch(new URL("/.well-known/oauth-authorization-server", url))).json()) as Record<
+          string,
+          string
+        >;
         assert.equal(server.issuer, `${url.origin}/`);
         assert.equal(server.authorization_endpoint, `${url.origin}/authorize`);
         assert.equal(server.token_endpoint, `${url.origin}/token`);
@@ -147,7 +176,11 @@ for (const engine of ["pglite", "postgres"] as const) {
         await expectChallenge(await rawToolsList(url, "mcp_at_unknown"), url);
       }
       for (const host of ["billing.example.com", `localhost:${port + 1}`, "127.0.0.2"]) {
-        const res = await app.http.inject({ method: "GET", url: "/.well-known/oauth-protected-resource", headers: { host } });
+        const res = await app.http.inject({
+          method: "GET",
+          url: "/.well-known/oauth-protected-resource",
+          headers: { host },
+        });
         assert.equal((res.json() as { resource: string }).resource, onLocalhost().href, host);
       }
     });
@@ -157,7 +190,11 @@ for (const engine of ["pglite", "postgres"] as const) {
       for (const url of bothHosts()) {
         const provider = new SignInOAuthProvider(user);
         await closing(await connectWithOAuth(url, provider), async (client) => {
-          assert.equal(provider.authorizationUrl!.origin, url.origin, "the authorization server is on the host the client used");
+          assert.equal(
+            provider.authorizationUrl!.origin,
+            url.origin,
+            "the authorization server is on the host the client used",
+          );
           assert.equal(provider.authorizationUrl!.searchParams.get("resource"), url.href);
           const { tools } = await client.listTools();
           assert.ok(tools.some((tool) => tool.name === "list_contracts"));
@@ -166,11 +203,19 @@ for (const engine of ["pglite", "postgres"] as const) {
         issued.push({ host: url.host, provider });
       }
       const { rows } = await app.db.query<{ resource: string }>("SELECT DISTINCT resource FROM oauth_tokens");
-      assert.deepEqual(rows.map((row) => row.resource), [onLocalhost().href], "both grants are bound to BILLING_PUBLIC_URL's resource");
+      assert.deepEqual(
+        rows.map((row) => row.resource),
+        [onLocalhost().href],
+        "both grants are bound to BILLING_PUBLIC_URL's resource",
+      );
       for (const { host, provider } of issued) {
         for (const url of bothHosts()) {
           await closing(await connectWithBearer(url, provider.tokens()!.access_token), async (client) => {
-            assert.deepEqual(await listedContracts(client), [company.contractId], `a token issued on ${host}, used on ${url.host}`);
+            assert.deepEqual(
+              await listedContracts(client),
+              [company.contractId],
+              `a token issued on ${host}, used on ${url.host}`,
+            );
           });
         }
       }
@@ -189,14 +234,33 @@ for (const engine of ["pglite", "postgres"] as const) {
 
     it("a key without a scope gets a tool error naming it, and is offered the same tools as a full key", async () => {
       const { key: readContracts } = await app.services.access.createApiKey(company.id, { scopes: ["contracts:read"] });
-      const full = await closing(await connectWithBearer(on127(), company.key), async (client) => (await client.listTools()).tools.map((tool) => tool.name));
+      const full = await closing(await connectWithBearer(on127(), company.key), async (client) =>
+        (await client.listTools()).tools.map((tool) => tool.name),
+      );
       await closing(await connectWithBearer(on127(), readContracts), async (client) => {
-        assert.deepEqual((await client.listTools()).tools.map((tool) => tool.name), full, "tools/list is the full list for every key");
-        assert.deepEqual(await listedContracts(client), [company.contractId], "contracts:read is enough for list_contracts");
+        assert.deepEqual(
+          (await client.listTools()).tools.map((tool) => tool.name),
+          full,
+          "tools/list is the full list for every key",
+        );
+        assert.deepEqual(
+          await listedContracts(client),
+          [company.contractId],
+          "contracts:read is enough for list_contracts",
+        );
         assert.match(await toolRefusal(client, "list_invoices", {}, "insufficient_scope"), /invoices:read/);
-        assert.match(await toolRefusal(client, "get_invoice", { number: "INV-1" }, "insufficient_scope"), /invoices:read/);
-        assert.match(await toolRefusal(client, "create_customer", { name: "Nope" }, "insufficient_scope"), /customers:write/);
-        assert.match(await toolRefusal(client, "create_sample_contract", { customer_id: "cus_x" }, "insufficient_scope"), /contracts:write/);
+        assert.match(
+          await toolRefusal(client, "get_invoice", { number: "INV-1" }, "insufficient_scope"),
+          /invoices:read/,
+        );
+        assert.match(
+          await toolRefusal(client, "create_customer", { name: "Nope" }, "insufficient_scope"),
+          /customers:write/,
+        );
+        assert.match(
+          await toolRefusal(client, "create_sample_contract", { customer_id: "cus_x" }, "insufficient_scope"),
+          /contracts:write/,
+        );
       });
       assert.deepEqual(
         await closing(await connectWithBearer(on127(), company.key), listedContracts),
@@ -207,16 +271,23 @@ for (const engine of ["pglite", "postgres"] as const) {
 
     it("a revoked, expired or unknown key gets 401 with the challenge of the host used", async () => {
       const revoked = await app.services.access.createApiKey(company.id, {});
-      const expiring = await app.services.access.createApiKey(company.id, { expiresAt: new Date(clock.now().getTime() + 60_000) });
+      const expiring = await app.services.access.createApiKey(company.id, {
+        expiresAt: new Date(clock.now().getTime() + 60_000),
+      });
       for (const { key } of [revoked, expiring]) {
-        await closing(await connectWithBearer(on127(), key), async (client) => assert.deepEqual(await listedContracts(client), [company.contractId]));
+        await closing(await connectWithBearer(on127(), key), async (client) =>
+          assert.deepEqual(await listedContracts(client), [company.contractId]),
+        );
       }
       await app.services.access.revokeApiKey(revoked.id);
       clock.advance(61_000);
       for (const key of [revoked.key, expiring.key, `sk_live_${randomBytes(32).toString("base64url")}`]) {
         for (const url of bothHosts()) {
           await expectChallenge(await rawToolsList(url, key), url);
-          await assert.rejects(connectWithBearer(url, key), (error: unknown) => error instanceof StreamableHTTPError && error.code === 401);
+          await assert.rejects(
+            connectWithBearer(url, key),
+            (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
+          );
         }
       }
     });
@@ -246,19 +317,28 @@ for (const engine of ["pglite", "postgres"] as const) {
     let database: TestDatabase;
     let app: App;
     let port: number;
-    const user = { email: `public-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery staple" };
+    const user = {
+      email: `public-${randomBytes(4).toString("hex")}@example.com`,
+      password: "correct horse battery staple",
+    };
     let key: string;
     /** The network as seen from a client for which billing.example.com is this process (a proxy in production). */
     const viaPublicHost: typeof fetch = (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
       if (url.origin !== publicUrl) return fetch(input, init);
-      return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, input instanceof Request ? new Request(input, init) : init);
+      return fetch(
+        `http://127.0.0.1:${port}${url.pathname}${url.search}`,
+        input instanceof Request ? new Request(input, init) : init,
+      );
     };
 
     before(async () => {
       database = await createTestDatabase(engine);
       port = await closedPort();
-      app = await createApp(testConfig({ BILLING_PUBLIC_URL: publicUrl }), { db: database.db, clock: fixedClock(new Date("2026-03-15T12:00:00.000Z")) });
+      app = await createApp(testConfig({ BILLING_PUBLIC_URL: publicUrl }), {
+        db: database.db,
+        clock: fixedClock(new Date("2026-03-15T12:00:00.000Z")),
+      });
       await app.http.listen({ port, host: "127.0.0.1" });
       const company = await app.services.access.createCompany("Public Co");
       await app.services.access.createUser(company.id, user.email, user.password);
@@ -272,17 +352,26 @@ for (const engine of ["pglite", "postgres"] as const) {
 
     it("names only BILLING_PUBLIC_URL, refuses a 127.0.0.1 resource, and the SDK client on 127.0.0.1 cannot complete OAuth", async () => {
       const local = new URL(`http://127.0.0.1:${port}/mcp`);
-      const metadata = (await (await fetch(new URL("/.well-known/oauth-protected-resource", local))).json()) as { resource: string; authorization_servers: string[] };
+      const metadata = (await (await fetch(new URL("/.well-known/oauth-protected-resource", local))).json()) as {
+        resource: string;
+        authorization_servers: string[];
+      };
       assert.equal(metadata.resource, `${publicUrl}/mcp`);
       assert.deepEqual(metadata.authorization_servers, [`${publicUrl}/`]);
-      assert.equal(((await (await fetch(new URL("/.well-known/oauth-authorization-server", local))).json()) as { issuer: string }).issuer, `${publicUrl}/`);
+      assert.equal(
+        ((await (await fetch(new URL("/.well-known/oauth-authorization-server", local))).json()) as { issuer: string })
+          .issuer,
+        `${publicUrl}/`,
+      );
       const challenge = (await rawToolsList(local, "mcp_at_unknown")).headers.get("www-authenticate") ?? "";
       assert.ok(challenge.includes(`resource_metadata="${publicUrl}/.well-known/oauth-protected-resource"`), challenge);
 
       // The SDK's own check: the resource the metadata names is not the URL it connected to.
       const provider = new SignInOAuthProvider(user, viaPublicHost);
       await assert.rejects(
-        new Client({ name: "oauth agent", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(local, { authProvider: provider, fetch: viaPublicHost })),
+        new Client({ name: "oauth agent", version: "1.0.0" }).connect(
+          new StreamableHTTPClientTransport(local, { authProvider: provider, fetch: viaPublicHost }),
+        ),
         /Protected resource https:\/\/billing\.example\.com\/mcp does not match/,
       );
       assert.equal(provider.authorizationUrl, undefined, "it never got as far as signing in");
@@ -291,7 +380,10 @@ for (const engine of ["pglite", "postgres"] as const) {
       const registered = await fetch(new URL("/register", local), {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ redirect_uris: ["http://127.0.0.1:48123/callback"], token_endpoint_auth_method: "none" }),
+        body: JSON.stringify({
+          redirect_uris: ["http://127.0.0.1:48123/callback"],
+          token_endpoint_auth_method: "none",
+        }),
       });
       assert.equal(registered.status, 201);
       const { client_id } = (await registered.json()) as { client_id: string };
@@ -309,10 +401,19 @@ for (const engine of ["pglite", "postgres"] as const) {
       assert.equal(new URL(refused.headers.get("location")!).searchParams.get("error"), "invalid_target");
 
       // Through the public URL the same client completes the flow; an API key is bound to no host.
-      await closing(await connectWithOAuth(new URL(`${publicUrl}/mcp`), new SignInOAuthProvider(user, viaPublicHost), viaPublicHost), async (client) => {
-        assert.ok((await client.listTools()).tools.length > 0);
-      });
-      await closing(await connectWithBearer(local, key), async (client) => assert.deepEqual(await listedContracts(client), []));
+      await closing(
+        await connectWithOAuth(
+          new URL(`${publicUrl}/mcp`),
+          new SignInOAuthProvider(user, viaPublicHost),
+          viaPublicHost,
+        ),
+        async (client) => {
+          assert.ok((await client.listTools()).tools.length > 0);
+        },
+      );
+      await closing(await connectWithBearer(local, key), async (client) =>
+        assert.deepEqual(await listedContracts(client), []),
+      );
     });
   });
 }
@@ -326,7 +427,10 @@ describe("MCP with BILLING_PUBLIC_URL on [::1]", () => {
   before(async () => {
     database = await createTestDatabase("pglite");
     port = await closedPort();
-    app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://[::1]:${port}` }), { db: database.db, clock: fixedClock(new Date("2026-03-15T12:00:00.000Z")) });
+    app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://[::1]:${port}` }), {
+      db: database.db,
+      clock: fixedClock(new Date("2026-03-15T12:00:00.000Z")),
+    });
     await app.http.listen({ port, host: "127.0.0.1" });
     const company = await app.services.access.createCompany("V6 Co");
     await app.services.access.createUser(company.id, user.email, user.password);
@@ -338,7 +442,11 @@ describe("MCP with BILLING_PUBLIC_URL on [::1]", () => {
   });
 
   it("is served (the loopback address the SDK's issuer check does not know) and a client on 127.0.0.1 completes OAuth", async () => {
-    const asked = await app.http.inject({ method: "GET", url: "/.well-known/oauth-authorization-server", headers: { host: `[::1]:${port}` } });
+    const asked = await app.http.inject({
+      method: "GET",
+      url: "/.well-known/oauth-authorization-server",
+      headers: { host: `[::1]:${port}` },
+    });
     assert.equal(asked.statusCode, 200, asked.body);
     assert.equal((asked.json() as { issuer: string }).issuer, `http://[::1]:${port}/`);
     assert.equal((asked.json() as { token_endpoint: string }).token_endpoint, `http://[::1]:${port}/token`);
@@ -347,7 +455,11 @@ describe("MCP with BILLING_PUBLIC_URL on [::1]", () => {
       assert.deepEqual(await listedContracts(client), []);
     });
     const { rows } = await app.db.query<{ resource: string }>("SELECT DISTINCT resource FROM oauth_tokens");
-    assert.deepEqual(rows.map((row) => row.resource), [`http://[::1]:${port}/mcp`], "the grant is bound to BILLING_PUBLIC_URL's resource");
+    assert.deepEqual(
+      rows.map((row) => row.resource),
+      [`http://[::1]:${port}/mcp`],
+      "the grant is bound to BILLING_PUBLIC_URL's resource",
+    );
   });
 });
 
@@ -363,7 +475,11 @@ describeEachEngine(
       assert.equal(throttled.statusCode, 429, throttled.body);
       assert.ok(Number(throttled.headers["retry-after"]) >= 1);
       assert.equal((throttled.json() as { error: string }).error, "too_many_failed_attempts");
-      assert.equal((await mcpRequest(t(), key, "tools/list")).statusCode, 200, "a valid key is never refused by the throttle");
+      assert.equal(
+        (await mcpRequest(t(), key, "tools/list")).statusCode,
+        200,
+        "a valid key is never refused by the throttle",
+      );
       const oauth = await mcpRequest(t(), "mcp_at_expired-or-unknown", "tools/list");
       assert.equal(oauth.statusCode, 401, "an OAuth token is answered as before");
     });
@@ -376,7 +492,8 @@ describeEachEngine(
   (t) => {
     it("answers 429 with Retry-After once the key spent its requests on the API, and keeps other keys' budgets apart", async () => {
       const { key, companyId } = await t().newCompany();
-      for (let i = 0; i < 3; i++) assert.equal((await t().call({ method: "GET", url: "/v1/billing/customers", key })).statusCode, 200);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await t().call({ method: "GET", url: "/v1/billing/customers", key })).statusCode, 200);
       const refused = await mcpRequest(t(), key, "tools/list");
       assert.equal(refused.statusCode, 429, refused.body);
       assert.ok(Number(refused.headers["retry-after"]) >= 1);
@@ -391,10 +508,15 @@ describeEachEngine(
 describe("MCP on the service as started: default BILLING_PUBLIC_URL (localhost), listening on 127.0.0.1", () => {
   const procs = serviceProcesses();
 
-  it("serves an API key and OAuth on localhost and on 127.0.0.1, and logs neither keys nor tokens", { timeout: 120_000 }, async () => {
+  it("serves an API key and OAuth on localhost and on 127.0.0.1, and logs neither keys nor tokens", {
+    timeout: 120_000,
+  }, async () => {
     const port = await closedPort();
     const apiKey = `sk_test_mcp_${randomBytes(16).toString("hex")}`;
-    const user = { email: `owner-${randomBytes(3).toString("hex")}@example.com`, password: "correct horse battery staple" };
+    const user = {
+      email: `owner-${randomBytes(3).toString("hex")}@example.com`,
+      password: "correct horse battery staple",
+    };
     const service = await procs.start(
       {
         BILLING_DATA_DIR: "memory://",
@@ -423,7 +545,10 @@ describe("MCP on the service as started: default BILLING_PUBLIC_URL (localhost),
       secrets.push(provider.tokens()!.access_token, provider.tokens()!.refresh_token!);
     }
     const wrongKey = `sk_live_${randomBytes(32).toString("base64url")}`;
-    await assert.rejects(connectWithBearer(new URL(`http://localhost:${port}/mcp`), wrongKey), (error: unknown) => error instanceof StreamableHTTPError && error.code === 401);
+    await assert.rejects(
+      connectWithBearer(new URL(`http://localhost:${port}/mcp`), wrongKey),
+      (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
+    );
     secrets.push(wrongKey);
 
     const logs = service.output.join("");

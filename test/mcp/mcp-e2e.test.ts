@@ -11,7 +11,11 @@ import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { UnauthorizedError, discoverAuthorizationServerMetadata, refreshAuthorization } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  UnauthorizedError,
+  discoverAuthorizationServerMetadata,
+  refreshAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { createApp, type App } from "../../src/app.js";
@@ -37,7 +41,10 @@ for (const engine of ["pglite", "postgres"] as const) {
     let app: App;
     let base: string;
     const clock = fixedClock(new Date("2026-03-15T12:00:00.000Z"));
-    const user = { email: `e2e-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery staple" };
+    const user = {
+      email: `e2e-${randomBytes(4).toString("hex")}@example.com`,
+      password: "correct horse battery staple",
+    };
     let contractId: string;
 
     before(async () => {
@@ -52,7 +59,11 @@ for (const engine of ["pglite", "postgres"] as const) {
       await app.services.access.createUser(company.id, user.email, user.password);
       const { key } = await app.services.access.createApiKey(company.id, {});
       const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-      const customer = await fetch(`${base}/v1/billing/customers`, { method: "POST", headers, body: JSON.stringify({ name: "Acme Corp" }) });
+      const customer = await fetch(`${base}/v1/billing/customers`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ name: "Acme Corp" }),
+      });
       assert.equal(customer.status, 201);
       const contract = await fetch(`${base}/v1/billing/contracts`, {
         method: "POST",
@@ -74,7 +85,10 @@ for (const engine of ["pglite", "postgres"] as const) {
 
       // 1. No token yet: the 401 challenge leads the SDK through discovery, registration and the authorize step.
       const first = new Client({ name: "e2e", version: "1.0.0" });
-      await assert.rejects(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), UnauthorizedError);
+      await assert.rejects(
+        first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })),
+        UnauthorizedError,
+      );
       const clientInfo = provider.clientInformation();
       assert.ok(clientInfo?.client_id, "the client registered itself");
       assert.equal((clientInfo as { client_secret?: string }).client_secret, undefined, "a public client");
@@ -134,7 +148,12 @@ for (const engine of ["pglite", "postgres"] as const) {
       assert.equal(provider.tokens()!.access_token, refreshed.access_token, "the refreshed access token did the work");
 
       await assert.rejects(
-        refreshAuthorization(new URL("/", base), { metadata, clientInformation: clientInfo, refreshToken: tokens.refresh_token!, resource: mcpUrl }),
+        refreshAuthorization(new URL("/", base), {
+          metadata,
+          clientInformation: clientInfo,
+          refreshToken: tokens.refresh_token!,
+          resource: mcpUrl,
+        }),
         (error: unknown) => error instanceof InvalidGrantError,
       );
     });
@@ -142,7 +161,12 @@ for (const engine of ["pglite", "postgres"] as const) {
     it("refreshes on its own when the access token has expired", async () => {
       const mcpUrl = new URL("/mcp", base);
       const provider = new SignInOAuthProvider(user);
-      await assert.rejects(new Client({ name: "e2e", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })), UnauthorizedError);
+      await assert.rejects(
+        new Client({ name: "e2e", version: "1.0.0" }).connect(
+          new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }),
+        ),
+        UnauthorizedError,
+      );
       const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
       await transport.finishAuth(provider.code!);
       const client = new Client({ name: "e2e", version: "1.0.0" });

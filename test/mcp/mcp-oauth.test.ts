@@ -96,7 +96,11 @@ describeEachEngine("OAuth discovery and the 401 challenge", (t) => {
     const basic = await send(t(), {
       method: "POST",
       url: "/mcp",
-      headers: { authorization: "Basic dXNlcjpwYXNz", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        authorization: "Basic dXNlcjpwYXNz",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       payload: { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} },
     });
     assert.equal(basic.statusCode, 401, basic.body);
@@ -122,8 +126,16 @@ describeEachEngine("OAuth client registration", (t) => {
   });
 
   it("refuses a confidential client (client_secret_post, or the RFC 7591 default) with 400 invalid_client_metadata", async () => {
-    expectOAuthError(await register(t(), { token_endpoint_auth_method: "client_secret_post" }), 400, "invalid_client_metadata");
-    expectOAuthError(await register(t(), { token_endpoint_auth_method: "client_secret_basic" }), 400, "invalid_client_metadata");
+    expectOAuthError(
+      await register(t(), { token_endpoint_auth_method: "client_secret_post" }),
+      400,
+      "invalid_client_metadata",
+    );
+    expectOAuthError(
+      await register(t(), { token_endpoint_auth_method: "client_secret_basic" }),
+      400,
+      "invalid_client_metadata",
+    );
     expectOAuthError(await register(t(), { token_endpoint_auth_method: undefined }), 400, "invalid_client_metadata");
   });
 
@@ -131,18 +143,32 @@ describeEachEngine("OAuth client registration", (t) => {
     for (const uri of ["not a url", "javascript:alert(1)", "data:text/html,hi"]) {
       expectOAuthError(await register(t(), { redirect_uris: [uri] }), 400, "invalid_client_metadata");
     }
-    expectOAuthError(await register(t(), { redirect_uris: "http://127.0.0.1:4321/callback" }), 400, "invalid_client_metadata");
+    expectOAuthError(
+      await register(t(), { redirect_uris: "http://127.0.0.1:4321/callback" }),
+      400,
+      "invalid_client_metadata",
+    );
   });
 
   it("refuses no redirect URI, plain http off loopback and fragments (invalid_redirect_uri)", async () => {
-    for (const uris of [[], ["http://evil.example/callback"], ["https://app.example/callback#x"], [REDIRECT_URI, "http://10.0.0.7/cb"]]) {
+    for (const uris of [
+      [],
+      ["http://evil.example/callback"],
+      ["https://app.example/callback#x"],
+      [REDIRECT_URI, "http://10.0.0.7/cb"],
+    ]) {
       expectOAuthError(await register(t(), { redirect_uris: uris }), 400, "invalid_redirect_uri");
     }
   });
 
   it("accepts https, loopback http and a native app's private-use scheme", async () => {
     await registerClient(t(), {
-      redirect_uris: ["https://app.example/callback", "http://localhost:3000/cb", "http://[::1]:9/cb", "com.example.app:/oauth/callback"],
+      redirect_uris: [
+        "https://app.example/callback",
+        "http://localhost:3000/cb",
+        "http://[::1]:9/cb",
+        "com.example.app:/oauth/callback",
+      ],
     });
   });
 });
@@ -150,7 +176,14 @@ describeEachEngine("OAuth client registration", (t) => {
 describeEachEngine("OAuth authorization requests", (t) => {
   it("shows the login page for a valid request: a form posting email and password to /oauth/login", async () => {
     const clientId = await registerClient(t(), { client_name: "Claude <Desktop>" });
-    const res = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, resource: MCP_RESOURCE, state: "s1" });
+    const res = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+      resource: MCP_RESOURCE,
+      state: "s1",
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers["content-type"]), /text\/html/);
     assert.ok(res.body.includes('action="/oauth/login"'));
@@ -162,7 +195,13 @@ describeEachEngine("OAuth authorization requests", (t) => {
 
   it("refuses code_challenge_method=plain and a missing code_challenge by redirecting with invalid_request", async () => {
     const clientId = await registerClient(t());
-    const plain = await authorize(t(), { clientId, challenge: "x".repeat(43), method: "plain", redirectUri: REDIRECT_URI, state: "st" });
+    const plain = await authorize(t(), {
+      clientId,
+      challenge: "x".repeat(43),
+      method: "plain",
+      redirectUri: REDIRECT_URI,
+      state: "st",
+    });
     // (The SDK's handler leaves `state` out of these two redirects: it reads it only once the parameters parse.)
     let params = redirectParams(plain);
     assert.ok(String(plain.headers.location).startsWith(REDIRECT_URI));
@@ -176,12 +215,21 @@ describeEachEngine("OAuth authorization requests", (t) => {
 
   it("answers an unregistered redirect_uri or an unknown client with a direct 400, never a redirect", async () => {
     const clientId = await registerClient(t());
-    for (const redirectUri of ["http://127.0.0.1:4321/other", "https://evil.example/callback", "http://localhost:4321/callback"]) {
+    for (const redirectUri of [
+      "http://127.0.0.1:4321/other",
+      "https://evil.example/callback",
+      "http://localhost:4321/callback",
+    ]) {
       const res = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri });
       expectOAuthError(res, 400, "invalid_request");
       assert.equal(res.headers.location, undefined, redirectUri);
     }
-    const unknown = await authorize(t(), { clientId: "no-such-client", challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI });
+    const unknown = await authorize(t(), {
+      clientId: "no-such-client",
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+    });
     expectOAuthError(unknown, 400, "invalid_client");
     assert.equal(unknown.headers.location, undefined);
   });
@@ -198,7 +246,14 @@ describeEachEngine("OAuth authorization requests", (t) => {
 
   it("redirects an unknown scope with invalid_scope and a foreign resource with invalid_target, with the state", async () => {
     const clientId = await registerClient(t());
-    const scope = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, scope: "read:invoices admin", state: "a" });
+    const scope = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+      scope: "read:invoices admin",
+      state: "a",
+    });
     let params = redirectParams(scope);
     assert.ok(String(scope.headers.location).startsWith(REDIRECT_URI));
     assert.equal(params.get("error"), "invalid_scope");
@@ -219,7 +274,13 @@ describeEachEngine("OAuth authorization requests", (t) => {
   it("shows the login page again with 401 after a wrong password, and no code; the right one then gets the consent page", async () => {
     const user = await newUser(t());
     const clientId = await registerClient(t());
-    const page = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, scope: "read:invoices" });
+    const page = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+      scope: "read:invoices",
+    });
     const requestId = requestIdOf(page.body);
     for (const [email, password] of [
       [user.email, "wrong-password"],
@@ -243,7 +304,12 @@ describeEachEngine("OAuth authorization requests", (t) => {
   it("lists both scopes when none is asked for, and answers an unknown request id with 400", async () => {
     const user = await newUser(t());
     const clientId = await registerClient(t());
-    const page = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI });
+    const page = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+    });
     const consentPage = await login(t(), requestIdOf(page.body), user.email, user.password);
     for (const scope of ALL_SCOPES) assert.ok(consentPage.body.includes(scope), scope);
     assert.equal((await login(t(), "no-such-request", user.email, user.password)).statusCode, 400);
@@ -253,7 +319,13 @@ describeEachEngine("OAuth authorization requests", (t) => {
   it("redirects Deny with error=access_denied and the state; the request is then used up", async () => {
     const user = await newUser(t());
     const clientId = await registerClient(t());
-    const page = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, state: "keep-me" });
+    const page = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+      state: "keep-me",
+    });
     const consentPage = await login(t(), requestIdOf(page.body), user.email, user.password);
     const requestId = requestIdOf(consentPage.body);
     const denied = await consent(t(), requestId, "deny");
@@ -262,12 +334,21 @@ describeEachEngine("OAuth authorization requests", (t) => {
     assert.equal(params.get("error"), "access_denied");
     assert.equal(params.get("state"), "keep-me");
     assert.equal(params.get("code"), null);
-    assert.equal((await consent(t(), requestId, "allow")).statusCode, 400, "an answered request cannot be allowed afterwards");
+    assert.equal(
+      (await consent(t(), requestId, "allow")).statusCode,
+      400,
+      "an answered request cannot be allowed afterwards",
+    );
   });
 
   it("refuses consent for a request nobody has logged in to", async () => {
     const clientId = await registerClient(t());
-    const page = await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI });
+    const page = await authorize(t(), {
+      clientId,
+      challenge: pkce().challenge,
+      method: "S256",
+      redirectUri: REDIRECT_URI,
+    });
     const res = await consent(t(), requestIdOf(page.body), "allow");
     assert.equal(res.statusCode, 400, res.body);
     assert.equal(res.headers.location, undefined);
@@ -288,7 +369,12 @@ describeEachEngine("OAuth code exchange", (t) => {
     assert.notEqual(tokens.access_token, tokens.refresh_token);
     await expectWorks(t(), tokens.access_token);
     const stored = async (token: string) => {
-      const { rows } = await t().app.db.query<{ kind: string; resource: string | null; expires_at: Date; size: number }>(
+      const { rows } = await t().app.db.query<{
+        kind: string;
+        resource: string | null;
+        expires_at: Date;
+        size: number;
+      }>(
         "SELECT kind, resource, expires_at, octet_length(token_hash) AS size FROM oauth_tokens WHERE token_hash = $1",
         [sha256(token)],
       );
@@ -313,7 +399,11 @@ describeEachEngine("OAuth code exchange", (t) => {
   it("refuses a redirect_uri that is not the authorization request's, or none, with invalid_grant", async () => {
     const user = await newUser(t());
     const first = await authorizationCode(t(), user);
-    expectOAuthError(await exchangeCode(t(), first, { redirect_uri: "http://127.0.0.1:4321/other" }), 400, "invalid_grant");
+    expectOAuthError(
+      await exchangeCode(t(), first, { redirect_uri: "http://127.0.0.1:4321/other" }),
+      400,
+      "invalid_grant",
+    );
     const second = await authorizationCode(t(), user);
     expectOAuthError(await exchangeCode(t(), second, { redirect_uri: undefined }), 400, "invalid_grant");
   });
@@ -321,7 +411,11 @@ describeEachEngine("OAuth code exchange", (t) => {
   it("refuses a resource other than the authorized one (invalid_target), or one that was not authorized (invalid_grant)", async () => {
     const user = await newUser(t());
     const foreign = await authorizationCode(t(), user);
-    expectOAuthError(await exchangeCode(t(), foreign, { resource: "https://other.example/mcp" }), 400, "invalid_target");
+    expectOAuthError(
+      await exchangeCode(t(), foreign, { resource: "https://other.example/mcp" }),
+      400,
+      "invalid_target",
+    );
     const unbound = await authorizationCode(t(), user, { resource: null });
     expectOAuthError(await exchangeCode(t(), unbound, { resource: MCP_RESOURCE }), 400, "invalid_grant");
   });
@@ -332,7 +426,10 @@ describeEachEngine("OAuth code exchange", (t) => {
     const res = await exchangeCode(t(), authorized, { resource: undefined });
     assert.equal(res.statusCode, 200, res.body);
     const tokens = res.json() as TokenResponse;
-    const { rows } = await t().app.db.query<{ resource: string }>("SELECT resource FROM oauth_tokens WHERE token_hash = $1", [sha256(tokens.access_token)]);
+    const { rows } = await t().app.db.query<{ resource: string }>(
+      "SELECT resource FROM oauth_tokens WHERE token_hash = $1",
+      [sha256(tokens.access_token)],
+    );
     assert.equal(rows[0]!.resource, MCP_RESOURCE);
   });
 
@@ -350,7 +447,11 @@ describeEachEngine("OAuth code exchange", (t) => {
     const otherClient = await registerClient(t());
     expectOAuthError(await exchangeCode(t(), authorized, { client_id: otherClient }), 400, "invalid_grant");
     expectOAuthError(await exchangeCode(t(), authorized, { client_id: "no-such-client" }), 400, "invalid_client");
-    expectOAuthError(await tokenRequest(t(), { grant_type: "client_credentials", client_id: authorized.clientId }), 400, "unsupported_grant_type");
+    expectOAuthError(
+      await tokenRequest(t(), { grant_type: "client_credentials", client_id: authorized.clientId }),
+      400,
+      "unsupported_grant_type",
+    );
     const res = await exchangeCode(t(), authorized);
     assert.equal(res.statusCode, 200, `the code is still good for its own client: ${res.body}`);
   });
@@ -379,7 +480,11 @@ describeEachEngine("OAuth refresh, revocation and token lifetime", (t) => {
     assert.notEqual(rotated.refresh_token, tokens.refresh_token);
     assert.equal(rotated.scope, tokens.scope);
     await expectWorks(t(), rotated.access_token);
-    expectOAuthError(await refreshTokens(t(), tokens.clientId, rotated.refresh_token, { client_id: await registerClient(t()) }), 400, "invalid_grant");
+    expectOAuthError(
+      await refreshTokens(t(), tokens.clientId, rotated.refresh_token, { client_id: await registerClient(t()) }),
+      400,
+      "invalid_grant",
+    );
     const next = await refreshTokens(t(), tokens.clientId, rotated.refresh_token);
     assert.equal(next.statusCode, 200, next.body);
   });
@@ -398,13 +503,21 @@ describeEachEngine("OAuth refresh, revocation and token lifetime", (t) => {
   it("narrows scopes on refresh but never widens them, and keeps the resource", async () => {
     const user = await newUser(t());
     const readOnly = await obtainTokens(t(), user, ["read:invoices"]);
-    expectOAuthError(await refreshTokens(t(), readOnly.clientId, readOnly.refresh_token, { scope: "read:invoices write:invoices" }), 400, "invalid_scope");
+    expectOAuthError(
+      await refreshTokens(t(), readOnly.clientId, readOnly.refresh_token, { scope: "read:invoices write:invoices" }),
+      400,
+      "invalid_scope",
+    );
     const full = await obtainTokens(t(), user);
     const narrowed = await refreshTokens(t(), full.clientId, full.refresh_token, { scope: "read:invoices" });
     assert.equal(narrowed.statusCode, 200, narrowed.body);
     assert.equal((narrowed.json() as TokenResponse).scope, "read:invoices");
     const again = await obtainTokens(t(), user);
-    expectOAuthError(await refreshTokens(t(), again.clientId, again.refresh_token, { resource: "https://other.example/mcp" }), 400, "invalid_target");
+    expectOAuthError(
+      await refreshTokens(t(), again.clientId, again.refresh_token, { resource: "https://other.example/mcp" }),
+      400,
+      "invalid_target",
+    );
   });
 
   it("revokes an access token (POST /revoke with token and client_id → 200); /mcp then answers 401", async () => {
@@ -421,7 +534,11 @@ describeEachEngine("OAuth refresh, revocation and token lifetime", (t) => {
   it("revokes a refresh token with the access tokens of its grant", async () => {
     const user = await newUser(t());
     const tokens = await obtainTokens(t(), user);
-    const res = await postForm(t(), "/revoke", { token: tokens.refresh_token, token_type_hint: "refresh_token", client_id: tokens.clientId });
+    const res = await postForm(t(), "/revoke", {
+      token: tokens.refresh_token,
+      token_type_hint: "refresh_token",
+      client_id: tokens.clientId,
+    });
     assert.equal(res.statusCode, 200, res.body);
     expectOAuthError(await refreshTokens(t(), tokens.clientId, tokens.refresh_token), 400, "invalid_grant");
     await expectRefused(t(), tokens.access_token);
@@ -465,7 +582,13 @@ describeEachEngine("OAuth login and consent binding", (t) => {
     const user = await newUser(t());
     const clientId = await registerClient(t());
     const { challenge } = pkce();
-    const page = await authorize(t(), { clientId, challenge, method: "S256", redirectUri: "http://127.0.0.1:4321/callback", state: "s1" });
+    const page = await authorize(t(), {
+      clientId,
+      challenge,
+      method: "S256",
+      redirectUri: "http://127.0.0.1:4321/callback",
+      state: "s1",
+    });
     assert.equal(page.statusCode, 200);
     const loginId = requestIdOf(page.body);
     const consentPage = await login(t(), loginId, user.email, user.password);

@@ -17,7 +17,16 @@ import {
   type SubmitResult,
   type UsageEvent,
 } from "../support/api.js";
-import { callTool, invalidParams, mcpRequest, newUser, obtainTokens, toolError, toolOk, type User } from "../support/mcp-client.js";
+import {
+  callTool,
+  invalidParams,
+  mcpRequest,
+  newUser,
+  obtainTokens,
+  toolError,
+  toolOk,
+  type User,
+} from "../support/mcp-client.js";
 
 const READ_TOOLS = [
   "list_contracts",
@@ -70,10 +79,13 @@ describeEachEngine("MCP tools", (t) => {
     token.read = (await obtainTokens(t(), a, ["read:invoices"])).access_token;
     token.write = (await obtainTokens(t(), a, ["write:invoices"])).access_token;
     token.other = (await obtainTokens(t(), b)).access_token;
-    const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(contract.id, { quantity: 2 })] });
+    const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", {
+      events: [usageEvent(contract.id, { quantity: 2 })],
+    });
     assert.equal(submitted.accepted, 1, JSON.stringify(submitted));
     eventId = submitted.events[0]!.event_id!;
-    invoiceNumber = (await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: eventId })).invoice_number;
+    invoiceNumber = (await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: eventId }))
+      .invoice_number;
   });
 
   /** Valid arguments for every tool, so that only the scope (or the company) decides. */
@@ -91,7 +103,11 @@ describeEachEngine("MCP tools", (t) => {
     add_pricing_rule: { contract_id: contract.id, rule: { metric: "card_volume", model: "percentage", rate: 0.029 } },
     update_pricing_rule: { contract_id: contract.id, rule_id: "any-rule", fields: { amount: "25.00" } },
     submit_usage: { events: [usageEvent(contract.id)] },
-    project_invoice: { external_contract_id: contract.id, billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+    project_invoice: {
+      external_contract_id: contract.id,
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    },
     finalize_invoice: { number: invoiceNumber, confirm: true },
     create_customer: { name: "Scoped Out Ltd" },
   });
@@ -100,18 +116,40 @@ describeEachEngine("MCP tools", (t) => {
     const customer = await createCustomer(t(), a.key, { name: "Finalize Ltd" });
     const own = await createSampleContract(t(), a.key, customer.id);
     await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(own.id)] });
-    const draft = (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data[0]!;
-    for (const missing of [{ number: draft.number }, { number: draft.number, confirm: false }, { number: draft.number, confirm: "yes" }]) {
+    const draft = (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" }))
+      .data[0]!;
+    for (const missing of [
+      { number: draft.number },
+      { number: draft.number, confirm: false },
+      { number: draft.number, confirm: "yes" },
+    ]) {
       assert.match(await invalidParams(t(), token.full, "finalize_invoice", missing), /confirm/);
     }
-    assert.equal((await toolOk<Invoice>(t(), token.full, "get_invoice", { number: draft.number })).status, "draft", "nothing issued without confirm");
+    assert.equal(
+      (await toolOk<Invoice>(t(), token.full, "get_invoice", { number: draft.number })).status,
+      "draft",
+      "nothing issued without confirm",
+    );
     await toolError(t(), token.other, "finalize_invoice", { number: draft.number, confirm: true }, "not_found");
     const issued = await toolOk<Invoice>(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true });
     assert.equal(issued.status, "issued");
-    assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "issued" })).data.map((i) => i.number), [draft.number]);
-    assert.deepEqual((await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data, []);
+    assert.deepEqual(
+      (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "issued" })).data.map(
+        (i) => i.number,
+      ),
+      [draft.number],
+    );
+    assert.deepEqual(
+      (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "draft" })).data,
+      [],
+    );
 
-    const links = await toolOk<{ pdf_url: string; usage_statement_url: string; status: string }>(t(), token.read, "get_invoice_documents", { number: draft.number });
+    const links = await toolOk<{ pdf_url: string; usage_statement_url: string; status: string }>(
+      t(),
+      token.read,
+      "get_invoice_documents",
+      { number: draft.number },
+    );
     assert.equal(links.status, "issued");
     assert.equal(links.pdf_url, `http://localhost:8080/v1/billing/invoices/${draft.number}/pdf`);
     assert.equal(links.usage_statement_url, `http://localhost:8080/v1/billing/invoices/${draft.number}/usage.csv`);
@@ -127,7 +165,10 @@ describeEachEngine("MCP tools", (t) => {
       assert.match(await invalidParams(t(), token.full, "finalize_invoice", { ...bad, confirm: true }), /number|extra/);
     }
     // Voided through the API, it cannot be finalized again: the API's 409 code.
-    assert.equal((await t().call({ method: "POST", url: `/v1/billing/invoices/${draft.number}/void`, key: a.key })).statusCode, 200);
+    assert.equal(
+      (await t().call({ method: "POST", url: `/v1/billing/invoices/${draft.number}/void`, key: a.key })).statusCode,
+      200,
+    );
     await toolError(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true }, "invoice_is_void");
   });
 
@@ -135,26 +176,42 @@ describeEachEngine("MCP tools", (t) => {
     const res = await mcpRequest(t(), token.read, "tools/list");
     assert.equal(res.statusCode, 200, res.body);
     assert.match(String(res.headers["content-type"]), /application\/json/);
-    const tools = (res.json() as { result: { tools: { name: string; description: string; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[] } })
-      .result.tools;
+    const tools = (
+      res.json() as {
+        result: {
+          tools: { name: string; description: string; inputSchema: object; annotations?: { readOnlyHint?: boolean } }[];
+        };
+      }
+    ).result.tools;
     assert.deepEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...WRITE_TOOLS].sort());
     for (const tool of tools) {
       const read = (READ_TOOLS as readonly string[]).includes(tool.name);
       assert.ok(tool.description.includes(read ? "read:invoices" : "write:invoices"), tool.name);
       assert.equal(tool.annotations?.readOnlyHint, read, tool.name);
-      assert.equal((tool.inputSchema as { additionalProperties?: unknown }).additionalProperties, false, `${tool.name}: arguments are strict, like the API's bodies`);
+      assert.equal(
+        (tool.inputSchema as { additionalProperties?: unknown }).additionalProperties,
+        false,
+        `${tool.name}: arguments are strict, like the API's bodies`,
+      );
     }
   });
 
   it("refuses every write tool to a read:invoices token with insufficient_scope, and changes nothing", async () => {
     const customersBefore = await toolOk<List<unknown>>(t(), token.full, "list_customers");
-    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version;
+    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id }))
+      .version;
     for (const name of WRITE_TOOLS) {
       const error = await toolError(t(), token.read, name, args()[name], "insufficient_scope");
       assert.ok(error.error.includes("write:invoices"), error.error);
     }
-    assert.equal((await toolOk<List<unknown>>(t(), token.full, "list_customers")).data.length, customersBefore.data.length);
-    assert.equal((await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version, versionBefore);
+    assert.equal(
+      (await toolOk<List<unknown>>(t(), token.full, "list_customers")).data.length,
+      customersBefore.data.length,
+    );
+    assert.equal(
+      (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version,
+      versionBefore,
+    );
   });
 
   it("lets a read:invoices token use every read tool", async () => {
@@ -166,7 +223,9 @@ describeEachEngine("MCP tools", (t) => {
       const error = await toolError(t(), token.write, name, args()[name], "insufficient_scope");
       assert.ok(error.error.includes("read:invoices"), error.error);
     }
-    const created = await toolOk<{ object: string; name: string }>(t(), token.write, "create_customer", { name: "Write Only Inc" });
+    const created = await toolOk<{ object: string; name: string }>(t(), token.write, "create_customer", {
+      name: "Write Only Inc",
+    });
     assert.equal(created.object, "customer");
   });
 
@@ -174,8 +233,14 @@ describeEachEngine("MCP tools", (t) => {
     const list = await toolOk<List<Contract>>(t(), token.full, "list_contracts");
     assert.equal(list.object, "list");
     assert.ok(list.data.some((c) => c.id === contract.id));
-    assert.equal((await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "active" })).data.length, list.data.length);
-    assert.equal((await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "cancelled" })).data.length, 0);
+    assert.equal(
+      (await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "active" })).data.length,
+      list.data.length,
+    );
+    assert.equal(
+      (await toolOk<List<Contract>>(t(), token.full, "list_contracts", { status: "cancelled" })).data.length,
+      0,
+    );
     const got = await toolOk<Contract>(t(), token.full, "get_contract", { contract_id: contract.id });
     assert.equal(got.object, "contract");
     assert.equal(got.id, contract.id);
@@ -187,14 +252,21 @@ describeEachEngine("MCP tools", (t) => {
   });
 
   it("creates and lists customers, creates a sample contract, adds and updates a pricing rule", async () => {
-    const customer = await toolOk<{ object: string; id: string; external_id: string }>(t(), token.full, "create_customer", {
-      name: "Globex",
-      external_id: "globex-1",
-      email: "billing@globex.example",
-    });
+    const customer = await toolOk<{ object: string; id: string; external_id: string }>(
+      t(),
+      token.full,
+      "create_customer",
+      {
+        name: "Globex",
+        external_id: "globex-1",
+        email: "billing@globex.example",
+      },
+    );
     assert.equal(customer.object, "customer");
     assert.equal(customer.external_id, "globex-1");
-    const byExternalId = await toolOk<List<{ id: string }>>(t(), token.full, "list_customers", { external_id: "globex-1" });
+    const byExternalId = await toolOk<List<{ id: string }>>(t(), token.full, "list_customers", {
+      external_id: "globex-1",
+    });
     assert.deepEqual(
       byExternalId.data.map((c) => c.id),
       [customer.id],
@@ -233,7 +305,10 @@ describeEachEngine("MCP tools", (t) => {
   it("submits, lists and gets usage events; lists and gets invoices; projects an invoice", async () => {
     const id = newEventId();
     const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", {
-      events: [usageEvent(contract.id, { event_id: id, metric: "international_wire", quantity: 3 }), usageEvent(contract.id, { metric: "no_such_metric" })],
+      events: [
+        usageEvent(contract.id, { event_id: id, metric: "international_wire", quantity: 3 }),
+        usageEvent(contract.id, { metric: "no_such_metric" }),
+      ],
     });
     assert.equal(submitted.accepted, 1);
     assert.equal(submitted.rejected, 1);
@@ -244,12 +319,18 @@ describeEachEngine("MCP tools", (t) => {
     assert.equal(event.object, "usage_event");
     assert.equal(event.contract, contract.id);
     assert.equal(event.rated_amount, 90);
-    const events = await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", { contract: contract.id, metric: "international_wire" });
+    const events = await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", {
+      contract: contract.id,
+      metric: "international_wire",
+    });
     assert.deepEqual(
       events.data.map((e) => e.id),
       [id],
     );
-    assert.equal((await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", { from: "2026-04-01" })).data.length, 0);
+    assert.equal(
+      (await toolOk<List<UsageEvent>>(t(), token.full, "list_usage_events", { from: "2026-04-01" })).data.length,
+      0,
+    );
 
     const invoices = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: contract.id });
     assert.ok(invoices.data.some((i) => i.number === event.invoice_number));
@@ -259,16 +340,23 @@ describeEachEngine("MCP tools", (t) => {
     assert.equal(invoice.status, "draft");
     assert.ok(invoice.line_items?.some((line) => line.metric === "international_wire" && line.amount === 90));
 
-    const projected = await toolOk<{ object: string; number: string; contract: string; billing_period: { start: string; end: string } }>(
-      t(),
-      token.full,
-      "project_invoice",
-      { external_contract_id: contract.id, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" },
-    );
+    const projected = await toolOk<{
+      object: string;
+      number: string;
+      contract: string;
+      billing_period: { start: string; end: string };
+    }>(t(), token.full, "project_invoice", {
+      external_contract_id: contract.id,
+      billing_period_start: "2026-04-01",
+      billing_period_end: "2026-04-30",
+    });
     assert.equal(projected.object, "invoice");
     assert.equal(projected.contract, contract.id);
     assert.deepEqual(projected.billing_period, { start: "2026-04-01", end: "2026-04-30" });
-    const april = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: contract.id, from: "2026-04-01" });
+    const april = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", {
+      contract: contract.id,
+      from: "2026-04-01",
+    });
     assert.ok(april.data.some((i) => i.number === projected.number));
   });
 
@@ -277,8 +365,24 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.full, "get_contract_pricing", { contract_id: "no-such-contract" }, "not_found");
     await toolError(t(), token.full, "get_usage_event", { event_id: "no-such-event" }, "not_found");
     await toolError(t(), token.full, "get_invoice", { number: "INV-999999" }, "not_found");
-    await toolError(t(), token.full, "project_invoice", { external_contract_id: "no-such-contract", billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" }, "not_found");
-    await toolError(t(), token.full, "update_pricing_rule", { contract_id: contract.id, rule_id: "no-such-rule", fields: { amount: "1.00" } }, "not_found");
+    await toolError(
+      t(),
+      token.full,
+      "project_invoice",
+      {
+        external_contract_id: "no-such-contract",
+        billing_period_start: "2026-03-01",
+        billing_period_end: "2026-03-31",
+      },
+      "not_found",
+    );
+    await toolError(
+      t(),
+      token.full,
+      "update_pricing_rule",
+      { contract_id: contract.id, rule_id: "no-such-rule", fields: { amount: "1.00" } },
+      "not_found",
+    );
   });
 
   it("answers invalid arguments with JSON-RPC Invalid params and a sentence naming the argument, and the API's own codes otherwise", async () => {
@@ -289,18 +393,44 @@ describeEachEngine("MCP tools", (t) => {
       ["list_usage_events", { from: "March 1st" }, /from: /],
       ["create_customer", { name: "X", unknown_field: 1 }, /unknown argument unknown_field/],
       ["submit_usage", { events: [] }, /events: must hold at least one item/],
-      ["project_invoice", { billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" }, /external_contract_id is required/],
+      [
+        "project_invoice",
+        { billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+        /external_contract_id is required/,
+      ],
       ["list_usage_events", { limit: "ten" }, /^Invalid arguments for list_usage_events: limit: must be a number$/],
-      ["project_invoice", { external_contract_id: contract.id, billing_period_start: "March", billing_period_end: "2026-03-31" }, /billing_period_start: /],
+      [
+        "project_invoice",
+        { external_contract_id: contract.id, billing_period_start: "March", billing_period_end: "2026-03-31" },
+        /billing_period_start: /,
+      ],
       ["create_customer", { name: 42 }, /name: must be a string/],
     ];
-    for (const [name, args, sentence] of cases) assert.match(await invalidParams(t(), token.full, name, args), sentence, name);
-    const rule = await mcpRequest(t(), token.full, "tools/call", { name: "add_pricing_rule", arguments: { contract_id: contract.id, rule: { metric: "m", model: "percentage" } } });
-    const answer = rule.json() as { result?: { isError?: boolean; structuredContent?: { code?: string } }; error?: { code: number; message: string } };
+    for (const [name, args, sentence] of cases)
+      assert.match(await invalidParams(t(), token.full, name, args), sentence, name);
+    const rule = await mcpRequest(t(), token.full, "tools/call", {
+      name: "add_pricing_rule",
+      arguments: { contract_id: contract.id, rule: { metric: "m", model: "percentage" } },
+    });
+    const answer = rule.json() as {
+      result?: { isError?: boolean; structuredContent?: { code?: string } };
+      error?: { code: number; message: string };
+    };
     // A rule's missing rate is the schema's refusal or the domain's, by where it is checked: either way a sentence.
     if (answer.error) assert.equal(answer.error.code, -32602, rule.body);
-    else assert.ok(answer.result?.isError && ["invalid_request", "invalid_pricing_rule"].includes(String(answer.result.structuredContent?.code)), rule.body);
-    await toolError(t(), token.full, "project_invoice", { external_contract_id: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" }, "invalid_billing_period");
+    else
+      assert.ok(
+        answer.result?.isError &&
+          ["invalid_request", "invalid_pricing_rule"].includes(String(answer.result.structuredContent?.code)),
+        rule.body,
+      );
+    await toolError(
+      t(),
+      token.full,
+      "project_invoice",
+      { external_contract_id: contract.id, billing_period_start: "2026-03-02", billing_period_end: "2026-03-31" },
+      "invalid_billing_period",
+    );
   });
 
   it("answers a malformed tools/call as Invalid params with a sentence, not an internal error with the validator's output", async () => {
@@ -311,12 +441,19 @@ describeEachEngine("MCP tools", (t) => {
       ["a number for a name", { name: 5, arguments: {} }, /name is required/],
       ["an unknown tool", { name: "drop_database", arguments: {} }, /Unknown tool: drop_database/],
     ];
-    for (const [what, params, sentence] of malformed) assert.match(await invalidParams(t(), token.full, "tools/call", undefined, params), sentence, what);
+    for (const [what, params, sentence] of malformed)
+      assert.match(await invalidParams(t(), token.full, "tools/call", undefined, params), sentence, what);
   });
 
   it("answers a duplicate customer external_id with customer_exists", async () => {
     await toolOk(t(), token.full, "create_customer", { name: "Initech", external_id: "initech" });
-    const error = await toolError(t(), token.full, "create_customer", { name: "Initech again", external_id: "initech" }, "customer_exists");
+    const error = await toolError(
+      t(),
+      token.full,
+      "create_customer",
+      { name: "Initech again", external_id: "initech" },
+      "customer_exists",
+    );
     assert.match(error.error, /initech/);
   });
 
@@ -343,7 +480,10 @@ describeEachEngine("MCP tools", (t) => {
     }
     const [entry] = logged;
     const err = (entry?.[0] as { err?: Error } | undefined)?.err;
-    assert.ok(err instanceof Error && /secret_column/.test(err.message) && typeof err.stack === "string", `logged with its stack: ${JSON.stringify(logged)}`);
+    assert.ok(
+      err instanceof Error && /secret_column/.test(err.message) && typeof err.stack === "string",
+      `logged with its stack: ${JSON.stringify(logged)}`,
+    );
     // The tool works again once the fault is gone.
     await toolOk(t(), token.full, "list_customers");
   });
@@ -357,25 +497,46 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.other, "get_contract_pricing", { contract_id: contract.id }, "not_found");
     await toolError(t(), token.other, "get_usage_event", { event_id: eventId }, "not_found");
     await toolError(t(), token.other, "get_invoice", { number: invoiceNumber }, "not_found");
-    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_usage_events", { contract: contract.id })).data, []);
-    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_invoices", { contract: contract.id })).data, []);
-    assert.deepEqual((await toolOk<List<unknown>>(t(), token.other, "list_customers", { external_id: "globex-1" })).data, []);
+    assert.deepEqual(
+      (await toolOk<List<unknown>>(t(), token.other, "list_usage_events", { contract: contract.id })).data,
+      [],
+    );
+    assert.deepEqual(
+      (await toolOk<List<unknown>>(t(), token.other, "list_invoices", { contract: contract.id })).data,
+      [],
+    );
+    assert.deepEqual(
+      (await toolOk<List<unknown>>(t(), token.other, "list_customers", { external_id: "globex-1" })).data,
+      [],
+    );
   });
 
   it("never lets company B's token change company A's contracts, pricing or invoices", async () => {
-    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version;
+    const versionBefore = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id }))
+      .version;
     const invoiceBefore = await toolOk<Invoice>(t(), token.full, "get_invoice", { number: invoiceNumber });
     await toolError(t(), token.other, "create_sample_contract", { customer_id: contract.customer_id }, "not_found");
     await toolError(t(), token.other, "add_pricing_rule", args().add_pricing_rule, "not_found");
     const rules = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).rules;
-    await toolError(t(), token.other, "update_pricing_rule", { contract_id: contract.id, rule_id: rules[0]!.id, fields: { amount: "0.01" } }, "not_found");
+    await toolError(
+      t(),
+      token.other,
+      "update_pricing_rule",
+      { contract_id: contract.id, rule_id: rules[0]!.id, fields: { amount: "0.01" } },
+      "not_found",
+    );
     await toolError(t(), token.other, "project_invoice", args().project_invoice, "not_found");
     const foreignId = newEventId();
-    const submitted = await toolOk<SubmitResult>(t(), token.other, "submit_usage", { events: [usageEvent(contract.id, { event_id: foreignId, timestamp: MARCH })] });
+    const submitted = await toolOk<SubmitResult>(t(), token.other, "submit_usage", {
+      events: [usageEvent(contract.id, { event_id: foreignId, timestamp: MARCH })],
+    });
     assert.equal(submitted.accepted, 0);
     assert.equal(submitted.events[0]!.error?.code, "contract_not_found");
     await toolError(t(), token.full, "get_usage_event", { event_id: foreignId }, "not_found");
-    assert.equal((await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version, versionBefore);
+    assert.equal(
+      (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version,
+      versionBefore,
+    );
     assert.deepEqual(await toolOk<Invoice>(t(), token.full, "get_invoice", { number: invoiceNumber }), invoiceBefore);
     assert.equal((await toolOk<List<Contract>>(t(), token.other, "list_contracts")).data.length, 0);
   });

@@ -9,7 +9,15 @@ import { before, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import { USAGE, createCustomer, createSampleContract, usageEvent } from "../support/api.js";
 import { expectError } from "../support/assertions.js";
-import { assertSentence, callTool, mcpRequest, newUser, obtainTokens, type ToolResult, type User } from "../support/mcp-client.js";
+import {
+  assertSentence,
+  callTool,
+  mcpRequest,
+  newUser,
+  obtainTokens,
+  type ToolResult,
+  type User,
+} from "../support/mcp-client.js";
 import { storedState } from "../support/fuzz-generators.js";
 
 describeEachEngine("MCP tools validate as the API does", (t) => {
@@ -19,30 +27,73 @@ describeEachEngine("MCP tools validate as the API does", (t) => {
   before(async () => {
     user = await newUser(t());
     token = (await obtainTokens(t(), user)).access_token;
-    contractId = (await createSampleContract(t(), user.key, (await createCustomer(t(), user.key, { name: "Parity customer" })).id)).id;
+    contractId = (
+      await createSampleContract(t(), user.key, (await createCustomer(t(), user.key, { name: "Parity customer" })).id)
+    ).id;
   });
 
   const long = "n".repeat(201);
-  const cases: Array<{ what: string; api: { method: "POST" | "GET"; url: () => string; payload?: () => unknown }; tool: string; args: () => Record<string, unknown> }> = [
-    { what: "an unpaired high surrogate in a customer name", api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: "x\ud800" }) }, tool: "create_customer", args: () => ({ name: "x\ud800" }) },
-    { what: "an unpaired low surrogate in an external_id", api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: "A", external_id: "x\udbff" }) }, tool: "create_customer", args: () => ({ name: "A", external_id: "x\udbff" }) },
-    { what: "a NUL in a customer name", api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: "a\u0000b" }) }, tool: "create_customer", args: () => ({ name: "a\u0000b" }) },
-    { what: "a customer name over 200 characters", api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: long }) }, tool: "create_customer", args: () => ({ name: long }) },
+  const cases: Array<{
+    what: string;
+    api: { method: "POST" | "GET"; url: () => string; payload?: () => unknown };
+    tool: string;
+    args: () => Record<string, unknown>;
+  }> = [
+    {
+      what: "an unpaired high surrogate in a customer name",
+      api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: "x\ud800" }) },
+      tool: "create_customer",
+      args: () => ({ name: "x\ud800" }),
+    },
+    {
+      what: "an unpaired low surrogate in an external_id",
+      api: {
+        method: "POST",
+        url: () => "/v1/billing/customers",
+        payload: () => ({ name: "A", external_id: "x\udbff" }),
+      },
+      tool: "create_customer",
+      args: () => ({ name: "A", external_id: "x\udbff" }),
+    },
+    {
+      what: "a NUL in a customer name",
+      api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: "a\u0000b" }) },
+      tool: "create_customer",
+      args: () => ({ name: "a\u0000b" }),
+    },
+    {
+      what: "a customer name over 200 characters",
+      api: { method: "POST", url: () => "/v1/billing/customers", payload: () => ({ name: long }) },
+      tool: "create_customer",
+      args: () => ({ name: long }),
+    },
     {
       what: "an unpaired surrogate in an event id",
-      api: { method: "POST", url: () => USAGE, payload: () => ({ events: [usageEvent(contractId, { event_id: "x\ud800" })] }) },
+      api: {
+        method: "POST",
+        url: () => USAGE,
+        payload: () => ({ events: [usageEvent(contractId, { event_id: "x\ud800" })] }),
+      },
       tool: "submit_usage",
       args: () => ({ events: [usageEvent(contractId, { event_id: "x\ud800" })] }),
     },
     {
       what: "a NUL in a metric",
-      api: { method: "POST", url: () => USAGE, payload: () => ({ events: [usageEvent(contractId, { metric: "domestic\u0000wire" })] }) },
+      api: {
+        method: "POST",
+        url: () => USAGE,
+        payload: () => ({ events: [usageEvent(contractId, { metric: "domestic\u0000wire" })] }),
+      },
       tool: "submit_usage",
       args: () => ({ events: [usageEvent(contractId, { metric: "domestic\u0000wire" })] }),
     },
     {
       what: "an unpaired surrogate in a pricing rule's name",
-      api: { method: "POST", url: () => `/v1/billing/contracts/${contractId}/pricing-rules`, payload: () => ({ metric: "m", rate: 0.1, name: "r\udc00" }) },
+      api: {
+        method: "POST",
+        url: () => `/v1/billing/contracts/${contractId}/pricing-rules`,
+        payload: () => ({ metric: "m", rate: 0.1, name: "r\udc00" }),
+      },
       tool: "add_pricing_rule",
       args: () => ({ contract_id: contractId, rule: { metric: "m", rate: 0.1, name: "r\udc00" } }),
     },
@@ -57,7 +108,12 @@ describeEachEngine("MCP tools validate as the API does", (t) => {
   for (const c of cases) {
     it(`refuses ${c.what} on both surfaces with the same code, storing nothing`, async () => {
       const stateBefore = await storedState(t(), user.companyId);
-      const res = await t().call({ method: c.api.method, url: c.api.url(), key: user.key, ...(c.api.payload ? { payload: c.api.payload() as object } : {}) });
+      const res = await t().call({
+        method: c.api.method,
+        url: c.api.url(),
+        key: user.key,
+        ...(c.api.payload ? { payload: c.api.payload() as object } : {}),
+      });
       const apiCode = res.statusCode === 404 ? "not_found" : expectError(res, 400).code;
       const called = await mcpRequest(t(), token, "tools/call", { name: c.tool, arguments: c.args() });
       const answer = called.json() as { result?: ToolResult; error?: { code: number; message: string } };
@@ -81,14 +137,21 @@ describeEachEngine("MCP tools validate as the API does", (t) => {
       assert.equal(result.isError, true);
       assert.equal(result.structuredContent?.code, "invalid_request");
     }
-    const { rows } = await t().app.db.query("SELECT id FROM usage_events WHERE company_id = $1 AND id LIKE 'dup%'", [user.companyId]);
+    const { rows } = await t().app.db.query("SELECT id FROM usage_events WHERE company_id = $1 AND id LIKE 'dup%'", [
+      user.companyId,
+    ]);
     assert.deepEqual(rows, []);
   });
 
   it("reads back an event whose id has the longest length the API takes (255), on both surfaces", async () => {
     // Fastify's router refused path parameters over 100 characters with 414 before the route's schema ran.
     const id = `e${"x".repeat(254)}`;
-    const res = await t().call({ method: "POST", url: USAGE, key: user.key, payload: { events: [usageEvent(contractId, { event_id: id })] } });
+    const res = await t().call({
+      method: "POST",
+      url: USAGE,
+      key: user.key,
+      payload: { events: [usageEvent(contractId, { event_id: id })] },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const got = await t().call({ method: "GET", url: `${USAGE}/${id}`, key: user.key });
     assert.equal(got.statusCode, 200, got.body);

@@ -59,7 +59,11 @@ const form = (url: string, fields: Record<string, string>): InjectOptions => ({
 const mcp = (f: Fixture, payload: string, contentType = "application/json"): InjectOptions => ({
   method: "POST",
   url: "/mcp",
-  headers: { authorization: `Bearer ${f.accessToken}`, "content-type": contentType, accept: "application/json, text/event-stream" },
+  headers: {
+    authorization: `Bearer ${f.accessToken}`,
+    "content-type": contentType,
+    accept: "application/json, text/event-stream",
+  },
   payload,
 });
 
@@ -72,7 +76,11 @@ function expectAnswer(res: HttpResponse, expected: Expected): void {
     assert.equal(res.headers["x-frame-options"], "DENY");
   } else if ("rpc" in expected) {
     const body = res.json() as { jsonrpc: string; error: { code: number; message: string }; id: unknown };
-    assert.deepEqual([body.jsonrpc, body.error.code, typeof body.error.message, body.id], ["2.0", expected.rpc, "string", null], summary);
+    assert.deepEqual(
+      [body.jsonrpc, body.error.code, typeof body.error.message, body.id],
+      ["2.0", expected.rpc, "string", null],
+      summary,
+    );
   } else {
     const body = res.json() as { error: string; error_description: string };
     assert.equal(body.error, expected.oauth, summary);
@@ -90,56 +98,265 @@ describeEachEngine(
       const user = await newUser(t());
       const tokens = await obtainTokens(t(), user);
       const clientId = await registerClient(t());
-      const started = async () => requestIdOf((await authorize(t(), { clientId, challenge: pkce().challenge, method: "S256", redirectUri: REDIRECT_URI, state: "s" })).body);
+      const started = async () =>
+        requestIdOf(
+          (
+            await authorize(t(), {
+              clientId,
+              challenge: pkce().challenge,
+              method: "S256",
+              redirectUri: REDIRECT_URI,
+              state: "s",
+            })
+          ).body,
+        );
       const pendingId = await started();
       const consentId = requestIdOf((await login(t(), await started(), user.email, user.password)).body);
-      f = { user, clientId, accessToken: tokens.access_token, refreshToken: tokens.refresh_token, pendingId, consentId };
+      f = {
+        user,
+        clientId,
+        accessToken: tokens.access_token,
+        refreshToken: tokens.refresh_token,
+        pendingId,
+        consentId,
+      };
     });
 
     const cases: [string, (f: Fixture) => InjectOptions, Expected][] = [
       // the kinds that answered 500
-      ["/register: malformed JSON", () => json("/register", '{"client_name":'), { status: 400, oauth: "invalid_request" }],
-      ["/register: a body over 1 MB", () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(MB) })), { status: 413, oauth: "invalid_request" }],
+      [
+        "/register: malformed JSON",
+        () => json("/register", '{"client_name":'),
+        { status: 400, oauth: "invalid_request" },
+      ],
+      [
+        "/register: a body over 1 MB",
+        () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(MB) })),
+        { status: 413, oauth: "invalid_request" },
+      ],
       ["/mcp: malformed JSON", (f) => mcp(f, '{"jsonrpc":"2.0",'), { status: 400, rpc: -32700 }],
-      ["/mcp: a body over 1 MB", (f) => mcp(f, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(MB) } })), { status: 413, rpc: -32000 }],
-      ["/oauth/login: a form over 16 KB", (f) => form("/oauth/login", { request_id: f.pendingId, email: f.user.email, password: "p".repeat(17 * 1024) }), { status: 413, page: true }],
-      ["/token: a NUL", (f) => form("/token", { grant_type: "refresh_token", client_id: f.clientId, refresh_token: `${f.refreshToken}\u0000` }), { status: 400, oauth: "invalid_request" }],
-      ["/revoke: a NUL", (f) => form("/revoke", { client_id: `${f.clientId}\u0000`, token: f.accessToken }), { status: 400, oauth: "invalid_request" }],
-      ["/oauth/login: a NUL", (f) => form("/oauth/login", { request_id: f.pendingId, email: `\u0000${f.user.email}`, password: f.user.password }), { status: 400, page: true }],
-      ["/oauth/consent: a NUL", (f) => form("/oauth/consent", { request_id: f.consentId, decision: "allow\u0000" }), { status: 400, page: true }],
-      ["/register: a NUL", () => json("/register", JSON.stringify({ ...METADATA, client_name: "Claude\u0000" })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/authorize (POST): a NUL", (f) => form("/authorize", { response_type: "code", client_id: f.clientId, redirect_uri: REDIRECT_URI, code_challenge: pkce().challenge, code_challenge_method: "S256", state: "\u0000" }), { status: 400, oauth: "invalid_request" }],
+      [
+        "/mcp: a body over 1 MB",
+        (f) => mcp(f, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(MB) } })),
+        { status: 413, rpc: -32000 },
+      ],
+      [
+        "/oauth/login: a form over 16 KB",
+        (f) => form("/oauth/login", { request_id: f.pendingId, email: f.user.email, password: "p".repeat(17 * 1024) }),
+        { status: 413, page: true },
+      ],
+      [
+        "/token: a NUL",
+        (f) =>
+          form("/token", {
+            grant_type: "refresh_token",
+            client_id: f.clientId,
+            refresh_token: `${f.refreshToken}\u0000`,
+          }),
+        { status: 400, oauth: "invalid_request" },
+      ],
+      [
+        "/revoke: a NUL",
+        (f) => form("/revoke", { client_id: `${f.clientId}\u0000`, token: f.accessToken }),
+        { status: 400, oauth: "invalid_request" },
+      ],
+      [
+        "/oauth/login: a NUL",
+        (f) =>
+          form("/oauth/login", { request_id: f.pendingId, email: `\u0000${f.user.email}`, password: f.user.password }),
+        { status: 400, page: true },
+      ],
+      [
+        "/oauth/consent: a NUL",
+        (f) => form("/oauth/consent", { request_id: f.consentId, decision: "allow\u0000" }),
+        { status: 400, page: true },
+      ],
+      [
+        "/register: a NUL",
+        () => json("/register", JSON.stringify({ ...METADATA, client_name: "Claude\u0000" })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/authorize (POST): a NUL",
+        (f) =>
+          form("/authorize", {
+            response_type: "code",
+            client_id: f.clientId,
+            redirect_uri: REDIRECT_URI,
+            code_challenge: pkce().challenge,
+            code_challenge_method: "S256",
+            state: "\u0000",
+          }),
+        { status: 400, oauth: "invalid_request" },
+      ],
       // their neighbours
-      ["/register: an unpaired surrogate", () => json("/register", JSON.stringify({ ...METADATA, client_name: "\ud800" })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/register: an unpaired surrogate in a redirect URI", () => json("/register", JSON.stringify({ ...METADATA, redirect_uris: ["https://app.example/\udc00"] })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/register: a NUL in a key the SDK would drop", () => json("/register", JSON.stringify({ ...METADATA, "x\u0000": 1 })), { status: 400, oauth: "invalid_client_metadata" }],
+      [
+        "/register: an unpaired surrogate",
+        () => json("/register", JSON.stringify({ ...METADATA, client_name: "\ud800" })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/register: an unpaired surrogate in a redirect URI",
+        () => json("/register", JSON.stringify({ ...METADATA, redirect_uris: ["https://app.example/\udc00"] })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/register: a NUL in a key the SDK would drop",
+        () => json("/register", JSON.stringify({ ...METADATA, "x\u0000": 1 })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
       ["/register: not an object", () => json("/register", '"x"'), { status: 400, oauth: "invalid_request" }],
-      ["/register: a body over 100 KB", () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(110 * 1024) })), { status: 413, oauth: "invalid_request" }],
-      ["/register: text/plain", () => json("/register", JSON.stringify(METADATA), "text/plain"), { status: 415, oauth: "invalid_request" }],
-      ["/register: a form", () => json("/register", "client_name=x", "application/x-www-form-urlencoded"), { status: 415, oauth: "invalid_request" }],
-      ["/register: charset latin1", () => json("/register", JSON.stringify(METADATA), "application/json; charset=latin1"), { status: 415, oauth: "invalid_request" }],
-      ["/register: an unknown content encoding", () => ({ ...json("/register", JSON.stringify(METADATA)), headers: { "content-type": "application/json", "content-encoding": "zz" } }), { status: 415, oauth: "invalid_request" }],
-      ["/register: a gzip body that is not gzip", () => ({ ...json("/register", JSON.stringify(METADATA)), headers: { "content-type": "application/json", "content-encoding": "gzip" } }), { status: 400, oauth: "invalid_request" }],
-      ["/register: 11 redirect URIs", () => json("/register", JSON.stringify({ ...METADATA, redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/${i}`) })), { status: 400, oauth: "invalid_redirect_uri" }],
-      ["/register: 3,000 redirect URIs", () => json("/register", JSON.stringify({ ...METADATA, redirect_uris: Array.from({ length: 3000 }, () => "https://a.example/") })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/register: a redirect URI of 2,001 characters", () => json("/register", JSON.stringify({ ...METADATA, redirect_uris: [`https://app.example/${"a".repeat(1981)}`] })), { status: 400, oauth: "invalid_redirect_uri" }],
-      ["/register: client_name of 201 characters", () => json("/register", JSON.stringify({ ...METADATA, client_name: "n".repeat(201) })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/register: metadata over 16 KB", () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(17 * 1024) })), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/register: jwks nested 20,000 deep", () => json("/register", `{"redirect_uris":["${REDIRECT_URI}"],"token_endpoint_auth_method":"none","jwks":${"[".repeat(20_000)}${"]".repeat(20_000)}}`), { status: 400, oauth: "invalid_client_metadata" }],
-      ["/token: a JSON body", (f) => json("/token", JSON.stringify({ grant_type: "refresh_token", client_id: f.clientId, refresh_token: f.refreshToken })), { status: 415, oauth: "invalid_request" }],
-      ["/token: a body over 100 KB", (f) => form("/token", { grant_type: "refresh_token", client_id: f.clientId, refresh_token: "r".repeat(110 * 1024) }), { status: 413, oauth: "invalid_request" }],
-      ["/token: a NUL in a field name", (f) => ({ ...form("/token", { grant_type: "refresh_token", client_id: f.clientId }), payload: `grant_type=refresh_token&client_id=${f.clientId}&x%00=1` }), { status: 400, oauth: "invalid_request" }],
-      ["/revoke: text/plain", (f) => json("/revoke", `token=${f.accessToken}&client_id=${f.clientId}`, "text/plain"), { status: 415, oauth: "invalid_request" }],
-      ["/authorize (POST): a JSON body", (f) => json("/authorize", JSON.stringify({ client_id: f.clientId })), { status: 415, oauth: "invalid_request" }],
-      ["/oauth/login: a JSON body", (f) => json("/oauth/login", JSON.stringify({ request_id: f.pendingId })), { status: 415, page: true }],
+      [
+        "/register: a body over 100 KB",
+        () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(110 * 1024) })),
+        { status: 413, oauth: "invalid_request" },
+      ],
+      [
+        "/register: text/plain",
+        () => json("/register", JSON.stringify(METADATA), "text/plain"),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/register: a form",
+        () => json("/register", "client_name=x", "application/x-www-form-urlencoded"),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/register: charset latin1",
+        () => json("/register", JSON.stringify(METADATA), "application/json; charset=latin1"),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/register: an unknown content encoding",
+        () => ({
+          ...json("/register", JSON.stringify(METADATA)),
+          headers: { "content-type": "application/json", "content-encoding": "zz" },
+        }),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/register: a gzip body that is not gzip",
+        () => ({
+          ...json("/register", JSON.stringify(METADATA)),
+          headers: { "content-type": "application/json", "content-encoding": "gzip" },
+        }),
+        { status: 400, oauth: "invalid_request" },
+      ],
+      [
+        "/register: 11 redirect URIs",
+        () =>
+          json(
+            "/register",
+            JSON.stringify({
+              ...METADATA,
+              redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/${i}`),
+            }),
+          ),
+        { status: 400, oauth: "invalid_redirect_uri" },
+      ],
+      [
+        "/register: 3,000 redirect URIs",
+        () =>
+          json(
+            "/register",
+            JSON.stringify({ ...METADATA, redirect_uris: Array.from({ length: 3000 }, () => "https://a.example/") }),
+          ),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/register: a redirect URI of 2,001 characters",
+        () =>
+          json(
+            "/register",
+            JSON.stringify({ ...METADATA, redirect_uris: [`https://app.example/${"a".repeat(1981)}`] }),
+          ),
+        { status: 400, oauth: "invalid_redirect_uri" },
+      ],
+      [
+        "/register: client_name of 201 characters",
+        () => json("/register", JSON.stringify({ ...METADATA, client_name: "n".repeat(201) })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/register: metadata over 16 KB",
+        () => json("/register", JSON.stringify({ ...METADATA, software_id: "x".repeat(17 * 1024) })),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/register: jwks nested 20,000 deep",
+        () =>
+          json(
+            "/register",
+            `{"redirect_uris":["${REDIRECT_URI}"],"token_endpoint_auth_method":"none","jwks":${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
+          ),
+        { status: 400, oauth: "invalid_client_metadata" },
+      ],
+      [
+        "/token: a JSON body",
+        (f) =>
+          json(
+            "/token",
+            JSON.stringify({ grant_type: "refresh_token", client_id: f.clientId, refresh_token: f.refreshToken }),
+          ),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/token: a body over 100 KB",
+        (f) =>
+          form("/token", { grant_type: "refresh_token", client_id: f.clientId, refresh_token: "r".repeat(110 * 1024) }),
+        { status: 413, oauth: "invalid_request" },
+      ],
+      [
+        "/token: a NUL in a field name",
+        (f) => ({
+          ...form("/token", { grant_type: "refresh_token", client_id: f.clientId }),
+          payload: `grant_type=refresh_token&client_id=${f.clientId}&x%00=1`,
+        }),
+        { status: 400, oauth: "invalid_request" },
+      ],
+      [
+        "/revoke: text/plain",
+        (f) => json("/revoke", `token=${f.accessToken}&client_id=${f.clientId}`, "text/plain"),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/authorize (POST): a JSON body",
+        (f) => json("/authorize", JSON.stringify({ client_id: f.clientId })),
+        { status: 415, oauth: "invalid_request" },
+      ],
+      [
+        "/oauth/login: a JSON body",
+        (f) => json("/oauth/login", JSON.stringify({ request_id: f.pendingId })),
+        { status: 415, page: true },
+      ],
       ["/oauth/login: GET", () => ({ method: "GET", url: "/oauth/login" }), { status: 405, page: true }],
-      ["/oauth/consent: a form over 16 KB", (f) => form("/oauth/consent", { request_id: f.consentId, decision: "allow", pad: "x".repeat(17 * 1024) }), { status: 413, page: true }],
-      ["/oauth/consent: a NUL in the request id", (f) => form("/oauth/consent", { request_id: `${f.consentId}\u0000`, decision: "deny" }), { status: 400, page: true }],
+      [
+        "/oauth/consent: a form over 16 KB",
+        (f) => form("/oauth/consent", { request_id: f.consentId, decision: "allow", pad: "x".repeat(17 * 1024) }),
+        { status: 413, page: true },
+      ],
+      [
+        "/oauth/consent: a NUL in the request id",
+        (f) => form("/oauth/consent", { request_id: `${f.consentId}\u0000`, decision: "deny" }),
+        { status: 400, page: true },
+      ],
       ["/oauth/consent: GET", () => ({ method: "GET", url: "/oauth/consent" }), { status: 405, page: true }],
       ["/mcp: no body", (f) => mcp(f, ""), { status: 400, rpc: -32700 }],
-      ["/mcp: text/plain", (f) => mcp(f, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), "text/plain"), { status: 415, rpc: -32000 }],
-      ["/.well-known/oauth-protected-resource: POST", () => ({ method: "POST", url: "/.well-known/oauth-protected-resource", payload: "{}" }), { status: 405, oauth: "method_not_allowed" }],
-      ["/.well-known/oauth-authorization-server: DELETE", () => ({ method: "DELETE", url: "/.well-known/oauth-authorization-server" }), { status: 405, oauth: "method_not_allowed" }],
+      [
+        "/mcp: text/plain",
+        (f) => mcp(f, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), "text/plain"),
+        { status: 415, rpc: -32000 },
+      ],
+      [
+        "/.well-known/oauth-protected-resource: POST",
+        () => ({ method: "POST", url: "/.well-known/oauth-protected-resource", payload: "{}" }),
+        { status: 405, oauth: "method_not_allowed" },
+      ],
+      [
+        "/.well-known/oauth-authorization-server: DELETE",
+        () => ({ method: "DELETE", url: "/.well-known/oauth-authorization-server" }),
+        { status: 405, oauth: "method_not_allowed" },
+      ],
     ];
     for (const [what, request, expected] of cases) {
       it(`${what}: ${expected.status} ${"oauth" in expected ? expected.oauth : "page" in expected ? "error page" : `JSON-RPC ${expected.rpc}`}, nothing stored`, async () => {
@@ -154,9 +371,15 @@ describeEachEngine(
     it("refuses a NUL or an unpaired surrogate in a tool's arguments, storing nothing", async () => {
       for (const name of ["Acme\u0000", "Acme\ud800"]) {
         const before = await storedState(t(), f.user.companyId);
-        const res = await mcpRequest(t(), f.accessToken, "tools/call", { name: "create_customer", arguments: { name } });
+        const res = await mcpRequest(t(), f.accessToken, "tools/call", {
+          name: "create_customer",
+          arguments: { name },
+        });
         assert.equal(res.statusCode, 200, res.body);
-        const answer = res.json() as { result?: { isError?: boolean; structuredContent?: { code?: string } }; error?: { code: number; message: string } };
+        const answer = res.json() as {
+          result?: { isError?: boolean; structuredContent?: { code?: string } };
+          error?: { code: number; message: string };
+        };
         // The name's schema refuses a NUL (JSON-RPC Invalid params); the storable-text check, run before
         // any tool as the API runs it before any route, refuses a lone surrogate (a tool error, as the API's).
         if (name.includes("\u0000")) {
@@ -183,9 +406,19 @@ describeEachEngine(
       const refusals: [string, () => Promise<unknown>][] = [
         ["getClient", () => oauth.getClient("c\u0000")],
         ["registerClient", () => oauth.registerClient({ ...METADATA, client_id: "c\u0000" })],
-        ["beginAuthorization (redirect_uri)", () => oauth.beginAuthorization(f.clientId, { redirectUri: `${REDIRECT_URI}\u0000`, codeChallenge: "c" })],
-        ["beginAuthorization (state)", () => oauth.beginAuthorization(f.clientId, { redirectUri: REDIRECT_URI, codeChallenge: "c", state: "\ud800" })],
-        ["beginAuthorization (code_challenge)", () => oauth.beginAuthorization(f.clientId, { redirectUri: REDIRECT_URI, codeChallenge: "c\u0000" })],
+        [
+          "beginAuthorization (redirect_uri)",
+          () => oauth.beginAuthorization(f.clientId, { redirectUri: `${REDIRECT_URI}\u0000`, codeChallenge: "c" }),
+        ],
+        [
+          "beginAuthorization (state)",
+          () =>
+            oauth.beginAuthorization(f.clientId, { redirectUri: REDIRECT_URI, codeChallenge: "c", state: "\ud800" }),
+        ],
+        [
+          "beginAuthorization (code_challenge)",
+          () => oauth.beginAuthorization(f.clientId, { redirectUri: REDIRECT_URI, codeChallenge: "c\u0000" }),
+        ],
         ["pendingRequest", () => oauth.pendingRequest("r\u0000")],
         ["login (request id)", () => oauth.login("r\udc00", f.user.email, f.user.password)],
         ["login (email)", () => oauth.login(f.pendingId, `${f.user.email}\u0000`, f.user.password)],
@@ -197,7 +430,12 @@ describeEachEngine(
       ];
       const before = await storedOAuthState(t());
       for (const [what, call] of refusals) {
-        await assert.rejects(call(), (error: unknown) => error instanceof OAuthProtocolError && /invalid_(request|client_metadata|redirect_uri)/.test(error.code), what);
+        await assert.rejects(
+          call(),
+          (error: unknown) =>
+            error instanceof OAuthProtocolError && /invalid_(request|client_metadata|redirect_uri)/.test(error.code),
+          what,
+        );
       }
       assert.equal(await oauth.verifyAccessToken("mcp_at_\u0000"), undefined, "an access token that was never issued");
       assert.equal(await storedOAuthState(t()), before);
@@ -227,78 +465,93 @@ describeEachEngine(
   { env: { BILLING_AUTH_FAILURES: "off" } },
 );
 
-describeEachEngine("OAuth /authorize: a PKCE challenge no verifier can match is refused before the sign-in page", (t) => {
-  let clientId: string;
-  before(async () => {
-    clientId = await registerClient(t());
-  });
-
-  const good = pkce().challenge;
-  const refused: Array<[string, { challenge?: string; method?: string }, RegExp]> = [
-    ["an empty challenge", { challenge: "", method: "S256" }, /code_challenge/],
-    ["a challenge of 42 characters", { challenge: good.slice(0, 42), method: "S256" }, /43 to 128 characters/],
-    ["a challenge of 129 characters", { challenge: "a".repeat(129), method: "S256" }, /43 to 128 characters/],
-    ["a challenge with padding", { challenge: `${good}=`, method: "S256" }, /base64url/],
-    ["a challenge in base64 (+ and /)", { challenge: `${good.slice(0, 41)}+/`, method: "S256" }, /base64url/],
-    ["a challenge with a space", { challenge: `${good.slice(0, 21)} ${good.slice(22)}`, method: "S256" }, /base64url/],
-    ["a challenge with a non-ASCII letter", { challenge: `${good.slice(0, 42)}é`, method: "S256" }, /base64url/],
-    ["the plain method", { challenge: good, method: "plain" }, /code_challenge_method/],
-    ["no method", { challenge: good }, /code_challenge_method/],
-    ["no challenge", { method: "S256" }, /code_challenge/],
-  ];
-  for (const [what, params, sentence] of refused) {
-    it(`refuses ${what}: a redirect with invalid_request and a sentence, no sign-in page, nothing stored`, async () => {
-      const before = await storedOAuthState(t());
-      const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, state: "keep", ...params });
-      const location = new URL(String(res.headers.location));
-      assert.equal(`${location.origin}${location.pathname}`, REDIRECT_URI, res.body);
-      const answer = redirectParams(res);
-      assert.equal(answer.get("error"), "invalid_request");
-      assert.equal(answer.get("state"), "keep");
-      assert.equal(answer.get("code"), null);
-      const description = answer.get("error_description") ?? "";
-      assertSentence(description);
-      assert.match(description, sentence);
-      assert.doesNotMatch(res.body, /request_id|<form/, "no sign-in page");
-      assert.equal(await storedOAuthState(t()), before, "no authorization begun");
+describeEachEngine(
+  "OAuth /authorize: a PKCE challenge no verifier can match is refused before the sign-in page",
+  (t) => {
+    let clientId: string;
+    before(async () => {
+      clientId = await registerClient(t());
     });
-  }
 
-  it("refuses a bad challenge with an unregistered redirect URI as a 400 with a sentence, redirecting nowhere", async () => {
-    const before = await storedOAuthState(t());
-    const res = await authorize(t(), { clientId, redirectUri: "http://127.0.0.1:4321/elsewhere", challenge: "", method: "S256" });
-    assert.equal(res.statusCode, 400, res.body);
-    assert.equal(res.headers.location, undefined);
-    const body = res.json() as { error: string; error_description: string };
-    assert.equal(body.error, "invalid_request");
-    assertSentence(body.error_description);
-    assert.equal(await storedOAuthState(t()), before);
-  });
-
-  for (const [what, challenge] of [["43", good], ["128", "A".repeat(64) + "z_-9".repeat(16)]] as const) {
-    it(`takes a challenge of ${what} characters of the base64url alphabet to the sign-in page`, async () => {
-      const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, challenge, method: "S256" });
-      assert.equal(res.statusCode, 200, res.body);
-      assert.ok(requestIdOf(res.body));
-    });
-  }
-
-  it("answers the token, registration and revocation endpoints' refusals with sentences, never the validator's output", async () => {
-    const answers = [
-      await t().call(form("/token", { grant_type: "authorization_code", client_id: clientId })),
-      await t().call(form("/token", { client_id: clientId })),
-      await t().call(form("/token", {})),
-      await t().call(form("/token", { grant_type: "refresh_token", client_id: clientId })),
-      await t().call(form("/revoke", { client_id: clientId })),
-      await t().call(json("/register", JSON.stringify({ redirect_uris: "not a list" }))),
-      await t().call(json("/register", JSON.stringify({ redirect_uris: [5] }))),
-      await t().call(json("/register", JSON.stringify({ client_name: "x" }))),
-      await authorize(t(), { clientId: "", redirectUri: "not a url" }),
+    const good = pkce().challenge;
+    const refused: Array<[string, { challenge?: string; method?: string }, RegExp]> = [
+      ["an empty challenge", { challenge: "", method: "S256" }, /code_challenge/],
+      ["a challenge of 42 characters", { challenge: good.slice(0, 42), method: "S256" }, /43 to 128 characters/],
+      ["a challenge of 129 characters", { challenge: "a".repeat(129), method: "S256" }, /43 to 128 characters/],
+      ["a challenge with padding", { challenge: `${good}=`, method: "S256" }, /base64url/],
+      ["a challenge in base64 (+ and /)", { challenge: `${good.slice(0, 41)}+/`, method: "S256" }, /base64url/],
+      [
+        "a challenge with a space",
+        { challenge: `${good.slice(0, 21)} ${good.slice(22)}`, method: "S256" },
+        /base64url/,
+      ],
+      ["a challenge with a non-ASCII letter", { challenge: `${good.slice(0, 42)}é`, method: "S256" }, /base64url/],
+      ["the plain method", { challenge: good, method: "plain" }, /code_challenge_method/],
+      ["no method", { challenge: good }, /code_challenge_method/],
+      ["no challenge", { method: "S256" }, /code_challenge/],
     ];
-    for (const res of answers) {
-      assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${res.statusCode}: ${res.body}`);
-      const body = res.json() as { error: string; error_description: string };
-      assertSentence(body.error_description);
+    for (const [what, params, sentence] of refused) {
+      it(`refuses ${what}: a redirect with invalid_request and a sentence, no sign-in page, nothing stored`, async () => {
+        const before = await storedOAuthState(t());
+        const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, state: "keep", ...params });
+        const location = new URL(String(res.headers.location));
+        assert.equal(`${location.origin}${location.pathname}`, REDIRECT_URI, res.body);
+        const answer = redirectParams(res);
+        assert.equal(answer.get("error"), "invalid_request");
+        assert.equal(answer.get("state"), "keep");
+        assert.equal(answer.get("code"), null);
+        const description = answer.get("error_description") ?? "";
+        assertSentence(description);
+        assert.match(description, sentence);
+        assert.doesNotMatch(res.body, /request_id|<form/, "no sign-in page");
+        assert.equal(await storedOAuthState(t()), before, "no authorization begun");
+      });
     }
-  });
-});
+
+    it("refuses a bad challenge with an unregistered redirect URI as a 400 with a sentence, redirecting nowhere", async () => {
+      const before = await storedOAuthState(t());
+      const res = await authorize(t(), {
+        clientId,
+        redirectUri: "http://127.0.0.1:4321/elsewhere",
+        challenge: "",
+        method: "S256",
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.headers.location, undefined);
+      const body = res.json() as { error: string; error_description: string };
+      assert.equal(body.error, "invalid_request");
+      assertSentence(body.error_description);
+      assert.equal(await storedOAuthState(t()), before);
+    });
+
+    for (const [what, challenge] of [
+      ["43", good],
+      ["128", "A".repeat(64) + "z_-9".repeat(16)],
+    ] as const) {
+      it(`takes a challenge of ${what} characters of the base64url alphabet to the sign-in page`, async () => {
+        const res = await authorize(t(), { clientId, redirectUri: REDIRECT_URI, challenge, method: "S256" });
+        assert.equal(res.statusCode, 200, res.body);
+        assert.ok(requestIdOf(res.body));
+      });
+    }
+
+    it("answers the token, registration and revocation endpoints' refusals with sentences, never the validator's output", async () => {
+      const answers = [
+        await t().call(form("/token", { grant_type: "authorization_code", client_id: clientId })),
+        await t().call(form("/token", { client_id: clientId })),
+        await t().call(form("/token", {})),
+        await t().call(form("/token", { grant_type: "refresh_token", client_id: clientId })),
+        await t().call(form("/revoke", { client_id: clientId })),
+        await t().call(json("/register", JSON.stringify({ redirect_uris: "not a list" }))),
+        await t().call(json("/register", JSON.stringify({ redirect_uris: [5] }))),
+        await t().call(json("/register", JSON.stringify({ client_name: "x" }))),
+        await authorize(t(), { clientId: "", redirectUri: "not a url" }),
+      ];
+      for (const res of answers) {
+        assert.ok(res.statusCode >= 400 && res.statusCode < 500, `${res.statusCode}: ${res.body}`);
+        const body = res.json() as { error: string; error_description: string };
+        assertSentence(body.error_description);
+      }
+    });
+  },
+);

@@ -32,7 +32,9 @@ function exists(path: string): boolean {
 
 it("cites only paths that exist in docs/architecture.md", () => {
   const text = readFileSync(join(REPO_ROOT, "docs", "architecture.md"), "utf8");
-  const cited = [...text.matchAll(/`([^`\s]+)`/g)].map((m) => pathOf(m[1]!)).filter((p): p is string => p !== undefined);
+  const cited = [...text.matchAll(/`([^`\s]+)`/g)]
+    .map((m) => pathOf(m[1]!))
+    .filter((p): p is string => p !== undefined);
   assert.ok(cited.length > 40, `the page cites paths (${cited.length} found)`);
   const missing = [...new Set(cited.filter((path) => !exists(path)))];
   assert.deepEqual(missing, [], "paths cited by docs/architecture.md that do not exist");

@@ -21,9 +21,18 @@ it("runs every benchmark case and finds the stored data exactly as acknowledged"
 
 for (const engine of ["pglite", "postgres"] as const) {
   const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
-  it(`runs the ingest function's own benchmark and finds its invoices exact [${engine}]`, { skip, timeout: 120_000 }, () => {
+  it(`runs the ingest function's own benchmark and finds its invoices exact [${engine}]`, {
+    skip,
+    timeout: 120_000,
+  }, () => {
     const run = spawnSync(process.execPath, ["--import", "tsx", "bench/ingest-sql-bench.ts"], {
-      env: { ...process.env, SQL_BENCH_ENGINE: engine, SQL_BENCH_CALLS: "3", SQL_BENCH_EVENTS: "300", LOG_LEVEL: "warn" },
+      env: {
+        ...process.env,
+        SQL_BENCH_ENGINE: engine,
+        SQL_BENCH_CALLS: "3",
+        SQL_BENCH_EVENTS: "300",
+        LOG_LEVEL: "warn",
+      },
       encoding: "utf8",
       timeout: 110_000,
     });

@@ -40,7 +40,13 @@ let dataDir: string;
 
 function billing(args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
-  for (const name of ["DATABASE_URL", "BILLING_BOOTSTRAP_COMPANY", "BILLING_BOOTSTRAP_API_KEY", "NODE_TEST_CONTEXT", "NODE_OPTIONS"]) {
+  for (const name of [
+    "DATABASE_URL",
+    "BILLING_BOOTSTRAP_COMPANY",
+    "BILLING_BOOTSTRAP_API_KEY",
+    "NODE_TEST_CONTEXT",
+    "NODE_OPTIONS",
+  ]) {
     delete env[name];
   }
   return new Promise((resolve, reject) => {
@@ -64,7 +70,11 @@ async function billingJson(args: string[]): Promise<Record<string, any>> {
 /** Runs a command that must fail with `code` and print a JSON error on stderr; returns that error. */
 async function billingFails(args: string[], code: number): Promise<Run> {
   const run = await billing(args);
-  assert.equal(run.code, code, `billing ${args.join(" ")} exited ${run.code} (stdout ${run.stdout}, stderr ${run.stderr})`);
+  assert.equal(
+    run.code,
+    code,
+    `billing ${args.join(" ")} exited ${run.code} (stdout ${run.stdout}, stderr ${run.stderr})`,
+  );
   assert.equal(run.stdout.includes('"object"'), false, "nothing was printed as a result");
   return run;
 }
@@ -74,12 +84,17 @@ describe("billing command line", () => {
 
   before(() => {
     if (!existsSync(compiledCli) || statSync(compiledCli).mtimeMs < newestSourceMtime(join(root, "src"))) {
-      const build = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"], {
-        cwd: root,
-        encoding: "utf8",
-      });
+      const build = spawnSync(
+        process.execPath,
+        [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
+        {
+          cwd: root,
+          encoding: "utf8",
+        },
+      );
       // A type error elsewhere in src/ still emits JavaScript; only a missing CLI stops this suite.
-      if (build.status !== 0) console.warn(`tsc -p tsconfig.build.json exited ${build.status}:\n${build.stdout}${build.stderr}`);
+      if (build.status !== 0)
+        console.warn(`tsc -p tsconfig.build.json exited ${build.status}:\n${build.stdout}${build.stderr}`);
       assert.ok(existsSync(compiledCli), "the build produced dist/src/surfaces/cli/cli.js");
     }
     dataDir = mkdtempSync(join(tmpdir(), "billing-cli-test-"));
@@ -118,7 +133,16 @@ describe("billing command line", () => {
   });
 
   it("creates a key limited to `--scopes` with its `--name`", async () => {
-    const key = await billingJson(["api-keys", "create", "--company", created.companyId, "--scopes", "customers:read, usage:write", "--name", "ingest"]);
+    const key = await billingJson([
+      "api-keys",
+      "create",
+      "--company",
+      created.companyId,
+      "--scopes",
+      "customers:read, usage:write",
+      "--name",
+      "ingest",
+    ]);
     assert.deepEqual(key.scopes, ["customers:read", "usage:write"]);
     assert.equal(key.name, "ingest");
   });
@@ -140,13 +164,34 @@ describe("billing command line", () => {
   });
 
   it("creates a dashboard user with `users create` and prints exactly object, id and email", async () => {
-    const user = await billingJson(["users", "create", "--company", created.companyId, "--email", "Ops@Cli.Example", "--password", "a long password"]);
+    const user = await billingJson([
+      "users",
+      "create",
+      "--company",
+      created.companyId,
+      "--email",
+      "Ops@Cli.Example",
+      "--password",
+      "a long password",
+    ]);
     assert.match(user.id, UUID_RE);
     assert.deepEqual(user, { object: "user", id: user.id, email: "ops@cli.example" });
   });
 
   it("exits 1 with a JSON error on stderr when the user's email is taken", async () => {
-    const run = await billingFails(["users", "create", "--company", created.companyId, "--email", "ops@cli.example", "--password", "another password"], 1);
+    const run = await billingFails(
+      [
+        "users",
+        "create",
+        "--company",
+        created.companyId,
+        "--email",
+        "ops@cli.example",
+        "--password",
+        "another password",
+      ],
+      1,
+    );
     const error = JSON.parse(run.stderr);
     assert.equal(typeof error.error, "string");
     assert.equal(error.code, "email_taken");
@@ -177,14 +222,47 @@ describe("billing command line", () => {
   });
 
   for (const [what, args, code] of [
-    ["creating a key for a company that does not exist", () => ["api-keys", "create", "--company", randomUUID()], "not_found"],
-    ["an unknown scope", () => ["api-keys", "create", "--company", created.companyId, "--scopes", "customers:read,root"], "invalid_scope"],
-    ["an --expires-at that is not a date", () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "garbage"], "invalid_expires_at"],
-    ["an --expires-at in the past", () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "2001-01-01T00:00:00Z"], "invalid_expires_at"],
+    [
+      "creating a key for a company that does not exist",
+      () => ["api-keys", "create", "--company", randomUUID()],
+      "not_found",
+    ],
+    [
+      "an unknown scope",
+      () => ["api-keys", "create", "--company", created.companyId, "--scopes", "customers:read,root"],
+      "invalid_scope",
+    ],
+    [
+      "an --expires-at that is not a date",
+      () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "garbage"],
+      "invalid_expires_at",
+    ],
+    [
+      "an --expires-at in the past",
+      () => ["api-keys", "create", "--company", created.companyId, "--expires-at", "2001-01-01T00:00:00Z"],
+      "invalid_expires_at",
+    ],
     ["revoking a key that does not exist", () => ["api-keys", "revoke", randomUUID()], "not_found"],
     ["a blank company name", () => ["companies", "create", "--name", "   "], "invalid_request"],
-    ["a malformed user email", () => ["users", "create", "--company", created.companyId, "--email", "not-an-email", "--password", "a long password"], "invalid_request"],
-    ["a user password shorter than 8 characters", () => ["users", "create", "--company", created.companyId, "--email", "short@cli.example", "--password", "1234"], "invalid_request"],
+    [
+      "a malformed user email",
+      () => [
+        "users",
+        "create",
+        "--company",
+        created.companyId,
+        "--email",
+        "not-an-email",
+        "--password",
+        "a long password",
+      ],
+      "invalid_request",
+    ],
+    [
+      "a user password shorter than 8 characters",
+      () => ["users", "create", "--company", created.companyId, "--email", "short@cli.example", "--password", "1234"],
+      "invalid_request",
+    ],
   ] as const) {
     it(`exits 1 with a JSON error on stderr for ${what}`, async () => {
       const run = await billingFails([...args()], 1);
@@ -195,7 +273,9 @@ describe("billing command line", () => {
   }
 
   it("leaves keys that work against the same database, revoked keys rejected, and nothing from the failed commands", async () => {
-    const app = await createApp(loadConfig({ BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent", BILLING_PUBLIC_URL: "http://billing.test" }));
+    const app = await createApp(
+      loadConfig({ BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent", BILLING_PUBLIC_URL: "http://billing.test" }),
+    );
     try {
       const made = await app.http.inject({
         method: "POST",
@@ -204,7 +284,11 @@ describe("billing command line", () => {
         payload: { name: "Made with a CLI key" },
       });
       assert.equal(made.statusCode, 201, made.body);
-      const revoked = await app.http.inject({ method: "GET", url: "/v1/billing/customers", headers: { authorization: `Bearer ${created.revokedKey}` } });
+      const revoked = await app.http.inject({
+        method: "GET",
+        url: "/v1/billing/customers",
+        headers: { authorization: `Bearer ${created.revokedKey}` },
+      });
       assert.equal(revoked.statusCode, 401);
       assert.equal(revoked.json().error, "Invalid API key");
 

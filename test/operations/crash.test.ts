@@ -149,10 +149,18 @@ class Fleet {
   }
 }
 
-async function api(service: ServiceProcess, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function api(
+  service: ServiceProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: any }> {
   const res = await fetch(`${service.base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
@@ -170,7 +178,9 @@ async function expectCreated(service: ServiceProcess, path: string, body: unknow
 async function setUpContracts(service: ServiceProcess, count: number): Promise<SampleContract[]> {
   const contracts: SampleContract[] = [];
   for (let i = 0; i < count; i++) {
-    const customer = await expectCreated(service, "/v1/billing/customers", { name: `Crash Customer ${i} ${randomBytes(3).toString("hex")}` });
+    const customer = await expectCreated(service, "/v1/billing/customers", {
+      name: `Crash Customer ${i} ${randomBytes(3).toString("hex")}`,
+    });
     const contract = await expectCreated(service, "/v1/billing/contracts", { customer_id: customer.id });
     contracts.push({ id: contract.id, metrics: ["domestic_wire", "international_wire"] });
   }
@@ -196,7 +206,13 @@ function newBatch(ledger: Ledger, contracts: SampleContract[]): UsageEvent[] {
     } else if (roll < 0.08 && batch.length > 0) {
       batch.push(batch[randomInt(batch.length)]!);
     } else if (roll < 0.11) {
-      const event = { external_contract_id: contracts[0]!.id, event_id: ledger.nextId("bad"), metric: "no_such_metric", quantity: 1, timestamp };
+      const event = {
+        external_contract_id: contracts[0]!.id,
+        event_id: ledger.nextId("bad"),
+        metric: "no_such_metric",
+        quantity: 1,
+        timestamp,
+      };
       ledger.payloads.set(event.event_id, event);
       ledger.invalid.add(event.event_id);
       batch.push(event);
@@ -242,7 +258,8 @@ async function sendUsage(ledger: Ledger, service: ServiceProcess, batch: UsageEv
     }
     answer.events.forEach((verdict, index) => {
       const id = batch[index]!.event_id;
-      if (verdict.event_id !== id) ledger.anomalies.push(`verdict ${index} names ${verdict.event_id}, the event was ${id}`);
+      if (verdict.event_id !== id)
+        ledger.anomalies.push(`verdict ${index} names ${verdict.event_id}, the event was ${id}`);
       if (verdict.status === "accepted") {
         ledger.count(ledger.accepted, id);
         if (verdict.duplicate === false) ledger.count(ledger.fresh, id);
@@ -280,13 +297,16 @@ async function customerClient(ledger: Ledger, fleet: Fleet): Promise<void> {
     ledger.inFlight.set(service, (ledger.inFlight.get(service) ?? 0) + 1);
     let customerId: string | undefined;
     try {
-      const res = await api(service, "POST", "/v1/billing/customers", { name: `Load Customer ${ledger.nextId("cus")}` });
+      const res = await api(service, "POST", "/v1/billing/customers", {
+        name: `Load Customer ${ledger.nextId("cus")}`,
+      });
       if (res.status === 201) {
         customerId = res.json.id as string;
         ledger.customers.acknowledged.add(customerId);
       } else {
         ledger.customers.refused += 1;
-        if (res.status < 500) ledger.anomalies.push(`customer creation refused with ${res.status}: ${JSON.stringify(res.json)}`);
+        if (res.status < 500)
+          ledger.anomalies.push(`customer creation refused with ${res.status}: ${JSON.stringify(res.json)}`);
       }
     } catch {
       ledger.customers.failed += 1;
@@ -303,7 +323,8 @@ async function customerClient(ledger: Ledger, fleet: Fleet): Promise<void> {
       if (res.status === 201) ledger.contracts.acknowledged.add(res.json.id as string);
       else {
         ledger.contracts.refused += 1;
-        if (res.status < 500) ledger.anomalies.push(`contract creation refused with ${res.status}: ${JSON.stringify(res.json)}`);
+        if (res.status < 500)
+          ledger.anomalies.push(`contract creation refused with ${res.status}: ${JSON.stringify(res.json)}`);
       }
     } catch {
       ledger.contracts.failed += 1;
@@ -337,7 +358,13 @@ async function readStored(db: Database) {
   );
   const customers = await db.query<{ id: string }>(`SELECT id FROM customers`);
   const contracts = await db.query<{ id: string }>(`SELECT id FROM contracts`);
-  const outbox = await db.query<{ id: string; type: string; object_id: string; deliveries: string; statuses: string[] | null }>(
+  const outbox = await db.query<{
+    id: string;
+    type: string;
+    object_id: string;
+    deliveries: string;
+    statuses: string[] | null;
+  }>(
     `SELECT ev.id, ev.type, (ev.body::jsonb -> 'data' -> 'object' ->> 'id') AS object_id,
             count(d.id) AS deliveries, array_remove(array_agg(d.status), NULL) AS statuses
        FROM events ev LEFT JOIN webhook_deliveries d ON d.company_id = ev.company_id AND d.event_id = ev.id
@@ -346,7 +373,12 @@ async function readStored(db: Database) {
   return { events: events.rows, customers: customers.rows, contracts: contracts.rows, outbox: outbox.rows };
 }
 
-async function runScenario(t: TestContext, procs: ReturnType<typeof serviceProcesses>, receiver: Receiver, scenario: Scenario): Promise<void> {
+async function runScenario(
+  t: TestContext,
+  procs: ReturnType<typeof serviceProcesses>,
+  receiver: Receiver,
+  scenario: Scenario,
+): Promise<void> {
   const started = Date.now();
   const env = { ...SERVICE_ENV, ...scenario.storageEnv };
   const services = await Promise.all(Array.from({ length: scenario.processes }, () => procs.start(env)));
@@ -398,7 +430,8 @@ async function runScenario(t: TestContext, procs: ReturnType<typeof serviceProce
   assert.ok(ledger.accepted.size > 0 && ledger.rejected.size > 0);
 
   // Webhooks: each acknowledged customer and contract has been announced to the receiver.
-  const received = () => new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { object: { id: string } } }).data.object.id));
+  const received = () =>
+    new Set(receiver.requests.map((r) => (JSON.parse(r.body) as { data: { object: { id: string } } }).data.object.id));
   await waitFor(
     "every acknowledged customer and contract to be announced to the receiver",
     () => {
@@ -421,7 +454,8 @@ async function runScenario(t: TestContext, procs: ReturnType<typeof serviceProce
     // Leases of the killed processes' attempts run out after 3 s; then every delivery succeeds (the receiver answers 200).
     await waitFor(
       "every webhook delivery to succeed",
-      async () => (await db.query(`SELECT 1 FROM webhook_deliveries WHERE status <> 'succeeded' LIMIT 1`)).rowCount === 0,
+      async () =>
+        (await db.query(`SELECT 1 FROM webhook_deliveries WHERE status <> 'succeeded' LIMIT 1`)).rowCount === 0,
       20_000,
     );
   }
@@ -454,18 +488,29 @@ async function runScenario(t: TestContext, procs: ReturnType<typeof serviceProce
       assert.equal(storedById.has(id), false, `invalid event ${id} is not stored`);
     }
     for (const id of ledger.inRefused) {
-      if (!ledger.accepted.has(id) && !ledger.inFailed.has(id)) assert.equal(storedById.has(id), false, `event ${id}, only ever refused, is not stored`);
+      if (!ledger.accepted.has(id) && !ledger.inFailed.has(id))
+        assert.equal(storedById.has(id), false, `event ${id}, only ever refused, is not stored`);
     }
     const unacknowledgedStored = [...storedById.keys()].filter((id) => !ledger.accepted.has(id));
-    for (const id of unacknowledgedStored) assert.ok(ledger.inFailed.has(id), `event ${id} is stored though no request that carried it could have stored it`);
+    for (const id of unacknowledgedStored)
+      assert.ok(
+        ledger.inFailed.has(id),
+        `event ${id} is stored though no request that carried it could have stored it`,
+      );
 
     // Customers, contracts and their events (written in the same transaction).
     const customerIds = new Set(stored.customers.map((c) => c.id));
     const contractIds = new Set(stored.contracts.map((c) => c.id));
-    for (const id of ledger.customers.acknowledged) assert.ok(customerIds.has(id), `customer ${id}, answered 201, exists`);
-    for (const id of ledger.contracts.acknowledged) assert.ok(contractIds.has(id), `contract ${id}, answered 201, exists`);
+    for (const id of ledger.customers.acknowledged)
+      assert.ok(customerIds.has(id), `customer ${id}, answered 201, exists`);
+    for (const id of ledger.contracts.acknowledged)
+      assert.ok(contractIds.has(id), `contract ${id}, answered 201, exists`);
     const announced = (type: string) => new Set(stored.outbox.filter((e) => e.type === type).map((e) => e.object_id));
-    assert.deepEqual(announced("customer.created"), customerIds, "one customer.created event per customer, none without its customer");
+    assert.deepEqual(
+      announced("customer.created"),
+      customerIds,
+      "one customer.created event per customer, none without its customer",
+    );
     assert.deepEqual(announced("contract.created"), contractIds, "one contract.created event per contract");
     assert.equal(stored.outbox.length, customerIds.size + contractIds.size);
 
@@ -543,7 +588,9 @@ describe("crash safety [pglite]", () => {
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 
-  it(`one service process on a data folder SIGKILLed ${PGLITE_ROUNDS} times: its stale pid file does not block the restart (a live holder still does), and nothing acknowledged is lost or doubled`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  it(`one service process on a data folder SIGKILLed ${PGLITE_ROUNDS} times: its stale pid file does not block the restart (a live holder still does), and nothing acknowledged is lost or doubled`, {
+    timeout: TEST_TIMEOUT_MS,
+  }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), "billing-crash-"));
     folders.push(dataDir);
     const receiver = await startReceiver();
@@ -561,7 +608,11 @@ describe("crash safety [pglite]", () => {
       whileRunning: async ([service]) => {
         // The lock still keeps a second process out of a folder whose holder is alive.
         const run = await runBilling(["verify"], { BILLING_DATA_DIR: dataDir });
-        assert.equal(run.code, 1, `billing verify beside the running service exited ${run.code}: ${run.stdout}${run.stderr}`);
+        assert.equal(
+          run.code,
+          1,
+          `billing verify beside the running service exited ${run.code}: ${run.stdout}${run.stderr}`,
+        );
         assert.match(run.stderr, new RegExp(`in use by process ${service!.pid}`));
       },
       openForChecks: () => openDatabase({ kind: "pglite", dataDir }),

@@ -74,13 +74,16 @@ interface FuzzRequest {
 // ---------------------------------------------------------------------------------------------------------
 // Values
 
-
 /** Values that suit a known query parameter (so that the service, not only the schema, sees them). */
 function queryValueFor(key: string): fc.Arbitrary<string> {
   if (key === "limit") return fc.constantFrom(...NUMBER_STRINGS, "100", "101", "1", "50", "-5", "1e3", "2".repeat(30));
   if (key === "from" || key === "to") return dateLike;
   if (key === "status") return fc.constantFrom("draft", "active", "rated", "accepted", "completed", "ACTIVE", "x", "");
-  return fc.oneof(oddString, fc.uuid(), fc.constantFrom("fuzz-customer-test", "INV-000001", "domestic_wire", "INV-", "%"));
+  return fc.oneof(
+    oddString,
+    fc.uuid(),
+    fc.constantFrom("fuzz-customer-test", "INV-000001", "domestic_wire", "INV-", "%"),
+  );
 }
 
 /** A query string: known and unknown keys, repeated keys, arrays, huge and negative limits, bad dates. */
@@ -88,7 +91,10 @@ function queryString(knownKeys: string[]): fc.Arbitrary<string> {
   const keys = [...knownKeys, "limit", "starting_after"];
   const key = fc.oneof(
     { arbitrary: fc.constantFrom(...keys), weight: 6 },
-    { arbitrary: fc.constantFrom("limit[]", "limit[0]", "__proto__", "constructor", "", "status[]", "from[gte]"), weight: 1 },
+    {
+      arbitrary: fc.constantFrom("limit[]", "limit[0]", "__proto__", "constructor", "", "status[]", "from[gte]"),
+      weight: 1,
+    },
     { arbitrary: oddString, weight: 1 },
   );
   const anyValue = fc.oneof(
@@ -142,17 +148,53 @@ const setOwn = (target: Record<string, unknown>, key: string, value: unknown) =>
 function brokenBody(spec: BodySpec): fc.Arbitrary<Record<string, unknown>> {
   const names = Object.keys(spec.fields);
   const unknownKey = fc
-    .oneof(oddString, fc.constantFrom("id", "object", "company_id", "created_at", "__proto__", "constructor", "prototype", "NAME", " name"))
+    .oneof(
+      oddString,
+      fc.constantFrom(
+        "id",
+        "object",
+        "company_id",
+        "created_at",
+        "__proto__",
+        "constructor",
+        "prototype",
+        "NAME",
+        " name",
+      ),
+    )
     .filter((k) => !names.includes(k));
   type Break = (body: Record<string, unknown>) => void;
   const breaks: fc.Arbitrary<Break>[] = [
-    fc.tuple(unknownKey, anyJson).map(([k, v]): Break => (body) => setOwn(body, k, v)),
-    ...names.map((name) => otherThan(spec.fields[name]!.accepts).map((v): Break => (body) => setOwn(body, name, v))),
+    fc.tuple(unknownKey, anyJson).map(
+      ([k, v]): Break =>
+        (body) =>
+          setOwn(body, k, v),
+    ),
+    ...names.map((name) =>
+      otherThan(spec.fields[name]!.accepts).map(
+        (v): Break =>
+          (body) =>
+            setOwn(body, name, v),
+      ),
+    ),
   ];
   if (spec.required.length > 0) {
-    breaks.push(fc.constantFrom(...spec.required).map((name): Break => (body) => void delete body[name]));
+    breaks.push(
+      fc.constantFrom(...spec.required).map(
+        (name): Break =>
+          (body) =>
+            void delete body[name],
+      ),
+    );
   }
-  if (spec.refused) breaks.push(spec.refused.map((o): Break => (body) => Object.entries(o).forEach(([k, v]) => setOwn(body, k, v))));
+  if (spec.refused)
+    breaks.push(
+      spec.refused.map(
+        (o): Break =>
+          (body) =>
+            Object.entries(o).forEach(([k, v]) => setOwn(body, k, v)),
+      ),
+    );
   const model = Object.fromEntries(names.map((n) => [n, spec.fields[n]!.good]));
   return fc
     .tuple(fc.record(model, { requiredKeys: [] }), fc.array(fc.oneof(...breaks), { minLength: 1, maxLength: 3 }))
@@ -167,7 +209,9 @@ function brokenBody(spec: BodySpec): fc.Arbitrary<Record<string, unknown>> {
 const junkBody: fc.Arbitrary<unknown> = fc
   .tuple(anyJson, oddString)
   .map(([value, key]) =>
-    value !== null && typeof value === "object" && !Array.isArray(value) ? setOwn({ ...value }, `zz_unknown_${key}`, true) : value,
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? setOwn({ ...value }, `zz_unknown_${key}`, true)
+      : value,
   );
 
 // ---------------------------------------------------------------------------------------------------------
@@ -190,12 +234,20 @@ interface EndpointModel {
   method: Method;
   weight?: number;
   /** Requests to this route; each says whether it must fail. */
-  requests: fc.Arbitrary<{ url: string; body?: { payload: string; contentType: string | undefined }; mustFail: boolean }>;
+  requests: fc.Arbitrary<{
+    url: string;
+    body?: { payload: string; contentType: string | undefined };
+    mustFail: boolean;
+  }>;
 }
 
 function endpoints(seed: Seed): EndpointModel[] {
-  const realOr = (real: string) => fc.oneof({ arbitrary: fc.constant(real), weight: 1 }, { arbitrary: randomId, weight: 2 });
-  const fakeContract = fc.oneof(oddString, fc.constantFrom("", "fuzz-customer-test ", "FUZZ-CUSTOMER-TEST", "x".repeat(256)));
+  const realOr = (real: string) =>
+    fc.oneof({ arbitrary: fc.constant(real), weight: 1 }, { arbitrary: randomId, weight: 2 });
+  const fakeContract = fc.oneof(
+    oddString,
+    fc.constantFrom("", "fuzz-customer-test ", "FUZZ-CUSTOMER-TEST", "x".repeat(256)),
+  );
 
   const customerSpec: BodySpec = {
     fields: {
@@ -246,21 +298,44 @@ function endpoints(seed: Seed): EndpointModel[] {
     pair: { accepts: ["string"], good: anyString },
   };
   const brokenEvent = fc.oneof(
-    { arbitrary: brokenBody({ fields: eventFields, required: ["external_contract_id", "event_id", "metric", "quantity", "timestamp"], refused: fc.oneof(
-      // a contract that does not exist, or a metric the contract does not have: rejected, nothing stored
-      fc.record({ external_contract_id: fakeContract }),
-      fc.record({ metric: fc.oneof(oddString, fc.constantFrom("zz_unknown_metric", "DOMESTIC_WIRE", "domestic_wire ")) }),
-    ) }), weight: 9 },
+    {
+      arbitrary: brokenBody({
+        fields: eventFields,
+        required: ["external_contract_id", "event_id", "metric", "quantity", "timestamp"],
+        refused: fc.oneof(
+          // a contract that does not exist, or a metric the contract does not have: rejected, nothing stored
+          fc.record({ external_contract_id: fakeContract }),
+          fc.record({
+            metric: fc.oneof(oddString, fc.constantFrom("zz_unknown_metric", "DOMESTIC_WIRE", "domestic_wire ")),
+          }),
+        ),
+      }),
+      weight: 9,
+    },
     { arbitrary: junkBody, weight: 1 },
   );
   const usageBody = fc.oneof(
     { arbitrary: fc.array(brokenEvent, { minLength: 1, maxLength: 8 }).map((events) => ({ events })), weight: 6 },
-    { arbitrary: brokenBody({ fields: { events: { accepts: ["array"], good: fc.array(brokenEvent, { maxLength: 3 }) } }, required: ["events"] }), weight: 2 },
+    {
+      arbitrary: brokenBody({
+        fields: { events: { accepts: ["array"], good: fc.array(brokenEvent, { maxLength: 3 }) } },
+        required: ["events"],
+      }),
+      weight: 2,
+    },
     { arbitrary: fc.constantFrom({ events: [] }, { events: null }, { events: {} }), weight: 1 },
     {
       // too many events: small ones, so that the 400 is about the count and not a 413
       arbitrary: fc
-        .array(fc.record({ external_contract_id: fc.constant(seed.contractId), event_id: fc.uuid(), metric: fc.constant("zz_unknown_metric"), quantity: fc.nat() }), { minLength: 101, maxLength: 120 })
+        .array(
+          fc.record({
+            external_contract_id: fc.constant(seed.contractId),
+            event_id: fc.uuid(),
+            metric: fc.constant("zz_unknown_metric"),
+            quantity: fc.nat(),
+          }),
+          { minLength: 101, maxLength: 120 },
+        )
         .map((events) => ({ events })),
       weight: 1,
     },
@@ -283,7 +358,10 @@ function endpoints(seed: Seed): EndpointModel[] {
         .map(([start, end]) => ({ billing_period_start: start, billing_period_end: end })),
       // a whole month outside the contract's term (2026-03-15..2027-03-14)
       fc
-        .tuple(fc.oneof(fc.integer({ min: 1, max: 2025 }), fc.integer({ min: 2028, max: 9999 })), fc.integer({ min: 1, max: 12 }))
+        .tuple(
+          fc.oneof(fc.integer({ min: 1, max: 2025 }), fc.integer({ min: 2028, max: 9999 })),
+          fc.integer({ min: 1, max: 12 }),
+        )
         .map(([year, month]) => {
           const y = String(year).padStart(4, "0");
           const m = String(month).padStart(2, "0");
@@ -296,11 +374,28 @@ function endpoints(seed: Seed): EndpointModel[] {
   // No URL here may make the service resolve a host name: refused by syntax, scheme or address alone.
   const refusedUrl = fc.oneof(
     fc.constantFrom(
-      "ftp://example.com/hook", "http://example.com/hook", "https://user:pw@example.com/", "https://127.0.0.1/x", "https://[::1]/x",
-      "https://10.0.0.1/x", "https://169.254.169.254/latest", "https://[::ffff:127.0.0.1]/", "https://0x7f.1/", "javascript:alert(1)",
-      "https://exa mple.com/", "https://example.com/\n", "https://", "//example.com", "https://:443/", "https://example.com:0/",
-      "https://example.com:99999/", "data:text/plain,x", "file:///etc/passwd", `https://a.example/${"x".repeat(2100)}`,
-      "https://2130706433/", "https://[fe80::1%25eth0]/",
+      "ftp://example.com/hook",
+      "http://example.com/hook",
+      "https://user:pw@example.com/",
+      "https://127.0.0.1/x",
+      "https://[::1]/x",
+      "https://10.0.0.1/x",
+      "https://169.254.169.254/latest",
+      "https://[::ffff:127.0.0.1]/",
+      "https://0x7f.1/",
+      "javascript:alert(1)",
+      "https://exa mple.com/",
+      "https://example.com/\n",
+      "https://",
+      "//example.com",
+      "https://:443/",
+      "https://example.com:0/",
+      "https://example.com:99999/",
+      "data:text/plain,x",
+      "file:///etc/passwd",
+      `https://a.example/${"x".repeat(2100)}`,
+      "https://2130706433/",
+      "https://[fe80::1%25eth0]/",
     ),
     oddString.filter((s) => !/^https?:/i.test(s) && s.length > 0),
   );
@@ -308,16 +403,31 @@ function endpoints(seed: Seed): EndpointModel[] {
     url: { accepts: ["string"], good: fc.oneof(refusedUrl, fc.constant("https://93.184.215.14/hook")) },
     events: {
       accepts: ["array"],
-      good: fc.oneof(fc.constant(["customer.created"]), fc.array(fc.constantFrom("customer.created", "contract.created", "invoice.created", "*"), { maxLength: 3 })),
+      good: fc.oneof(
+        fc.constant(["customer.created"]),
+        fc.array(fc.constantFrom("customer.created", "contract.created", "invoice.created", "*"), { maxLength: 3 }),
+      ),
     },
     description: { accepts: patch ? ["string", "null"] : ["string"], good: anyString },
     ...(patch ? { enabled: { accepts: ["boolean"], good: fc.boolean() } } : {}),
   });
 
   const bodyOf = (spec: BodySpec, raw: (literal: string) => string) =>
-    fc.oneof({ arbitrary: encodedBody(brokenBody(spec)), weight: 7 }, { arbitrary: encodedBody(junkBody), weight: 2 }, { arbitrary: rawBody(raw), weight: 2 });
+    fc.oneof(
+      { arbitrary: encodedBody(brokenBody(spec)), weight: 7 },
+      { arbitrary: encodedBody(junkBody), weight: 2 },
+      { arbitrary: rawBody(raw), weight: 2 },
+    );
   /** A body for a route that takes none: ignored, or refused when it is not JSON. */
-  const strayBody = fc.option(fc.oneof(encodedBody(anyJson), rawBody((l) => l)), { freq: 2 }).map((b) => b ?? undefined);
+  const strayBody = fc
+    .option(
+      fc.oneof(
+        encodedBody(anyJson),
+        rawBody((l) => l),
+      ),
+      { freq: 2 },
+    )
+    .map((b) => b ?? undefined);
 
   const lists = (path: string, keys: string[]) =>
     fc
@@ -335,13 +445,20 @@ function endpoints(seed: Seed): EndpointModel[] {
     {
       route: "POST /v1/billing/customers",
       method: "POST",
-      requests: bodyOf(customerSpec, (lit) => `{"name":${lit},"payment_terms_days":${lit},"zz_unknown":true}`).map((body) => ({
-        url: "/v1/billing/customers",
-        body,
-        mustFail: true,
-      })),
+      requests: bodyOf(customerSpec, (lit) => `{"name":${lit},"payment_terms_days":${lit},"zz_unknown":true}`).map(
+        (body) => ({
+          url: "/v1/billing/customers",
+          body,
+          mustFail: true,
+        }),
+      ),
     },
-    { route: "GET /v1/billing/customers", method: "GET", weight: 2, requests: lists("/v1/billing/customers", ["external_id"]) },
+    {
+      route: "GET /v1/billing/customers",
+      method: "GET",
+      weight: 2,
+      requests: lists("/v1/billing/customers", ["external_id"]),
+    },
     { route: "GET /v1/billing/contracts", method: "GET", weight: 2, requests: lists(C, ["status"]) },
     {
       route: "POST /v1/billing/contracts",
@@ -350,7 +467,14 @@ function endpoints(seed: Seed): EndpointModel[] {
         {
           fields: { customer_id: { accepts: ["string"], good: fc.oneof(fc.constant(seed.customerId), anyString) } },
           required: ["customer_id"],
-          refused: fc.record({ customer_id: fc.oneof(fc.uuid(), anyString, fc.constant(` ${seed.customerId}`), fc.constant(`${seed.customerId}0`)) }),
+          refused: fc.record({
+            customer_id: fc.oneof(
+              fc.uuid(),
+              anyString,
+              fc.constant(` ${seed.customerId}`),
+              fc.constant(`${seed.customerId}0`),
+            ),
+          }),
         },
         (lit) => `{"customer_id":${lit}}`,
       ).map((body) => ({ url: C, body, mustFail: true })),
@@ -358,7 +482,9 @@ function endpoints(seed: Seed): EndpointModel[] {
     {
       route: "GET /v1/billing/contracts/:ext_id",
       method: "GET",
-      requests: fc.tuple(realOr(seed.contractId), queryString([])).map(([id, q]) => ({ url: `${C}/${id}?${q}`, mustFail: false })),
+      requests: fc
+        .tuple(realOr(seed.contractId), queryString([]))
+        .map(([id, q]) => ({ url: `${C}/${id}?${q}`, mustFail: false })),
     },
     {
       route: "GET /v1/billing/contracts/:ext_id/pricing",
@@ -369,14 +495,27 @@ function endpoints(seed: Seed): EndpointModel[] {
       route: "POST /v1/billing/contracts/:ext_id/pricing-rules",
       method: "POST",
       requests: fc
-        .tuple(realOr(seed.contractId), bodyOf({ fields: ruleFields(false), required: [], refused: refusedRule }, (lit) => `{"metric":"zz_m","rate":${lit},"currency":"ZZZ"}`))
+        .tuple(
+          realOr(seed.contractId),
+          bodyOf(
+            { fields: ruleFields(false), required: [], refused: refusedRule },
+            (lit) => `{"metric":"zz_m","rate":${lit},"currency":"ZZZ"}`,
+          ),
+        )
         .map(([id, body]) => ({ url: `${C}/${id}/pricing-rules`, body, mustFail: true })),
     },
     {
       route: "PUT /v1/billing/contracts/:ext_id/pricing-rules/:rule_id",
       method: "PUT",
       requests: fc
-        .tuple(realOr(seed.contractId), realOr(seed.ruleId), bodyOf({ fields: ruleFields(true), required: [], refused: refusedRule }, (lit) => `{"amount":${lit},"currency":"ZZZ"}`))
+        .tuple(
+          realOr(seed.contractId),
+          realOr(seed.ruleId),
+          bodyOf(
+            { fields: ruleFields(true), required: [], refused: refusedRule },
+            (lit) => `{"amount":${lit},"currency":"ZZZ"}`,
+          ),
+        )
         .map(([id, rule, body]) => ({ url: `${C}/${id}/pricing-rules/${rule}`, body, mustFail: true })),
     },
     {
@@ -386,19 +525,31 @@ function endpoints(seed: Seed): EndpointModel[] {
         .oneof({ arbitrary: encodedBody(usageBody), weight: 8 }, { arbitrary: rawBody(eventsRaw), weight: 3 })
         .map((body) => ({ url: "/v1/billing/usage", body, mustFail: true })),
     },
-    { route: "GET /v1/billing/usage", method: "GET", weight: 2, requests: lists("/v1/billing/usage", ["contract", "metric", "from", "to", "status"]) },
+    {
+      route: "GET /v1/billing/usage",
+      method: "GET",
+      weight: 2,
+      requests: lists("/v1/billing/usage", ["contract", "metric", "from", "to", "status"]),
+    },
     {
       route: "GET /v1/billing/usage/:event_id",
       method: "GET",
       requests: realOr(seed.eventId).map((id) => ({ url: `/v1/billing/usage/${id}`, mustFail: false })),
     },
-    { route: "GET /v1/billing/invoices", method: "GET", weight: 2, requests: lists("/v1/billing/invoices", ["contract", "status", "from", "to"]) },
+    {
+      route: "GET /v1/billing/invoices",
+      method: "GET",
+      weight: 2,
+      requests: lists("/v1/billing/invoices", ["contract", "status", "from", "to"]),
+    },
     {
       route: "POST /v1/billing/invoices/project",
       method: "POST",
-      requests: bodyOf(projectSpec, (lit) => `{"external_contract_id":${lit},"billing_period_start":"2026-03-01","billing_period_end":"2026-03-31"}`).map(
-        (body) => ({ url: "/v1/billing/invoices/project", body, mustFail: true }),
-      ),
+      requests: bodyOf(
+        projectSpec,
+        (lit) =>
+          `{"external_contract_id":${lit},"billing_period_start":"2026-03-01","billing_period_end":"2026-03-31"}`,
+      ).map((body) => ({ url: "/v1/billing/invoices/project", body, mustFail: true })),
     },
     {
       route: "GET /v1/billing/invoices/:number",
@@ -408,9 +559,10 @@ function endpoints(seed: Seed): EndpointModel[] {
     {
       route: "POST /v1/webhook-endpoints",
       method: "POST",
-      requests: bodyOf({ fields: webhookFields(false), required: ["url"], refused: fc.record({ url: refusedUrl }) }, (lit) => `{"url":${lit},"events":["zz.unknown"]}`).map(
-        (body) => ({ url: W, body, mustFail: true }),
-      ),
+      requests: bodyOf(
+        { fields: webhookFields(false), required: ["url"], refused: fc.record({ url: refusedUrl }) },
+        (lit) => `{"url":${lit},"events":["zz.unknown"]}`,
+      ).map((body) => ({ url: W, body, mustFail: true })),
     },
     { route: "GET /v1/webhook-endpoints", method: "GET", requests: lists(W, []) },
     {
@@ -422,14 +574,22 @@ function endpoints(seed: Seed): EndpointModel[] {
       route: "PATCH /v1/webhook-endpoints/:id",
       method: "PATCH",
       requests: fc
-        .tuple(realOr(seed.endpointId), bodyOf({ fields: webhookFields(true), required: [], refused: fc.record({ url: refusedUrl }) }, (lit) => `{"description":${lit},"enabled":"yes"}`))
+        .tuple(
+          realOr(seed.endpointId),
+          bodyOf(
+            { fields: webhookFields(true), required: [], refused: fc.record({ url: refusedUrl }) },
+            (lit) => `{"description":${lit},"enabled":"yes"}`,
+          ),
+        )
         .map(([id, body]) => ({ url: `${W}/${id}`, body, mustFail: true })),
     },
     {
       // would change the secret of a real endpoint: random ids only
       route: "POST /v1/webhook-endpoints/:id/rotate-secret",
       method: "POST",
-      requests: fc.tuple(randomId, strayBody).map(([id, body]) => ({ url: `${W}/${id}/rotate-secret`, body, mustFail: true })),
+      requests: fc
+        .tuple(randomId, strayBody)
+        .map(([id, body]) => ({ url: `${W}/${id}/rotate-secret`, body, mustFail: true })),
     },
     {
       route: "DELETE /v1/webhook-endpoints/:id",
@@ -442,7 +602,18 @@ function endpoints(seed: Seed): EndpointModel[] {
       requests: fc
         .tuple(
           realOr(seed.endpointId),
-          bodyOf({ fields: { type: { accepts: ["string"], good: fc.constantFrom("customer.created", "contract.created", "invoice.created", "*") } }, required: ["type"] }, (lit) => `{"type":${lit},"zz":1}`),
+          bodyOf(
+            {
+              fields: {
+                type: {
+                  accepts: ["string"],
+                  good: fc.constantFrom("customer.created", "contract.created", "invoice.created", "*"),
+                },
+              },
+              required: ["type"],
+            },
+            (lit) => `{"type":${lit},"zz":1}`,
+          ),
         )
         .map(([id, body]) => ({ url: `${W}/${id}/test`, body, mustFail: true })),
     },
@@ -454,7 +625,9 @@ function endpoints(seed: Seed): EndpointModel[] {
     {
       route: "POST /v1/webhook-endpoints/deliveries/:id/resend",
       method: "POST",
-      requests: fc.tuple(randomId, strayBody).map(([id, body]) => ({ url: `${W}/deliveries/${id}/resend`, body, mustFail: true })),
+      requests: fc
+        .tuple(randomId, strayBody)
+        .map(([id, body]) => ({ url: `${W}/deliveries/${id}/resend`, body, mustFail: true })),
     },
     {
       // the agreement PDF needs no key: the token is the capability
@@ -494,7 +667,12 @@ function fuzzRequests(seed: Seed): fc.Arbitrary<FuzzRequest> {
   return fc
     .tuple(
       // lists with a query string weigh double: their parameters reach SQL
-      fc.oneof(...models.map((m) => ({ arbitrary: m.requests.map((r) => ({ ...r, route: m.route, method: m.method })), weight: m.weight ?? 1 }))),
+      fc.oneof(
+        ...models.map((m) => ({
+          arbitrary: m.requests.map((r) => ({ ...r, route: m.route, method: m.method })),
+          weight: m.weight ?? 1,
+        })),
+      ),
       auth,
       fc.constantFrom(...GARBAGE_AUTH),
     )
@@ -520,7 +698,8 @@ function fuzzRequests(seed: Seed): fc.Arbitrary<FuzzRequest> {
 
 /** fast-check prints a failing request with this: long strings are cut. */
 function withShortString<T extends FuzzRequest>(request: T): T {
-  const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text);
+  const cut = (text: string, max: number) =>
+    text.length > max ? `${text.slice(0, max)}… (${text.length} chars)` : text;
   Object.defineProperty(request, fc.toStringMethod, {
     value: () =>
       `${request.method} ${cut(request.url, 300)} auth=${request.auth} headers=${cut(JSON.stringify(request.headers), 300)}` +
@@ -543,10 +722,20 @@ interface Stats {
   totalMs: number;
 }
 
-const newStats = (): Stats => ({ requests: 0, byStatus: new Map(), byRoute: new Map(), maxMs: 0, maxRequest: "", totalMs: 0 });
+const newStats = (): Stats => ({
+  requests: 0,
+  byStatus: new Map(),
+  byRoute: new Map(),
+  maxMs: 0,
+  maxRequest: "",
+  totalMs: 0,
+});
 
 function report(t: TestContext, title: string, stats: Stats, startedAt: number): void {
-  const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s}:${n}`).join(" ");
+  const statuses = [...stats.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}:${n}`)
+    .join(" ");
   t.diagnostic(
     `${title}: ${stats.requests} requests in ${((performance.now() - startedAt) / 1000).toFixed(1)} s; statuses ${statuses}; ` +
       `mean ${(stats.totalMs / Math.max(1, stats.requests)).toFixed(1)} ms, slowest ${stats.maxMs.toFixed(0)} ms (${stats.maxRequest})`,
@@ -554,7 +743,11 @@ function report(t: TestContext, title: string, stats: Stats, startedAt: number):
   t.diagnostic(`${title}: routes ${[...stats.byRoute.entries()].map(([r, n]) => `${r} ${n}`).join("; ")}`);
 }
 
-async function send(t: TestApp, request: FuzzRequest, stats: Stats): Promise<{ res: LightMyRequestResponse; ms: number }> {
+async function send(
+  t: TestApp,
+  request: FuzzRequest,
+  stats: Stats,
+): Promise<{ res: LightMyRequestResponse; ms: number }> {
   const started = performance.now();
   const res = await t.app.http.inject({
     method: request.method,
@@ -580,9 +773,16 @@ function assertAnswer(res: LightMyRequestResponse, ms: number, maxMs = MAX_MS): 
   assert.ok(ms < maxMs, `took ${ms.toFixed(0)} ms (limit ${maxMs} ms)`);
   if (res.statusCode >= 400) {
     let body: unknown;
-    assert.doesNotThrow(() => (body = JSON.parse(res.body)), `a ${res.statusCode} whose body is not JSON: ${res.body.slice(0, 200)}`);
+    assert.doesNotThrow(
+      () => (body = JSON.parse(res.body)),
+      `a ${res.statusCode} whose body is not JSON: ${res.body.slice(0, 200)}`,
+    );
     const error = body as { error?: unknown; code?: unknown };
-    assert.equal(typeof error.error, "string", `a ${res.statusCode} without an error sentence: ${res.body.slice(0, 200)}`);
+    assert.equal(
+      typeof error.error,
+      "string",
+      `a ${res.statusCode} without an error sentence: ${res.body.slice(0, 200)}`,
+    );
     assert.equal(typeof error.code, "string", `a ${res.statusCode} without a code: ${res.body.slice(0, 200)}`);
     assert.match(error.code as string, /^[a-z0-9_]+$/, `code ${String(error.code)} is not snake_case`);
     assert.ok((error.error as string).length > 0, "an empty error sentence");
@@ -613,19 +813,38 @@ async function seedCompany(t: TestApp, name: string): Promise<Seed> {
   const { companyId, key } = await t.newCompany({ name });
   const limited = await t.app.services.access.createApiKey(companyId, { scopes: ["usage:read"] });
   const call = async (method: Method, url: string, payload?: unknown) => {
-    const res = await t.call({ method, url, key, ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}) });
+    const res = await t.call({
+      method,
+      url,
+      key,
+      ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
+    });
     assert.ok(res.statusCode < 300, `${method} ${url}: ${res.statusCode} ${res.body}`);
     return res.json() as Record<string, unknown>;
   };
   // The endpoint first, so that the customer and contract below leave deliveries behind (pending: no worker
   // runs in tests). A public IP literal needs no DNS.
-  const endpoint = await call("POST", "/v1/webhook-endpoints", { url: "https://93.184.215.14/hook", description: "fuzz" });
-  const customer = await call("POST", "/v1/billing/customers", { name: "Fuzz Customer", external_id: `fuzz-${randomBytes(3).toString("hex")}` });
+  const endpoint = await call("POST", "/v1/webhook-endpoints", {
+    url: "https://93.184.215.14/hook",
+    description: "fuzz",
+  });
+  const customer = await call("POST", "/v1/billing/customers", {
+    name: "Fuzz Customer",
+    external_id: `fuzz-${randomBytes(3).toString("hex")}`,
+  });
   const contract = await call("POST", "/v1/billing/contracts", { customer_id: customer.id });
   const pricing = await call("GET", `/v1/billing/contracts/${String(contract.id)}/pricing`);
   const eventId = `seed-${randomBytes(6).toString("hex")}`;
   await call("POST", "/v1/billing/usage", {
-    events: [{ external_contract_id: contract.id, event_id: eventId, metric: "domestic_wire", quantity: 2, timestamp: "2026-03-20T10:00:00Z" }],
+    events: [
+      {
+        external_contract_id: contract.id,
+        event_id: eventId,
+        metric: "domestic_wire",
+        quantity: 2,
+        timestamp: "2026-03-20T10:00:00Z",
+      },
+    ],
   });
   const invoices = await call("GET", `/v1/billing/invoices?contract=${String(contract.id)}`);
   const deliveries = await call("GET", `/v1/webhook-endpoints/${String(endpoint.id)}/deliveries`);
@@ -651,7 +870,9 @@ describeEachEngine(
       seed = await seedCompany(t(), "Fuzz Co");
     });
 
-    it(`answers ${RUNS} generated bad requests in time, never 5xx, always { error, code }, storing nothing`, { timeout: 30 * 60_000 }, async (tctx) => {
+    it(`answers ${RUNS} generated bad requests in time, never 5xx, always { error, code }, storing nothing`, {
+      timeout: 30 * 60_000,
+    }, async (tctx) => {
       assert.equal(seed.contractId, "fuzz-customer-test");
       const stats = newStats();
       const startedAt = performance.now();
@@ -664,18 +885,26 @@ describeEachEngine(
           assertAnswer(res, ms);
           if (request.auth === "none" || request.auth === "garbage") {
             assert.ok(res.statusCode >= 400, `answered ${res.statusCode} without a valid key`);
-            if (res.statusCode === 401) assert.match((res.json() as { code: string }).code, /^(missing|invalid)_api_key$/);
+            if (res.statusCode === 401)
+              assert.match((res.json() as { code: string }).code, /^(missing|invalid)_api_key$/);
           }
           if (request.mustFail) {
             if (request.route === "POST /v1/billing/usage" && res.statusCode === 200) {
               // a well-formed batch of bad events: each one rejected (or a copy of the stored seed event)
               const result = res.json() as { accepted: number; events: { status: string; duplicate?: boolean }[] };
-              assert.ok(result.events.every((e) => e.status === "rejected" || e.duplicate === true), `an event was accepted: ${res.body.slice(0, 300)}`);
+              assert.ok(
+                result.events.every((e) => e.status === "rejected" || e.duplicate === true),
+                `an event was accepted: ${res.body.slice(0, 300)}`,
+              );
             } else {
               assert.ok(res.statusCode >= 400, `a broken write answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
             }
           }
-          assert.equal(await storedState(t(), seed.companyId), stateBefore, `the request changed stored data (answered ${res.statusCode})`);
+          assert.equal(
+            await storedState(t(), seed.companyId),
+            stateBefore,
+            `the request changed stored data (answered ${res.statusCode})`,
+          );
         }),
         { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
       );
@@ -683,11 +912,23 @@ describeEachEngine(
       report(tctx, "bad requests", stats, startedAt);
     });
 
-    it(`answers ${UPLOAD_RUNS} abusive multipart uploads without a 5xx, each refusal as { error, code }, storing nothing`, { timeout: 10 * 60_000 }, async (tctx) => {
-      const samples = { pdf: await plainPdf(), encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }), bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }) };
+    it(`answers ${UPLOAD_RUNS} abusive multipart uploads without a 5xx, each refusal as { error, code }, storing nothing`, {
+      timeout: 10 * 60_000,
+    }, async (tctx) => {
+      const samples = {
+        pdf: await plainPdf(),
+        encrypted: await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" }),
+        bomb: bombPdf(1024 * 1024 * 1024, { into: "page" }),
+      };
       // Terms that pass, for the seed's own contract id: a file that passes every check is refused all the same
       // (409 contract_exists), so that every upload must leave the stored state as it was.
-      const terms = JSON.stringify({ customer: { id: seed.customerId }, contract_id: seed.contractId, start_date: "2026-01-01", currency: "USD", rules: [{ type: "usage", metric: "api_call", amount: "1" }] });
+      const terms = JSON.stringify({
+        customer: { id: seed.customerId },
+        contract_id: seed.contractId,
+        start_date: "2026-01-01",
+        currency: "USD",
+        rules: [{ type: "usage", metric: "api_call", amount: "1" }],
+      });
       const stats = newStats();
       const startedAt = performance.now();
       await fc.assert(
@@ -705,21 +946,40 @@ describeEachEngine(
           const { res, ms } = await send(t(), request, stats);
           assertAnswer(res, ms, UPLOAD_MAX_MS);
           assert.ok(res.statusCode >= 400, `${upload.family}: answered ${res.statusCode}`);
-          assert.equal(await storedState(t(), seed.companyId), stateBefore, `${upload.family}: the upload changed stored data (answered ${res.statusCode})`);
+          assert.equal(
+            await storedState(t(), seed.companyId),
+            stateBefore,
+            `${upload.family}: the upload changed stored data (answered ${res.statusCode})`,
+          );
         }),
         { numRuns: UPLOAD_RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) },
       );
       report(tctx, "abusive uploads", stats, startedAt);
     });
 
-    it("refuses bytes that are not UTF-8 with 400 invalid_encoding, in bodies and URLs, storing nothing", { timeout: 30 * 60_000 }, async () => {
+    it("refuses bytes that are not UTF-8 with 400 invalid_encoding, in bodies and URLs, storing nothing", {
+      timeout: 30 * 60_000,
+    }, async () => {
       const statesBefore = await storedState(t(), seed.companyId);
       // A valid write with the bytes inside one of its strings: only the encoding is wrong.
       const bodies: [string, string, (text: string) => string][] = [
         ["POST", "/v1/billing/customers", (text) => `{"name":"${text}"}`],
-        ["POST", "/v1/billing/usage", (text) => `{"events":[{"external_contract_id":"${seed.contractId}","event_id":"${text}","metric":"domestic_wire","quantity":1,"timestamp":"2026-03-20T10:00:00Z"}]}`],
-        ["POST", `/v1/billing/contracts/${seed.contractId}/pricing-rules`, (text) => `{"metric":"domestic_wire","amount":"1.00","name":"${text}"}`],
-        ["PUT", `/v1/billing/contracts/${seed.contractId}/pricing-rules/${seed.ruleId}`, (text) => `{"name":"${text}"}`],
+        [
+          "POST",
+          "/v1/billing/usage",
+          (text) =>
+            `{"events":[{"external_contract_id":"${seed.contractId}","event_id":"${text}","metric":"domestic_wire","quantity":1,"timestamp":"2026-03-20T10:00:00Z"}]}`,
+        ],
+        [
+          "POST",
+          `/v1/billing/contracts/${seed.contractId}/pricing-rules`,
+          (text) => `{"metric":"domestic_wire","amount":"1.00","name":"${text}"}`,
+        ],
+        [
+          "PUT",
+          `/v1/billing/contracts/${seed.contractId}/pricing-rules/${seed.ruleId}`,
+          (text) => `{"name":"${text}"}`,
+        ],
         ["PATCH", `/v1/webhook-endpoints/${seed.endpointId}`, (text) => `{"description":"${text}"}`],
       ];
       const urls = [
@@ -729,30 +989,63 @@ describeEachEngine(
         (escaped: string) => `/v1/billing/invoices?status=${escaped}`,
       ];
       await fc.assert(
-        fc.asyncProperty(withMalformedUtf8, fc.nat(bodies.length - 1), fc.nat(urls.length - 1), async ({ before, bytes, after }, b, u) => {
-          const safe = (text: string) => JSON.stringify(text).slice(1, -1);
-          const [method, url, body] = bodies[b]!;
-          const [head, tail] = body("\u0001").split("\u0001") as [string, string];
-          const payload = Buffer.concat([Buffer.from(head + safe(before)), bytes, Buffer.from(safe(after) + tail)]);
-          const res = await t().call({ method: method as Method, url, key: seed.key, payload, headers: { "content-type": "application/json" } });
-          assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body.slice(0, 300)}`);
-          assert.equal(res.json().code, "invalid_encoding");
-          const get = await t().call({ method: "GET", url: urls[u]!(`${encodeURIComponent(before)}${percentEscaped(bytes)}`), key: seed.key });
-          assert.equal(get.statusCode, 400, get.body.slice(0, 300));
-          assert.equal(get.json().code, "invalid_encoding");
-        }),
+        fc.asyncProperty(
+          withMalformedUtf8,
+          fc.nat(bodies.length - 1),
+          fc.nat(urls.length - 1),
+          async ({ before, bytes, after }, b, u) => {
+            const safe = (text: string) => JSON.stringify(text).slice(1, -1);
+            const [method, url, body] = bodies[b]!;
+            const [head, tail] = body("\u0001").split("\u0001") as [string, string];
+            const payload = Buffer.concat([Buffer.from(head + safe(before)), bytes, Buffer.from(safe(after) + tail)]);
+            const res = await t().call({
+              method: method as Method,
+              url,
+              key: seed.key,
+              payload,
+              headers: { "content-type": "application/json" },
+            });
+            assert.equal(res.statusCode, 400, `${method} ${url}: ${res.body.slice(0, 300)}`);
+            assert.equal(res.json().code, "invalid_encoding");
+            const get = await t().call({
+              method: "GET",
+              url: urls[u]!(`${encodeURIComponent(before)}${percentEscaped(bytes)}`),
+              key: seed.key,
+            });
+            assert.equal(get.statusCode, 400, get.body.slice(0, 300));
+            assert.equal(get.json().code, "invalid_encoding");
+          },
+        ),
         { numRuns: Math.min(RUNS, 300), ...(SEED !== undefined ? { seed: SEED } : {}) },
       );
       assert.equal(await storedState(t(), seed.companyId), statesBefore, "nothing was stored");
     });
 
-    it("refuses unpaired surrogates and keeps every other string as sent, in otherwise valid writes", { timeout: 30 * 60_000 }, async (tctx) => {
+    it("refuses unpaired surrogates and keeps every other string as sent, in otherwise valid writes", {
+      timeout: 30 * 60_000,
+    }, async (tctx) => {
       // A company of its own: these writes may succeed. A 4xx must still store nothing.
       const other = await seedCompany(t(), "Fuzz Strings");
-      const text = fc.oneof(oddString, fc.string({ unit: "binary", minLength: 1, maxLength: 30 }), fc.constantFrom("\ud800", "a\udc00b", "\ud83d\ude00", "x\ud83d"));
+      const text = fc.oneof(
+        oddString,
+        fc.string({ unit: "binary", minLength: 1, maxLength: 30 }),
+        fc.constantFrom("\ud800", "a\udc00b", "\ud83d\ude00", "x\ud83d"),
+      );
       const writes = fc.oneof(
-        text.map((name) => ({ route: "POST /v1/billing/customers", method: "POST" as Method, url: "/v1/billing/customers", body: { name } as Record<string, unknown>, echo: ["name", name] as const })),
-        fc.tuple(text, text).map(([external_id, country]) => ({ route: "POST /v1/billing/customers", method: "POST" as Method, url: "/v1/billing/customers", body: { name: "S", external_id, country }, echo: ["external_id", external_id] as const })),
+        text.map((name) => ({
+          route: "POST /v1/billing/customers",
+          method: "POST" as Method,
+          url: "/v1/billing/customers",
+          body: { name } as Record<string, unknown>,
+          echo: ["name", name] as const,
+        })),
+        fc.tuple(text, text).map(([external_id, country]) => ({
+          route: "POST /v1/billing/customers",
+          method: "POST" as Method,
+          url: "/v1/billing/customers",
+          body: { name: "S", external_id, country },
+          echo: ["external_id", external_id] as const,
+        })),
         fc.tuple(text, text).map(([name, counterparty]) => ({
           route: "POST /v1/billing/contracts/:ext_id/pricing-rules",
           method: "POST" as Method,
@@ -771,7 +1064,18 @@ describeEachEngine(
           route: "POST /v1/billing/usage",
           method: "POST" as Method,
           url: "/v1/billing/usage",
-          body: { events: [{ external_contract_id: other.contractId, event_id: eventId, metric: "domestic_wire", quantity: 1, timestamp: "2026-03-20T10:00:00Z", pair }] },
+          body: {
+            events: [
+              {
+                external_contract_id: other.contractId,
+                event_id: eventId,
+                metric: "domestic_wire",
+                quantity: 1,
+                timestamp: "2026-03-20T10:00:00Z",
+                pair,
+              },
+            ],
+          },
           echo: undefined,
         })),
         text.map((description) => ({
@@ -798,11 +1102,20 @@ describeEachEngine(
           });
           const { res, ms } = await send(t(), request, stats);
           assertAnswer(res, ms);
-          if (res.statusCode >= 400) assert.equal(await storedState(t(), other.companyId), stateBefore, `a ${res.statusCode} changed stored data`);
+          if (res.statusCode >= 400)
+            assert.equal(
+              await storedState(t(), other.companyId),
+              stateBefore,
+              `a ${res.statusCode} changed stored data`,
+            );
           if (hasLoneSurrogate(write.body) || JSON.stringify(write.body).includes("\\u0000")) {
             // PostgreSQL text is UTF-8: a lone surrogate would be stored as U+FFFD, so that two different
             // event ids or external ids became one (or, in jsonb, the insert failed).
-            assert.equal(res.statusCode, 400, `a string that cannot be stored answered ${res.statusCode}: ${res.body.slice(0, 200)}`);
+            assert.equal(
+              res.statusCode,
+              400,
+              `a string that cannot be stored answered ${res.statusCode}: ${res.body.slice(0, 200)}`,
+            );
             assert.equal((res.json() as { code: string }).code, "invalid_request");
           } else if (res.statusCode < 300 && write.echo) {
             const [field, sent] = write.echo;

@@ -30,7 +30,8 @@ describeEachEngine("HTTP edges: 405, 404, 414, 431, 415, in our words", (t) => {
     port = Number(new URL(await t().app.http.listen({ port: 0, host: "127.0.0.1" })).port);
     ({ key } = await t().newCompany());
   });
-  const request = (line: string, extra = "") => `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n${extra}\r\n`;
+  const request = (line: string, extra = "") =>
+    `${line} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n${extra}\r\n`;
 
   it("answers a method a known path does not take with 405 and Allow, and an unknown path with 404", async () => {
     for (const method of ["TRACE", "QUERY", "PATCH", "PUT", "OPTIONS", "PROPFIND"]) {
@@ -57,7 +58,10 @@ describeEachEngine("HTTP edges: 405, 404, 414, 431, 415, in our words", (t) => {
     const headers = await raw(port, request("GET /v1/billing/usage", `X-Big: ${"a".repeat(20_000)}\r\n`));
     assert.equal(headers.status, 431, headers.body);
     assert.equal(JSON.parse(headers.body).code, "headers_too_large");
-    const untyped = await raw(port, `POST /v1/billing/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\nContent-Length: 13\r\n\r\n{"name":"x"}\n`);
+    const untyped = await raw(
+      port,
+      `POST /v1/billing/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\nContent-Length: 13\r\n\r\n{"name":"x"}\n`,
+    );
     assert.equal(untyped.status, 415, untyped.body);
     assert.equal(JSON.parse(untyped.body).code, "unsupported_media_type");
   });
@@ -71,7 +75,8 @@ describeEachEngine("HTTP edges: 405, 404, 414, 431, 415, in our words", (t) => {
       request("POST /v1/billing/customers", "Content-Type: application/json\r\nContent-Length: 5\r\n") + "{nope",
       request("POST /v1/billing/customers", "Content-Type: text/plain\r\nContent-Length: 2\r\n") + "hi",
       request("POST /v1/billing/customers", "Content-Type: application/json\r\nContent-Length: 2\r\n") + "{}",
-      request("POST /v1/billing/customers", "Content-Type: application/json; charset=latin1\r\nContent-Length: 2\r\n") + "{}",
+      request("POST /v1/billing/customers", "Content-Type: application/json; charset=latin1\r\nContent-Length: 2\r\n") +
+        "{}",
       request("POST /v1/billing/customers", "Content-Type: \r\nContent-Length: 2\r\n") + "{}",
       request("SEARCH /v1/billing/customers"),
       request("GET /v1/billing/customers", "Content-Length: abc\r\n"),

@@ -13,7 +13,9 @@ import type { Database, Queryable } from "../../src/db/database.js";
 import { loadFunctions, loadMigrations, migrate } from "../../src/db/migrate.js";
 import { createTestDatabase, describeEachEngine, type EngineName } from "../support/harness.js";
 
-const frozen = new Map(loadMigrations(fileURLToPath(new URL("../fixtures/migrations-v1", import.meta.url))).map((m) => [m.version, m]));
+const frozen = new Map(
+  loadMigrations(fileURLToPath(new URL("../fixtures/migrations-v1", import.meta.url))).map((m) => [m.version, m]),
+);
 const oldMigrations = loadMigrations()
   .filter((m) => m.version < "0012")
   .map((m) => frozen.get(m.version) ?? m);
@@ -65,7 +67,12 @@ describeEachEngine("migration functions", (t, engine) => {
       return billingFunctions(db);
     });
     const names = fresh.map((f) => f.signature.replace(/\(.*$/, ""));
-    assert.deepEqual(names, loadFunctions().map((f) => f.name).sort());
+    assert.deepEqual(
+      names,
+      loadFunctions()
+        .map((f) => f.name)
+        .sort(),
+    );
     const ingest = fresh.find((f) => f.signature.startsWith("billing_ingest_usage_lines("));
     assert.match(ingest!.definition, /SET plan_cache_mode TO 'force_generic_plan'/);
     assert.match(ingest!.definition, /SET random_page_cost TO '1\.1'/);
@@ -79,14 +86,20 @@ describeEachEngine("migration functions", (t, engine) => {
       assert.ok(fresh, "the new database's functions were read");
       await withDatabase(engine, async (db) => {
         // The earlier releases' migrate: numbered files only, and no checksums kept.
-        assert.deepEqual(await migrate(db, oldMigrations.slice(0, k), []), oldMigrations.slice(0, k).map((m) => m.version));
+        assert.deepEqual(
+          await migrate(db, oldMigrations.slice(0, k), []),
+          oldMigrations.slice(0, k).map((m) => m.version),
+        );
         await forgetChecksums(db);
         const before = (await billingFunctions(db)).map((f) => f.signature.replace(/\(.*$/, ""));
         if (k >= 5 && k < 9) assert.ok(before.includes("billing_ingest_usage"), "the dead function is there to drop");
         await migrate(db);
         assert.deepEqual(await billingFunctions(db), fresh);
         const { rows } = await db.query<{ version: string }>("SELECT version FROM schema_migrations ORDER BY version");
-        assert.deepEqual(rows.map((r) => r.version), loadMigrations().map((m) => m.version));
+        assert.deepEqual(
+          rows.map((r) => r.version),
+          loadMigrations().map((m) => m.version),
+        );
       });
     });
   }
@@ -97,7 +110,10 @@ describeEachEngine("migration functions", (t, engine) => {
       await migrate(db, v2Migrations, v2Functions);
       await forgetChecksums(db);
       const before = (await billingFunctions(db)).map((f) => f.signature.replace(/\(.*$/, ""));
-      assert.ok(before.includes("billing_round_half_even") && before.includes("billing_fee_unit_price"), "the helpers are there to drop");
+      assert.ok(
+        before.includes("billing_round_half_even") && before.includes("billing_fee_unit_price"),
+        "the helpers are there to drop",
+      );
       await migrate(db);
       assert.deepEqual(await billingFunctions(db), fresh);
     });
@@ -114,7 +130,10 @@ describeEachEngine("migration functions", (t, engine) => {
     assert.deepEqual(await migrate(db), []);
     assert.deepEqual(await migrate(db), []);
     const second = (await rowVersions()).rows;
-    assert.deepEqual(second.map((r) => r.oid), first.map((r) => r.oid));
+    assert.deepEqual(
+      second.map((r) => r.oid),
+      first.map((r) => r.oid),
+    );
     for (const [i, row] of second.entries()) assert.notEqual(row.xmin, first[i]!.xmin, "CREATE OR REPLACE ran again");
     assert.deepEqual(await billingFunctions(db), before);
   });
@@ -123,8 +142,14 @@ describeEachEngine("migration functions", (t, engine) => {
     const db = t().app.db;
     const before = await billingFunctions(db);
     const broken = [
-      { name: "billing_broken_sql", sql: "CREATE OR REPLACE FUNCTION billing_broken_sql() RETURNS integer LANGUAGE sql AS $$ SELECT no_such_column FROM invoices $$" },
-      { name: "billing_broken_plpgsql", sql: "CREATE OR REPLACE FUNCTION billing_broken_plpgsql() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 1 END $$" },
+      {
+        name: "billing_broken_sql",
+        sql: "CREATE OR REPLACE FUNCTION billing_broken_sql() RETURNS integer LANGUAGE sql AS $$ SELECT no_such_column FROM invoices $$",
+      },
+      {
+        name: "billing_broken_plpgsql",
+        sql: "CREATE OR REPLACE FUNCTION billing_broken_plpgsql() RETURNS integer LANGUAGE plpgsql AS $$ BEGIN RETURN 1 END $$",
+      },
     ];
     for (const file of broken) {
       await assert.rejects(migrate(db, loadMigrations(), [...loadFunctions(), file]), /syntax error|does not exist/);

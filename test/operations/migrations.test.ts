@@ -51,12 +51,16 @@ describeEachEngine("migrations", (t, engine) => {
   });
 
   it("records each applied migration's SHA-256, and refuses to run when an applied migration's text has changed", async () => {
-    const { rows } = await t().app.db.query<{ version: string; checksum: string }>("SELECT version, checksum FROM schema_migrations ORDER BY version");
+    const { rows } = await t().app.db.query<{ version: string; checksum: string }>(
+      "SELECT version, checksum FROM schema_migrations ORDER BY version",
+    );
     assert.deepEqual(
       rows,
       loadMigrations().map((m) => ({ version: m.version, checksum: migrationChecksum(m.sql) })),
     );
-    const edited = loadMigrations().map((m) => (m.version === "0003_contracts_and_pricing" ? { ...m, sql: `${m.sql}\n-- one more line\n` } : m));
+    const edited = loadMigrations().map((m) =>
+      m.version === "0003_contracts_and_pricing" ? { ...m, sql: `${m.sql}\n-- one more line\n` } : m,
+    );
     await assert.rejects(migrate(t().app.db, edited), (error: unknown) => {
       assert.ok(error instanceof AppliedMigrationChangedError);
       assert.match(error.message, /^migrations\/0003_contracts_and_pricing\.sql has changed since it was applied/);
@@ -73,7 +77,9 @@ describeEachEngine("migrations", (t, engine) => {
       await migrate(database.db);
       await database.db.query("UPDATE schema_migrations SET checksum = NULL");
       assert.deepEqual(await migrate(database.db), []);
-      const { rows } = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM schema_migrations WHERE checksum IS NULL");
+      const { rows } = await database.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM schema_migrations WHERE checksum IS NULL",
+      );
       assert.equal(rows[0]!.n, 0);
     } finally {
       await database.drop();
@@ -88,10 +94,16 @@ describeEachEngine("migrations", (t, engine) => {
   });
 });
 
-describe("migrations under concurrent start-up [postgres]", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
+describe("migrations under concurrent start-up [postgres]", {
+  skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+}, () => {
   it("applies each migration exactly once when several processes migrate a fresh database at once", async () => {
     const database = await createTestDatabase("postgres");
-    const others = [await openDatabase(database.storage), await openDatabase(database.storage), await openDatabase(database.storage)];
+    const others = [
+      await openDatabase(database.storage),
+      await openDatabase(database.storage),
+      await openDatabase(database.storage),
+    ];
     try {
       const results = await Promise.all([database.db, ...others].map((db) => migrate(db)));
       const applying = results.filter((applied) => applied.length > 0);

@@ -66,7 +66,12 @@ class DocumentChecker {
     for (const [path, item] of Object.entries<Json>(doc.paths)) {
       for (const [method, operation] of Object.entries<Json>(item)) {
         assert.equal(typeof operation.operationId, "string", `${method.toUpperCase()} ${path} has an operationId`);
-        this.operations.set(operation.operationId, { id: operation.operationId, method: method.toUpperCase(), path, operation });
+        this.operations.set(operation.operationId, {
+          id: operation.operationId,
+          method: method.toUpperCase(),
+          path,
+          operation,
+        });
       }
     }
   }
@@ -85,7 +90,9 @@ class DocumentChecker {
       assert.ok(value !== undefined, `${id}: a value for {${name}}`);
       return encodeURIComponent(value);
     });
-    const query = [call.query ? `${new URLSearchParams(call.query)}` : "", call.rawQuery ?? ""].filter(Boolean).join("&");
+    const query = [call.query ? `${new URLSearchParams(call.query)}` : "", call.rawQuery ?? ""]
+      .filter(Boolean)
+      .join("&");
     const key = call.key === undefined ? defaultKey : call.key;
     return {
       method: method as InjectOptions["method"],
@@ -110,43 +117,78 @@ class DocumentChecker {
       // Events are judged one by one (docs/decisions.md, "Rating" 7): the document shows what an accepted event
       // is, and an event it does not describe is answered in the 200, rejected as `invalid_event`.
       const events = (call.payload as { events: unknown[] }).events;
-      assert.deepEqual(this.requestProblems(id, { ...call, payload: { ...(call.payload as object), events: events.map(() => ({})) } }).filter((p) => !p.startsWith("body/events/")), [], `${where}: the envelope`);
+      assert.deepEqual(
+        this.requestProblems(id, {
+          ...call,
+          payload: { ...(call.payload as object), events: events.map(() => ({})) },
+        }).filter((p) => !p.startsWith("body/events/")),
+        [],
+        `${where}: the envelope`,
+      );
       const answers = (JSON.parse(res.body) as { events: { status: string; error?: { code: string } }[] }).events;
       events.forEach((event, i) => {
         if (this.requestProblems(id, { ...call, payload: { events: [event] } }).length > 0) {
-          assert.equal(answers[i]?.error?.code, "invalid_event", `${where}: event ${i}, which the document does not describe, is rejected as invalid_event`);
+          assert.equal(
+            answers[i]?.error?.code,
+            "invalid_event",
+            `${where}: event ${i}, which the document does not describe, is rejected as invalid_event`,
+          );
         }
       });
     } else if (res.statusCode < 300) {
       const problems = this.requestProblems(id, call);
       assert.deepEqual(problems, [], `${where} to a request the document does not describe`);
     } else if (res.statusCode === 400 && call.body === undefined && JSON.parse(res.body).code === "invalid_request") {
-      assert.notDeepEqual(this.requestProblems(id, call), [], `${where} invalid_request to a request the document describes: ${res.body}`);
+      assert.notDeepEqual(
+        this.requestProblems(id, call),
+        [],
+        `${where} invalid_request to a request the document describes: ${res.body}`,
+      );
     }
-    const documented = operation.responses?.[status] ?? operation.responses?.[`${status[0]}XX`] ?? operation.responses?.default;
-    assert.ok(documented, `${where}, which it does not document (${Object.keys(operation.responses ?? {}).join(", ")}): ${res.body.slice(0, 500)}`);
+    const documented =
+      operation.responses?.[status] ?? operation.responses?.[`${status[0]}XX`] ?? operation.responses?.default;
+    assert.ok(
+      documented,
+      `${where}, which it does not document (${Object.keys(operation.responses ?? {}).join(", ")}): ${res.body.slice(0, 500)}`,
+    );
     const response = this.resolve(documented);
 
     const content = response.content as Json | undefined;
     if (!content) {
       assert.equal(res.rawPayload.length, 0, `${where}: the document gives no body, yet one came`);
     } else {
-      const mediaType = String(res.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-      assert.ok(content[mediaType], `${where} as ${mediaType || "no content-type"}; documented: ${Object.keys(content).join(", ")}`);
+      const mediaType = String(res.headers["content-type"] ?? "")
+        .split(";")[0]!
+        .trim()
+        .toLowerCase();
+      assert.ok(
+        content[mediaType],
+        `${where} as ${mediaType || "no content-type"}; documented: ${Object.keys(content).join(", ")}`,
+      );
       if (isJson(mediaType)) {
         // Exact decimals come as JSON numbers with more digits than a double holds: JSON.parse reads each as
         // the nearest double, which is still a number, the type the schema speaks of.
         let body: unknown;
         assert.doesNotThrow(() => (body = JSON.parse(res.body)), `${where}: the body is JSON`);
         const validate = this.validator(`${id} ${status} ${mediaType}`, content[mediaType].schema ?? {});
-        assert.ok(validate(body), `${where}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${res.body.slice(0, 2000)}`);
+        assert.ok(
+          validate(body),
+          `${where}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${res.body.slice(0, 2000)}`,
+        );
         if (res.statusCode >= 400) {
           const code = (body as { code?: unknown }).code;
           const codes = [...String(response.description).matchAll(/^- `([a-z0-9_]+)`/gm)].map((m) => m[1]);
-          assert.ok(codes.includes(code as string), `${where} with code ${String(code)}, which its description does not list (${codes.join(", ")})`);
+          assert.ok(
+            codes.includes(code as string),
+            `${where} with code ${String(code)}, which its description does not list (${codes.join(", ")})`,
+          );
           // Ajv held the code to the schema's enum above; the enum is the list the description gives.
           const enumerated = (content[mediaType].schema as Json)?.properties?.code?.enum as string[] | undefined;
-          assert.deepEqual([...(enumerated ?? [])].sort(), [...codes].sort(), `${where}: the code enum is not the described codes`);
+          assert.deepEqual(
+            [...(enumerated ?? [])].sort(),
+            [...codes].sort(),
+            `${where}: the code enum is not the described codes`,
+          );
         }
       } else {
         assert.ok(res.rawPayload.length > 0, `${where}: a ${mediaType} body, empty`);
@@ -162,7 +204,8 @@ class DocumentChecker {
       }
       const schema = definition.schema ?? {};
       const text = String(value);
-      const typed = (schema.type === "integer" || schema.type === "number") && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+      const typed =
+        (schema.type === "integer" || schema.type === "number") && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
       const validate = this.validator(`${id} ${status} header ${name}`, schema);
       assert.ok(validate(typed), `${where}: header ${name}: ${text}: ${this.ajv.errorsText(validate.errors)}`);
     }
@@ -178,16 +221,27 @@ class DocumentChecker {
     const post = this.doc.webhooks?.[event.type]?.post as Json | undefined;
     assert.ok(post, `the document's webhooks describe ${event.type}`);
     const where = `a ${event.type} delivery (${post.operationId})`;
-    const validate = this.validator(`${post.operationId} request`, this.resolve(post.requestBody).content["application/json"].schema);
-    assert.ok(validate(event), `${where}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${request.body}`);
-    for (const parameter of (post.parameters ?? []).map((p: Json) => this.resolve(p)).filter((p: Json) => p.in === "header")) {
+    const validate = this.validator(
+      `${post.operationId} request`,
+      this.resolve(post.requestBody).content["application/json"].schema,
+    );
+    assert.ok(
+      validate(event),
+      `${where}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors, { separator: "; " })}\n${request.body}`,
+    );
+    for (const parameter of (post.parameters ?? [])
+      .map((p: Json) => this.resolve(p))
+      .filter((p: Json) => p.in === "header")) {
       const value = request.headers[parameter.name.toLowerCase()];
       if (value === undefined) {
         assert.ok(!parameter.required, `${where} without the required header ${parameter.name}`);
         continue;
       }
       const check = this.validator(`${post.operationId} header ${parameter.name}`, parameter.schema ?? {});
-      assert.ok(check(String(value)), `${where}: header ${parameter.name}: ${String(value)}: ${this.ajv.errorsText(check.errors)}`);
+      assert.ok(
+        check(String(value)),
+        `${where}: header ${parameter.name}: ${String(value)}: ${this.ajv.errorsText(check.errors)}`,
+      );
     }
   }
 
@@ -199,7 +253,8 @@ class DocumentChecker {
     for (const place of ["path", "query"] as const) {
       const given = (place === "path" ? call.params : call.query) ?? {};
       const documented = parameters.filter((p: Json) => p.in === place);
-      for (const p of documented) if (p.required && given[p.name] === undefined) problems.push(`${place} parameter ${p.name} is required`);
+      for (const p of documented)
+        if (p.required && given[p.name] === undefined) problems.push(`${place} parameter ${p.name} is required`);
       for (const [name, text] of Object.entries(given)) {
         const p = documented.find((q: Json) => q.name === name);
         if (!p) {
@@ -207,7 +262,8 @@ class DocumentChecker {
           continue;
         }
         const schema = p.schema ?? {};
-        const value = (schema.type === "integer" || schema.type === "number") && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+        const value =
+          (schema.type === "integer" || schema.type === "number") && /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
         const validate = this.validator(`${id} ${place} ${name}`, schema);
         if (!validate(value)) problems.push(`${place} parameter ${name}: ${this.ajv.errorsText(validate.errors)}`);
       }
@@ -220,7 +276,8 @@ class DocumentChecker {
         problems.push("the operation takes no JSON body");
       } else {
         const validate = this.validator(`${id} request`, body.content["application/json"].schema ?? {});
-        if (!validate(call.payload)) problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message}`));
+        if (!validate(call.payload))
+          problems.push(...(validate.errors ?? []).map((e) => `body${e.instancePath} ${e.message}`));
       }
     }
     return problems;
@@ -254,7 +311,9 @@ function rewriteRefs(node: any): any {
   return Object.fromEntries(
     Object.entries(node).map(([key, value]) => [
       key,
-      key === "$ref" && typeof value === "string" ? value.replace(/^#\/components\/schemas\//, SCHEMAS) : rewriteRefs(value),
+      key === "$ref" && typeof value === "string"
+        ? value.replace(/^#\/components\/schemas\//, SCHEMAS)
+        : rewriteRefs(value),
     ]),
   );
 }
@@ -281,7 +340,11 @@ function documentClient(t: () => TestApp) {
     /** Like send, and the status must be `status`. */
     async expect(status: number, id: string, call: Call = {}): Promise<LightMyRequestResponse> {
       const res = await state.send(id, call);
-      assert.equal(res.statusCode, status, `${id}: expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 1000)}`);
+      assert.equal(
+        res.statusCode,
+        status,
+        `${id}: expected ${status}, got ${res.statusCode}: ${res.body.slice(0, 1000)}`,
+      );
       return res;
     },
   };
@@ -291,9 +354,21 @@ function documentClient(t: () => TestApp) {
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const TOO_LARGE = JSON.stringify({ name: "x".repeat(1024 * 1024 + 16) });
 const TERMS = (overrides: Record<string, unknown> = {}) =>
-  uploadTerms({ customer: { name: "Upload GmbH", external_id: "upload-gmbh", email: "ap@upload.example" }, contract_id: "upload-2026", ...overrides });
-const file = (value: Buffer, name = "file"): MultipartPart => ({ name, value, filename: "signed.pdf", type: "application/pdf" });
-const terms = (value: unknown): MultipartPart => ({ name: "terms", value: typeof value === "string" ? value : JSON.stringify(value) });
+  uploadTerms({
+    customer: { name: "Upload GmbH", external_id: "upload-gmbh", email: "ap@upload.example" },
+    contract_id: "upload-2026",
+    ...overrides,
+  });
+const file = (value: Buffer, name = "file"): MultipartPart => ({
+  name,
+  value,
+  filename: "signed.pdf",
+  type: "application/pdf",
+});
+const terms = (value: unknown): MultipartPart => ({
+  name: "terms",
+  value: typeof value === "string" ? value : JSON.stringify(value),
+});
 const form = async (parts: MultipartPart[]): Promise<Call> => {
   const { payload, headers } = await multipart(parts);
   return { body: payload, headers };
@@ -374,35 +449,112 @@ describeEachEngine(
 
       const pdf = await generatedAgreement();
       const uploaded = await api.expect(201, "uploadContract", await form([file(pdf), terms(TERMS())]));
-      valid.set("uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-b", customer: { id: customer.id } }))]));
+      valid.set(
+        "uploadContract",
+        await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-b", customer: { id: customer.id } }))]),
+      );
       await api.expect(200, "getContractAgreement", { params: { ext_id: uploaded.json().id } });
       await api.expect(409, "uploadContract", await form([file(pdf), terms(TERMS({ customer: { id: customer.id } }))])); // contract_exists
       await api.expect(409, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-c" }))])); // customer_exists
-      await api.expect(404, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-d", customer: { id: UNKNOWN_ID } }))]));
+      await api.expect(
+        404,
+        "uploadContract",
+        await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-d", customer: { id: UNKNOWN_ID } }))]),
+      );
       await api.expect(400, "uploadContract", await form([terms(TERMS({ contract_id: "upload-2026-e" }))])); // file_missing
       await api.expect(400, "uploadContract", await form([file(pdf), terms("{not json")]));
-      await api.expect(400, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f", currency: 12 }))])); // invalid_terms
-      await api.expect(400, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f", rules: [{ type: "usage", amount: "1" }] }))])); // invalid_pricing_rule
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f", currency: 12 }))]),
+      ); // invalid_terms
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([
+          file(pdf),
+          terms(TERMS({ contract_id: "upload-2026-f", rules: [{ type: "usage", amount: "1" }] })),
+        ]),
+      ); // invalid_pricing_rule
       await api.expect(400, "uploadContract", await form([file(pdf)])); // terms_missing
-      await api.expect(413, "uploadContract", await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f" })), { name: "note", value: "hi" }])); // an unknown part: too_many_fields
-      await api.expect(400, "uploadContract", await form([file(Buffer.alloc(0)), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_empty
-      await api.expect(400, "uploadContract", await form([file(Buffer.from("%PDF-1.7\nnot really")), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_unreadable
+      await api.expect(
+        413,
+        "uploadContract",
+        await form([file(pdf), terms(TERMS({ contract_id: "upload-2026-f" })), { name: "note", value: "hi" }]),
+      ); // an unknown part: too_many_fields
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([file(Buffer.alloc(0)), terms(TERMS({ contract_id: "upload-2026-f" }))]),
+      ); // file_empty
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([file(Buffer.from("%PDF-1.7\nnot really")), terms(TERMS({ contract_id: "upload-2026-f" }))]),
+      ); // file_unreadable
       const encrypted = await plainPdf(["secret"], { userPassword: "pw", ownerPassword: "owner" });
-      await api.expect(400, "uploadContract", await form([file(encrypted), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_encrypted
-      await api.expect(400, "uploadContract", await form([terms(TERMS({ contract_id: "upload-2026-f" })), file(pdf, "attachment")])); // unexpected_file
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([file(encrypted), terms(TERMS({ contract_id: "upload-2026-f" }))]),
+      ); // file_encrypted
+      await api.expect(
+        400,
+        "uploadContract",
+        await form([terms(TERMS({ contract_id: "upload-2026-f" })), file(pdf, "attachment")]),
+      ); // unexpected_file
       await api.expect(400, "uploadContract", { body: "--x\r\n", headers: { "content-type": "multipart/form-data" } }); // no boundary: invalid_multipart
       // Past a count limit busboy skips the rest of the form; a skipped part as large as an agreement once left
       // the request unanswered (multipart-form.ts).
       await api.expect(413, "uploadContract", await form([file(pdf), file(pdf)])); // too_many_files
-      await api.expect(413, "uploadContract", await form([file(Buffer.concat([pdf, Buffer.alloc(10 * 1024 * 1024)])), terms(TERMS({ contract_id: "upload-2026-f" }))])); // file_too_large
-      await api.expect(413, "uploadContract", await form([file(pdf), terms(JSON.stringify(TERMS({ contract_id: "upload-2026-f", padding: "x".repeat(1024 * 1024) })))])); // field_too_large
-      await api.expect(413, "uploadContract", await form([...Array.from({ length: 201 }, (_, i) => ({ name: `f${i}`, value: "x" })), file(pdf)])); // too_many_fields
-      await api.expect(415, "uploadContract", await form([file(Buffer.from("plain text, not a PDF")), terms(TERMS({ contract_id: "upload-2026-g" }))])); // file_not_pdf
+      await api.expect(
+        413,
+        "uploadContract",
+        await form([
+          file(Buffer.concat([pdf, Buffer.alloc(10 * 1024 * 1024)])),
+          terms(TERMS({ contract_id: "upload-2026-f" })),
+        ]),
+      ); // file_too_large
+      await api.expect(
+        413,
+        "uploadContract",
+        await form([
+          file(pdf),
+          terms(JSON.stringify(TERMS({ contract_id: "upload-2026-f", padding: "x".repeat(1024 * 1024) }))),
+        ]),
+      ); // field_too_large
+      await api.expect(
+        413,
+        "uploadContract",
+        await form([...Array.from({ length: 201 }, (_, i) => ({ name: `f${i}`, value: "x" })), file(pdf)]),
+      ); // too_many_fields
+      await api.expect(
+        415,
+        "uploadContract",
+        await form([file(Buffer.from("plain text, not a PDF")), terms(TERMS({ contract_id: "upload-2026-g" }))]),
+      ); // file_not_pdf
       await api.expect(415, "uploadContract", { payload: TERMS() }); // not multipart
 
       // Open-ended, for an existing customer, with scoped rules: its program and agreement.
-      const scoped = { name: "FX", type: "usage", metric: "fx_trade", rate: "0.001", counterparty: "Bank AG", counterparty_side: "buy", pair: "EURUSD" };
-      const open = await api.expect(201, "uploadContract", await form([file(await plainPdf()), terms(TERMS({ contract_id: "upload-open", end_date: undefined, customer: { id: customer.id }, rules: [scoped] }))]));
+      const scoped = {
+        name: "FX",
+        type: "usage",
+        metric: "fx_trade",
+        rate: "0.001",
+        counterparty: "Bank AG",
+        counterparty_side: "buy",
+        pair: "EURUSD",
+      };
+      const open = await api.expect(
+        201,
+        "uploadContract",
+        await form([
+          file(await plainPdf()),
+          terms(
+            TERMS({ contract_id: "upload-open", end_date: undefined, customer: { id: customer.id }, rules: [scoped] }),
+          ),
+        ]),
+      );
       assert.equal(open.json().end_date, null);
       await api.expect(200, "getContractPricing", { params: { ext_id: "upload-open" } });
       await api.expect(200, "getContractAgreement", { params: { ext_id: "upload-open" } });
@@ -410,7 +562,9 @@ describeEachEngine(
 
     it("pricing: read, add, update, refused", async () => {
       const customer = await createCustomer(t(), key, { name: "Pricing Buyer Ltd" });
-      const contractId = (await api.expect(201, "createSampleContract", { payload: { customer_id: customer.id } })).json().id as string;
+      const contractId = (
+        await api.expect(201, "createSampleContract", { payload: { customer_id: customer.id } })
+      ).json().id as string;
       const ext_id = contractId;
 
       valid.set("getContractPricing", { params: { ext_id } });
@@ -418,10 +572,20 @@ describeEachEngine(
       await api.expect(404, "getContractPricing", { params: { ext_id: "no-such-contract" } });
       await api.expect(400, "getContractPricing", { params: { ext_id: "x".repeat(256) } });
 
-      const rule = { id: "sepa", name: "SEPA transfer", type: "usage", metric: "sepa_transfer", amount: "0.25", monthly_cap: "100" };
+      const rule = {
+        id: "sepa",
+        name: "SEPA transfer",
+        type: "usage",
+        metric: "sepa_transfer",
+        amount: "0.25",
+        monthly_cap: "100",
+      };
       valid.set("addPricingRule", { params: { ext_id }, payload: { metric: "card_payment", rate: 0.029 } });
       await api.expect(201, "addPricingRule", { params: { ext_id }, payload: rule });
-      await api.expect(201, "addPricingRule", { params: { ext_id }, payload: { metric: "fx", rate: "0.123456789012" } });
+      await api.expect(201, "addPricingRule", {
+        params: { ext_id },
+        payload: { metric: "fx", rate: "0.123456789012" },
+      });
       await api.expect(409, "addPricingRule", { params: { ext_id }, payload: rule });
       await api.expect(400, "addPricingRule", { params: { ext_id }, payload: { type: "usage", amount: "1" } }); // no metric
       await api.expect(400, "addPricingRule", { params: { ext_id }, payload: { type: "weekly" } });
@@ -430,23 +594,38 @@ describeEachEngine(
       const ruleId = program.json().rules[0].id as string;
       valid.set("updatePricingRule", { params: { ext_id, rule_id: ruleId }, payload: { name: "Renamed" } });
       await api.expect(200, "updatePricingRule", { params: { ext_id, rule_id: ruleId }, payload: { name: "Renamed" } });
-      await api.expect(200, "updatePricingRule", { params: { ext_id, rule_id: "sepa" }, payload: { monthly_cap: null } });
+      await api.expect(200, "updatePricingRule", {
+        params: { ext_id, rule_id: "sepa" },
+        payload: { monthly_cap: null },
+      });
       await api.expect(400, "updatePricingRule", { params: { ext_id, rule_id: "sepa" }, payload: { id: "other" } });
       await api.expect(400, "updatePricingRule", { params: { ext_id, rule_id: "sepa" }, payload: { type: "weekly" } });
-      await api.expect(404, "updatePricingRule", { params: { ext_id, rule_id: "no-such-rule" }, payload: { name: "X" } });
-      await api.expect(404, "updatePricingRule", { params: { ext_id: "no-such-contract", rule_id: "sepa" }, payload: { name: "X" } });
+      await api.expect(404, "updatePricingRule", {
+        params: { ext_id, rule_id: "no-such-rule" },
+        payload: { name: "X" },
+      });
+      await api.expect(404, "updatePricingRule", {
+        params: { ext_id: "no-such-contract", rule_id: "sepa" },
+        payload: { name: "X" },
+      });
     });
 
     it("usage and invoices: submitted, listed, projected, issued, paid, voided", async () => {
       // Two contracts made on March 1, with March usage.
       const customer = await createCustomer(t(), key, { name: "Usage Buyer SA", payment_terms_days: 30 });
-      const paid = (await api.expect(201, "createSampleContract", { payload: { customer_id: customer.id } })).json().id as string;
+      const paid = (await api.expect(201, "createSampleContract", { payload: { customer_id: customer.id } })).json()
+        .id as string;
       const other = await createCustomer(t(), key, { name: "Void Buyer SA" });
-      const voided = (await api.expect(201, "createSampleContract", { payload: { customer_id: other.id } })).json().id as string;
+      const voided = (await api.expect(201, "createSampleContract", { payload: { customer_id: other.id } })).json()
+        .id as string;
 
-      const ended = (await api.expect(201, "createSampleContract", { payload: { customer_id: other.id } })).json().id as string;
+      const ended = (await api.expect(201, "createSampleContract", { payload: { customer_id: other.id } })).json()
+        .id as string;
       await setContractStatus(t(), companyId, ended, "cancelled");
-      await api.expect(201, "addPricingRule", { params: { ext_id: paid }, payload: { type: "one_time", name: "Onboarding", amount: "250" } });
+      await api.expect(201, "addPricingRule", {
+        params: { ext_id: paid },
+        payload: { type: "one_time", name: "Onboarding", amount: "250" },
+      });
       const event = usageEvent(paid, { event_id: "evt-contract-1", quantity: "123456789.123456789012" });
       const submitted = await api.expect(200, "submitUsage", {
         payload: {
@@ -474,8 +653,12 @@ describeEachEngine(
 
       valid.set("listUsageEvents", {});
       const events = await api.expect(200, "listUsageEvents", { query: { contract: paid, limit: "1" } });
-      await api.expect(200, "listUsageEvents", { query: { contract: paid, limit: "1", starting_after: events.json().data[0].id } });
-      await api.expect(200, "listUsageEvents", { query: { metric: "domestic_wire", from: "2026-03-01", to: "2026-03-31", status: "rated" } });
+      await api.expect(200, "listUsageEvents", {
+        query: { contract: paid, limit: "1", starting_after: events.json().data[0].id },
+      });
+      await api.expect(200, "listUsageEvents", {
+        query: { metric: "domestic_wire", from: "2026-03-01", to: "2026-03-31", status: "rated" },
+      });
       await api.expect(400, "listUsageEvents", { query: { starting_after: "no-such-event" } });
       await api.expect(400, "listUsageEvents", { query: { from: "March" } });
 
@@ -489,11 +672,19 @@ describeEachEngine(
       const projected = await api.expect(200, "projectInvoice", { payload: { external_contract_id: paid, ...march } });
       const paidNumber = projected.json().number as string;
       await api.expect(200, "projectInvoice", { payload: { external_contract_id: voided, ...march } });
-      const april = await api.expect(200, "projectInvoice", { payload: { external_contract_id: paid, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" } });
+      const april = await api.expect(200, "projectInvoice", {
+        payload: { external_contract_id: paid, billing_period_start: "2026-04-01", billing_period_end: "2026-04-30" },
+      });
       const draftNumber = april.json().number as string;
-      await api.expect(400, "projectInvoice", { payload: { external_contract_id: paid, billing_period_start: "2026-03-01", billing_period_end: "2026-03-15" } });
-      await api.expect(400, "projectInvoice", { payload: { external_contract_id: paid, billing_period_start: "2025-01-01", billing_period_end: "2025-01-31" } });
-      await api.expect(400, "projectInvoice", { payload: { external_contract_id: paid, billing_period_start: "March" } });
+      await api.expect(400, "projectInvoice", {
+        payload: { external_contract_id: paid, billing_period_start: "2026-03-01", billing_period_end: "2026-03-15" },
+      });
+      await api.expect(400, "projectInvoice", {
+        payload: { external_contract_id: paid, billing_period_start: "2025-01-01", billing_period_end: "2025-01-31" },
+      });
+      await api.expect(400, "projectInvoice", {
+        payload: { external_contract_id: paid, billing_period_start: "March" },
+      });
       await api.expect(404, "projectInvoice", { payload: { external_contract_id: "no-such-contract", ...march } });
 
       valid.set("listInvoices", {});
@@ -505,7 +696,8 @@ describeEachEngine(
       await api.expect(400, "listInvoices", { query: { starting_after: "no-such-invoice" } });
 
       const number = (value: string) => ({ params: { number: value } });
-      const voidNumber = (await api.expect(200, "listInvoices", { query: { contract: voided } })).json().data[0].number as string;
+      const voidNumber = (await api.expect(200, "listInvoices", { query: { contract: voided } })).json().data[0]
+        .number as string;
       for (const id of ["getInvoice", "getInvoicePdf", "getInvoiceUsageStatement"]) {
         valid.set(id, number(paidNumber));
         await api.expect(200, id, number(paidNumber));
@@ -522,7 +714,9 @@ describeEachEngine(
       await api.expect(200, "finalizeInvoice", number(paidNumber)); // again: unchanged
       await api.expect(200, "finalizeInvoice", number(voidNumber));
       await api.expect(409, "projectInvoice", { payload: { external_contract_id: paid, ...march } }); // invoice_is_issued
-      const late = await api.expect(200, "submitUsage", { payload: { events: [usageEvent(paid, { timestamp: MARCH })] } });
+      const late = await api.expect(200, "submitUsage", {
+        payload: { events: [usageEvent(paid, { timestamp: MARCH })] },
+      });
       assert.equal(late.json().events[0].error?.code, "period_closed", late.body);
       await api.expect(400, "payInvoice", { ...number(paidNumber), payload: { paid_date: "2027-01-01" } }); // in the future
       await api.expect(400, "payInvoice", { ...number(paidNumber), payload: { paid_date: "2026-02-01" } }); // before issue
@@ -548,7 +742,9 @@ describeEachEngine(
 
     it("webhook endpoints and their deliveries", async () => {
       const receiver = await receivers.start();
-      const created = await api.expect(201, "createWebhookEndpoint", { payload: { url: receiver.url, description: "ERP", events: ["customer.created"] } });
+      const created = await api.expect(201, "createWebhookEndpoint", {
+        payload: { url: receiver.url, description: "ERP", events: ["customer.created"] },
+      });
       const id = created.json().id as string;
       valid.set("createWebhookEndpoint", { payload: { url: receiver.url } });
       await api.expect(400, "createWebhookEndpoint", { payload: { url: "https://user:secret@example.com/hook" } }); // invalid_url
@@ -566,7 +762,10 @@ describeEachEngine(
       }
 
       valid.set("updateWebhookEndpoint", { ...ids(id), payload: { description: "changed" } });
-      await api.expect(200, "updateWebhookEndpoint", { ...ids(id), payload: { description: null, events: ["customer.created", "contract.created"] } });
+      await api.expect(200, "updateWebhookEndpoint", {
+        ...ids(id),
+        payload: { description: null, events: ["customer.created", "contract.created"] },
+      });
       await api.expect(400, "updateWebhookEndpoint", { ...ids(id), payload: { url: "ftp://example.com/hook" } }); // invalid_url
       await api.expect(400, "updateWebhookEndpoint", { ...ids(id), payload: { enabled: "no" } });
       await api.expect(404, "updateWebhookEndpoint", { ...ids(UNKNOWN_ID), payload: { description: "x" } });
@@ -599,7 +798,8 @@ describeEachEngine(
       await api.expect(409, "resendWebhookDelivery", ids(deliveryId));
       await api.expect(200, "updateWebhookEndpoint", { ...ids(id), payload: { enabled: true } });
 
-      const doomed = (await api.expect(201, "createWebhookEndpoint", { payload: { url: receiver.url } })).json().id as string;
+      const doomed = (await api.expect(201, "createWebhookEndpoint", { payload: { url: receiver.url } })).json()
+        .id as string;
       valid.set("deleteWebhookEndpoint", ids(doomed));
       await api.expect(200, "deleteWebhookEndpoint", ids(doomed));
       await api.expect(404, "deleteWebhookEndpoint", ids(doomed));
@@ -620,15 +820,31 @@ describeEachEngine(
         await api.expect(401, id, { ...call, key: null });
         await api.expect(401, id, { ...call, key: "sk_nope" });
         await api.expect(401, id, { ...call, key: null, headers: { ...call.headers, authorization: "Basic abc" } });
-        const forbidden = [await api.send(id, { ...call, key: webhooksReader }), await api.send(id, { ...call, key: usageReader })];
-        assert.ok(forbidden.some((res) => res.statusCode === 403), `${id} answers 403 to a key without its scope`);
+        const forbidden = [
+          await api.send(id, { ...call, key: webhooksReader }),
+          await api.send(id, { ...call, key: usageReader }),
+        ];
+        assert.ok(
+          forbidden.some((res) => res.statusCode === 403),
+          `${id} answers 403 to a key without its scope`,
+        );
         // A URL escape that is not UTF-8 (an overlong "/") is refused as such, on every operation.
-        assert.equal((await api.expect(400, id, { ...call, rawQuery: "note=%C0%AF" })).json().code, "invalid_encoding", id);
+        assert.equal(
+          (await api.expect(400, id, { ...call, rawQuery: "note=%C0%AF" })).json().code,
+          "invalid_encoding",
+          id,
+        );
         if (!BODY_METHODS.has(method)) continue;
         const { payload: _payload, body: _body, headers: _headers, ...bare } = call;
         await api.expect(400, id, { ...bare, body: "{not json", headers: { "content-type": "application/json" } });
         const notUtf8 = Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff]), Buffer.from('"}')]);
-        assert.equal((await api.expect(400, id, { ...bare, body: notUtf8, headers: { "content-type": "application/json" } })).json().code, "invalid_encoding", id);
+        assert.equal(
+          (
+            await api.expect(400, id, { ...bare, body: notUtf8, headers: { "content-type": "application/json" } })
+          ).json().code,
+          "invalid_encoding",
+          id,
+        );
         await api.expect(413, id, { ...bare, body: TOO_LARGE, headers: { "content-type": "application/json" } });
         await api.expect(415, id, { ...bare, body: "hello", headers: { "content-type": "text/plain" } });
       }
@@ -663,7 +879,14 @@ describeEachEngine(
     it("every operation answers 429 with Retry-After once the key has used its rate, or the address its failed attempts", async () => {
       // Rate and failures are checked before the request is read: any path parameters will do.
       const params = { ext_id: "c", rule_id: "r", event_id: "e", number: "n", id: "i" };
-      const call = (id: string): Call => ({ params: Object.fromEntries(api.document.operation(id).path.match(/\{[^}]+\}/g)?.map((p) => [p.slice(1, -1), params[p.slice(1, -1) as keyof typeof params]]) ?? []) });
+      const call = (id: string): Call => ({
+        params: Object.fromEntries(
+          api.document
+            .operation(id)
+            .path.match(/\{[^}]+\}/g)
+            ?.map((p) => [p.slice(1, -1), params[p.slice(1, -1) as keyof typeof params]]) ?? [],
+        ),
+      });
       const first = [...api.document.operations.keys()][0]!;
       await api.send(first, call(first)); // the key's one request a minute
       await api.expect(401, first, { ...call(first), key: "sk_nope" }); // the address's one failure a minute

@@ -74,7 +74,9 @@ describe("readiness follows the database [postgres]", { skip: skipPostgres }, ()
     await database?.drop();
   });
 
-  it("answers /readyz 503 while PostgreSQL is unreachable and 200 again once it is back, with /healthz 200 throughout", { timeout: 60_000 }, async () => {
+  it("answers /readyz 503 while PostgreSQL is unreachable and 200 again once it is back, with /healthz 200 throughout", {
+    timeout: 60_000,
+  }, async () => {
     database = await createTestDatabase("postgres");
     if (database.storage.kind !== "postgres") throw new Error("expected PostgreSQL");
     const real = new URL(database.storage.url);
@@ -102,7 +104,11 @@ describe("readiness follows the database [postgres]", { skip: skipPostgres }, ()
     const unready = await get("/readyz");
     assert.equal(unready.statusCode, 503);
     assert.deepEqual(unready.json(), { status: "database unavailable" });
-    assert.equal((await get("/healthz")).statusCode, 200, "the process is alive: liveness does not follow the database");
+    assert.equal(
+      (await get("/healthz")).statusCode,
+      200,
+      "the process is alive: liveness does not follow the database",
+    );
     const during = await get("/v1/billing/customers", true);
     assert.ok(during.statusCode >= 500, `an API call fails while the database is away (${during.statusCode})`);
 
@@ -157,54 +163,60 @@ describe("graceful shutdown on SIGTERM", () => {
   });
 
   for (const engine of engines()) {
-    it(
-      `[${engine.name}] finishes the request in flight (200), refuses new connections meanwhile, and exits 0`,
-      { skip: engine.skip, timeout: 60_000 },
-      async () => {
-        const apiKey = `sk_test_shutdown_${randomBytes(12).toString("hex")}`;
-        const service = await procs.start({
-          ...(await engine.storage()),
-          BILLING_BOOTSTRAP_COMPANY: "Shutdown Co",
-          BILLING_BOOTSTRAP_API_KEY: apiKey,
-          BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
-        });
-        const receiver = await startReceiver();
-        receivers.push(receiver);
-        receiver.hang(); // holds the test event until the test lets it go
+    it(`[${engine.name}] finishes the request in flight (200), refuses new connections meanwhile, and exits 0`, {
+      skip: engine.skip,
+      timeout: 60_000,
+    }, async () => {
+      const apiKey = `sk_test_shutdown_${randomBytes(12).toString("hex")}`;
+      const service = await procs.start({
+        ...(await engine.storage()),
+        BILLING_BOOTSTRAP_COMPANY: "Shutdown Co",
+        BILLING_BOOTSTRAP_API_KEY: apiKey,
+        BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
+      });
+      const receiver = await startReceiver();
+      receivers.push(receiver);
+      receiver.hang(); // holds the test event until the test lets it go
 
-        const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
-        const created = await fetch(`${service.base}/v1/webhook-endpoints`, { method: "POST", headers, body: JSON.stringify({ url: receiver.url }) });
-        assert.equal(created.status, 201);
-        const endpoint = (await created.json()) as { id: string };
+      const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+      const created = await fetch(`${service.base}/v1/webhook-endpoints`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ url: receiver.url }),
+      });
+      assert.equal(created.status, 201);
+      const endpoint = (await created.json()) as { id: string };
 
-        // POST .../test is synchronous: it answers once the receiver has.
-        let settled = false;
-        const inFlight = fetch(`${service.base}/v1/webhook-endpoints/${endpoint.id}/test`, {
-          method: "POST",
-          headers,
-          body: JSON.stringify({ type: "customer.created" }),
-          signal: AbortSignal.timeout(30_000),
-        }).finally(() => {
-          settled = true;
-        });
-        await waitFor("the test event to reach the receiver", () => receiver.requests.length === 1, 15_000);
+      // POST .../test is synchronous: it answers once the receiver has.
+      let settled = false;
+      const inFlight = fetch(`${service.base}/v1/webhook-endpoints/${endpoint.id}/test`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ type: "customer.created" }),
+        signal: AbortSignal.timeout(30_000),
+      }).finally(() => {
+        settled = true;
+      });
+      await waitFor("the test event to reach the receiver", () => receiver.requests.length === 1, 15_000);
 
-        service.child.kill("SIGTERM");
-        await waitFor("the service to stop accepting connections", () => connectionRefused(service.port), 10_000);
-        assert.equal(settled, false, "the request in flight is still waiting for its answer");
-        assert.ok(service.alive(), "the process waits for the request in flight");
+      service.child.kill("SIGTERM");
+      await waitFor("the service to stop accepting connections", () => connectionRefused(service.port), 10_000);
+      assert.equal(settled, false, "the request in flight is still waiting for its answer");
+      assert.ok(service.alive(), "the process waits for the request in flight");
 
-        receiver.releaseHeld(200);
-        const res = await inFlight;
-        assert.equal(res.status, 200);
-        const body = (await res.json()) as { object: string; status: string; status_code: number };
-        assert.deepEqual({ object: body.object, status: body.status, status_code: body.status_code }, { object: "webhook_test", status: "succeeded", status_code: 200 });
+      receiver.releaseHeld(200);
+      const res = await inFlight;
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { object: string; status: string; status_code: number };
+      assert.deepEqual(
+        { object: body.object, status: body.status, status_code: body.status_code },
+        { object: "webhook_test", status: "succeeded", status_code: 200 },
+      );
 
-        const exit = await stop(service, 20_000);
-        assert.deepEqual(exit, { code: 0, signal: null }, `exit after SIGTERM: ${service.output.join("")}`);
-        assert.equal(await connectionRefused(service.port), true, "nothing listens after the exit");
-      },
-    );
+      const exit = await stop(service, 20_000);
+      assert.deepEqual(exit, { code: 0, signal: null }, `exit after SIGTERM: ${service.output.join("")}`);
+      assert.equal(await connectionRefused(service.port), true, "nothing listens after the exit");
+    });
   }
 });
 
@@ -216,7 +228,10 @@ describe("secrets never reach the logs", () => {
   });
 
   for (const engine of engines()) {
-    it(`[${engine.name}] a whole session at LOG_LEVEL=debug logs no key, token, password or signing secret`, { skip: engine.skip, timeout: 60_000 }, async () => {
+    it(`[${engine.name}] a whole session at LOG_LEVEL=debug logs no key, token, password or signing secret`, {
+      skip: engine.skip,
+      timeout: 60_000,
+    }, async () => {
       const hex = (n: number) => randomBytes(n).toString("hex");
       const adminToken = `admin_${randomBytes(24).toString("base64url")}`;
       const bootstrapKey = `sk_test_bootstrap_${hex(16)}`;
@@ -249,20 +264,38 @@ describe("secrets never reach the logs", () => {
         return { status: res.status, json: text ? JSON.parse(text) : undefined };
       };
       const admin = { authorization: `Bearer ${adminToken}` };
-      const expectStatus = (res: { status: number; json: any }, status: number) => assert.equal(res.status, status, JSON.stringify(res.json));
+      const expectStatus = (res: { status: number; json: any }, status: number) =>
+        assert.equal(res.status, status, JSON.stringify(res.json));
 
       // Operators: a company, an API key, a user with a password; a refused user and a wrong admin token.
       const company = await call("POST", "/admin/v1/companies", admin, { name: "Logged Co" });
       expectStatus(company, 201);
-      const created = await call("POST", `/admin/v1/companies/${company.json.id}/api-keys`, admin, { name: "session key" });
+      const created = await call("POST", `/admin/v1/companies/${company.json.id}/api-keys`, admin, {
+        name: "session key",
+      });
       expectStatus(created, 201);
       const apiKey = created.json.key as string;
       const spare = await call("POST", `/admin/v1/companies/${company.json.id}/api-keys`, admin, {});
       expectStatus(spare, 201);
       const revokedKey = spare.json.key as string;
-      expectStatus(await call("POST", `/admin/v1/companies/${company.json.id}/users`, admin, { email: "ops@logged.example", password }), 201);
-      expectStatus(await call("POST", `/admin/v1/companies/${company.json.id}/users`, admin, { email: "not an email", password: rejectedPassword }), 400);
-      expectStatus(await call("POST", "/admin/v1/companies", { authorization: `Bearer ${wrongAdminToken}` }, { name: "Nope" }), 401);
+      expectStatus(
+        await call("POST", `/admin/v1/companies/${company.json.id}/users`, admin, {
+          email: "ops@logged.example",
+          password,
+        }),
+        201,
+      );
+      expectStatus(
+        await call("POST", `/admin/v1/companies/${company.json.id}/users`, admin, {
+          email: "not an email",
+          password: rejectedPassword,
+        }),
+        400,
+      );
+      expectStatus(
+        await call("POST", "/admin/v1/companies", { authorization: `Bearer ${wrongAdminToken}` }, { name: "Nope" }),
+        401,
+      );
 
       // A client: customers, a webhook endpoint and its secret, a rotation, a test event, a real event delivered.
       const bearer = { authorization: `Bearer ${apiKey}` };
@@ -274,8 +307,14 @@ describe("secrets never reach the logs", () => {
       expectStatus(rotated, 200);
       const secondSecret = rotated.json.secret as string;
       assert.notEqual(firstSecret, secondSecret);
-      expectStatus(await call("POST", `/v1/webhook-endpoints/${endpoint.json.id}/test`, bearer, { type: "contract.created" }), 200);
-      expectStatus(await call("POST", "/v1/billing/customers", { "x-api-key": apiKey }, { name: "Second Customer" }), 201);
+      expectStatus(
+        await call("POST", `/v1/webhook-endpoints/${endpoint.json.id}/test`, bearer, { type: "contract.created" }),
+        200,
+      );
+      expectStatus(
+        await call("POST", "/v1/billing/customers", { "x-api-key": apiKey }, { name: "Second Customer" }),
+        201,
+      );
       expectStatus(await call("GET", `/v1/webhook-endpoints/${endpoint.json.id}`, bearer), 200);
       expectStatus(await call("GET", "/v1/billing/customers", { authorization: `Bearer ${bootstrapKey}` }), 200);
       expectStatus(await call("DELETE", `/admin/v1/api-keys/${spare.json.id}`, admin), 200);
@@ -309,7 +348,17 @@ describe("secrets never reach the logs", () => {
       const csrfOf = (body: string) => /name="_csrf" value="([^"]+)"/.exec(body)![1]!;
       const signupForm = await browse("GET", "/signup");
       const preloginToken = csrfOf(signupForm.body);
-      assert.equal((await browse("POST", "/signup", { company: "Dash Logged", email: "owner@dash-logged.example", password: dashboardPassword, _csrf: preloginToken })).status, 303);
+      assert.equal(
+        (
+          await browse("POST", "/signup", {
+            company: "Dash Logged",
+            email: "owner@dash-logged.example",
+            password: dashboardPassword,
+            _csrf: preloginToken,
+          })
+        ).status,
+        303,
+      );
       const sessionToken = cookies.get("__Host-billing_session")!;
       const keysPage = await browse("GET", "/settings/api-keys");
       const sessionCsrf = csrfOf(keysPage.body);
@@ -318,11 +367,24 @@ describe("secrets never reach the logs", () => {
       const dashboardKey = /id="new-api-key">([^<]+)</.exec(keyPage.body)![1]!;
       assert.equal((await browse("POST", "/logout", { _csrf: sessionCsrf })).status, 303);
       const loginForm = await browse("GET", "/login");
-      assert.equal((await browse("POST", "/login", { email: "owner@dash-logged.example", password: wrongDashboardPassword, _csrf: csrfOf(loginForm.body) })).status, 401);
+      assert.equal(
+        (
+          await browse("POST", "/login", {
+            email: "owner@dash-logged.example",
+            password: wrongDashboardPassword,
+            _csrf: csrfOf(loginForm.body),
+          })
+        ).status,
+        401,
+      );
 
       await waitFor(
         "the webhook for the second customer to be delivered",
-        () => receiver.requests.some((r) => (JSON.parse(r.body) as { data: { object: { name?: string } } }).data.object.name === "Second Customer"),
+        () =>
+          receiver.requests.some(
+            (r) =>
+              (JSON.parse(r.body) as { data: { object: { name?: string } } }).data.object.name === "Second Customer",
+          ),
         15_000,
       );
 
@@ -334,7 +396,10 @@ describe("secrets never reach the logs", () => {
       const lines = logs.split("\n").filter(Boolean);
       const requestLines = lines.filter((line) => line.includes('"msg":"request"'));
       assert.ok(requestLines.length >= calls, `${requestLines.length} request lines for ${calls} calls`);
-      assert.ok(lines.every((line) => line.startsWith("{")), "every line is a JSON log record");
+      assert.ok(
+        lines.every((line) => line.startsWith("{")),
+        "every line is a JSON log record",
+      );
 
       const secrets: Record<string, string> = {
         "admin token": adminToken,
@@ -358,7 +423,8 @@ describe("secrets never reach the logs", () => {
         assert.equal(logs.includes(secret), false, `the ${what} appears in the logs`);
         // Also its random part alone (after a prefix such as sk_ or whsec_).
         const tail = secret.slice(secret.lastIndexOf("_") + 1);
-        if (tail.length >= 12) assert.equal(logs.includes(tail), false, `the random part of the ${what} appears in the logs`);
+        if (tail.length >= 12)
+          assert.equal(logs.includes(tail), false, `the random part of the ${what} appears in the logs`);
       }
     });
   }

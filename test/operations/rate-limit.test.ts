@@ -25,9 +25,17 @@ describeEachEngine(
       for (let i = 0; i < 3; i++) {
         await t().call({ method: "POST", url: "/v1/billing/customers", key: a.key, payload: { name: `C${i}` } });
       }
-      const refused = await t().call({ method: "POST", url: "/v1/billing/customers", key: a.key, payload: { name: "Too many" } });
+      const refused = await t().call({
+        method: "POST",
+        url: "/v1/billing/customers",
+        key: a.key,
+        payload: { name: "Too many" },
+      });
       assert.equal(refused.statusCode, 429);
-      const { rows } = await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM customers WHERE company_id = $1", [a.companyId]);
+      const { rows } = await t().app.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM customers WHERE company_id = $1",
+        [a.companyId],
+      );
       assert.equal(rows[0]!.n, 3);
     });
 

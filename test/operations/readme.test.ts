@@ -49,16 +49,34 @@ const clientBlocks = blocks.slice(blocks.indexOf(startBlock) + 1);
  */
 const CMD = String.raw`(?:^|[\s;|&(\x60])`;
 const GNU_ONLY: { what: string; re: RegExp }[] = [
-  { what: "date -d / --date (BSD date uses -v or -j -f)", re: new RegExp(String.raw`${CMD}date\b[^\n;|&)]*\s(?:-[a-zA-Z]*d\b|--date\b)`, "m") },
-  { what: "sed -i without a suffix (BSD sed needs one: -i.bak)", re: new RegExp(String.raw`${CMD}sed\b[^\n;|&)]*\s-[a-zA-Z]*i(?=\s|$)`, "m") },
+  {
+    what: "date -d / --date (BSD date uses -v or -j -f)",
+    re: new RegExp(String.raw`${CMD}date\b[^\n;|&)]*\s(?:-[a-zA-Z]*d\b|--date\b)`, "m"),
+  },
+  {
+    what: "sed -i without a suffix (BSD sed needs one: -i.bak)",
+    re: new RegExp(String.raw`${CMD}sed\b[^\n;|&)]*\s-[a-zA-Z]*i(?=\s|$)`, "m"),
+  },
   { what: "sed -r (use -E)", re: new RegExp(String.raw`${CMD}sed\b[^\n;|&)]*\s-[a-zA-Z]*r\b`, "m") },
-  { what: "grep -P (no Perl regexes in BSD grep)", re: new RegExp(String.raw`${CMD}grep\b[^\n;|&)]*\s(?:-[a-zA-Z]*P|--perl-regexp)\b`, "m") },
+  {
+    what: "grep -P (no Perl regexes in BSD grep)",
+    re: new RegExp(String.raw`${CMD}grep\b[^\n;|&)]*\s(?:-[a-zA-Z]*P|--perl-regexp)\b`, "m"),
+  },
   { what: "readlink -f", re: new RegExp(String.raw`${CMD}readlink\s+(?:-[a-zA-Z]*f|--canonicalize)`, "m") },
-  { what: "xargs -r / --no-run-if-empty", re: new RegExp(String.raw`${CMD}xargs\b[^\n;|&)]*\s(?:-[a-zA-Z]*r\b|--no-run-if-empty\b)`, "m") },
+  {
+    what: "xargs -r / --no-run-if-empty",
+    re: new RegExp(String.raw`${CMD}xargs\b[^\n;|&)]*\s(?:-[a-zA-Z]*r\b|--no-run-if-empty\b)`, "m"),
+  },
   { what: "base64 -w / --wrap", re: new RegExp(String.raw`${CMD}base64\b[^\n;|&)]*\s(?:-[a-zA-Z]*w|--wrap)`, "m") },
-  { what: "stat -c / --format (BSD stat uses -f)", re: new RegExp(String.raw`${CMD}stat\s+(?:-[a-zA-Z]*c|--format|--printf)`, "m") },
+  {
+    what: "stat -c / --format (BSD stat uses -f)",
+    re: new RegExp(String.raw`${CMD}stat\s+(?:-[a-zA-Z]*c|--format|--printf)`, "m"),
+  },
   { what: "find -printf", re: new RegExp(String.raw`${CMD}find\b[^\n;|&)]*\s-printf\b`, "m") },
-  { what: "sort -V / --version-sort", re: new RegExp(String.raw`${CMD}sort\b[^\n;|&)]*\s(?:-[a-zA-Z]*V|--version-sort)\b`, "m") },
+  {
+    what: "sort -V / --version-sort",
+    re: new RegExp(String.raw`${CMD}sort\b[^\n;|&)]*\s(?:-[a-zA-Z]*V|--version-sort)\b`, "m"),
+  },
 ];
 
 /** Drops a `# comment` at the start of a line: comments are prose for the reader. */
@@ -85,7 +103,11 @@ async function freePort(): Promise<number> {
 function readerEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(BILLING_|DATABASE_|npm_)/.test(name) || ["HOST", "PORT", "LOG_LEVEL", "NODE_TEST_CONTEXT", "KEY", "BASE"].includes(name)) continue;
+    if (
+      /^(BILLING_|DATABASE_|npm_)/.test(name) ||
+      ["HOST", "PORT", "LOG_LEVEL", "NODE_TEST_CONTEXT", "KEY", "BASE"].includes(name)
+    )
+      continue;
     env[name] = value;
   }
   return { ...env, ...extra };
@@ -96,7 +118,10 @@ function has(command: string): boolean {
 }
 
 const missing = ["bash", "curl"].filter((c) => !has(c));
-const skip = missing.length > 0 && process.env.CI !== "1" ? `${missing.join(" and ")} not installed (set CI=1 to fail instead)` : false;
+const skip =
+  missing.length > 0 && process.env.CI !== "1"
+    ? `${missing.join(" and ")} not installed (set CI=1 to fail instead)`
+    : false;
 
 /** Whether any process of the group led by `pid` is still alive. */
 function groupAlive(pid: number): boolean {
@@ -157,14 +182,21 @@ function splitAnswers(stdout: string): { answers: Record<string, any>[]; stray: 
 
 describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
   it("has bash and curl to run the blocks with", () => {
-    assert.deepEqual(missing, [], `README.md's blocks need ${missing.join(" and ")}, not installed here (CI=1: failing instead of skipping)`);
+    assert.deepEqual(
+      missing,
+      [],
+      `README.md's blocks need ${missing.join(" and ")}, not installed here (CI=1: failing instead of skipping)`,
+    );
   });
 
   it("finds the start block and the client blocks", () => {
     assert.equal(startBlocks.length, 1, `one block starts the service with npm start:\n${blocks.join("\n---\n")}`);
     assert.match(startBlock, /BILLING_BOOTSTRAP_API_KEY=/, "the start block bootstraps a company and its key");
     assert.equal(blocks.indexOf(startBlock), 0, "the start block comes first");
-    assert.ok(clientBlocks.length >= 3, `the second terminal, the billing walk-through and the upload: ${clientBlocks.length} blocks`);
+    assert.ok(
+      clientBlocks.length >= 3,
+      `the second terminal, the billing walk-through and the upload: ${clientBlocks.length} blocks`,
+    );
     assert.match(clientBlocks.join("\n"), /contracts\/upload/, "the upload block is among them");
   });
 
@@ -178,20 +210,41 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
     }
     assert.deepEqual(found, [], `GNU-only flags in README.md's shell blocks:\n${found.join("\n")}`);
     // Sanity of the patterns themselves: each one catches its GNU spelling.
-    for (const sample of [`END=$(date -u -d "$S +1 month" +%F)`, "sed -i 's/a/b/' f", "grep -oP '\\d+' f", "readlink -f x", "ls | xargs -r rm", "base64 -w0 f"]) {
-      assert.ok(GNU_ONLY.some(({ re }) => re.test(sample)), `the patterns catch ${sample}`);
+    for (const sample of [
+      `END=$(date -u -d "$S +1 month" +%F)`,
+      "sed -i 's/a/b/' f",
+      "grep -oP '\\d+' f",
+      "readlink -f x",
+      "ls | xargs -r rm",
+      "base64 -w0 f",
+    ]) {
+      assert.ok(
+        GNU_ONLY.some(({ re }) => re.test(sample)),
+        `the patterns catch ${sample}`,
+      );
     }
-    for (const portable of ["NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)", "sed -i.bak 's/a/b/' f", "grep -E 'a|b' f", `-d '{"start_date":"2026-01-01"}'`]) {
+    for (const portable of [
+      "NOW=$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+      "sed -i.bak 's/a/b/' f",
+      "grep -E 'a|b' f",
+      `-d '{"start_date":"2026-01-01"}'`,
+    ]) {
       assert.ok(!GNU_ONLY.some(({ re }) => re.test(portable)), `the patterns let ${portable} through`);
     }
   });
 
   it("the client blocks follow PORT instead of hard-coding the service's address", () => {
     const hardCoded = withoutComments(clientBlocks.join("\n")).match(/(?:127\.0\.0\.1|localhost|\[::1\]):\d+/g);
-    assert.equal(hardCoded, null, "BASE must read PORT (e.g. http://127.0.0.1:${PORT:-8080}), or the test would talk to whatever listens on 8080");
+    assert.equal(
+      hardCoded,
+      null,
+      "BASE must read PORT (e.g. http://127.0.0.1:${PORT:-8080}), or the test would talk to whatever listens on 8080",
+    );
   });
 
-  it("starts the service with the start block, then every answer of the walk-through is the one the README announces", { timeout: 120_000 }, async (t) => {
+  it("starts the service with the start block, then every answer of the walk-through is the one the README announces", {
+    timeout: 120_000,
+  }, async (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), "readme-data-"));
     const workDir = mkdtempSync(join(tmpdir(), "readme-work-"));
     const port = await freePort();
@@ -199,7 +252,12 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
     const env = readerEnv({ PORT: String(port), BILLING_DATA_DIR: dataDir, LOG_LEVEL: "warn" });
 
     // The service, as the README starts it: bash running the block from the repository, in a group of its own.
-    const service = spawn("bash", ["-c", startBlock], { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const service = spawn("bash", ["-c", startBlock], {
+      cwd: REPO_ROOT,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const serviceOutput: string[] = [];
     service.stdout!.on("data", (chunk: Buffer) => serviceOutput.push(chunk.toString("utf8")));
     service.stderr!.on("data", (chunk: Buffer) => serviceOutput.push(chunk.toString("utf8")));
@@ -215,7 +273,9 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
       `GET ${base}/readyz to answer 200`,
       async () => {
         if (service.exitCode !== null || service.signalCode !== null) {
-          assert.fail(`the start block exited (${service.exitCode ?? service.signalCode}) before the service was ready:\n${serviceOutput.join("")}`);
+          assert.fail(
+            `the start block exited (${service.exitCode ?? service.signalCode}) before the service was ready:\n${serviceOutput.join("")}`,
+          );
         }
         try {
           return (await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
@@ -228,8 +288,18 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
 
     // The second terminal: every client block in order, in one bash, so the variables carry over.
     const script = clientBlocks.join("\n");
-    const run = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve, reject) => {
-      client = spawn("bash", ["-eo", "pipefail", "-c", script], { cwd: workDir, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const run = await new Promise<{
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      stdout: string;
+      stderr: string;
+    }>((resolve, reject) => {
+      client = spawn("bash", ["-eo", "pipefail", "-c", script], {
+        cwd: workDir,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       let stderr = "";
       client.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -258,11 +328,17 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
     // "create a customer (201), then list customers"
     const customer = find("the customer created", (a) => a.object === "customer" && a.external_id === "globex");
     assert.equal(customer.name, "Globex Corporation");
-    find("the list of customers holding Globex", (a) => Array.isArray(a.data) && a.data.some((c: any) => c.id === customer.id));
+    find(
+      "the list of customers holding Globex",
+      (a) => Array.isArray(a.data) && a.data.some((c: any) => c.id === customer.id),
+    );
 
     // "the same external_id again answers 409 with the existing customer"
     const exists = find("the customer_exists error", (a) => a.code === "customer_exists");
-    assert.ok(JSON.stringify(exists).includes(customer.id), `the 409 names the existing customer ${customer.id}: ${JSON.stringify(exists)}`);
+    assert.ok(
+      JSON.stringify(exists).includes(customer.id),
+      `the 409 names the existing customer ${customer.id}: ${JSON.stringify(exists)}`,
+    );
 
     // "a sample contract: id globex-corporation-test, metrics domestic_wire (20) and international_wire (30),
     // a 1000 USD monthly minimum, and an agreement PDF at pdf_url"
@@ -283,7 +359,10 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
     );
 
     // "the rated events and the live draft invoice (2 x 20 + 1 x 30 = 70.00)"
-    const rated = find("the rated events", (a) => Array.isArray(a.data) && a.data.some((e: any) => e.object === "usage_event"));
+    const rated = find(
+      "the rated events",
+      (a) => Array.isArray(a.data) && a.data.some((e: any) => e.object === "usage_event"),
+    );
     assert.deepEqual(
       rated.data.map((e: any) => [e.id, e.rated_amount]).sort(),
       [
@@ -292,7 +371,10 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
       ],
       `the duplicate is billed once: ${JSON.stringify(rated)}`,
     );
-    const drafts = find("the draft invoice list", (a) => Array.isArray(a.data) && a.data.some((i: any) => i.object === "invoice"));
+    const drafts = find(
+      "the draft invoice list",
+      (a) => Array.isArray(a.data) && a.data.some((i: any) => i.object === "invoice"),
+    );
     assert.equal(drafts.data.length, 1, `one invoice: ${JSON.stringify(drafts)}`);
     const draft = drafts.data[0];
     assert.equal(draft.status, "draft");

@@ -27,15 +27,22 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   let base: string;
   let port: number;
 
-  before(async () => {
-    if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
-    database = await createTestDatabase("pglite");
-    // The public URL says localhost, on the port the service listens on; the page is also opened as 127.0.0.1.
-    port = await freePort();
-    app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db });
-    base = await app.http.listen({ port, host: "127.0.0.1" });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
-  }, { timeout: 60_000 });
+  before(
+    async () => {
+      if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
+      database = await createTestDatabase("pglite");
+      // The public URL says localhost, on the port the service listens on; the page is also opened as 127.0.0.1.
+      port = await freePort();
+      app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db });
+      base = await app.http.listen({ port, host: "127.0.0.1" });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+      });
+    },
+    { timeout: 60_000 },
+  );
 
   after(async () => {
     await browser?.close();
@@ -43,11 +50,15 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
     await database?.drop();
   });
 
-  it("lists every operation of the served document, searches them, and asks nothing of another host", { timeout: 60_000 }, async () => {
+  it("lists every operation of the served document, searches them, and asks nothing of another host", {
+    timeout: 60_000,
+  }, async () => {
     type Operations = Record<string, Record<string, { operationId: string }>>;
     const spec = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Operations; webhooks: Operations };
     // The API's operations and the webhooks it sends.
-    const operations = [...Object.values(spec.paths), ...Object.values(spec.webhooks)].flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const operations = [...Object.values(spec.paths), ...Object.values(spec.webhooks)].flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
     assert.ok(operations.length > 20, `${operations.length} operations`);
 
     const page = await browser.newPage();
@@ -71,9 +82,14 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
 
     // The filter finds operations by path or summary, not only by tag.
     // (The webhooks the service sends are listed below the operations, whatever the filter.)
-    const webhooks = Object.values(spec.webhooks).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const webhooks = Object.values(spec.webhooks).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
     const apiOperationsShown = async () =>
-      (await page.locator(".opblock .opblock-summary-operation-id").allTextContents()).map((s) => s.trim()).filter((id) => !webhooks.includes(id)).sort();
+      (await page.locator(".opblock .opblock-summary-operation-id").allTextContents())
+        .map((s) => s.trim())
+        .filter((id) => !webhooks.includes(id))
+        .sort();
     await page.locator(".operation-filter-input").fill("pricing-rules");
     await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 2 + webhooks.length);
     assert.deepEqual(await apiOperationsShown(), ["addPricingRule", "updatePricingRule"]);
@@ -94,18 +110,31 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   });
 
   for (const host of ["127.0.0.1", "localhost"]) {
-    it(`"Try it out" reaches the service from the page opened on ${host}, whatever host the public URL names`, { timeout: 60_000 }, async () => {
+    it(`"Try it out" reaches the service from the page opened on ${host}, whatever host the public URL names`, {
+      timeout: 60_000,
+    }, async () => {
       const origin = `http://${host}:${port}`;
       const page = await browser.newPage();
       const blocked: string[] = [];
       page.on("console", (message) => {
-        if (message.type() === "error" && /Content Security Policy|Refused to connect/i.test(message.text())) blocked.push(message.text());
+        if (message.type() === "error" && /Content Security Policy|Refused to connect/i.test(message.text()))
+          blocked.push(message.text());
       });
       await page.goto(`${origin}/docs`);
       await page.locator(".opblock").first().waitFor({ timeout: 20_000 });
       // The server Swagger UI calls is the origin the page came from: the only one its CSP lets it reach.
-      const servers = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { specJson(): { toJS(): { servers: { url: string }[] } } } } }).ui.specSelectors.specJson().toJS().servers);
-      assert.deepEqual(servers.map((s) => s.url), [origin]);
+      const servers = await page.evaluate(
+        () =>
+          (
+            window as unknown as { ui: { specSelectors: { specJson(): { toJS(): { servers: { url: string }[] } } } } }
+          ).ui.specSelectors
+            .specJson()
+            .toJS().servers,
+      );
+      assert.deepEqual(
+        servers.map((s) => s.url),
+        [origin],
+      );
 
       // What "Try it out" does: a fetch from the page to that server (listContracts without a key), answered by
       // the service (401), not blocked by the page's Content-Security-Policy.
@@ -121,7 +150,11 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   }
 
   it("serves the page's assets itself and nothing else under /docs", async () => {
-    for (const [file, type] of [["swagger-ui-bundle.js", /javascript/], ["swagger-ui.css", /css/], ["reference.js", /javascript/]] as const) {
+    for (const [file, type] of [
+      ["swagger-ui-bundle.js", /javascript/],
+      ["swagger-ui.css", /css/],
+      ["reference.js", /javascript/],
+    ] as const) {
       const res = await fetch(`${base}/docs/${file}`);
       assert.equal(res.status, 200, file);
       assert.match(res.headers.get("content-type") ?? "", type);

@@ -15,7 +15,9 @@ import { describe, it } from "node:test";
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const SCANNED = ["README.md", "docs", "src", "test", "bench", "scripts", "migrations", ".ci"];
 const TEXT_FILE = /\.(md|ts|mts|mjs|js|cjs|sql|json|sh)$|^[^.]+$/;
-const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url)).split(sep).join("/");
+const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
+  .split(sep)
+  .join("/");
 // Verbatim copies of the migrations as earlier versions shipped them (test/operations/migration-functions.test.ts
 // migrates from them): history, kept byte for byte, not text anyone reads for a rule.
 const FROZEN = "test/fixtures/migrations-v1";
@@ -47,7 +49,8 @@ const OUTSIDE = [/\.\.\/shared/, /INTERFACE\.md/, /ARCHITECTURE\.md/, /billing-s
 /** A `decisions.md` that is not docs/decisions.md; inside docs/, a Markdown link to `decisions.md` is ours. */
 function hasBareDecisions(file: TextFile, line: string): boolean {
   let rest = line.replaceAll("docs/decisions.md", "");
-  if (/^docs\/[^/]+\.md$/.test(file.path)) rest = rest.replace(/\]\(decisions\.md(?=[)#])/g, "]").replaceAll("[decisions.md]", "");
+  if (/^docs\/[^/]+\.md$/.test(file.path))
+    rest = rest.replace(/\]\(decisions\.md(?=[)#])/g, "]").replaceAll("[decisions.md]", "");
   return rest.includes("decisions.md");
 }
 
@@ -85,7 +88,8 @@ describe("the repository stands alone", () => {
           const [name, numbers] = [m[1]!, m[2]!];
           if (name === "Rating") {
             const cited = [...numbers.matchAll(/\d+/g)].map((n) => Number(n[0]));
-            if (cited.length === 0 || cited.some((n) => !rules.has(n))) found.push(`${where(file, i)} (no such rating rule)`);
+            if (cited.length === 0 || cited.some((n) => !rules.has(n)))
+              found.push(`${where(file, i)} (no such rating rule)`);
           } else if (!sections.has(name)) {
             found.push(`${where(file, i)} (no section "${name}")`);
           }
@@ -97,7 +101,9 @@ describe("the repository stands alone", () => {
 
   it("links from README.md and docs/ only to files that exist", () => {
     const found: string[] = [];
-    for (const file of files.filter((f) => f.path.endsWith(".md") && (f.path === "README.md" || f.path.startsWith("docs/")))) {
+    for (const file of files.filter(
+      (f) => f.path.endsWith(".md") && (f.path === "README.md" || f.path.startsWith("docs/")),
+    )) {
       file.lines.forEach((line, i) => {
         for (const m of line.matchAll(/\]\(([^)\s]+)\)/g)) {
           const target = m[1]!.split("#")[0]!;

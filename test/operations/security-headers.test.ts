@@ -5,7 +5,12 @@ import { describeEachEngine } from "../support/harness.js";
 describeEachEngine("headers a security review expects", (t) => {
   it("answers every API response with nosniff, no framing, no referrer and no caching", async () => {
     const { key } = await t().newCompany();
-    for (const [url, withKey] of [["/v1/billing/customers", true], ["/v1/billing/customers", false], ["/nowhere", false], ["/healthz", false]] as const) {
+    for (const [url, withKey] of [
+      ["/v1/billing/customers", true],
+      ["/v1/billing/customers", false],
+      ["/nowhere", false],
+      ["/healthz", false],
+    ] as const) {
       const response = await t().call({ method: "GET", url, ...(withKey ? { key } : {}) });
       assert.equal(response.headers["x-content-type-options"], "nosniff", url);
       assert.equal(response.headers["x-frame-options"], "DENY", url);

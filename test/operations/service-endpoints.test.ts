@@ -12,7 +12,11 @@ async function requestsCounted(t: TestApp, method: string, route: string, status
   for (const line of text.split("\n")) {
     if (!line.startsWith("http_requests_total{")) continue;
     const labels = line.slice(line.indexOf("{") + 1, line.lastIndexOf("}"));
-    if (labels.includes(`method="${method}"`) && labels.includes(`route="${route}"`) && labels.includes(`status="${status}"`)) {
+    if (
+      labels.includes(`method="${method}"`) &&
+      labels.includes(`route="${route}"`) &&
+      labels.includes(`status="${status}"`)
+    ) {
       return Number(line.slice(line.lastIndexOf("}") + 1).trim());
     }
   }
@@ -24,7 +28,10 @@ type Json = Record<string, any>; // the served document, read as JSON
 /** What a `$ref` (`#/components/...`) points at in the document; any other value as it is. */
 function resolve(doc: Json, node: Json): Json {
   if (typeof node?.$ref !== "string") return node;
-  const target = (node.$ref as string).replace(/^#\//, "").split("/").reduce((at: Json | undefined, key) => at?.[key], doc);
+  const target = (node.$ref as string)
+    .replace(/^#\//, "")
+    .split("/")
+    .reduce((at: Json | undefined, key) => at?.[key], doc);
   assert.ok(target, `${node.$ref} resolves`);
   return resolve(doc, target!);
 }
@@ -46,7 +53,12 @@ function errorSchema(doc: Json, node: Json): { properties: Json; required: strin
 function operationsOf(doc: Json): { where: string; path: string; method: string; operation: Json }[] {
   return (["paths", "webhooks"] as const).flatMap((section) =>
     Object.entries<Json>(doc[section] ?? {}).flatMap(([path, item]) =>
-      Object.entries<Json>(item).map(([method, operation]) => ({ where: `${method.toUpperCase()} ${path}`, path, method, operation })),
+      Object.entries<Json>(item).map(([method, operation]) => ({
+        where: `${method.toUpperCase()} ${path}`,
+        path,
+        method,
+        operation,
+      })),
     ),
   );
 }
@@ -119,7 +131,16 @@ describeEachEngine("service endpoints", (t, engine) => {
 
     const bodySchema = customers.post.requestBody.content["application/json"].schema;
     assert.deepEqual(bodySchema.required, ["name"]);
-    for (const field of ["name", "external_id", "email", "domain", "country", "address", "registration_number", "payment_terms_days"]) {
+    for (const field of [
+      "name",
+      "external_id",
+      "email",
+      "domain",
+      "country",
+      "address",
+      "registration_number",
+      "payment_terms_days",
+    ]) {
       assert.ok(bodySchema.properties[field], `request field ${field} is documented`);
     }
     assert.ok(customers.post.responses["201"], "the 201 answer is documented");
@@ -141,20 +162,30 @@ describeEachEngine("service endpoints", (t, engine) => {
     const terms = form.schema.properties.terms.contentSchema;
     assert.deepEqual([...terms.required].sort(), ["contract_id", "currency", "customer", "rules", "start_date"]);
     assert.ok(terms.properties.rules.items.properties.amount, "a rule's fields are described");
-    for (const status of ["201", "400", "404", "409", "413", "415"]) assert.ok(upload.responses[status], `upload answers ${status}`);
-    const conflicts = resolve(doc, upload.responses["409"].content["application/json"].schema).allOf[0].anyOf.map((s: Json) => resolve(doc, s));
+    for (const status of ["201", "400", "404", "409", "413", "415"])
+      assert.ok(upload.responses[status], `upload answers ${status}`);
+    const conflicts = resolve(doc, upload.responses["409"].content["application/json"].schema).allOf[0].anyOf.map(
+      (s: Json) => resolve(doc, s),
+    );
     assert.ok(
       conflicts.some((c: Json) => c.properties.contract && c.required.includes("contract")),
       "409 carries the existing contract",
     );
-    assert.ok(conflicts.some((c: Json) => c.properties.customer && c.required.includes("customer")), "or the existing customer");
+    assert.ok(
+      conflicts.some((c: Json) => c.properties.customer && c.required.includes("customer")),
+      "or the existing customer",
+    );
     const pdf = (path: string) => doc.paths[path].get.responses["200"].content["application/pdf"].schema;
     assert.deepEqual(pdf("/v1/billing/invoices/{number}/pdf"), { type: "string", format: "binary" });
     assert.deepEqual(pdf("/v1/billing/contracts/{ext_id}/agreement.pdf"), { type: "string", format: "binary" });
     const csv = doc.paths["/v1/billing/invoices/{number}/usage.csv"].get.responses["200"];
     assert.ok(csv.content["text/csv"]);
     assert.ok(csv.headers["Content-Digest"]);
-    for (const action of ["finalize", "pay", "void"]) assert.ok(doc.paths[`/v1/billing/invoices/{number}/${action}`].post.responses["409"], `${action} documents its 409`);
+    for (const action of ["finalize", "pay", "void"])
+      assert.ok(
+        doc.paths[`/v1/billing/invoices/{number}/${action}`].post.responses["409"],
+        `${action} documents its 409`,
+      );
   });
 
   it("names every operation with a unique camelCase operationId, the API description's names where it gives them", async () => {
@@ -164,10 +195,15 @@ describeEachEngine("service endpoints", (t, engine) => {
     const seen = new Map<string, string>();
     for (const { where, operation } of operations) {
       assert.match(String(operation.operationId), /^[a-z]+[A-Z][A-Za-z]*$/, `${where} has a verbNoun operationId`);
-      assert.equal(seen.get(operation.operationId), undefined, `${where}: ${operation.operationId} is also ${seen.get(operation.operationId)}`);
+      assert.equal(
+        seen.get(operation.operationId),
+        undefined,
+        `${where}: ${operation.operationId} is also ${seen.get(operation.operationId)}`,
+      );
       seen.set(operation.operationId, where);
     }
-    for (const [where, operationId] of Object.entries(FIXED_OPERATION_IDS)) assert.equal(seen.get(operationId), where, `${operationId} is ${where}`);
+    for (const [where, operationId] of Object.entries(FIXED_OPERATION_IDS))
+      assert.equal(seen.get(operationId), where, `${operationId} is ${where}`);
     for (const [where, operationId] of Object.entries({
       "POST /v1/billing/customers": "createCustomer",
       "POST /v1/billing/contracts/upload": "uploadContract",
@@ -182,10 +218,26 @@ describeEachEngine("service endpoints", (t, engine) => {
   it("names the resources in components.schemas, and the operations refer to them with $ref", async () => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
     const schemas = doc.components.schemas;
-    for (const name of ["Contract", "Customer", "Invoice", "InvoiceLineItem", "InvoiceSummary", "UsageEvent", "PricingRule", "PricingProgram", "WebhookEndpoint", "Error", "CustomerList", "ContractList", "InvoiceList", "UsageEventList"]) {
+    for (const name of [
+      "Contract",
+      "Customer",
+      "Invoice",
+      "InvoiceLineItem",
+      "InvoiceSummary",
+      "UsageEvent",
+      "PricingRule",
+      "PricingProgram",
+      "WebhookEndpoint",
+      "Error",
+      "CustomerList",
+      "ContractList",
+      "InvoiceList",
+      "UsageEventList",
+    ]) {
       assert.equal(schemas[name]?.type, "object", `${name} is a named schema`);
     }
-    const ok = (path: string, method = "get", status = "200") => doc.paths[path][method].responses[status].content["application/json"].schema;
+    const ok = (path: string, method = "get", status = "200") =>
+      doc.paths[path][method].responses[status].content["application/json"].schema;
     assert.deepEqual(ok("/v1/billing/contracts/{ext_id}"), { $ref: "#/components/schemas/Contract" });
     assert.deepEqual(ok("/v1/billing/customers", "post", "201"), { $ref: "#/components/schemas/Customer" });
     assert.deepEqual(ok("/v1/billing/invoices/{number}"), { $ref: "#/components/schemas/Invoice" });
@@ -201,7 +253,10 @@ describeEachEngine("service endpoints", (t, engine) => {
     // Every reference resolves, and every named schema is used.
     const refs = new Set<string>();
     const visit = (node: unknown): void => {
-      if (Array.isArray(node)) return node.forEach(visit);
+      if (Array.isArray(node)) {
+        for (const item of node) visit(item);
+        return;
+      }
       if (node === null || typeof node !== "object") return;
       for (const [key, value] of Object.entries(node)) key === "$ref" ? refs.add(String(value)) : visit(value);
     };
@@ -215,13 +270,30 @@ describeEachEngine("service endpoints", (t, engine) => {
     const codesOf = (response: Json) => [...String(response.description).matchAll(/^- `([a-z_]+)`/gm)].map((m) => m[1]);
     for (const { where, path, method, operation } of operationsOf(doc)) {
       if (!path.startsWith("/v1/")) continue; // the webhooks: answered by the receiver
-      const responses: Json = Object.fromEntries(Object.entries<Json>(operation.responses).map(([status, r]) => [status, resolve(doc, r)]));
-      const statuses = ["400", "401", "403", "429", "500", ...(operation.requestBody || method !== "get" ? ["413", "415"] : [])];
+      const responses: Json = Object.fromEntries(
+        Object.entries<Json>(operation.responses).map(([status, r]) => [status, resolve(doc, r)]),
+      );
+      const statuses = [
+        "400",
+        "401",
+        "403",
+        "429",
+        "500",
+        ...(operation.requestBody || method !== "get" ? ["413", "415"] : []),
+      ];
       for (const status of statuses) {
         assert.ok(responses[status], `${where} documents ${status}`);
         const schema = errorSchema(doc, responses[status].content["application/json"].schema);
-        assert.deepEqual([schema.properties.error.type, schema.properties.code.type], ["string", "string"], `${where} ${status} is an Error`);
-        assert.deepEqual(schema.properties.code.enum, codesOf(responses[status]), `${where} ${status}: its code is an enum of the codes it lists`);
+        assert.deepEqual(
+          [schema.properties.error.type, schema.properties.code.type],
+          ["string", "string"],
+          `${where} ${status} is an Error`,
+        );
+        assert.deepEqual(
+          schema.properties.code.enum,
+          codesOf(responses[status]),
+          `${where} ${status}: its code is an enum of the codes it lists`,
+        );
       }
       assert.deepEqual(codesOf(responses["401"]), ["missing_api_key", "invalid_api_key"], where);
       assert.deepEqual(codesOf(responses["403"]), ["insufficient_scope"], where);
@@ -240,12 +312,27 @@ describeEachEngine("service endpoints", (t, engine) => {
     }
     const responses = (path: string, method: string) => doc.paths[path][method].responses;
     assert.deepEqual(codesOf(responses("/v1/billing/customers", "post")["409"]), ["customer_exists"]);
-    const exists = errorSchema(doc, responses("/v1/billing/customers", "post")["409"].content["application/json"].schema);
-    assert.deepEqual(exists.properties.customer, { $ref: "#/components/schemas/Customer", description: "The customer that has this external_id" });
+    const exists = errorSchema(
+      doc,
+      responses("/v1/billing/customers", "post")["409"].content["application/json"].schema,
+    );
+    assert.deepEqual(exists.properties.customer, {
+      $ref: "#/components/schemas/Customer",
+      description: "The customer that has this external_id",
+    });
     assert.ok(exists.required.includes("customer"), "a 409 always carries the customer");
-    assert.ok(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["400"]).includes("invalid_pricing_rule"));
-    assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["409"]), ["rule_exists"]);
-    assert.deepEqual(codesOf(responses("/v1/billing/contracts/upload", "post")["415"]), ["unsupported_media_type", "file_not_pdf"]);
+    assert.ok(
+      codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["400"]).includes(
+        "invalid_pricing_rule",
+      ),
+    );
+    assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["409"]), [
+      "rule_exists",
+    ]);
+    assert.deepEqual(codesOf(responses("/v1/billing/contracts/upload", "post")["415"]), [
+      "unsupported_media_type",
+      "file_not_pdf",
+    ]);
     assert.ok(codesOf(responses("/v1/billing/contracts/upload", "post")["413"]).includes("file_too_large"));
     assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}", "get")["404"]), ["not_found"]);
     assert.ok(codesOf(responses("/v1/billing/customers", "get")["400"]).includes("invalid_cursor"));
@@ -294,13 +381,21 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.match(rule.description, /`type` is required unless `metric` is given/);
     assert.match(rule.description, /`usage` needs `metric`, and `amount` .* or `rate`/);
     assert.match(rule.description, /`subscription`, `minimum` and `one_time` need `amount`/);
-    assert.deepEqual(rule.content["application/json"].schema.properties.type.enum, ["usage", "subscription", "minimum", "one_time"]);
+    assert.deepEqual(rule.content["application/json"].schema.properties.type.enum, [
+      "usage",
+      "subscription",
+      "minimum",
+      "one_time",
+    ]);
   });
 
   it("describes the webhooks it sends, customer.created and contract.created, with their envelope and signature headers", async () => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
     assert.deepEqual(Object.keys(doc.webhooks).sort(), ["contract.created", "customer.created"]);
-    for (const [type, resource] of [["customer.created", "Customer"], ["contract.created", "Contract"]] as const) {
+    for (const [type, resource] of [
+      ["customer.created", "Customer"],
+      ["contract.created", "Contract"],
+    ] as const) {
       const post = doc.webhooks[type].post;
       assert.deepEqual(post.security, [], `${type} is signed, not sent with an API key`);
       const event = resolve(doc, post.requestBody.content["application/json"].schema);
@@ -309,7 +404,14 @@ describeEachEngine("service endpoints", (t, engine) => {
       assert.equal(event.properties.object.const, "event");
       assert.equal(event.properties.data.properties.object.$ref, `#/components/schemas/${resource}`);
       const headers = post.parameters.filter((p: Json) => p.in === "header").map((p: Json) => p.name);
-      for (const name of ["Service-Signature", "Service-Event-Id", "Service-Event-Type", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"]) {
+      for (const name of [
+        "Service-Signature",
+        "Service-Event-Id",
+        "Service-Event-Type",
+        "Webhook-Id",
+        "Webhook-Timestamp",
+        "Webhook-Signature",
+      ]) {
         assert.ok(headers.includes(name), `${type} documents ${name}`);
       }
       assert.ok(post.responses["2XX"]);
@@ -320,7 +422,10 @@ describeEachEngine("service endpoints", (t, engine) => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
     for (const path of Object.keys(doc.paths)) {
       assert.ok(!path.startsWith("/admin"), `${path} is not public`);
-      assert.ok(!["/healthz", "/readyz", "/metrics", "/v1/openapi.json"].includes(path), `${path} is not an API endpoint`);
+      assert.ok(
+        !["/healthz", "/readyz", "/metrics", "/v1/openapi.json"].includes(path),
+        `${path} is not an API endpoint`,
+      );
     }
   });
 
@@ -356,7 +461,11 @@ describeEachEngine("service endpoints", (t, engine) => {
   });
 
   it("echoes the x-request-id on error answers too", async () => {
-    const res = await t().call({ method: "GET", url: "/v1/billing/customers", headers: { "x-request-id": "trace-401" } });
+    const res = await t().call({
+      method: "GET",
+      url: "/v1/billing/customers",
+      headers: { "x-request-id": "trace-401" },
+    });
     assert.equal(res.statusCode, 401);
     assert.equal(res.headers["request-id"], "trace-401");
     const missing = await t().call({ method: "GET", url: "/missing", headers: { "x-request-id": "trace-404" } });

@@ -18,12 +18,18 @@ describe("npm start builds only what changed", () => {
   mkdirSync(join(root, "node_modules"));
   cpSync(join(REPO_ROOT, "scripts", "build.mjs"), join(root, "scripts", "build.mjs"));
   symlinkSync(join(REPO_ROOT, "node_modules", "typescript"), join(root, "node_modules", "typescript"));
-  writeFileSync(join(root, "tsconfig.json"), JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", outDir: "dist", rootDir: "." } }));
+  writeFileSync(
+    join(root, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", outDir: "dist", rootDir: "." } }),
+  );
   writeFileSync(join(root, "tsconfig.build.json"), JSON.stringify({ extends: "./tsconfig.json", include: ["src"] }));
   writeFileSync(join(root, "src", "main.ts"), "export const answer: number = 42;\n");
 
   const build = () => {
-    const run = spawnSync(process.execPath, [join(root, "scripts", "build.mjs"), "--if-stale"], { cwd: root, encoding: "utf8" });
+    const run = spawnSync(process.execPath, [join(root, "scripts", "build.mjs"), "--if-stale"], {
+      cwd: root,
+      encoding: "utf8",
+    });
     assert.equal(run.status, 0, run.stderr);
     return { compiled: /compiling/.test(run.stderr), stderr: run.stderr };
   };
@@ -59,7 +65,15 @@ describe("npm start builds only what changed", () => {
 async function refusedStart(env: Record<string, string>): Promise<string> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: "0", HOST: "127.0.0.1", BILLING_DATA_DIR: "memory://", LOG_LEVEL: "silent", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BILLING_DATA_DIR: "memory://",
+      LOG_LEVEL: "silent",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
@@ -92,7 +106,10 @@ describe("an applied migration that changed", () => {
     await db.query("UPDATE schema_migrations SET checksum = repeat('0', 64) WHERE version = '0005_ingest_function'");
     await db.close();
     const line = await refusedStart({ BILLING_DATA_DIR: dataDir });
-    assert.match(line, /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/);
+    assert.match(
+      line,
+      /^cannot start: migrations\/0005_ingest_function\.sql has changed since it was applied to this database/,
+    );
   });
 });
 

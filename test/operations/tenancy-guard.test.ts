@@ -36,11 +36,13 @@ const CROSS_COMPANY: Record<string, string> = {
   "access-repository.ts#deleteStaleSessions": "by user",
   "oauth-repository.ts#*": "OAuth clients, codes and tokens belong to no company until the token tells it",
   "contract-repository.ts#findContractByPdfToken": "the agreement's public link: its secret token names the contract",
-  "webhook-repository.ts#claimDueDeliveries": "the delivery worker serves every company; each claimed row carries its own",
+  "webhook-repository.ts#claimDueDeliveries":
+    "the delivery worker serves every company; each claimed row carries its own",
   "webhook-repository.ts#startClaimedAttempt": "the worker, by the claimed row's company and id",
   "webhook-repository.ts#recordAttempt": "the worker, by the claimed row's company and id",
   "invariants-repository.ts#*": "billing verify, an operator's check over one company or all",
-  "invoice-repository.ts#findDraftsDue": "the invoice worker serves every company; each row names its own, issued through a scope",
+  "invoice-repository.ts#findDraftsDue":
+    "the invoice worker serves every company; each row names its own, issued through a scope",
 };
 
 function repositoryFunctions(): { key: string; firstParameter: string }[] {
@@ -67,14 +69,20 @@ describe("tenancy guard: every repository function of company data takes a Compa
   it("takes a CompanyScope first, unless listed with its reason", () => {
     const unscoped = functions.filter((f) => f.firstParameter !== "CompanyScope");
     const unexplained = unscoped.filter((f) => !CROSS_COMPANY[f.key] && !CROSS_COMPANY[f.key.replace(/#.*/, "#*")]);
-    assert.deepEqual(unexplained.map((f) => `${f.key}(${f.firstParameter})`), []);
+    assert.deepEqual(
+      unexplained.map((f) => `${f.key}(${f.firstParameter})`),
+      [],
+    );
   });
 
   it("lists no exception that no longer exists or that takes a scope after all", () => {
     const byKey = new Map(functions.map((f) => [f.key, f]));
     for (const key of Object.keys(CROSS_COMPANY)) {
       if (key.endsWith("#*")) {
-        assert.ok(functions.some((f) => f.key.startsWith(key.slice(0, -1))), `${key}: no such file`);
+        assert.ok(
+          functions.some((f) => f.key.startsWith(key.slice(0, -1))),
+          `${key}: no such file`,
+        );
         continue;
       }
       const f = byKey.get(key);
@@ -95,7 +103,10 @@ describeEachEngine("tenancy guard on the database", (t) => {
   it("refuses a company-scoped statement that does not use the company, before sending it", async () => {
     const { companyId } = await companyWithContract(t());
     const scope = forCompany(t().app.db, companyId);
-    await assert.rejects(scope.query("SELECT count(*) FROM invoices"), (e: Error) => e instanceof CompanyScopeError && /must filter by the company \(\$1\)/.test(e.message));
+    await assert.rejects(
+      scope.query("SELECT count(*) FROM invoices"),
+      (e: Error) => e instanceof CompanyScopeError && /must filter by the company \(\$1\)/.test(e.message),
+    );
     await assert.rejects(scope.query("SELECT count(*) FROM usage_events WHERE id = $2", ["x"]), CompanyScopeError);
     // $10 is not $1.
     await assert.rejects(scope.query("SELECT $10::int", [2, 3, 4, 5, 6, 7, 8, 9, 10]), CompanyScopeError);
@@ -104,8 +115,14 @@ describeEachEngine("tenancy guard on the database", (t) => {
   it("is backed by the engine: a statement sent with the company but without $1 fails in the database too", async () => {
     const { companyId } = await companyWithContract(t());
     // What the scope would send, sent around it: the company as a parameter the statement never uses.
-    await assert.rejects(t().app.db.query("SELECT count(*) FROM invoices", [companyId]), /bind message supplies 1 parameters, but prepared statement "" requires 0/);
-    await assert.rejects(t().app.db.query("SELECT count(*) FROM usage_events WHERE id = $2", [companyId, "x"]), /could not determine data type of parameter \$1/);
+    await assert.rejects(
+      t().app.db.query("SELECT count(*) FROM invoices", [companyId]),
+      /bind message supplies 1 parameters, but prepared statement "" requires 0/,
+    );
+    await assert.rejects(
+      t().app.db.query("SELECT count(*) FROM usage_events WHERE id = $2", [companyId, "x"]),
+      /could not determine data type of parameter \$1/,
+    );
   });
 
   it("sees one company's rows only, through every scope", async () => {
@@ -113,7 +130,11 @@ describeEachEngine("tenancy guard on the database", (t) => {
     const b = await companyWithContract(t());
     await submitAccepted(t(), a.key, [usageEvent(a.contract.id)]);
     const count = async (companyId: string) =>
-      (await forCompany(t().app.db, companyId).query<{ n: string }>("SELECT count(*)::text AS n FROM usage_events WHERE company_id = $1")).rows[0]!.n;
+      (
+        await forCompany(t().app.db, companyId).query<{ n: string }>(
+          "SELECT count(*)::text AS n FROM usage_events WHERE company_id = $1",
+        )
+      ).rows[0]!.n;
     assert.equal(await count(a.companyId), "1");
     assert.equal(await count(b.companyId), "0");
   });

@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { ADMIN_TOKEN, describeEachEngine, type TestApp } from "../support/harness.js";
 import { multipart, plainPdf } from "../support/uploads.js";
-import { MARCH, addRule, companyWithContract, invoiceFor, project, submitAccepted, usageEvent } from "../support/api.js";
+import {
+  MARCH,
+  addRule,
+  companyWithContract,
+  invoiceFor,
+  project,
+  submitAccepted,
+  usageEvent,
+} from "../support/api.js";
 
 /** A company with usage on two lines, a projected minimum and a capped rule. */
 async function busyCompany(t: TestApp) {
@@ -37,12 +45,17 @@ describeEachEngine("billing verify", (t) => {
     );
     const report = await verify(t(), companyId);
     assert.equal(report.ok, false);
-    assert.ok(report.problems.some((p) => /line usage\|.* charges 41 .* events sum to 40/.test(p)), report.problems.join("\n"));
+    assert.ok(
+      report.problems.some((p) => /line usage\|.* charges 41 .* events sum to 40/.test(p)),
+      report.problems.join("\n"),
+    );
   });
 
   it("cannot be handed a stored figure that is derived: the database refuses a true-up line and a rate off a usage line", async () => {
     const { companyId } = await busyCompany(t());
-    const { rows } = await t().app.db.query<{ number: string }>("SELECT number FROM invoices WHERE company_id = $1", [companyId]);
+    const { rows } = await t().app.db.query<{ number: string }>("SELECT number FROM invoices WHERE company_id = $1", [
+      companyId,
+    ]);
     await assert.rejects(
       t().app.db.query(
         `INSERT INTO invoice_lines (company_id, invoice_number, line_key, kind, description, quantity, rate, charge_total, capped_total)
@@ -59,7 +72,10 @@ describeEachEngine("billing verify", (t) => {
       ),
       /check constraint/,
     );
-    await assert.rejects(t().app.db.query("UPDATE invoice_lines SET rate = NULL WHERE company_id = $1 AND kind = 'usage'", [companyId]), /check constraint/);
+    await assert.rejects(
+      t().app.db.query("UPDATE invoice_lines SET rate = NULL WHERE company_id = $1 AND kind = 'usage'", [companyId]),
+      /check constraint/,
+    );
     assert.deepEqual((await verify(t(), companyId)).problems, []);
   });
 
@@ -71,15 +87,22 @@ describeEachEngine("billing verify", (t) => {
     // 0.01 / 6666666666.667 = 1.49999…e-12: once to 12 places, 1e-12 (rounding twice gave 2e-12).
     assert.equal((await fee()).unit_price, 1e-12);
     // A changed exact sum changes every figure read from it at once, and verify sees it disagree with the events.
-    await t().app.db.query("UPDATE invoice_lines SET charge_total = 0.03, quantity = 20000000000 WHERE company_id = $1 AND kind = 'fee'", [companyId]);
+    await t().app.db.query(
+      "UPDATE invoice_lines SET charge_total = 0.03, quantity = 20000000000 WHERE company_id = $1 AND kind = 'fee'",
+      [companyId],
+    );
     assert.deepEqual([(await fee()).amount, (await fee()).unit_price], [0.03, 2e-12]);
-    assert.match((await verify(t(), companyId)).problems.join("\n"), /line fee\|domestic_wire charges 0\.03 \/ quantity 20000000000 but its events sum to 0\.01/);
+    assert.match(
+      (await verify(t(), companyId)).problems.join("\n"),
+      /line fee\|domestic_wire charges 0\.03 \/ quantity 20000000000 but its events sum to 0\.01/,
+    );
   });
 
   it("keeps the minimum true-up equal to what the lines fall short of the invoice's minimum, whatever the minimum", async () => {
     const { key, companyId, contract } = await busyCompany(t());
     // busyCompany: 2 × 20 + 1 × 30 + the capped 5.00 = 75.00 of usage against the sample's 1000.00 minimum.
-    const trueUp = async () => (await invoiceFor(t(), key, contract.id)).line_items.find((l) => l.kind === "minimum")?.amount ?? null;
+    const trueUp = async () =>
+      (await invoiceFor(t(), key, contract.id)).line_items.find((l) => l.kind === "minimum")?.amount ?? null;
     assert.equal(await trueUp(), 925);
     await t().app.db.query("UPDATE invoices SET minimum_amount = 75.004 WHERE company_id = $1", [companyId]);
     assert.equal(await trueUp(), null, "75.004 rounds to 75.00: reached");
@@ -92,12 +115,17 @@ describeEachEngine("billing verify", (t) => {
 
   it("reports charges above a rule's monthly cap, a gap in program versions and an event on another contract's invoice", async () => {
     const { companyId, contract } = await busyCompany(t());
-    await t().app.db.query("UPDATE invoice_lines SET capped_total = 9 WHERE company_id = $1 AND metric = 'card'", [companyId]);
-    await t().app.db.query("DELETE FROM pricing_program_versions WHERE company_id = $1 AND contract_id = $2 AND version = 1", [
+    await t().app.db.query("UPDATE invoice_lines SET capped_total = 9 WHERE company_id = $1 AND metric = 'card'", [
       companyId,
-      contract.id,
     ]);
-    await t().app.db.query("UPDATE usage_events SET contract_id = 'someone-else' WHERE company_id = $1 AND metric = 'card'", [companyId]);
+    await t().app.db.query(
+      "DELETE FROM pricing_program_versions WHERE company_id = $1 AND contract_id = $2 AND version = 1",
+      [companyId, contract.id],
+    );
+    await t().app.db.query(
+      "UPDATE usage_events SET contract_id = 'someone-else' WHERE company_id = $1 AND metric = 'card'",
+      [companyId],
+    );
     const problems = (await verify(t(), companyId)).problems.join("\n");
     assert.match(problems, /rule .* charged 9 against a monthly cap of 5/);
     assert.match(problems, new RegExp(`contract ${contract.id}: current version 2 but 1 versions stored`));
@@ -112,27 +140,51 @@ describeEachEngine("billing verify", (t) => {
       [companyId],
     );
     assert.deepEqual((await verify(t(), companyId)).problems, []);
-    await t().app.db.query("UPDATE usage_events SET event_timestamp = '2026-04-01T00:00:00Z' WHERE company_id = $1 AND metric = 'domestic_wire'", [
-      companyId,
-    ]);
+    await t().app.db.query(
+      "UPDATE usage_events SET event_timestamp = '2026-04-01T00:00:00Z' WHERE company_id = $1 AND metric = 'domestic_wire'",
+      [companyId],
+    );
     const report = await verify(t(), companyId);
     assert.equal(report.ok, false);
-    assert.match(report.problems.join("\n"), /dated 2026-04-01T00:00:00.000Z, outside its service period 2026-03-01..2026-03-31/);
+    assert.match(
+      report.problems.join("\n"),
+      /dated 2026-04-01T00:00:00.000Z, outside its service period 2026-03-01..2026-03-31/,
+    );
   });
 
   it("reports an uploaded agreement whose bytes changed after upload", async () => {
     const { key, companyId } = await t().newCompany();
     const body = await multipart([
       { name: "file", value: await plainPdf(), filename: "signed.pdf" },
-      { name: "terms", value: JSON.stringify({ customer: { name: "Doc Corp" }, contract_id: "doc-1", start_date: "2026-03-01", currency: "USD", rules: [] }) },
+      {
+        name: "terms",
+        value: JSON.stringify({
+          customer: { name: "Doc Corp" },
+          contract_id: "doc-1",
+          start_date: "2026-03-01",
+          currency: "USD",
+          rules: [],
+        }),
+      },
     ]);
-    const res = await t().call({ method: "POST", url: "/v1/billing/contracts/upload", key, payload: body.payload, headers: body.headers });
+    const res = await t().call({
+      method: "POST",
+      url: "/v1/billing/contracts/upload",
+      key,
+      payload: body.payload,
+      headers: body.headers,
+    });
     assert.equal(res.statusCode, 201, res.body);
     assert.deepEqual((await verify(t(), companyId)).problems, []);
-    await t().app.db.query("UPDATE contract_documents SET content = content || '\\x00'::bytea WHERE company_id = $1", [companyId]);
+    await t().app.db.query("UPDATE contract_documents SET content = content || '\\x00'::bytea WHERE company_id = $1", [
+      companyId,
+    ]);
     const report = await verify(t(), companyId);
     assert.equal(report.ok, false);
-    assert.match(report.problems.join("\n"), /uploaded agreement [0-9a-f-]{36} of contract doc-1: its bytes no longer match the SHA-256 taken at upload/);
+    assert.match(
+      report.problems.join("\n"),
+      /uploaded agreement [0-9a-f-]{36} of contract doc-1: its bytes no longer match the SHA-256 taken at upload/,
+    );
   });
 
   it("reports an event that lost its delivery to a subscribed endpoint", async () => {
@@ -143,7 +195,12 @@ describeEachEngine("billing verify", (t) => {
       [companyId, t().clock.now()],
     );
     t().clock.advance(1000);
-    const created = await t().call({ method: "POST", url: "/v1/billing/customers", key, payload: { name: "Delivered Ltd" } });
+    const created = await t().call({
+      method: "POST",
+      url: "/v1/billing/customers",
+      key,
+      payload: { name: "Delivered Ltd" },
+    });
     assert.equal(created.statusCode, 201);
     assert.equal((await verify(t(), companyId)).ok, true);
     await t().app.db.query("DELETE FROM webhook_deliveries WHERE company_id = $1", [companyId]);
@@ -152,11 +209,19 @@ describeEachEngine("billing verify", (t) => {
 
   it("answers the same report on GET /admin/v1/verify, for one company or all", async () => {
     const { companyId } = await busyCompany(t());
-    const one = await t().call({ method: "GET", url: `/admin/v1/verify?company_id=${companyId}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const one = await t().call({
+      method: "GET",
+      url: `/admin/v1/verify?company_id=${companyId}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     assert.equal(one.statusCode, 200);
     assert.equal(one.json().ok, true);
     assert.equal(one.json().events, 4);
-    const all = await t().call({ method: "GET", url: "/admin/v1/verify", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const all = await t().call({
+      method: "GET",
+      url: "/admin/v1/verify",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     assert.equal(all.statusCode, 200);
     assert.equal(typeof all.json().ok, "boolean");
     const refused = await t().call({ method: "GET", url: "/admin/v1/verify" });

@@ -19,7 +19,11 @@ export const ALL_SCOPE_NAMES = ALL_SCOPES;
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The customers a key sees (first page of 100). */
-export async function listCustomers(t: TestApp, key: string, query = ""): Promise<{ id: string; name: string; external_id: string | null }[]> {
+export async function listCustomers(
+  t: TestApp,
+  key: string,
+  query = "",
+): Promise<{ id: string; name: string; external_id: string | null }[]> {
   const res = await t.call({ method: "GET", url: `/v1/billing/customers?limit=100${query ? `&${query}` : ""}`, key });
   assert.equal(res.statusCode, 200, res.body);
   return res.json().data;
@@ -27,7 +31,9 @@ export async function listCustomers(t: TestApp, key: string, query = ""): Promis
 
 /** How many rows the `events` table holds for a company. */
 export async function eventCount(t: TestApp, companyId: string): Promise<number> {
-  const { rows } = await t.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE company_id = $1", [companyId]);
+  const { rows } = await t.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE company_id = $1", [
+    companyId,
+  ]);
   return rows[0]!.n;
 }
 
@@ -47,7 +53,13 @@ export const APRIL = "2026-04-10T10:00:00.000Z";
 // answer as a client would, and a field the document drops or retypes breaks the tests that read it.
 // res.json() reads with JSON.parse, so a decimal arrives as the nearest double, where the client hands over a
 // Decimal (its exact text): the shapes here say `number` for them, and exact checks read res.body.
-type AsParsed<T> = T extends Decimal ? number : T extends readonly (infer U)[] ? AsParsed<U>[] : T extends object ? { [K in keyof T]: AsParsed<T[K]> } : T;
+type AsParsed<T> = T extends Decimal
+  ? number
+  : T extends readonly (infer U)[]
+    ? AsParsed<U>[]
+    : T extends object
+      ? { [K in keyof T]: AsParsed<T[K]> }
+      : T;
 type Schemas = { [K in keyof components["schemas"]]: AsParsed<components["schemas"][K]> };
 export type Contract = Schemas["Contract"];
 export type Rule = Schemas["PricingRule"];
@@ -77,7 +89,11 @@ export function usageEvent(contractId: string, overrides: Record<string, unknown
  * POST /v1/billing/customers, asserting 201; returns the customer. The payload is sent as given, with a
  * name when it has none.
  */
-export async function createCustomer(t: TestApp, key: string, payload: Record<string, unknown> = {}): Promise<{ id: string; name: string; [field: string]: any }> {
+export async function createCustomer(
+  t: TestApp,
+  key: string,
+  payload: Record<string, unknown> = {},
+): Promise<{ id: string; name: string; [field: string]: any }> {
   const res = await t.call({ method: "POST", url: CUSTOMERS, key, payload: { name: "Webhook Customer", ...payload } });
   expectStatus(res, 201);
   return res.json();
@@ -116,7 +132,9 @@ export async function submit(t: TestApp, key: string, events: unknown[]): Promis
 
 /** Sends every batch at once; every request must answer 200. */
 export async function submitInParallel(t: TestApp, key: string, batches: unknown[][]): Promise<SubmitResult[]> {
-  const responses = await Promise.all(batches.map((events) => t.call({ method: "POST", url: USAGE, key, payload: { events } })));
+  const responses = await Promise.all(
+    batches.map((events) => t.call({ method: "POST", url: USAGE, key, payload: { events } })),
+  );
   return responses.map((res) => {
     expectStatus(res, 200);
     return res.json() as SubmitResult;
@@ -131,7 +149,12 @@ export async function submitAccepted(t: TestApp, key: string, events: unknown[])
 }
 
 /** The one rejection of a single-event submit; asserts its code. */
-export async function rejectionOf(t: TestApp, key: string, event: unknown, code: string): Promise<{ code: string; message: string }> {
+export async function rejectionOf(
+  t: TestApp,
+  key: string,
+  event: unknown,
+  code: string,
+): Promise<{ code: string; message: string }> {
   const body = await submit(t, key, [event]);
   assert.equal(body.accepted, 0, JSON.stringify(body));
   assert.equal(body.rejected, 1);
@@ -166,7 +189,11 @@ export async function eventsOf(t: TestApp, key: string, contractId: string, quer
   throw new Error("usage pagination never ended");
 }
 
-export async function getInvoice(t: TestApp, key: string, number: string): Promise<Invoice & { line_items: LineItem[] }> {
+export async function getInvoice(
+  t: TestApp,
+  key: string,
+  number: string,
+): Promise<Invoice & { line_items: LineItem[] }> {
   const res = await t.call({ method: "GET", url: `${INVOICES}/${encodeURIComponent(number)}`, key });
   expectStatus(res, 200);
   return res.json();
@@ -174,7 +201,11 @@ export async function getInvoice(t: TestApp, key: string, number: string): Promi
 
 /** Invoices of a contract, newest first (first page of 100). */
 export async function invoicesOf(t: TestApp, key: string, contractId: string): Promise<Invoice[]> {
-  const res = await t.call({ method: "GET", url: `${INVOICES}?contract=${encodeURIComponent(contractId)}&limit=100`, key });
+  const res = await t.call({
+    method: "GET",
+    url: `${INVOICES}?contract=${encodeURIComponent(contractId)}&limit=100`,
+    key,
+  });
   expectStatus(res, 200);
   return res.json().data;
 }
@@ -186,14 +217,28 @@ export async function invoiceFor(t: TestApp, key: string, contractId: string, pe
   return getInvoice(t, key, found[0]!.number);
 }
 
-export async function getPricing(t: TestApp, key: string, contractId: string): Promise<{ object: string; contract: string; version: number; effective_date: string; rules: Rule[] }> {
+export async function getPricing(
+  t: TestApp,
+  key: string,
+  contractId: string,
+): Promise<{ object: string; contract: string; version: number; effective_date: string; rules: Rule[] }> {
   const res = await t.call({ method: "GET", url: `${CONTRACTS}/${encodeURIComponent(contractId)}/pricing`, key });
   expectStatus(res, 200);
   return res.json();
 }
 
-export async function addRule(t: TestApp, key: string, contractId: string, rule: Record<string, unknown>): Promise<{ object: string; contract: string; version: number; rule: Rule }> {
-  const res = await t.call({ method: "POST", url: `${CONTRACTS}/${encodeURIComponent(contractId)}/pricing-rules`, key, payload: rule });
+export async function addRule(
+  t: TestApp,
+  key: string,
+  contractId: string,
+  rule: Record<string, unknown>,
+): Promise<{ object: string; contract: string; version: number; rule: Rule }> {
+  const res = await t.call({
+    method: "POST",
+    url: `${CONTRACTS}/${encodeURIComponent(contractId)}/pricing-rules`,
+    key,
+    payload: rule,
+  });
   expectStatus(res, 201);
   return res.json();
 }
@@ -223,7 +268,18 @@ export async function project(t: TestApp, key: string, contractId: string, start
     payload: { external_contract_id: contractId, billing_period_start: start, billing_period_end: end },
   });
   expectStatus(res, 200);
-  return res.json() as { object: string; number: string; contract: string; status: string; is_new: boolean; total: number; subtotal: number; tax: number; currency: string; billing_period: { start: string; end: string } };
+  return res.json() as {
+    object: string;
+    number: string;
+    contract: string;
+    status: string;
+    is_new: boolean;
+    total: number;
+    subtotal: number;
+    tax: number;
+    currency: string;
+    billing_period: { start: string; end: string };
+  };
 }
 
 /** A key of the company with only these scopes. */
@@ -232,8 +288,17 @@ export async function keyWithScopes(t: TestApp, companyId: string, scopes: strin
 }
 
 /** Sets a contract's status directly: the API has no transition for it. */
-export async function setContractStatus(t: TestApp, companyId: string, contractId: string, status: string): Promise<void> {
-  const result = await t.app.db.query("UPDATE contracts SET status = $3 WHERE company_id = $1 AND id = $2", [companyId, contractId, status]);
+export async function setContractStatus(
+  t: TestApp,
+  companyId: string,
+  contractId: string,
+  status: string,
+): Promise<void> {
+  const result = await t.app.db.query("UPDATE contracts SET status = $3 WHERE company_id = $1 AND id = $2", [
+    companyId,
+    contractId,
+    status,
+  ]);
   assert.equal(result.rowCount, 1);
 }
 
@@ -257,8 +322,16 @@ export async function assertInvoicesMatchEvents(t: TestApp, key: string, contrac
   for (const summary of invoices) {
     const invoice = await getInvoice(t, key, summary.number);
     const lines = invoice.line_items;
-    assertDecimal(invoice.subtotal, sum(lines.map((l) => l.amount)), `${invoice.number} subtotal is the sum of its lines`);
-    assertDecimal(invoice.total, new Big(invoice.subtotal).plus(invoice.tax), `${invoice.number} total = subtotal + tax`);
+    assertDecimal(
+      invoice.subtotal,
+      sum(lines.map((l) => l.amount)),
+      `${invoice.number} subtotal is the sum of its lines`,
+    );
+    assertDecimal(
+      invoice.total,
+      new Big(invoice.subtotal).plus(invoice.tax),
+      `${invoice.number} total = subtotal + tax`,
+    );
     assertDecimal(invoice.tax, 0, "tax is 0 until a tax rule exists");
     const mine = events.filter((e) => e.invoice_number === invoice.number);
     for (const e of mine) {
@@ -270,7 +343,10 @@ export async function assertInvoicesMatchEvents(t: TestApp, key: string, contrac
       const ofLine = mine.filter((e) =>
         line.kind === "fee"
           ? e.fee_amount !== undefined && e.metric === line.metric
-          : e.fee_amount === undefined && e.rule_id === line.rule_id && e.applied_rate !== null && new Big(e.applied_rate).eq(new Big(line.unit_price)),
+          : e.fee_amount === undefined &&
+            e.rule_id === line.rule_id &&
+            e.applied_rate !== null &&
+            new Big(e.applied_rate).eq(new Big(line.unit_price)),
       );
       for (const e of ofLine) covered.add(e.id);
       assert.ok(ofLine.length > 0, `line '${line.description}' of ${invoice.number} has events`);
@@ -292,7 +368,11 @@ export async function assertInvoicesMatchEvents(t: TestApp, key: string, contrac
 /** The line of an invoice with this description (exactly one). */
 export function lineNamed(invoice: { line_items: LineItem[] }, description: string): LineItem {
   const found = invoice.line_items.filter((l) => l.description === description);
-  assert.equal(found.length, 1, `one line '${description}' in ${JSON.stringify(invoice.line_items.map((l) => l.description))}`);
+  assert.equal(
+    found.length,
+    1,
+    `one line '${description}' in ${JSON.stringify(invoice.line_items.map((l) => l.description))}`,
+  );
   return found[0]!;
 }
 
@@ -303,7 +383,10 @@ export const pathOf = (url: string): string => {
 };
 
 /** A company with a contract in each of two lanes of `lanes` (a hash of the contract id picks the lane). */
-export async function contractsInBothLanes(t: TestApp, lanes: number): Promise<{ key: string; companyId: string; byLane: [Contract, Contract] }> {
+export async function contractsInBothLanes(
+  t: TestApp,
+  lanes: number,
+): Promise<{ key: string; companyId: string; byLane: [Contract, Contract] }> {
   const { key, companyId, contract } = await companyWithContract(t);
   const byLane: (Contract | undefined)[] = [undefined, undefined];
   byLane[laneOf(contract.id, lanes)] = contract;
@@ -324,7 +407,11 @@ export type EndpointBody = Schemas["WebhookEndpoint"];
 export type DeliveryBody = Omit<Schemas["WebhookDelivery"], "payload"> & { payload: Record<string, any> };
 
 /** POST /v1/webhook-endpoints, asserting 201; the answer includes the secret. */
-export async function createEndpoint(t: TestApp, key: string, payload: Record<string, unknown>): Promise<EndpointBody & { secret: string }> {
+export async function createEndpoint(
+  t: TestApp,
+  key: string,
+  payload: Record<string, unknown>,
+): Promise<EndpointBody & { secret: string }> {
   const res = await t.call({ method: "POST", url: ENDPOINTS, key, payload });
   expectStatus(res, 201);
   const body = res.json();
@@ -332,7 +419,12 @@ export async function createEndpoint(t: TestApp, key: string, payload: Record<st
   return body;
 }
 
-export async function patchEndpoint(t: TestApp, key: string, id: string, payload: Record<string, unknown>): Promise<EndpointBody> {
+export async function patchEndpoint(
+  t: TestApp,
+  key: string,
+  id: string,
+  payload: Record<string, unknown>,
+): Promise<EndpointBody> {
   const res = await t.call({ method: "PATCH", url: `${ENDPOINTS}/${id}`, key, payload });
   expectStatus(res, 200);
   return res.json();
@@ -363,7 +455,12 @@ export async function resend(t: TestApp, key: string, deliveryId: string): Promi
 }
 
 /** The delivery of an endpoint whose payload announces the resource with this id. */
-export async function deliveryAbout(t: TestApp, key: string, endpointId: string, resourceId: string): Promise<DeliveryBody> {
+export async function deliveryAbout(
+  t: TestApp,
+  key: string,
+  endpointId: string,
+  resourceId: string,
+): Promise<DeliveryBody> {
   const found = (await listDeliveries(t, key, endpointId)).filter((d) => d.payload.data?.object?.id === resourceId);
   assert.equal(found.length, 1, `one delivery about ${resourceId} to ${endpointId}`);
   return found[0]!;

@@ -43,7 +43,11 @@ export function assertDecimal(actual: number | Big, expected: number | string | 
 }
 
 /** Polls `condition` every 25 ms until it holds; fails after `timeoutMs` (default 20 s) naming `what`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

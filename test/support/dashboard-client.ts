@@ -15,9 +15,17 @@ export interface DashboardClient {
   cookies: Map<string, string>;
   get(path: string): Promise<LightMyRequestResponse>;
   /** Posts a form; adds the CSRF token of the session (read from any signed-in page) unless `_csrf` is given. */
-  post(path: string, fields?: Record<string, string | string[]>, options?: { csrf?: string | null }): Promise<LightMyRequestResponse>;
+  post(
+    path: string,
+    fields?: Record<string, string | string[]>,
+    options?: { csrf?: string | null },
+  ): Promise<LightMyRequestResponse>;
   /** Posts a multipart form (a file upload), the session's CSRF token first unless `csrf` is null. */
-  postMultipart(path: string, parts: readonly MultipartPart[], options?: { csrf?: string | null }): Promise<LightMyRequestResponse>;
+  postMultipart(
+    path: string,
+    parts: readonly MultipartPart[],
+    options?: { csrf?: string | null },
+  ): Promise<LightMyRequestResponse>;
   /** The session's CSRF token, read from the overview page. */
   csrf(): Promise<string>;
 }
@@ -54,7 +62,9 @@ export function dashboardClient(t: () => TestApp): DashboardClient {
   const client: DashboardClient = {
     cookies,
     async get(path) {
-      return remember(await t().call({ method: "GET", url: path, headers: cookies.size ? { cookie: cookieHeader() } : {} }));
+      return remember(
+        await t().call({ method: "GET", url: path, headers: cookies.size ? { cookie: cookieHeader() } : {} }),
+      );
     },
     async post(path, fields = {}, options = {}) {
       const all = { ...fields };
@@ -63,7 +73,10 @@ export function dashboardClient(t: () => TestApp): DashboardClient {
         await t().call({
           method: "POST",
           url: path,
-          headers: { "content-type": "application/x-www-form-urlencoded", ...(cookies.size ? { cookie: cookieHeader() } : {}) },
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            ...(cookies.size ? { cookie: cookieHeader() } : {}),
+          },
           payload: formBody(all),
         }),
       );
@@ -72,7 +85,12 @@ export function dashboardClient(t: () => TestApp): DashboardClient {
       const token = options.csrf === null ? [] : [{ name: "_csrf", value: options.csrf ?? (await client.csrf()) }];
       const body = await multipart([...token, ...parts]);
       return remember(
-        await t().call({ method: "POST", url: path, headers: { ...body.headers, ...(cookies.size ? { cookie: cookieHeader() } : {}) }, payload: body.payload }),
+        await t().call({
+          method: "POST",
+          url: path,
+          headers: { ...body.headers, ...(cookies.size ? { cookie: cookieHeader() } : {}) },
+          payload: body.payload,
+        }),
       );
     },
     async csrf() {
@@ -91,12 +109,21 @@ export async function signUp(t: () => TestApp, options: { company?: string; emai
   const email = options.email ?? `owner-${randomBytes(4).toString("hex")}@example.com`;
   const password = options.password ?? "correct horse battery";
   const form = await client.get("/signup");
-  const response = await client.post("/signup", { company: options.company ?? `Dash ${randomBytes(3).toString("hex")}`, email, password, _csrf: csrfIn(form.body)! });
-  if (response.statusCode !== 303) throw new Error(`sign-up failed: ${response.statusCode} ${response.body.slice(0, 500)}`);
+  const response = await client.post("/signup", {
+    company: options.company ?? `Dash ${randomBytes(3).toString("hex")}`,
+    email,
+    password,
+    _csrf: csrfIn(form.body)!,
+  });
+  if (response.statusCode !== 303)
+    throw new Error(`sign-up failed: ${response.statusCode} ${response.body.slice(0, 500)}`);
   return { client, email, password };
 }
 
-export async function dashboardCompany(t: () => TestApp, options: { company?: string } = {}): Promise<{ client: DashboardClient; key: string }> {
+export async function dashboardCompany(
+  t: () => TestApp,
+  options: { company?: string } = {},
+): Promise<{ client: DashboardClient; key: string }> {
   const { client } = await signUp(t, options);
   const created = await client.post("/settings/api-keys", { name: "billing page tests" });
   assert.equal(created.statusCode, 200);
@@ -127,10 +154,21 @@ export const alertOf = (body: string): string | undefined => /role="alert">([^<]
  * the field has none. Also checks the field points at it (aria-describedby) and is marked invalid.
  */
 export function fieldErrorOf(body: string, id: string): string | undefined {
-  const message = new RegExp(`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>([\\s\\S]*?)</p>`).exec(body)?.[1];
+  const message = new RegExp(
+    `<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>([\\s\\S]*?)</p>`,
+  ).exec(body)?.[1];
   if (message === undefined) return undefined;
-  assert.match(body, new RegExp(`id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`), `field ${id} is marked invalid`);
-  return message.replaceAll("&amp;", "&").replaceAll("&#39;", "'").replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&gt;", ">");
+  assert.match(
+    body,
+    new RegExp(`id="${id}"[^>]*aria-invalid="true" aria-describedby="${id}-error"`),
+    `field ${id} is marked invalid`,
+  );
+  return message
+    .replaceAll("&amp;", "&")
+    .replaceAll("&#39;", "'")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">");
 }
 
 /** The rows of the page's table with this caption (the markup of each <tr> of its body). */
@@ -150,7 +188,13 @@ export function formValuesIn(body: string, action: string): Record<string, strin
   const start = body.indexOf(`action="${action}"`);
   assert.ok(start >= 0, `a form posting to ${action}`);
   const form = body.slice(start, body.indexOf("</form>", start));
-  const decode = (text: string) => text.replaceAll("&quot;", '"').replaceAll("&#39;", "'").replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+  const decode = (text: string) =>
+    text
+      .replaceAll("&quot;", '"')
+      .replaceAll("&#39;", "'")
+      .replaceAll("&lt;", "<")
+      .replaceAll("&gt;", ">")
+      .replaceAll("&amp;", "&");
   const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
   const values: Record<string, string> = {};
   for (const [tag] of form.matchAll(/<input\b[^>]*>/g)) {

@@ -104,7 +104,9 @@ export function describeEachEngine(
               headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(headers ?? {}) },
             }),
           async newCompany({ scopes, name } = {}) {
-            const company = await app.services.access.createCompany(name ?? `Company ${randomBytes(3).toString("hex")}`);
+            const company = await app.services.access.createCompany(
+              name ?? `Company ${randomBytes(3).toString("hex")}`,
+            );
             const key = await app.services.access.createApiKey(company.id, { scopes });
             return { companyId: company.id, key: key.key };
           },

@@ -8,15 +8,27 @@ import { createHash, randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { LightMyRequestResponse } from "fastify";
 import type { TestApp } from "./harness.js";
 
 export type HttpResponse = LightMyRequestResponse;
 
 /** One request through fastify.inject. A non-string payload goes as JSON. */
-export function send(t: TestApp, options: { method: "GET" | "POST" | "DELETE"; url: string; headers?: Record<string, string>; payload?: unknown }): Promise<HttpResponse> {
-  return t.call({ method: options.method, url: options.url, headers: options.headers ?? {}, ...(options.payload === undefined ? {} : { payload: options.payload as string | object }) });
+export function send(
+  t: TestApp,
+  options: { method: "GET" | "POST" | "DELETE"; url: string; headers?: Record<string, string>; payload?: unknown },
+): Promise<HttpResponse> {
+  return t.call({
+    method: options.method,
+    url: options.url,
+    headers: options.headers ?? {},
+    ...(options.payload === undefined ? {} : { payload: options.payload as string | object }),
+  });
 }
 
 /** The harness's public URL, and what it makes of it. */
@@ -44,7 +56,12 @@ export function pkce(): { verifier: string; challenge: string } {
 export function postForm(t: TestApp, url: string, fields: Record<string, string | undefined>): Promise<HttpResponse> {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) body.set(name, value);
-  return send(t, { method: "POST", url, headers: { "content-type": "application/x-www-form-urlencoded" }, payload: body.toString() });
+  return send(t, {
+    method: "POST",
+    url,
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payload: body.toString(),
+  });
 }
 
 /** POST /register with a public client's metadata (overridable); returns the raw response. */
@@ -183,7 +200,11 @@ export async function authorizationCode(
 }
 
 /** Redeems a code (as the SDK client would: with redirect_uri and resource). */
-export function exchangeCode(t: TestApp, authorized: Authorized, overrides: Record<string, string | undefined> = {}): Promise<HttpResponse> {
+export function exchangeCode(
+  t: TestApp,
+  authorized: Authorized,
+  overrides: Record<string, string | undefined> = {},
+): Promise<HttpResponse> {
   return tokenRequest(t, {
     grant_type: "authorization_code",
     client_id: authorized.clientId,
@@ -195,8 +216,19 @@ export function exchangeCode(t: TestApp, authorized: Authorized, overrides: Reco
   });
 }
 
-export function refreshTokens(t: TestApp, clientId: string, refreshToken: string, overrides: Record<string, string | undefined> = {}): Promise<HttpResponse> {
-  return tokenRequest(t, { grant_type: "refresh_token", client_id: clientId, refresh_token: refreshToken, resource: MCP_RESOURCE, ...overrides });
+export function refreshTokens(
+  t: TestApp,
+  clientId: string,
+  refreshToken: string,
+  overrides: Record<string, string | undefined> = {},
+): Promise<HttpResponse> {
+  return tokenRequest(t, {
+    grant_type: "refresh_token",
+    client_id: clientId,
+    refresh_token: refreshToken,
+    resource: MCP_RESOURCE,
+    ...overrides,
+  });
 }
 
 /** The whole flow for `user` with `scopes`: tokens and the client they were issued to. */
@@ -220,7 +252,12 @@ export function expectOAuthError(res: HttpResponse, status: number, code: string
 let rpcId = 0;
 
 /** One JSON-RPC request to POST /mcp (no initialize: the server is stateless). */
-export function mcpRequest(t: TestApp, token: string | undefined, method: string, params: Record<string, unknown> = {}): Promise<HttpResponse> {
+export function mcpRequest(
+  t: TestApp,
+  token: string | undefined,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<HttpResponse> {
   return send(t, {
     method: "POST",
     url: "/mcp",
@@ -240,7 +277,12 @@ export interface ToolResult {
 }
 
 /** tools/call through /mcp; asserts a JSON-RPC result and returns it. */
-export async function callTool(t: TestApp, token: string, name: string, args: Record<string, unknown> = {}): Promise<ToolResult> {
+export async function callTool(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<ToolResult> {
   const res = await mcpRequest(t, token, "tools/call", { name, arguments: args });
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json() as { result?: ToolResult; error?: unknown };
@@ -249,16 +291,31 @@ export async function callTool(t: TestApp, token: string, name: string, args: Re
 }
 
 /** A tool call that must succeed; returns its structured content. */
-export async function toolOk<T = Record<string, unknown>>(t: TestApp, token: string, name: string, args: Record<string, unknown> = {}): Promise<T> {
+export async function toolOk<T = Record<string, unknown>>(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
   const result = await callTool(t, token, name, args);
   assert.notEqual(result.isError, true, `${name} failed: ${JSON.stringify(result)}`);
   assert.ok(result.structuredContent, `${name}: no structuredContent`);
-  assert.deepEqual(JSON.parse(result.content[0]!.text), result.structuredContent, "text content mirrors the structured content");
+  assert.deepEqual(
+    JSON.parse(result.content[0]!.text),
+    result.structuredContent,
+    "text content mirrors the structured content",
+  );
   return result.structuredContent as T;
 }
 
 /** A tool call that must fail as a tool error with `code`; returns the error body. */
-export async function toolError(t: TestApp, token: string, name: string, args: Record<string, unknown>, code: string): Promise<{ error: string; code: string }> {
+export async function toolError(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+): Promise<{ error: string; code: string }> {
   const result = await callTool(t, token, name, args);
   assert.equal(result.isError, true, `${name} should fail with ${code}: ${JSON.stringify(result)}`);
   assert.equal(result.structuredContent?.code, code, `${name}: ${JSON.stringify(result.structuredContent)}`);
@@ -270,8 +327,19 @@ export async function toolError(t: TestApp, token: string, name: string, args: R
  * A tool call refused before any tool runs: JSON-RPC Invalid params (-32602) with one sentence. Returns
  * the sentence, checked for what a validator's dump would hold (brackets, braces, zod's own wording).
  */
-export async function invalidParams(t: TestApp, token: string, name: string, args: unknown, params?: unknown): Promise<string> {
-  const res = await mcpRequest(t, token, "tools/call", (params ?? { name, arguments: args }) as Record<string, unknown>);
+export async function invalidParams(
+  t: TestApp,
+  token: string,
+  name: string,
+  args: unknown,
+  params?: unknown,
+): Promise<string> {
+  const res = await mcpRequest(
+    t,
+    token,
+    "tools/call",
+    (params ?? { name, arguments: args }) as Record<string, unknown>,
+  );
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json() as { result?: unknown; error?: { code: number; message: string } };
   assert.ok(body.error, `${name}: a JSON-RPC error, not ${res.body}`);
@@ -284,7 +352,11 @@ export async function invalidParams(t: TestApp, token: string, name: string, arg
 export function assertSentence(message: string): void {
   assert.ok(message.length > 0 && message.length < 300, message);
   assert.doesNotMatch(message, /[[\]{}]|\n/, `no structure in ${JSON.stringify(message)}`);
-  assert.doesNotMatch(message, /zod|Invalid input|Too (small|big)|expected \w+, received|invalid_type|MCP error/i, `no validator wording in ${message}`);
+  assert.doesNotMatch(
+    message,
+    /zod|Invalid input|Too (small|big)|expected \w+, received|invalid_type|MCP error/i,
+    `no validator wording in ${message}`,
+  );
 }
 
 /** The redirect URI of the SDK-client tests: nothing listens there, the provider reads the code off the redirect. */
@@ -361,11 +433,17 @@ export class SignInOAuthProvider implements OAuthClientProvider {
       body: new URLSearchParams(fields).toString(),
       redirect: "manual" as const,
     });
-    const consentPage = await this.fetchFn(new URL("/oauth/login", url), form({ request_id: requestIdOf(await page.text()), email: this.user.email, password: this.user.password }));
+    const consentPage = await this.fetchFn(
+      new URL("/oauth/login", url),
+      form({ request_id: requestIdOf(await page.text()), email: this.user.email, password: this.user.password }),
+    );
     assert.equal(consentPage.status, 200, "signed in: the consent page");
     const html = await consentPage.text();
     assert.ok(html.includes("read:invoices") && html.includes("write:invoices"), "the consent page lists the scopes");
-    const decided = await this.fetchFn(new URL("/oauth/consent", url), form({ request_id: requestIdOf(html), decision: "allow" }));
+    const decided = await this.fetchFn(
+      new URL("/oauth/consent", url),
+      form({ request_id: requestIdOf(html), decision: "allow" }),
+    );
     assert.equal(decided.status, 302);
     const location = new URL(decided.headers.get("location")!);
     assert.equal(`${location.origin}${location.pathname}`, SDK_REDIRECT_URI);
@@ -378,7 +456,9 @@ export class SignInOAuthProvider implements OAuthClientProvider {
 /** The SDK client connected to `mcpUrl` with `Authorization: Bearer <credential>` (an API key or an access token), as a headless agent is. */
 export async function connectWithBearer(mcpUrl: URL, credential: string): Promise<Client> {
   const client = new Client({ name: "headless agent", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${credential}` } } }),
+  );
   return client;
 }
 
@@ -386,9 +466,16 @@ export async function connectWithBearer(mcpUrl: URL, credential: string): Promis
  * The SDK client connected to `mcpUrl` after the whole OAuth flow as an MCP client does it: the 401, discovery,
  * registration, sign-in and consent (through `provider`), the code for tokens, and a new connection with them.
  */
-export async function connectWithOAuth(mcpUrl: URL, provider: SignInOAuthProvider, fetchFn: typeof fetch = fetch): Promise<Client> {
+export async function connectWithOAuth(
+  mcpUrl: URL,
+  provider: SignInOAuthProvider,
+  fetchFn: typeof fetch = fetch,
+): Promise<Client> {
   const options = { authProvider: provider, fetch: fetchFn };
-  await assert.rejects(new Client({ name: "oauth agent", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl, options)), UnauthorizedError);
+  await assert.rejects(
+    new Client({ name: "oauth agent", version: "1.0.0" }).connect(new StreamableHTTPClientTransport(mcpUrl, options)),
+    UnauthorizedError,
+  );
   assert.ok(provider.code, "the flow reached the redirect with a code");
   const transport = new StreamableHTTPClientTransport(mcpUrl, options);
   await transport.finishAuth(provider.code);

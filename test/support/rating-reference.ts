@@ -15,7 +15,8 @@ import fc from "fast-check";
 /** `{ numRuns, seed? }` for fc.assert: FC_RUNS overrides `defaultRuns`, FC_SEED fixes the seed. */
 export function fcParams(defaultRuns: number): { numRuns: number; seed?: number } {
   const runs = process.env.FC_RUNS ? Number(process.env.FC_RUNS) : defaultRuns;
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`FC_RUNS must be a positive integer, got '${process.env.FC_RUNS}'`);
+  if (!Number.isInteger(runs) || runs < 1)
+    throw new Error(`FC_RUNS must be a positive integer, got '${process.env.FC_RUNS}'`);
   const seedText = process.env.FC_SEED;
   if (seedText === undefined || seedText === "") return { numRuns: runs };
   const seed = Number(seedText);
@@ -28,13 +29,18 @@ export function fcParams(defaultRuns: number): { numRuns: number; seed?: number 
  * first failure: later candidates pass without running, so fast-check reports the smallest failing case
  * found so far, which did fail. Without it a failing case through the database can shrink for many minutes.
  */
-export function withShrinkBudget<A extends unknown[]>(run: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+export function withShrinkBudget<A extends unknown[]>(
+  run: (...args: A) => Promise<void>,
+): (...args: A) => Promise<void> {
   const budgetMs = Number(process.env.FC_SHRINK_SECONDS ?? 60) * 1000;
   let firstFailure: number | null = null;
   let warned = false;
   return async (...args: A) => {
     if (firstFailure !== null && Date.now() - firstFailure > budgetMs) {
-      if (!warned) console.warn(`shrinking stopped after ${budgetMs / 1000} s (FC_SHRINK_SECONDS): the counterexample may not be minimal`);
+      if (!warned)
+        console.warn(
+          `shrinking stopped after ${budgetMs / 1000} s (FC_SHRINK_SECONDS): the counterexample may not be minimal`,
+        );
       warned = true;
       return;
     }
@@ -107,8 +113,6 @@ function divHalfEven(n: bigint, d: bigint): bigint {
 export const feeUnitPrice = (amountMinor: bigint, exponent: number, quantity: bigint): bigint =>
   quantity === 0n ? 0n : divHalfEven(amountMinor * pow10(SCALE - exponent) * pow10(SCALE), quantity);
 
-
-
 // ---------------------------------------------------------------------------------------------------------
 // The model: rules and events as a client writes them.
 
@@ -142,7 +146,10 @@ export interface EventSpec {
 }
 
 /** The rule that prices an event (docs/decisions.md, "Rating" 3), written again: most specific match, first added on ties. */
-function referenceSelect(rules: readonly RuleSpec[], event: Pick<EventSpec, "metric" | "counterparty" | "counterpartySide">): RuleSpec | undefined {
+function referenceSelect(
+  rules: readonly RuleSpec[],
+  event: Pick<EventSpec, "metric" | "counterparty" | "counterpartySide">,
+): RuleSpec | undefined {
   let best: RuleSpec | undefined;
   let bestScore = -1;
   for (const rule of rules) {
@@ -186,7 +193,14 @@ export interface RefLine {
 export type RefEvent =
   | { status: "rejected" }
   | { status: "duplicate" }
-  | { status: "rated"; ruleKey: string; lineKey: string; charge: bigint; uncappedCharge: bigint; kind: "usage" | "fee" };
+  | {
+      status: "rated";
+      ruleKey: string;
+      lineKey: string;
+      charge: bigint;
+      uncappedCharge: bigint;
+      kind: "usage" | "fee";
+    };
 
 export interface RefInvoice {
   lines: Map<string, RefLine>;
@@ -210,7 +224,11 @@ const usageDescriptionOf = (rule: RuleSpec): string => {
  * Rates `events` in this order against `rules` the slow way. An id met again is a duplicate and changes
  * nothing; an event without a matching rule is rejected. `exponent` is the currency's minor unit.
  */
-export function referenceInvoice(rules: readonly RuleSpec[], events: readonly EventSpec[], exponent: number): RefInvoice {
+export function referenceInvoice(
+  rules: readonly RuleSpec[],
+  events: readonly EventSpec[],
+  exponent: number,
+): RefInvoice {
   const lines = new Map<string, RefLine>();
   const seen = new Map<string, RefEvent>();
   const outcomes: RefEvent[] = [];
@@ -296,9 +314,15 @@ export function referenceInvoice(rules: readonly RuleSpec[], events: readonly Ev
  * the minimum, rounded half-even to the minor unit, less the line amounts, when positive; null when the lines
  * reach it. Minor units throughout.
  */
-export function billReference(ref: RefInvoice, minimum: string, exponent: number): { trueUpMinor: bigint | null; totalMinor: bigint } {
+export function billReference(
+  ref: RefInvoice,
+  minimum: string,
+  exponent: number,
+): { trueUpMinor: bigint | null; totalMinor: bigint } {
   const shortfall = roundHalfEven(toUnits(minimum), SCALE, exponent) - ref.totalMinor;
-  return shortfall > 0n ? { trueUpMinor: shortfall, totalMinor: ref.totalMinor + shortfall } : { trueUpMinor: null, totalMinor: ref.totalMinor };
+  return shortfall > 0n
+    ? { trueUpMinor: shortfall, totalMinor: ref.totalMinor + shortfall }
+    : { trueUpMinor: null, totalMinor: ref.totalMinor };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -347,7 +371,10 @@ const TIE_PRICES = ["0.005", "0.015", "0.125", "0.0025", "2.5", "0.5", "1.005"];
 const TIE_QUANTITIES = ["1", "2", "3", "10", "0.5", "1.5"];
 
 const priceArb = (below: number, digits: number) =>
-  fc.oneof({ arbitrary: decimalString(below, digits), weight: 4 }, { arbitrary: fc.constantFrom(...TIE_PRICES), weight: 1 });
+  fc.oneof(
+    { arbitrary: decimalString(below, digits), weight: 4 },
+    { arbitrary: fc.constantFrom(...TIE_PRICES), weight: 1 },
+  );
 
 const quantityArb = (digits: number) =>
   fc.oneof(
@@ -427,8 +454,10 @@ export function scenarioArb(o: ScenarioOptions): fc.Arbitrary<Scenario> {
         }
         const rule = rules[e.ruleIndex % rules.length]!;
         const metric = e.metricFrom === 0 ? rule.metric : e.anyMetric;
-        const counterparty = e.counterpartyFrom === "rule" ? rule.counterparty : e.counterpartyFrom === "random" ? e.counterparty : null;
-        const counterpartySide = e.sideFrom === "rule" ? rule.counterpartySide : e.sideFrom === "random" ? e.side : null;
+        const counterparty =
+          e.counterpartyFrom === "rule" ? rule.counterparty : e.counterpartyFrom === "random" ? e.counterparty : null;
+        const counterpartySide =
+          e.sideFrom === "rule" ? rule.counterpartySide : e.sideFrom === "random" ? e.side : null;
         // The rule's own price with a trailing zero: the same unit price, so the same line.
         const ownPrice = rule.price.includes(".") ? `${rule.price}0` : `${rule.price}.0`;
         const appliedRate = e.fee !== null ? null : e.rateKind === 1 ? e.rate : e.rateKind === 2 ? ownPrice : null;
@@ -477,7 +506,9 @@ export function splitBy<T>(items: readonly T[], sizes: readonly number[]): T[][]
 /** Every order of `items` (small lists only). */
 export function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
-  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+  return items.flatMap((item, i) =>
+    permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]),
+  );
 }
 
 export const hasCaps = (rules: readonly RuleSpec[]) => rules.some((r) => r.cap !== null);

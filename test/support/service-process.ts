@@ -46,7 +46,10 @@ export function serviceProcesses() {
    * Starts the service with `env` (storage and the rest) on `port` (a free one when not given) and waits
    * until /healthz answers: listening comes after migrations and the bootstrap, so it is ready then.
    */
-  async function start(env: Record<string, string>, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+  async function start(
+    env: Record<string, string>,
+    options: { port?: number; readyTimeoutMs?: number } = {},
+  ): Promise<ServiceProcess> {
     const port = options.port ?? (await closedPort());
     const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: REPO_ROOT,
@@ -80,7 +83,8 @@ export function serviceProcesses() {
     await waitFor(
       `the service on port ${port} to be healthy`,
       async () => {
-        if (!service.alive()) assert.fail(`the service exited (${child.exitCode ?? child.signalCode}): ${output.join("")}`);
+        if (!service.alive())
+          assert.fail(`the service exited (${child.exitCode ?? child.signalCode}): ${output.join("")}`);
         try {
           return (await fetch(`${service.base}/healthz`, { signal: AbortSignal.timeout(2_000) })).status === 200;
         } catch {
@@ -102,7 +106,10 @@ export async function kill(service: ServiceProcess): Promise<void> {
 }
 
 /** SIGTERM and wait (bounded) for the exit; returns how it ended. */
-export async function stop(service: ServiceProcess, timeoutMs = 30_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stop(
+  service: ServiceProcess,
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (service.alive()) service.child.kill("SIGTERM");
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -123,7 +130,11 @@ const compiledCli = join(REPO_ROOT, "dist", "src", "surfaces", "cli", "cli.js");
 
 /** bin/billing.js runs dist/: build it when it is missing or older than the sources (as npm start does). */
 export function ensureCliBuilt(): void {
-  const build = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "--if-stale"], { cwd: REPO_ROOT, encoding: "utf8", timeout: 120_000 });
+  const build = spawnSync(process.execPath, [join(REPO_ROOT, "scripts", "build.mjs"), "--if-stale"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+    timeout: 120_000,
+  });
   // A type error elsewhere in src/ still emits JavaScript; only a missing CLI stops the suite.
   if (build.status !== 0) console.warn(`scripts/build.mjs exited ${build.status}:\n${build.stdout}${build.stderr}`);
   assert.ok(existsSync(compiledCli), "the build produced dist/src/surfaces/cli/cli.js");
@@ -153,7 +164,9 @@ export function runBilling(args: string[], env: Record<string, string>): Promise
 }
 
 /** `billing verify` must exit 0 and print `"ok": true`; returns its report. */
-export async function assertVerifyPasses(env: Record<string, string>): Promise<{ ok: boolean; events: number; problems: string[] }> {
+export async function assertVerifyPasses(
+  env: Record<string, string>,
+): Promise<{ ok: boolean; events: number; problems: string[] }> {
   const run = await runBilling(["verify"], env);
   assert.equal(run.code, 0, `billing verify exited ${run.code}:\n${run.stdout}\n${run.stderr}`);
   assert.match(run.stdout, /"ok": true/);

@@ -16,21 +16,36 @@ export interface MultipartPart {
 }
 
 /** A multipart/form-data body and its content-type (with the boundary), from FormData. */
-export async function multipart(parts: readonly MultipartPart[]): Promise<{ payload: Buffer; headers: Record<string, string> }> {
+export async function multipart(
+  parts: readonly MultipartPart[],
+): Promise<{ payload: Buffer; headers: Record<string, string> }> {
   const form = new FormData();
   for (const part of parts) {
     if (typeof part.value === "string" && part.filename === undefined) form.append(part.name, part.value);
-    else form.append(part.name, new Blob([typeof part.value === "string" ? part.value : new Uint8Array(part.value)], { type: part.type ?? "application/pdf" }), part.filename ?? "file.pdf");
+    else
+      form.append(
+        part.name,
+        new Blob([typeof part.value === "string" ? part.value : new Uint8Array(part.value)], {
+          type: part.type ?? "application/pdf",
+        }),
+        part.filename ?? "file.pdf",
+      );
   }
   const request = new Request("http://localhost/", { method: "POST", body: form });
-  return { payload: Buffer.from(await request.arrayBuffer()), headers: { "content-type": request.headers.get("content-type")! } };
+  return {
+    payload: Buffer.from(await request.arrayBuffer()),
+    headers: { "content-type": request.headers.get("content-type")! },
+  };
 }
 
 /**
  * How a stored, uploaded PDF is served, by the API and the dashboard: offered for download only, and in a
  * sandbox with nothing allowed were a browser to show it anyway.
  */
-export function assertServedAsUpload(res: { statusCode: number; headers: Record<string, unknown> }, filename: string): void {
+export function assertServedAsUpload(
+  res: { statusCode: number; headers: Record<string, unknown> },
+  filename: string,
+): void {
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers["content-type"], "application/pdf");
   assert.equal(res.headers["content-disposition"], `attachment; filename="${filename}"`);
@@ -39,7 +54,10 @@ export function assertServedAsUpload(res: { statusCode: number; headers: Record<
 }
 
 /** A PDF made by pdfkit with these lines of text; `encryption` adds a password. */
-export function plainPdf(lines: readonly string[] = ["Master services agreement", "Signed by both parties."], encryption: Record<string, unknown> = {}): Promise<Buffer> {
+export function plainPdf(
+  lines: readonly string[] = ["Master services agreement", "Signed by both parties."],
+  encryption: Record<string, unknown> = {},
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({ ...encryption, info: { CreationDate: new Date(0) } });
     const chunks: Buffer[] = [];
@@ -61,10 +79,43 @@ export function generatedAgreement(overrides: Partial<AgreementPdfInput> = {}): 
       contractNumber: "CN-000042",
       currency: "EUR",
       rules: [
-        { id: "r1", name: "SEPA transfer", type: "usage", model: "flat", amount: "0.25", metric: "sepa_transfer", monthly_cap: "500.00", currency: "EUR" },
-        { id: "r2", name: "Card payments", type: "usage", model: "percentage", rate: "0.029", metric: "card_payment", currency: "EUR" },
-        { id: "r3", name: "Platform fee", type: "subscription", model: "flat", amount: "99.00", frequency: "monthly", currency: "EUR" },
-        { id: "r4", name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "EUR" },
+        {
+          id: "r1",
+          name: "SEPA transfer",
+          type: "usage",
+          model: "flat",
+          amount: "0.25",
+          metric: "sepa_transfer",
+          monthly_cap: "500.00",
+          currency: "EUR",
+        },
+        {
+          id: "r2",
+          name: "Card payments",
+          type: "usage",
+          model: "percentage",
+          rate: "0.029",
+          metric: "card_payment",
+          currency: "EUR",
+        },
+        {
+          id: "r3",
+          name: "Platform fee",
+          type: "subscription",
+          model: "flat",
+          amount: "99.00",
+          frequency: "monthly",
+          currency: "EUR",
+        },
+        {
+          id: "r4",
+          name: "Monthly minimum",
+          type: "minimum",
+          model: "flat",
+          amount: "1000.00",
+          frequency: "monthly",
+          currency: "EUR",
+        },
       ],
       minimumAmount: "1000.00",
       generatedAt: new Date("2026-01-01T00:00:00Z"),
@@ -86,7 +137,14 @@ export function uploadTerms(overrides: Record<string, unknown> = {}): Record<str
     end_date: "2026-12-31",
     currency: "EUR",
     rules: [
-      { name: "SEPA transfer", type: "usage", model: "flat", metric: "sepa_transfer", amount: "0.25", monthly_cap: "500" },
+      {
+        name: "SEPA transfer",
+        type: "usage",
+        model: "flat",
+        metric: "sepa_transfer",
+        amount: "0.25",
+        monthly_cap: "500",
+      },
       { name: "Card payments", type: "usage", model: "percentage", metric: "card_payment", rate: 0.029 },
       { name: "Platform fee", type: "subscription", model: "flat", amount: "99" },
       { name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000" },
@@ -117,9 +175,17 @@ export function bombPdf(unpackedBytes: number, { into = "metadata" }: { into?: "
   });
   offsets.push(length());
   const kind = into === "metadata" ? "/Type /Metadata /Subtype /XML " : "";
-  parts.push(Buffer.from(`4 0 obj\n<< ${kind}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`), data, Buffer.from("\nendstream\nendobj\n"));
+  parts.push(
+    Buffer.from(`4 0 obj\n<< ${kind}/Filter /FlateDecode /Length ${data.length} >>\nstream\n`),
+    data,
+    Buffer.from("\nendstream\nendobj\n"),
+  );
   const xref = length();
-  parts.push(Buffer.from(`xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`));
+  parts.push(
+    Buffer.from(
+      `xref\n0 5\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`,
+    ),
+  );
   return Buffer.concat(parts);
 }
 
@@ -129,7 +195,10 @@ export function bombPdf(unpackedBytes: number, { into = "metadata" }: { into?: "
  * chunk; then an empty final block and the Adler-32 of the whole, computed in closed form per chunk.
  */
 function repeatedDeflate(byte: number, chunkBytes: number, count: number): Buffer {
-  const block = zlib.deflateRawSync(Buffer.alloc(chunkBytes, byte), { level: 9, finishFlush: zlib.constants.Z_FULL_FLUSH });
+  const block = zlib.deflateRawSync(Buffer.alloc(chunkBytes, byte), {
+    level: 9,
+    finishFlush: zlib.constants.Z_FULL_FLUSH,
+  });
   const MOD = 65521n;
   let a = 1n;
   let b = 0n;
@@ -143,5 +212,10 @@ function repeatedDeflate(byte: number, chunkBytes: number, count: number): Buffe
   const trailer = Buffer.alloc(4);
   trailer.writeUInt32BE(Number((b << 16n) | a));
   // 0x78 0xda: deflate, 32 KiB window, best compression; 0x03 0x00: an empty final block (fixed codes).
-  return Buffer.concat([Buffer.from([0x78, 0xda]), ...Array.from({ length: count }, () => block), Buffer.from([0x03, 0x00]), trailer]);
+  return Buffer.concat([
+    Buffer.from([0x78, 0xda]),
+    ...Array.from({ length: count }, () => block),
+    Buffer.from([0x03, 0x00]),
+    trailer,
+  ]);
 }

@@ -122,7 +122,9 @@ export async function closedPort(): Promise<number> {
 
 /** The requests whose event announces the resource with this id (`data.object.id`). */
 export function requestsAbout(receiver: Receiver, resourceId: string): ReceivedRequest[] {
-  return receiver.requests.filter((r) => (JSON.parse(r.body) as { data: { object: { id: string } } }).data.object.id === resourceId);
+  return receiver.requests.filter(
+    (r) => (JSON.parse(r.body) as { data: { object: { id: string } } }).data.object.id === resourceId,
+  );
 }
 
 const stripe = new Stripe("sk_test_x");

@@ -62,34 +62,48 @@ const CENTS = 2;
 
 /** The sample program's usage rules (docs/decisions.md, "Invoices"), first in every contract's rule order. */
 const SAMPLE_RULES: RuleSpec[] = [
-  { key: "domestic_wire", metric: "domestic_wire", model: "flat", price: "20.00", cap: null, counterparty: null, counterpartySide: null },
-  { key: "international_wire", metric: "international_wire", model: "flat", price: "30.00", cap: null, counterparty: null, counterpartySide: null },
+  {
+    key: "domestic_wire",
+    metric: "domestic_wire",
+    model: "flat",
+    price: "20.00",
+    cap: null,
+    counterparty: null,
+    counterpartySide: null,
+  },
+  {
+    key: "international_wire",
+    metric: "international_wire",
+    model: "flat",
+    price: "30.00",
+    cap: null,
+    counterparty: null,
+    counterpartySide: null,
+  },
 ];
 
-const caseArb = fc
-  .boolean()
-  .chain((caps) =>
-    fc.record({
-      scenario: scenarioArb({
-        metrics: ["domestic_wire", "international_wire", "card", "fx"],
-        counterparties: ["acme", "globex"],
-        sides: ["maker", "taker"],
-        exponent: CENTS,
-        digits: 6,
-        maxRules: 4,
-        maxEvents: MAX_EVENTS,
-        caps,
-        baseRules: SAMPLE_RULES,
-      }),
-      // Orders and cuts do not shrink: each shrink step costs a company, and the events shrink instead.
-      batchKeys: fc.noShrink(shuffleKeysArb(MAX_EVENTS)),
-      batchSizes: fc.noShrink(fc.array(fc.integer({ min: 1, max: 15 }), { minLength: 1, maxLength: 5 })),
-      parallelKeys: fc.noShrink(shuffleKeysArb(MAX_EVENTS)),
-      parallelRequests: fc.noShrink(fc.integer({ min: 2, max: 4 })),
-      // The sample's 1000.00 and others: usage of up to 40 wires at 20-30 each falls short of some, passes others.
-      minimum: fc.constantFrom("1000.00", "0.01", "250.005", "400.00", "99999.99"),
+const caseArb = fc.boolean().chain((caps) =>
+  fc.record({
+    scenario: scenarioArb({
+      metrics: ["domestic_wire", "international_wire", "card", "fx"],
+      counterparties: ["acme", "globex"],
+      sides: ["maker", "taker"],
+      exponent: CENTS,
+      digits: 6,
+      maxRules: 4,
+      maxEvents: MAX_EVENTS,
+      caps,
+      baseRules: SAMPLE_RULES,
     }),
-  );
+    // Orders and cuts do not shrink: each shrink step costs a company, and the events shrink instead.
+    batchKeys: fc.noShrink(shuffleKeysArb(MAX_EVENTS)),
+    batchSizes: fc.noShrink(fc.array(fc.integer({ min: 1, max: 15 }), { minLength: 1, maxLength: 5 })),
+    parallelKeys: fc.noShrink(shuffleKeysArb(MAX_EVENTS)),
+    parallelRequests: fc.noShrink(fc.integer({ min: 2, max: 4 })),
+    // The sample's 1000.00 and others: usage of up to 40 wires at 20-30 each falls short of some, passes others.
+    minimum: fc.constantFrom("1000.00", "0.01", "250.005", "400.00", "99999.99"),
+  }),
+);
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
 /** A decimal the API printed as a JSON number, as an integer of 10^-scale. */
@@ -170,8 +184,15 @@ async function addRules(t: TestApp, key: string, contract: Contract, scenario: S
     assert.equal(rule.metric, spec.metric, `rule ${spec.key}: metric`);
     assert.equal(rule.model, spec.model, `rule ${spec.key}: model`);
     const price = spec.model === "flat" ? rule.amount : rule.rate === null ? null : new Big(rule.rate).toFixed();
-    assert.ok(price !== null && toUnits(price) === toUnits(spec.price), `rule ${spec.key}: price ${price} for ${spec.price}`);
-    assert.equal(rule.monthly_cap === null ? null : toUnits(rule.monthly_cap), spec.cap === null ? null : toUnits(spec.cap), `rule ${spec.key}: cap`);
+    assert.ok(
+      price !== null && toUnits(price) === toUnits(spec.price),
+      `rule ${spec.key}: price ${price} for ${spec.price}`,
+    );
+    assert.equal(
+      rule.monthly_cap === null ? null : toUnits(rule.monthly_cap),
+      spec.cap === null ? null : toUnits(spec.cap),
+      `rule ${spec.key}: cap`,
+    );
     assert.equal(rule.counterparty, spec.counterparty);
     assert.equal(rule.counterparty_side, spec.counterpartySide);
     ids.set(spec.key, rule.id);
@@ -194,7 +215,6 @@ function checkAnswers(results: SubmitResult[], ref: RefInvoice, label: string): 
     }
   });
 }
-
 
 interface Billed {
   label: string;
@@ -225,7 +245,13 @@ async function checkContract(
   projectedBefore: boolean,
 ): Promise<Billed> {
   const ruleKeys = new Map([...ruleIds].map(([k, id]) => [id, k]));
-  const { rows: events } = await t.app.db.query<{ id: string; rated_amount: string; rule_id: string; line_key: string; invoice_number: string }>(
+  const { rows: events } = await t.app.db.query<{
+    id: string;
+    rated_amount: string;
+    rule_id: string;
+    line_key: string;
+    invoice_number: string;
+  }>(
     "SELECT id, rated_amount::text, rule_id, line_key, invoice_number FROM usage_events WHERE company_id = $1 AND contract_id = $2",
     [companyId, contract.id],
   );
@@ -239,8 +265,13 @@ async function checkContract(
     }) && stored.size === [...ref.events.values()].filter((o) => o.status === "rated").length;
   const ref = refs.find(matches);
   if (!ref) {
-    const diffs = [...refs[0]!.events].map(([id, o]) => `${id}: stored ${stored.get(id)?.rated_amount ?? "-"}, reference ${o.status === "rated" ? fromUnits(o.charge) : o.status}`);
-    assert.fail(`${label}: the stored charges match no serial order of the requests (${refs.length} tried):\n${diffs.join("\n")}`);
+    const diffs = [...refs[0]!.events].map(
+      ([id, o]) =>
+        `${id}: stored ${stored.get(id)?.rated_amount ?? "-"}, reference ${o.status === "rated" ? fromUnits(o.charge) : o.status}`,
+    );
+    assert.fail(
+      `${label}: the stored charges match no serial order of the requests (${refs.length} tried):\n${diffs.join("\n")}`,
+    );
   }
   for (const [id, outcome] of ref.events) {
     if (outcome.status !== "rated") continue;
@@ -249,13 +280,21 @@ async function checkContract(
   }
 
   const accepted = [...ref.events.values()].some((o) => o.status === "rated");
-  if (!accepted && !projectedBefore) assert.deepEqual(await invoicesOf(t, key, contract.id), [], `${label}: no event accepted, no invoice`);
+  if (!accepted && !projectedBefore)
+    assert.deepEqual(await invoicesOf(t, key, contract.id), [], `${label}: no event accepted, no invoice`);
   // Projection (again, for a draft projected before its usage) puts the minimum under the comparison.
   const projection = await project(t, key, contract.id);
-  assert.equal(projection.is_new, !accepted && !projectedBefore, `${label}: projection creates the draft only when no usage did`);
+  assert.equal(
+    projection.is_new,
+    !accepted && !projectedBefore,
+    `${label}: projection creates the draft only when no usage did`,
+  );
 
   const invoice = await exactInvoiceFor(t, key, contract.id);
-  assert.ok(events.every((e) => e.invoice_number === invoice.number), `${label}: every event on the contract's March draft`);
+  assert.ok(
+    events.every((e) => e.invoice_number === invoice.number),
+    `${label}: every event on the contract's March draft`,
+  );
   const refKey = (l: { kind: string; metric: string | null; rule_id: string | null }, unitPrice: bigint) =>
     l.kind === "fee" ? `fee|${l.metric}` : `usage|${ruleKeys.get(l.rule_id!)}|${unitPrice}`;
 
@@ -272,9 +311,21 @@ async function checkContract(
     const mine = byRefKey.get(k)!;
     assert.equal(mine.description, theirs.description, `${label}: line ${k} description`);
     assert.equal(toUnits(mine.quantity), theirs.quantity, `${label}: line ${k} quantity ${mine.quantity}`);
-    assert.equal(toUnits(mine.charge_total), theirs.chargeTotal, `${label}: line ${k} charges ${mine.charge_total} vs ${fromUnits(theirs.chargeTotal)}`);
-    assert.equal(toUnits(mine.capped_total), theirs.cappedTotal, `${label}: line ${k} capped ${mine.capped_total} vs ${fromUnits(theirs.cappedTotal)}`);
-    assert.equal(mine.rate === null ? null : toUnits(mine.rate), theirs.kind === "usage" ? theirs.unitPrice : null, `${label}: line ${k} rate ${mine.rate}`);
+    assert.equal(
+      toUnits(mine.charge_total),
+      theirs.chargeTotal,
+      `${label}: line ${k} charges ${mine.charge_total} vs ${fromUnits(theirs.chargeTotal)}`,
+    );
+    assert.equal(
+      toUnits(mine.capped_total),
+      theirs.cappedTotal,
+      `${label}: line ${k} capped ${mine.capped_total} vs ${fromUnits(theirs.cappedTotal)}`,
+    );
+    assert.equal(
+      mine.rate === null ? null : toUnits(mine.rate),
+      theirs.kind === "usage" ? theirs.unitPrice : null,
+      `${label}: line ${k} rate ${mine.rate}`,
+    );
   }
 
   // Capped rules: never above the cap, and exactly min(cap, uncapped sum).
@@ -287,19 +338,34 @@ async function checkContract(
   for (const [ruleKey, expected] of expectedCapped(rules, ref)) {
     const cap = toUnits(rules.find((r) => r.key === ruleKey)!.cap!);
     const charged = cappedByRule.get(ruleKey) ?? 0n;
-    assert.ok(charged <= cap, `${label}: rule ${ruleKey} charged ${fromUnits(charged)} above its cap ${fromUnits(cap)}`);
-    assert.equal(charged, expected, `${label}: rule ${ruleKey} charged ${fromUnits(charged)}, min(cap, uncapped) is ${fromUnits(expected)}`);
+    assert.ok(
+      charged <= cap,
+      `${label}: rule ${ruleKey} charged ${fromUnits(charged)} above its cap ${fromUnits(cap)}`,
+    );
+    assert.equal(
+      charged,
+      expected,
+      `${label}: rule ${ruleKey} charged ${fromUnits(charged)}, min(cap, uncapped) is ${fromUnits(expected)}`,
+    );
   }
 
   // The API's invoice, as projection left it: to the cent, with the minimum's true-up.
   const billed = billReference(ref, minimum, CENTS);
   assert.equal(jsonUnits(projection.total, CENTS), billed.totalMinor, `${label}: the projection's total`);
-  assert.equal(jsonUnits(invoice.total, CENTS), billed.totalMinor, `${label}: total ${invoice.total} vs reference ${fromUnits(billed.totalMinor, CENTS)}`);
+  assert.equal(
+    jsonUnits(invoice.total, CENTS),
+    billed.totalMinor,
+    `${label}: total ${invoice.total} vs reference ${fromUnits(billed.totalMinor, CENTS)}`,
+  );
   assert.equal(jsonUnits(invoice.subtotal, CENTS), billed.totalMinor, `${label}: subtotal`);
   assert.equal(jsonUnits(invoice.tax), 0n);
   const trueUps = invoice.line_items.filter((item) => item.kind === "minimum");
   if (billed.trueUpMinor === null) {
-    assert.deepEqual(trueUps, [], `${label}: usage of ${fromUnits(ref.totalMinor, CENTS)} reaches the minimum ${minimum}: no true-up`);
+    assert.deepEqual(
+      trueUps,
+      [],
+      `${label}: usage of ${fromUnits(ref.totalMinor, CENTS)} reaches the minimum ${minimum}: no true-up`,
+    );
   } else {
     assert.equal(trueUps.length, 1, `${label}: one true-up line`);
     assert.equal(jsonUnits(trueUps[0]!.amount, CENTS), billed.trueUpMinor, `${label}: true-up ${trueUps[0]!.amount}`);
@@ -309,15 +375,27 @@ async function checkContract(
   const lines = new Map<string, { description: string; quantity: string; unit_price: string; amount: string }>();
   for (const item of invoice.line_items) {
     if (item.kind === "minimum") continue;
-    assert.ok(item.kind === "usage" || item.kind === "fee", `${label}: only usage, fee and minimum lines on this program (${item.kind})`);
+    assert.ok(
+      item.kind === "usage" || item.kind === "fee",
+      `${label}: only usage, fee and minimum lines on this program (${item.kind})`,
+    );
     const k = refKey(item, item.kind === "fee" ? 0n : jsonUnits(item.unit_price));
     const theirs = ref.lines.get(k);
     assert.ok(theirs, `${label}: API line ${k} not in the reference`);
     assert.equal(item.description, theirs.description);
     assert.equal(jsonUnits(item.amount, CENTS), theirs.amountMinor, `${label}: API line ${k} amount ${item.amount}`);
     assert.equal(jsonUnits(item.quantity), theirs.quantity, `${label}: API line ${k} quantity ${item.quantity}`);
-    assert.equal(jsonUnits(item.unit_price), theirs.unitPrice, `${label}: API line ${k} unit price ${item.unit_price} vs ${fromUnits(theirs.unitPrice!)}`);
-    lines.set(k, { description: item.description, quantity: String(item.quantity), unit_price: String(item.unit_price), amount: String(item.amount) });
+    assert.equal(
+      jsonUnits(item.unit_price),
+      theirs.unitPrice,
+      `${label}: API line ${k} unit price ${item.unit_price} vs ${fromUnits(theirs.unitPrice!)}`,
+    );
+    lines.set(k, {
+      description: item.description,
+      quantity: String(item.quantity),
+      unit_price: String(item.unit_price),
+      amount: String(item.amount),
+    });
   }
   assert.equal(lines.size, ref.lines.size, `${label}: one API line per reference line`);
   return { label, contract, ruleKeys, ref, lines, total: String(invoice.total) };
@@ -340,20 +418,45 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
 
   // (a) One request, in order.
   const refA = referenceInvoice(rules, events, CENTS);
-  checkAnswers([await post(t, key, events.map((e) => wireEvent(contractA, "a", e)))], refA, "one request");
+  checkAnswers(
+    [
+      await post(
+        t,
+        key,
+        events.map((e) => wireEvent(contractA, "a", e)),
+      ),
+    ],
+    refA,
+    "one request",
+  );
 
   // (b) Shuffled, in batches, one after the other.
   const orderB = shuffleBy(events, c.batchKeys);
   const batchesB = splitBy(orderB, c.batchSizes);
   const resultsB: SubmitResult[] = [];
-  for (const batch of batchesB) resultsB.push(await post(t, key, batch.map((e) => wireEvent(contractB, "b", e))));
+  for (const batch of batchesB)
+    resultsB.push(
+      await post(
+        t,
+        key,
+        batch.map((e) => wireEvent(contractB, "b", e)),
+      ),
+    );
   const refB = referenceInvoice(rules, orderB, CENTS);
   checkAnswers(resultsB, refB, "shuffled batches");
 
   // (c) Shuffled, split over requests sent at the same time.
   const orderC = shuffleBy(events, c.parallelKeys);
   const partsC = splitBy(orderC, [Math.ceil(orderC.length / c.parallelRequests)]);
-  const resultsC = await Promise.all(partsC.map((part) => post(t, key, part.map((e) => wireEvent(contractC, "c", e)))));
+  const resultsC = await Promise.all(
+    partsC.map((part) =>
+      post(
+        t,
+        key,
+        part.map((e) => wireEvent(contractC, "c", e)),
+      ),
+    ),
+  );
   const refsC = permutations(partsC).map((order) => referenceInvoice(rules, order.flat(), CENTS));
   // Which copy of a repeated id is stored first depends on the race; the verdicts do not.
   const verdicts = refA.events;
@@ -379,7 +482,8 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
   // The three agree wherever the order cannot matter: every line but those of a capped rule with several lines
   // (which event gets the remainder decides how the cap's charges split between them).
   const linesPerRule = new Map<string, number>();
-  for (const line of refA.lines.values()) if (line.kind === "usage") linesPerRule.set(line.ruleKey, (linesPerRule.get(line.ruleKey) ?? 0) + 1);
+  for (const line of refA.lines.values())
+    if (line.kind === "usage") linesPerRule.set(line.ruleKey, (linesPerRule.get(line.ruleKey) ?? 0) + 1);
   const orderFree = (k: string) => {
     const line = refA.lines.get(k)!;
     const rule = rules.find((r) => r.key === line.ruleKey)!;
@@ -392,7 +496,8 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
       .sort();
   for (const b of billed.slice(1)) {
     assert.deepEqual(view(b), view(billed[0]!), `${b.label}: the same lines as one request`);
-    if ([...refA.lines.keys()].every(orderFree)) assert.equal(b.total, billed[0]!.total, `${b.label}: the same total as one request`);
+    if ([...refA.lines.keys()].every(orderFree))
+      assert.equal(b.total, billed[0]!.total, `${b.label}: the same total as one request`);
   }
 
   const report = await verifyBilling(t.app.db, companyId);
@@ -425,13 +530,20 @@ describeEachEngine("rating properties through the service", (t) => {
       });
       // Without a capped rule in the batch: one call of billing_ingest_usage. With one: the locking path.
       await post(t(), key, [fee(contract, newEventId("fee-batch"))]);
-      await post(t(), key, [fee(capped, newEventId("fee-locking")), { ...fee(capped, newEventId("card")), metric: "card", fee_amount: undefined, quantity: 1 }]);
+      await post(t(), key, [
+        fee(capped, newEventId("fee-locking")),
+        { ...fee(capped, newEventId("card")), metric: "card", fee_amount: undefined, quantity: 1 },
+      ]);
       for (const on of [contract, capped]) {
         const fees = (await exactInvoiceFor(t(), key, on.id)).line_items.filter((l) => l.kind === "fee");
         assert.equal(fees.length, 1);
         assert.equal(fromUnits(jsonUnits(fees[0]!.unit_price)), c.unitPrice, `${on.id}: fees unit price`);
         assert.equal(fromUnits(jsonUnits(fees[0]!.amount)), c.amount, `${on.id}: fees amount`);
-        assert.equal(fromUnits(feeUnitPrice(toUnits(c.amount, 2), 2, toUnits(c.quantity))), c.unitPrice, "the reference agrees");
+        assert.equal(
+          fromUnits(feeUnitPrice(toUnits(c.amount, 2), 2, toUnits(c.quantity))),
+          c.unitPrice,
+          "the reference agrees",
+        );
       }
       assert.ok((await verifyBilling(t().app.db, companyId)).ok);
     });

@@ -18,24 +18,31 @@ describeEachEngine("instants from the whole ISO 8601 grammar", (t) => {
   it("are stored in the period of their timestamp or refused per event, never failing a valid batch sent beside them", async () => {
     const { key, companyId, contract } = await companyWithContract(t());
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(iso8601Instant, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 3 }), async (batches) => {
-        const odd = batches.map((stamps) => stamps.map((timestamp) => usageEvent(contract.id, { timestamp })));
-        const good = [usageEvent(contract.id), usageEvent(contract.id)];
-        const responses = await Promise.all([good, ...odd].map((events) => t().call({ method: "POST", url: USAGE, key, payload: { events } })));
-        for (const res of responses) assert.equal(res.statusCode, 200, res.body);
-        assert.equal(responses[0]!.json().accepted, 2, "the valid batch is stored whatever came with it");
-        responses.slice(1).forEach((res, b) => {
-          res.json().events.forEach((answer: { status: string; error?: { code: string; message: string } }, i: number) => {
-            const timestamp = String(odd[b]![i]!.timestamp);
-            if (answer.status === "accepted") {
-              assert.equal(instantRefusal(timestamp, true), undefined, `${timestamp} was accepted`);
-            } else {
-              assert.ok(REFUSALS.has(answer.error!.code), `${timestamp}: ${JSON.stringify(answer.error)}`);
-              if (answer.error!.code === "invalid_event") assert.match(answer.error!.message, /^timestamp/);
-            }
+      fc.asyncProperty(
+        fc.array(fc.array(iso8601Instant, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 3 }),
+        async (batches) => {
+          const odd = batches.map((stamps) => stamps.map((timestamp) => usageEvent(contract.id, { timestamp })));
+          const good = [usageEvent(contract.id), usageEvent(contract.id)];
+          const responses = await Promise.all(
+            [good, ...odd].map((events) => t().call({ method: "POST", url: USAGE, key, payload: { events } })),
+          );
+          for (const res of responses) assert.equal(res.statusCode, 200, res.body);
+          assert.equal(responses[0]!.json().accepted, 2, "the valid batch is stored whatever came with it");
+          responses.slice(1).forEach((res, b) => {
+            res
+              .json()
+              .events.forEach((answer: { status: string; error?: { code: string; message: string } }, i: number) => {
+                const timestamp = String(odd[b]![i]!.timestamp);
+                if (answer.status === "accepted") {
+                  assert.equal(instantRefusal(timestamp, true), undefined, `${timestamp} was accepted`);
+                } else {
+                  assert.ok(REFUSALS.has(answer.error!.code), `${timestamp}: ${JSON.stringify(answer.error)}`);
+                  if (answer.error!.code === "invalid_event") assert.match(answer.error!.message, /^timestamp/);
+                }
+              });
           });
-        });
-      }),
+        },
+      ),
       { numRuns: 40 },
     );
     assert.deepEqual((await t().app.services.invariants.verify(companyId)).problems, []);

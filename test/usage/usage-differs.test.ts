@@ -37,7 +37,11 @@ const LANES = 2;
 type Answer = { event_id: string | null; status: string; duplicate?: boolean; differs?: boolean };
 
 /** The answers of one request, as [duplicate, differs] pairs (`differs` undefined when absent). */
-async function flags(t: TestApp, key: string, events: unknown[]): Promise<[boolean | undefined, boolean | undefined][]> {
+async function flags(
+  t: TestApp,
+  key: string,
+  events: unknown[],
+): Promise<[boolean | undefined, boolean | undefined][]> {
   const result = await submit(t, key, events);
   return (result.events as Answer[]).map((e) => {
     assert.equal(e.status, "accepted", JSON.stringify(e));
@@ -62,7 +66,6 @@ async function counted(t: TestApp, name: string): Promise<number> {
   return match ? Number(match[1]) : 0;
 }
 
-
 describeEachEngine(
   "usage duplicates whose body differs",
   (t) => {
@@ -74,10 +77,21 @@ describeEachEngine(
 
       const res = await t().call({ method: "POST", url: USAGE, key, payload: { events: [event] } });
       expectStatus(res, 200);
-      assert.equal(res.body, JSON.stringify({ accepted: 1, rejected: 0, events: [{ event_id: event.event_id, status: "accepted", duplicate: true }] }));
+      assert.equal(
+        res.body,
+        JSON.stringify({
+          accepted: 1,
+          rejected: 0,
+          events: [{ event_id: event.event_id, status: "accepted", duplicate: true }],
+        }),
+      );
 
       const changed = await submit(t(), key, [{ ...event, quantity: 3 }]);
-      assert.deepEqual(changed, { accepted: 1, rejected: 0, events: [{ event_id: event.event_id, status: "accepted", duplicate: true, differs: true }] });
+      assert.deepEqual(changed, {
+        accepted: 1,
+        rejected: 0,
+        events: [{ event_id: event.event_id, status: "accepted", duplicate: true, differs: true }],
+      });
       assert.deepEqual(await billingOf(t(), key, contract.id, event.event_id as string), before);
     });
 
@@ -85,10 +99,17 @@ describeEachEngine(
       const { key, contract } = await companyWithContract(t());
       const other = await anotherContract(t(), key);
       // Every optional field set, at a rate of its own (the rule's is 20); one without any; a fee event.
-      const full = usageEvent(contract.id, { quantity: 2, applied_rate: 15, counterparty: "acme", counterparty_side: "buy", pair: "EUR/USD" });
+      const full = usageEvent(contract.id, {
+        quantity: 2,
+        applied_rate: 15,
+        counterparty: "acme",
+        counterparty_side: "buy",
+        pair: "EUR/USD",
+      });
       const plain = usageEvent(contract.id, { quantity: 2 });
       const fee = usageEvent(contract.id, { quantity: 1, fee_amount: 5 });
-      const without = (event: Record<string, unknown>, field: string) => Object.fromEntries(Object.entries(event).filter(([k]) => k !== field));
+      const without = (event: Record<string, unknown>, field: string) =>
+        Object.fromEntries(Object.entries(event).filter(([k]) => k !== field));
       const variants: [string, Record<string, unknown>, Record<string, unknown>][] = [
         ["contract", full, { external_contract_id: other.id }],
         ["metric", full, { metric: "international_wire" }],
@@ -120,11 +141,13 @@ describeEachEngine(
       const before = await Promise.all(stored.map((e) => billingOf(t(), key, contract.id, e.event_id as string)));
       const all = variants.map(() => [true, true]);
       // Alone; as a replayed batch (judged by the ingest function); behind a new event (judged by the service).
-      for (const [i, copy] of copies.entries()) assert.deepEqual(await flags(t(), key, [copy]), [[true, true]], variants[i]![0]);
+      for (const [i, copy] of copies.entries())
+        assert.deepEqual(await flags(t(), key, [copy]), [[true, true]], variants[i]![0]);
       assert.deepEqual(await flags(t(), key, copies), all);
       assert.deepEqual((await flags(t(), key, [usageEvent(contract.id), ...copies])).slice(1), all);
       const after = await Promise.all(stored.map((e) => billingOf(t(), key, contract.id, e.event_id as string)));
-      for (const [i, state] of after.entries()) assert.deepEqual(state.event, before[i]!.event, `${variants[i]![0]}: the stored event is unchanged`);
+      for (const [i, state] of after.entries())
+        assert.deepEqual(state.event, before[i]!.event, `${variants[i]![0]}: the stored event is unchanged`);
       // The invoice gained the one new event (at the rule's 20) and nothing else.
       const invoice = before[0]!.invoice;
       assert.deepEqual(after[0]!.invoice, {
@@ -132,7 +155,9 @@ describeEachEngine(
         subtotal: invoice.subtotal + 20,
         total: invoice.total + 20,
         line_items: invoice.line_items.map((l) =>
-          l.description === "domestic_wire usage" && l.unit_price === 20 ? { ...l, quantity: l.quantity + 1, amount: l.amount + 20 } : l,
+          l.description === "domestic_wire usage" && l.unit_price === 20
+            ? { ...l, quantity: l.quantity + 1, amount: l.amount + 20 }
+            : l,
         ),
       });
       assert.deepEqual(await eventsOf(t(), key, other.id), []);
@@ -146,7 +171,7 @@ describeEachEngine(
       const fee = usageEvent(contract.id, { quantity: "2", fee_amount: 5.5 });
       const plain = usageEvent(contract.id, { quantity: 2 });
       const cases: [Record<string, unknown>, Record<string, unknown>, boolean | undefined][] = [
-        [rated, { quantity: "1.10", applied_rate: 15.50 }, undefined],
+        [rated, { quantity: "1.10", applied_rate: 15.5 }, undefined],
         [rated, { timestamp: "2026-03-20T11:00:00+01:00" }, undefined],
         [rated, { timestamp: "2026-03-20T05:30:00.000000-04:30" }, undefined],
         [fee, { quantity: "2.000", fee_amount: "5.50" }, undefined],
@@ -161,7 +186,11 @@ describeEachEngine(
       const copies = cases.map(([, change], i) => ({ ...stored[i]!, ...change }));
       const expected = cases.map(([, , differs]) => [true, differs]);
       assert.deepEqual(await flags(t(), key, copies), expected, "a replayed batch");
-      assert.deepEqual((await flags(t(), key, [usageEvent(contract.id), ...copies])).slice(1), expected, "behind a new event");
+      assert.deepEqual(
+        (await flags(t(), key, [usageEvent(contract.id), ...copies])).slice(1),
+        expected,
+        "behind a new event",
+      );
       const after = await billingOf(t(), key, contract.id, stored[0]!.event_id as string);
       assert.deepEqual(after.event, before.event);
     });
@@ -176,7 +205,11 @@ describeEachEngine(
       const before = await billingOf(t(), key, contract.id, plain.event_id as string);
       // Retries of both are the same events; the own-rate event without its rate is not (15 against 20 then).
       assert.deepEqual(
-        await flags(t(), key, [plain, own, Object.fromEntries(Object.entries(own).filter(([k]) => k !== "applied_rate"))]),
+        await flags(t(), key, [
+          plain,
+          own,
+          Object.fromEntries(Object.entries(own).filter(([k]) => k !== "applied_rate")),
+        ]),
         [
           [true, undefined],
           [true, undefined],
@@ -226,7 +259,12 @@ describeEachEngine(
       ]);
       // A refused copy before the taken one keeps its refusal; the taken copy is the second.
       const later = usageEvent(contract.id, { quantity: 1 });
-      const result = await submit(t(), key, [{ ...later, metric: "card_swipe" }, later, { ...later, quantity: 1.0 }, { ...later, quantity: 2 }]);
+      const result = await submit(t(), key, [
+        { ...later, metric: "card_swipe" },
+        later,
+        { ...later, quantity: 1.0 },
+        { ...later, quantity: 2 },
+      ]);
       assert.deepEqual(
         (result.events as Answer[]).map((e) => [e.status, e.duplicate, e.differs]),
         [
@@ -269,7 +307,11 @@ describeEachEngine(
       assert.deepEqual(await getEvent(t(), key, call.event_id as string), callBefore);
       const invoice = await invoiceFor(t(), key, contract.id);
       assert.deepEqual(lineNamed(invoice, "domestic_wire usage"), wireLine);
-      assert.equal((await getEvent(t(), key, fresh.event_id as string)).rated_amount, 3, "only the new event was billed: 4 + 3 of the cap of 10");
+      assert.equal(
+        (await getEvent(t(), key, fresh.event_id as string)).rated_amount,
+        3,
+        "only the new event was billed: 4 + 3 of the cap of 10",
+      );
       await assertInvoicesMatchEvents(t(), key, contract.id);
     });
 
@@ -277,21 +319,39 @@ describeEachEngine(
       const { key, byLane } = await contractsInBothLanes(t(), LANES);
       // Another process, whose cache learns both contracts; then this one raises the first one's price: the
       // other process's next write for that lane is refused as stale, after the second lane stored its event.
-      const app = await createApp(testConfig({ BILLING_INGEST_LANES: String(LANES) }), { db: t().app.db, clock: t().clock });
-      const other: TestApp = { ...t(), app, call: (options) => app.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }) };
+      const app = await createApp(testConfig({ BILLING_INGEST_LANES: String(LANES) }), {
+        db: t().app.db,
+        clock: t().clock,
+      });
+      const other: TestApp = {
+        ...t(),
+        app,
+        call: (options) => app.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }),
+      };
       try {
-        await submitAccepted(other, key, byLane.map((c) => usageEvent(c.id)));
+        await submitAccepted(
+          other,
+          key,
+          byLane.map((c) => usageEvent(c.id)),
+        );
         const domestic = (await getPricing(t(), key, byLane[0].id)).rules.find((r) => r.metric === "domestic_wire")!;
         await updateRule(t(), key, byLane[0].id, domestic.id, { amount: "25.00" });
         const changed = usageEvent(byLane[0].id);
         const unchanged = usageEvent(byLane[1].id, { event_id: `second-${randomUUID()}` });
-        assert.deepEqual(await flags(other, key, [changed, unchanged, { ...unchanged, quantity: 7 }, { ...unchanged }]), [
-          [false, undefined],
-          [false, undefined],
-          [true, true],
-          [true, undefined],
-        ]);
-        assert.equal((await getEvent(t(), key, changed.event_id as string)).rated_amount, 25, "rated again at the new price");
+        assert.deepEqual(
+          await flags(other, key, [changed, unchanged, { ...unchanged, quantity: 7 }, { ...unchanged }]),
+          [
+            [false, undefined],
+            [false, undefined],
+            [true, true],
+            [true, undefined],
+          ],
+        );
+        assert.equal(
+          (await getEvent(t(), key, changed.event_id as string)).rated_amount,
+          25,
+          "rated again at the new price",
+        );
         assert.equal((await getEvent(t(), key, unchanged.event_id as string)).quantity, 1);
         for (const contract of byLane) await assertInvoicesMatchEvents(t(), key, contract.id);
       } finally {
@@ -315,17 +375,27 @@ describeEachEngine(
         },
       };
       const app = await createApp(testConfig({ BILLING_INGEST_LANES: String(LANES) }), { db, clock: t().clock });
-      const other: TestApp = { ...t(), app, call: (options) => app.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }) };
+      const other: TestApp = {
+        ...t(),
+        app,
+        call: (options) => app.http.inject({ ...options, headers: { authorization: `Bearer ${key}` } }),
+      };
       const ofUsage = () => queries.filter((q) => /usage_events|billing_ingest_usage_lines/.test(q));
       try {
         const events = Array.from({ length: 10 }, (_, i) => usageEvent(contract.id, { quantity: i + 1 }));
         await submitAccepted(other, key, events);
         queries.length = 0;
-        assert.deepEqual(await flags(other, key, events), events.map(() => [true, undefined]));
+        assert.deepEqual(
+          await flags(other, key, events),
+          events.map(() => [true, undefined]),
+        );
         assert.equal(ofUsage().length, 1, `only the write: ${ofUsage().join("\n")}`);
         queries.length = 0;
         const changed = events.map((e, i) => (i === 4 ? { ...e, quantity: 99 } : e));
-        assert.deepEqual(await flags(other, key, changed), events.map((_, i) => [true, i === 4 ? true : undefined]));
+        assert.deepEqual(
+          await flags(other, key, changed),
+          events.map((_, i) => [true, i === 4 ? true : undefined]),
+        );
         assert.equal(ofUsage().length, 1, `only the write: ${ofUsage().join("\n")}`);
       } finally {
         await app.close();

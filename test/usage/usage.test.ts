@@ -32,7 +32,11 @@ describeEachEngine("usage ingestion", (t) => {
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
     const event = usageEvent(contract.id, { quantity: 2, timestamp: "2026-03-20T10:00:00Z" });
     const result = await submit(t(), key, [event]);
-    assert.deepEqual(result, { accepted: 1, rejected: 0, events: [{ event_id: event.event_id, status: "accepted", duplicate: false }] });
+    assert.deepEqual(result, {
+      accepted: 1,
+      rejected: 0,
+      events: [{ event_id: event.event_id, status: "accepted", duplicate: false }],
+    });
 
     const stored = await getEvent(t(), key, event.event_id as string);
     assert.equal(stored.object, "usage_event");
@@ -61,7 +65,12 @@ describeEachEngine("usage ingestion", (t) => {
     for (const events of [[], Array.from({ length: 101 }, () => usageEvent(contract.id))]) {
       expectError(await t().call({ method: "POST", url: USAGE, key, payload: { events } }), 400, "invalid_request");
     }
-    for (const payload of [{}, { events: "many" }, { events: usageEvent(contract.id) }, { events: [usageEvent(contract.id)], extra: true }]) {
+    for (const payload of [
+      {},
+      { events: "many" },
+      { events: usageEvent(contract.id) },
+      { events: [usageEvent(contract.id)], extra: true },
+    ]) {
       expectError(await t().call({ method: "POST", url: USAGE, key, payload }), 400, "invalid_request");
     }
     assert.equal((await eventsOf(t(), key, contract.id)).length, 100, "a refused request stores nothing");
@@ -70,8 +79,22 @@ describeEachEngine("usage ingestion", (t) => {
   it("answers 415 to a body that is not JSON and 400 invalid_json to JSON that does not parse", async () => {
     const { key, contract } = await companyWithContract(t());
     const text = JSON.stringify({ events: [usageEvent(contract.id)] });
-    expectError(await t().call({ method: "POST", url: USAGE, key, payload: text, headers: { "content-type": "text/plain" } }), 415, "unsupported_media_type");
-    expectError(await t().call({ method: "POST", url: USAGE, key, payload: `${text.slice(0, -2)}`, headers: { "content-type": "application/json" } }), 400, "invalid_json");
+    expectError(
+      await t().call({ method: "POST", url: USAGE, key, payload: text, headers: { "content-type": "text/plain" } }),
+      415,
+      "unsupported_media_type",
+    );
+    expectError(
+      await t().call({
+        method: "POST",
+        url: USAGE,
+        key,
+        payload: `${text.slice(0, -2)}`,
+        headers: { "content-type": "application/json" },
+      }),
+      400,
+      "invalid_json",
+    );
     assert.equal((await eventsOf(t(), key, contract.id)).length, 0);
   });
 
@@ -93,8 +116,18 @@ describeEachEngine("usage ingestion", (t) => {
   it("rejects an event timestamped outside the contract term with outside_contract_term", async () => {
     const { key, contract } = await companyWithContract(t());
     assert.equal(contract.start_date, "2026-03-15");
-    await rejectionOf(t(), key, usageEvent(contract.id, { timestamp: "2026-03-14T23:59:59.999Z" }), "outside_contract_term");
-    await rejectionOf(t(), key, usageEvent(contract.id, { timestamp: "2025-12-31T10:00:00Z" }), "outside_contract_term");
+    await rejectionOf(
+      t(),
+      key,
+      usageEvent(contract.id, { timestamp: "2026-03-14T23:59:59.999Z" }),
+      "outside_contract_term",
+    );
+    await rejectionOf(
+      t(),
+      key,
+      usageEvent(contract.id, { timestamp: "2025-12-31T10:00:00Z" }),
+      "outside_contract_term",
+    );
     assert.ok(contract.end_date, "the sample has an end date");
     const dayAfterEnd = new Date(Date.parse(`${contract.end_date}T00:00:00Z`) + 86_400_000).toISOString();
     await rejectionOf(t(), key, usageEvent(contract.id, { timestamp: dayAfterEnd }), "outside_contract_term");
@@ -108,7 +141,12 @@ describeEachEngine("usage ingestion", (t) => {
   it("judges the term by the UTC day of the timestamp, whatever its offset", async () => {
     const { key, contract } = await companyWithContract(t());
     // 2026-03-15T01:00+02:00 is 2026-03-14T23:00Z: before the start date.
-    await rejectionOf(t(), key, usageEvent(contract.id, { timestamp: "2026-03-15T01:00:00+02:00" }), "outside_contract_term");
+    await rejectionOf(
+      t(),
+      key,
+      usageEvent(contract.id, { timestamp: "2026-03-15T01:00:00+02:00" }),
+      "outside_contract_term",
+    );
     // 2026-03-14T22:00-03:00 is 2026-03-15T01:00Z: inside.
     await submitAccepted(t(), key, [usageEvent(contract.id, { timestamp: "2026-03-14T22:00:00-03:00" })]);
   });
@@ -226,7 +264,11 @@ describeEachEngine("usage ingestion", (t) => {
     const first = await getEvent(t(), key, event.event_id as string);
     const invoiceBefore = await invoiceFor(t(), key, contract.id);
     const again = await submit(t(), key, [event]);
-    assert.deepEqual(again, { accepted: 1, rejected: 0, events: [{ event_id: event.event_id, status: "accepted", duplicate: true }] });
+    assert.deepEqual(again, {
+      accepted: 1,
+      rejected: 0,
+      events: [{ event_id: event.event_id, status: "accepted", duplicate: true }],
+    });
     assert.deepEqual(await getEvent(t(), key, event.event_id as string), first);
     assert.deepEqual(await invoiceFor(t(), key, contract.id), invoiceBefore);
   });
@@ -271,23 +313,23 @@ describeEachEngine("usage ingestion", (t) => {
     await assertInvoicesMatchEvents(t(), key, contract.id);
   });
 
-  it(
-    "makes no draft invoice for a resubmitted event_id whose body names another month or another contract",
-    async () => {
-      const { key, contract } = await companyWithContract(t());
-      const other = await anotherContract(t(), key);
-      const event = usageEvent(contract.id, { quantity: 2 });
-      await submitAccepted(t(), key, [event]);
-      const again = await submit(t(), key, [{ ...event, timestamp: APRIL }, { ...event, external_contract_id: other.id }]);
-      assert.deepEqual(
-        again.events.map((e) => e.duplicate),
-        [true, true],
-      );
-      const periods = (await invoicesOf(t(), key, contract.id)).map((i) => i.billing_period.start);
-      assert.deepEqual(periods, ["2026-03-01"], "no April draft for the ignored copy");
-      assert.deepEqual(await invoicesOf(t(), key, other.id), [], "no draft for the other contract either");
-    },
-  );
+  it("makes no draft invoice for a resubmitted event_id whose body names another month or another contract", async () => {
+    const { key, contract } = await companyWithContract(t());
+    const other = await anotherContract(t(), key);
+    const event = usageEvent(contract.id, { quantity: 2 });
+    await submitAccepted(t(), key, [event]);
+    const again = await submit(t(), key, [
+      { ...event, timestamp: APRIL },
+      { ...event, external_contract_id: other.id },
+    ]);
+    assert.deepEqual(
+      again.events.map((e) => e.duplicate),
+      [true, true],
+    );
+    const periods = (await invoicesOf(t(), key, contract.id)).map((i) => i.billing_period.start);
+    assert.deepEqual(periods, ["2026-03-01"], "no April draft for the ignored copy");
+    assert.deepEqual(await invoicesOf(t(), key, other.id), [], "no draft for the other contract either");
+  });
 
   it("answers a duplicate even when it names another contract of the company", async () => {
     const { key, contract } = await companyWithContract(t());
@@ -307,16 +349,13 @@ describeEachEngine("usage ingestion", (t) => {
     assert.deepEqual(fixed.events, [{ event_id: event.event_id, status: "accepted", duplicate: false }]);
   });
 
-  it(
-    "judges a corrected copy of a rejected event in the same batch on its own",
-    async () => {
-      const { key, contract } = await companyWithContract(t());
-      const wrong = usageEvent(contract.id, { metric: "wire" });
-      const result = await submit(t(), key, [wrong, { ...wrong, metric: "domestic_wire" }]);
-      assert.equal(result.events[0]!.error?.code, "unknown_metric");
-      assert.deepEqual(result.events[1], { event_id: wrong.event_id, status: "accepted", duplicate: false });
-    },
-  );
+  it("judges a corrected copy of a rejected event in the same batch on its own", async () => {
+    const { key, contract } = await companyWithContract(t());
+    const wrong = usageEvent(contract.id, { metric: "wire" });
+    const result = await submit(t(), key, [wrong, { ...wrong, metric: "domestic_wire" }]);
+    assert.equal(result.events[0]!.error?.code, "unknown_metric");
+    assert.deepEqual(result.events[1], { event_id: wrong.event_id, status: "accepted", duplicate: false });
+  });
 
   it("records the rule and program version on every stored event", async () => {
     const { key, contract } = await companyWithContract(t());
@@ -352,16 +391,40 @@ describeEachEngine("usage ingestion", (t) => {
       expectStatus(res, 200);
       return res.json().data.map((e: { id: string }) => e.id);
     };
-    assert.deepEqual(await ids(""), [elsewhere, april, march2, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}`), [april, march2, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}&metric=domestic_wire`), [april, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}&status=rated`), [april, march2, march1].map((e) => e.event_id));
+    assert.deepEqual(
+      await ids(""),
+      [elsewhere, april, march2, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}`),
+      [april, march2, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&metric=domestic_wire`),
+      [april, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&status=rated`),
+      [april, march2, march1].map((e) => e.event_id),
+    );
     assert.deepEqual(await ids(`contract=${contract.id}&status=accepted`), []);
     assert.deepEqual(await ids(`contract=${contract.id}&from=2026-04-01`), [april.event_id]);
-    assert.deepEqual(await ids(`contract=${contract.id}&to=2026-03-31`), [march2, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-05&to=2026-03-20`), [march2, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-01&to=2026-04-30`), [april, march2, march1].map((e) => e.event_id));
-    assert.deepEqual(await ids(`contract=${contract.id}&from=2026-03-15&to=2026-04-02`), [april, march2, march1].map((e) => e.event_id));
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&to=2026-03-31`),
+      [march2, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&from=2026-03-05&to=2026-03-20`),
+      [march2, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&from=2026-03-01&to=2026-04-30`),
+      [april, march2, march1].map((e) => e.event_id),
+    );
+    assert.deepEqual(
+      await ids(`contract=${contract.id}&from=2026-03-15&to=2026-04-02`),
+      [april, march2, march1].map((e) => e.event_id),
+    );
     assert.deepEqual(await ids(`contract=${contract.id}&from=2026-05-01&to=2026-05-31`), []);
     assert.deepEqual(await ids(`contract=${contract.id}&limit=1&starting_after=${april.event_id}`), [march2.event_id]);
     expectError(await t().call({ method: "GET", url: `${USAGE}?starting_after=nope`, key }), 400, "invalid_cursor");
@@ -371,8 +434,16 @@ describeEachEngine("usage ingestion", (t) => {
     const { key, contract } = await companyWithContract(t());
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
     // The second one, within March, used to answer March's events: the two dates were read as overlap bounds.
-    for (const query of ["from=2026-05-01&to=2026-03-01", "from=2026-03-20&to=2026-03-10", `contract=${contract.id}&from=2026-03-02&to=2026-03-01`]) {
-      const body = expectError(await t().call({ method: "GET", url: `${USAGE}?${query}`, key }), 400, "invalid_request");
+    for (const query of [
+      "from=2026-05-01&to=2026-03-01",
+      "from=2026-03-20&to=2026-03-10",
+      `contract=${contract.id}&from=2026-03-02&to=2026-03-01`,
+    ]) {
+      const body = expectError(
+        await t().call({ method: "GET", url: `${USAGE}?${query}`, key }),
+        400,
+        "invalid_request",
+      );
       assert.equal(body.error, "Invalid request. querystring.from: must be on or before to", query);
       assert.deepEqual(body.details, [{ path: "querystring.from", message: "must be on or before to" }], query);
     }
@@ -411,7 +482,11 @@ describeEachEngine("usage isolation and access", (t) => {
     expectError(await t().call({ method: "GET", url: `${USAGE}/${eventId}`, key: c.key }), 404);
     const list = (await t().call({ method: "GET", url: USAGE, key: c.key })).json();
     assert.deepEqual(list.data, []);
-    expectError(await t().call({ method: "GET", url: `${USAGE}?starting_after=${eventId}`, key: c.key }), 400, "invalid_cursor");
+    expectError(
+      await t().call({ method: "GET", url: `${USAGE}?starting_after=${eventId}`, key: c.key }),
+      400,
+      "invalid_cursor",
+    );
   });
 
   it("answers 401 Missing API key on every usage endpoint without a key", async () => {
@@ -441,7 +516,11 @@ describeEachEngine("rating usage events", (t) => {
     const { key, contract } = await companyWithContract(t());
     await addRule(t(), key, contract.id, { metric: "usd_transaction_volume_processed", rate: 0 });
     const a = usageEvent(contract.id, { metric: "usd_transaction_volume_processed", quantity: 10000, fee_amount: 30 });
-    const b = usageEvent(contract.id, { metric: "usd_transaction_volume_processed", quantity: 5000, fee_amount: "15.00" });
+    const b = usageEvent(contract.id, {
+      metric: "usd_transaction_volume_processed",
+      quantity: 5000,
+      fee_amount: "15.00",
+    });
     await submitAccepted(t(), key, [a, b]);
     const first = await getEvent(t(), key, a.event_id as string);
     assert.equal(first.rated_amount, 30);
@@ -481,7 +560,11 @@ describeEachEngine("rating usage events", (t) => {
     await rejectionOf(t(), key, usageEvent(contract.id, { metric: "not_a_metric", fee_amount: 1 }), "unknown_metric");
     const both = usageEvent(contract.id, { quantity: 4, fee_amount: 5, applied_rate: 100 });
     await submitAccepted(t(), key, [both]);
-    assert.equal((await getEvent(t(), key, both.event_id as string)).rated_amount, 5, "fee_amount wins over applied_rate");
+    assert.equal(
+      (await getEvent(t(), key, both.event_id as string)).rated_amount,
+      5,
+      "fee_amount wins over applied_rate",
+    );
     await assertInvoicesMatchEvents(t(), key, contract.id);
   });
 
@@ -555,7 +638,12 @@ describeEachEngine("rating usage events", (t) => {
   it("applies the most specific counterparty-scoped rule that matches, beside the unscoped one", async () => {
     const { key, contract } = await companyWithContract(t());
     const general = await addRule(t(), key, contract.id, { id: "fx-any", metric: "fx_trade", rate: 0.001 });
-    const bank = await addRule(t(), key, contract.id, { id: "fx-bank", metric: "fx_trade", rate: 0.0005, counterparty: "acme-bank" });
+    const bank = await addRule(t(), key, contract.id, {
+      id: "fx-bank",
+      metric: "fx_trade",
+      rate: 0.0005,
+      counterparty: "acme-bank",
+    });
     const maker = await addRule(t(), key, contract.id, {
       id: "fx-bank-maker",
       metric: "fx_trade",
@@ -598,7 +686,12 @@ describeEachEngine("rating usage events", (t) => {
   it("rejects an event no rule of its metric matches when every rule of the metric is scoped", async () => {
     const { key, contract } = await companyWithContract(t());
     await addRule(t(), key, contract.id, { metric: "otc_trade", rate: 0.001, counterparty: "acme-bank" });
-    await rejectionOf(t(), key, usageEvent(contract.id, { metric: "otc_trade", counterparty: "other-bank" }), "unknown_metric");
+    await rejectionOf(
+      t(),
+      key,
+      usageEvent(contract.id, { metric: "otc_trade", counterparty: "other-bank" }),
+      "unknown_metric",
+    );
     await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "otc_trade", counterparty: "acme-bank" })]);
   });
 
@@ -633,7 +726,11 @@ describeEachEngine("rating usage events", (t) => {
     assert.equal((await getEvent(t(), key, march.event_id as string)).rated_amount, 5);
     assert.equal((await getEvent(t(), key, april.event_id as string)).rated_amount, 5);
     assert.equal((await getEvent(t(), key, fee.event_id as string)).rated_amount, 100);
-    assert.equal((await getEvent(t(), key, afterFee.event_id as string)).rated_amount, 0, "the fee did not reopen the cap");
+    assert.equal(
+      (await getEvent(t(), key, afterFee.event_id as string)).rated_amount,
+      0,
+      "the fee did not reopen the cap",
+    );
     await assertInvoicesMatchEvents(t(), key, contract.id);
   });
 

@@ -25,13 +25,22 @@ async function openEndedContract(t: TestApp, key: string): Promise<string> {
     { name: "file", value: await plainPdf(), filename: "signed.pdf", type: "application/pdf" },
     { name: "terms", value: JSON.stringify(terms) },
   ]);
-  const res = await t.call({ method: "POST", url: `${CONTRACTS}/upload`, key, payload: body.payload, headers: body.headers });
+  const res = await t.call({
+    method: "POST",
+    url: `${CONTRACTS}/upload`,
+    key,
+    payload: body.payload,
+    headers: body.headers,
+  });
   expectStatus(res, 201);
   return res.json().id as string;
 }
 
 async function storedEvents(t: TestApp, companyId: string): Promise<number> {
-  const { rows } = await t.app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE company_id = $1", [companyId]);
+  const { rows } = await t.app.db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM usage_events WHERE company_id = $1",
+    [companyId],
+  );
   return rows[0]!.n;
 }
 
@@ -45,7 +54,11 @@ function withOneBad(contractId: string, bad: Record<string, unknown>): Record<st
 }
 
 function assertAllAccepted(result: SubmitResult, count: number) {
-  assert.equal(result.accepted, count, JSON.stringify(result.events.filter((e) => e.status !== "accepted").slice(0, 3)));
+  assert.equal(
+    result.accepted,
+    count,
+    JSON.stringify(result.events.filter((e) => e.status !== "accepted").slice(0, 3)),
+  );
   assert.equal(result.rejected, 0);
 }
 
@@ -78,7 +91,12 @@ describeEachEngine("one request's bad input never fails another's", (t) => {
       const error = onlyRejection(result);
       assert.equal(error.code, "invalid_event");
       assert.match(error.message, /timestamp/);
-      assert.match(error.message, batch[50]!.timestamp === "9999-12-20T10:00:00Z" ? /billing month from 1970-01 to 9989-12/ : /offset must be at most ±15:59/);
+      assert.match(
+        error.message,
+        batch[50]!.timestamp === "9999-12-20T10:00:00Z"
+          ? /billing month from 1970-01 to 9989-12/
+          : /offset must be at most ±15:59/,
+      );
     });
     assert.equal(await storedEvents(t(), companyId), 30 * 100 + 10 * 99);
     await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -88,7 +106,9 @@ describeEachEngine("one request's bad input never fails another's", (t) => {
     const { key, companyId, contract } = await companyWithContract(t());
     await refuseIdsStartingWith(t(), "poison-", async () => {
       const valid = Array.from({ length: 30 }, () => batchOf(contract.id, 100));
-      const bad = Array.from({ length: 10 }, (_, i) => withOneBad(contract.id, usageEvent(contract.id, { event_id: `poison-batch-${i}` })));
+      const bad = Array.from({ length: 10 }, (_, i) =>
+        withOneBad(contract.id, usageEvent(contract.id, { event_id: `poison-batch-${i}` })),
+      );
       const results = await submitInParallel(t(), key, [...bad.slice(0, 5), ...valid, ...bad.slice(5)]);
       results.forEach((result, i) => {
         if (i < 5 || i >= 35) {
@@ -100,7 +120,10 @@ describeEachEngine("one request's bad input never fails another's", (t) => {
         }
       });
       assert.equal(await storedEvents(t(), companyId), 30 * 100 + 10 * 99);
-      const { rows } = await t().app.db.query<{ n: number }>("SELECT count(*)::int AS n FROM usage_events WHERE company_id = $1 AND id LIKE 'poison-%'", [companyId]);
+      const { rows } = await t().app.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM usage_events WHERE company_id = $1 AND id LIKE 'poison-%'",
+        [companyId],
+      );
       assert.equal(rows[0]!.n, 0, "no refused event is stored");
     });
     await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -111,7 +134,11 @@ describeEachEngine("one request's bad input never fails another's", (t) => {
     await addRule(t(), key, contract.id, { id: "api", metric: "api_call", amount: "1.00", monthly_cap: "150" });
     await refuseIdsStartingWith(t(), "poison-", async () => {
       const capped = (id?: string) => usageEvent(contract.id, { metric: "api_call", ...(id ? { event_id: id } : {}) });
-      const first = [...Array.from({ length: 60 }, () => capped()), capped("poison-capped"), ...Array.from({ length: 39 }, () => capped())];
+      const first = [
+        ...Array.from({ length: 60 }, () => capped()),
+        capped("poison-capped"),
+        ...Array.from({ length: 39 }, () => capped()),
+      ];
       const second = Array.from({ length: 100 }, () => capped());
       const [a, b] = await submitInParallel(t(), key, [first, second]);
       assert.equal(a!.accepted, 99);
@@ -139,7 +166,9 @@ async function refuseIdsStartingWith(t: TestApp, prefix: string, run: () => Prom
        RETURN NEW;
      END $$`,
   );
-  await t.app.db.query(`CREATE TRIGGER test_refuse_ids BEFORE INSERT ON usage_events FOR EACH ROW EXECUTE FUNCTION test_refuse_ids()`);
+  await t.app.db.query(
+    `CREATE TRIGGER test_refuse_ids BEFORE INSERT ON usage_events FOR EACH ROW EXECUTE FUNCTION test_refuse_ids()`,
+  );
   try {
     await run();
   } finally {

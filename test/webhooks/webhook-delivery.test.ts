@@ -61,7 +61,11 @@ describeEachEngine(
 
     it("delivers customer.created as a signed POST with the documented headers, and records it succeeded", async () => {
       const { key, receiver, endpoint } = await setup();
-      const customer = await createCustomer(t(), key, { name: "Initech", external_id: "cus-ini", payment_terms_days: 30 });
+      const customer = await createCustomer(t(), key, {
+        name: "Initech",
+        external_id: "cus-ini",
+        payment_terms_days: 30,
+      });
       assert.equal(receiver.requests.length, 0, "nothing is sent before the worker runs");
       await t().app.worker.drain();
 
@@ -76,7 +80,10 @@ describeEachEngine(
       assert.equal(request.headers["service-event-id"], event.id);
       assert.equal(request.headers["service-event-type"], "customer.created");
       assert.match(String(request.headers["service-signature"]), /^t=\d+,v1=[0-9a-f]{64}$/);
-      assert.equal(String(request.headers["service-signature"]).slice(2).split(",")[0], String(Math.floor(t().clock.now().getTime() / 1000)));
+      assert.equal(
+        String(request.headers["service-signature"]).slice(2).split(",")[0],
+        String(Math.floor(t().clock.now().getTime() / 1000)),
+      );
       assertSigned(request, endpoint.secret);
 
       assert.equal(event.object, "event");
@@ -108,7 +115,12 @@ describeEachEngine(
     it("delivers contract.created with the contract as the API returned it", async () => {
       const { key, receiver, endpoint } = await setup({ events: ["contract.created"] });
       const customer = await createCustomer(t(), key, { name: "Umbrella" });
-      const res = await t().call({ method: "POST", url: "/v1/billing/contracts", key, payload: { customer_id: customer.id } });
+      const res = await t().call({
+        method: "POST",
+        url: "/v1/billing/contracts",
+        key,
+        payload: { customer_id: customer.id },
+      });
       assert.equal(res.statusCode, 201, res.body);
       const contract = res.json();
       await t().app.worker.drain();
@@ -119,7 +131,8 @@ describeEachEngine(
       const event = JSON.parse(request.body);
       assert.equal(event.type, "contract.created");
       assert.deepEqual(event.data.object, contract);
-      for (const field of ["customer_id", "contract_number", "pdf_url", "created_at"]) assert.ok(field in event.data.object, field);
+      for (const field of ["customer_id", "contract_number", "pdf_url", "created_at"])
+        assert.ok(field in event.data.object, field);
       assert.equal(event.data.object.customer_id, customer.id);
       const delivery = await deliveryAbout(t(), key, endpoint.id, contract.id);
       assert.equal(delivery.event_type, "contract.created");
@@ -127,7 +140,11 @@ describeEachEngine(
     });
 
     it("sends each endpoint only the event types it subscribed to", async () => {
-      const { key, receiver: contractsOnly, endpoint: contractsEndpoint } = await setup({ events: ["contract.created"] });
+      const {
+        key,
+        receiver: contractsOnly,
+        endpoint: contractsEndpoint,
+      } = await setup({ events: ["contract.created"] });
       const everything = await receivers.start();
       const everythingEndpoint = await createEndpoint(t(), key, { url: everything.url });
       const customer = await createCustomer(t(), key);
@@ -139,7 +156,12 @@ describeEachEngine(
         ["customer.created"],
       );
 
-      const contract = await t().call({ method: "POST", url: "/v1/billing/contracts", key, payload: { customer_id: customer.id } });
+      const contract = await t().call({
+        method: "POST",
+        url: "/v1/billing/contracts",
+        key,
+        payload: { customer_id: customer.id },
+      });
       assert.equal(contract.statusCode, 201, contract.body);
       await t().app.worker.drain();
       assert.deepEqual(
@@ -242,7 +264,12 @@ describeEachEngine(
     it("a failed test event answers status failed with the status code and error, and is not retried", async () => {
       const { key, receiver, endpoint } = await setup();
       receiver.answerWith(503);
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "customer.created" },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       assert.equal(body.status, "failed");
@@ -262,7 +289,12 @@ describeEachEngine(
     it("a test event to an unreachable endpoint answers failed with a null status code", async () => {
       const { key } = await t().newCompany();
       const endpoint = await createEndpoint(t(), key, { url: `http://127.0.0.1:${await closedPort()}/hook` });
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "contract.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "contract.created" },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       assert.equal(body.status, "failed");
@@ -294,8 +326,21 @@ describeEachEngine(
       await t().app.worker.drain();
       assert.equal(receiver.requests.length, 1, "a disabled endpoint receives nothing");
       assert.equal(requestsAbout(receiver, whileDisabled.id).length, 0);
-      expectError(await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } }), 409, "endpoint_disabled");
-      expectError(await t().call({ method: "POST", url: `${ENDPOINTS}/deliveries/${stopped.id}/resend`, key }), 409, "endpoint_disabled");
+      expectError(
+        await t().call({
+          method: "POST",
+          url: `${ENDPOINTS}/${endpoint.id}/test`,
+          key,
+          payload: { type: "customer.created" },
+        }),
+        409,
+        "endpoint_disabled",
+      );
+      expectError(
+        await t().call({ method: "POST", url: `${ENDPOINTS}/deliveries/${stopped.id}/resend`, key }),
+        409,
+        "endpoint_disabled",
+      );
       assert.equal(receiver.requests.length, 1, "neither a test nor a resend reaches a disabled endpoint");
 
       assert.equal((await patchEndpoint(t(), key, endpoint.id, { enabled: true })).status, "enabled");
@@ -345,10 +390,14 @@ describeEachEngine(
       assert.deepEqual(resent.payload, delivered.payload);
 
       assert.equal(receiver.requests.length, 2);
-      const [original, again] = receiver.requests as [typeof receiver.requests[0], typeof receiver.requests[0]];
+      const [original, again] = receiver.requests as [(typeof receiver.requests)[0], (typeof receiver.requests)[0]];
       assert.equal(again.headers["service-event-id"], delivered.event_id);
       assert.equal(again.body, original.body, "byte for byte the same body");
-      assert.notEqual(again.headers["service-signature"], original.headers["service-signature"], "signed anew, with a new timestamp");
+      assert.notEqual(
+        again.headers["service-signature"],
+        original.headers["service-signature"],
+        "signed anew, with a new timestamp",
+      );
       assertSigned(again, endpoint.secret);
 
       const listed = await deliveryAbout(t(), key, endpoint.id, customer.id);
@@ -377,7 +426,12 @@ describeEachEngine(
     it("a customer create answered 409 makes no event and no delivery (same transaction)", async () => {
       const { key, receiver, endpoint } = await setup();
       await createCustomer(t(), key, { external_id: "dup-1" });
-      const conflict = await t().call({ method: "POST", url: "/v1/billing/customers", key, payload: { name: "Again", external_id: "dup-1" } });
+      const conflict = await t().call({
+        method: "POST",
+        url: "/v1/billing/customers",
+        key,
+        payload: { name: "Again", external_id: "dup-1" },
+      });
       assert.equal(conflict.statusCode, 409, conflict.body);
       await t().app.worker.drain();
       assert.equal(receiver.requests.length, 1);
@@ -404,7 +458,11 @@ describeEachEngine(
       const bodyByEvent = new Map(receiver.requests.map((r) => [r.headers["service-event-id"], r.body]));
       for (const delivery of deliveries) {
         assert.equal(delivery.status, "succeeded");
-        assert.equal(JSON.stringify(delivery.payload), bodyByEvent.get(delivery.event_id), `payload of ${delivery.event_id}`);
+        assert.equal(
+          JSON.stringify(delivery.payload),
+          bodyByEvent.get(delivery.event_id),
+          `payload of ${delivery.event_id}`,
+        );
       }
       assert.equal(new Set(deliveries.map((d) => d.event_id)).size, 50);
     });
@@ -480,7 +538,13 @@ describeEachEngine(
       const { key, receiver, endpoint } = await setup();
       receiver.answerWith(500);
       const customer = await createCustomer(t(), key);
-      const failed = await walkFailures(key, endpoint.id, customer.id, { statusCode: 500, error: "receiver answered 500" }, () => receiver.requests.length);
+      const failed = await walkFailures(
+        key,
+        endpoint.id,
+        customer.id,
+        { statusCode: 500, error: "receiver answered 500" },
+        () => receiver.requests.length,
+      );
       assertSameEventEveryTime(receiver, endpoint.secret);
 
       receiver.answerWith(200);
@@ -499,7 +563,13 @@ describeEachEngine(
       const { key, receiver, endpoint } = await setup();
       receiver.answerWith(410);
       const customer = await createCustomer(t(), key);
-      await walkFailures(key, endpoint.id, customer.id, { statusCode: 410, error: "receiver answered 410" }, () => receiver.requests.length);
+      await walkFailures(
+        key,
+        endpoint.id,
+        customer.id,
+        { statusCode: 410, error: "receiver answered 410" },
+        () => receiver.requests.length,
+      );
     });
 
     it("pending → failure, then 2xx on a retry → succeeded with the attempts used", async () => {
@@ -527,12 +597,23 @@ describeEachEngine(
       const target = await receivers.start();
       receiver.answerWith(302, { location: target.url });
       const customer = await createCustomer(t(), key);
-      await walkFailures(key, endpoint.id, customer.id, { statusCode: 302, error: "receiver answered 302" }, () => receiver.requests.length);
+      await walkFailures(
+        key,
+        endpoint.id,
+        customer.id,
+        { statusCode: 302, error: "receiver answered 302" },
+        () => receiver.requests.length,
+      );
       assert.equal(target.requests.length, 0, "the redirect was not followed");
     });
 
     it("no kind of redirect is followed (301, 303, 307, 308), relative or absolute", async () => {
-      for (const [status, relative] of [[301, false], [303, true], [307, false], [308, true]] as const) {
+      for (const [status, relative] of [
+        [301, false],
+        [303, true],
+        [307, false],
+        [308, true],
+      ] as const) {
         const { key, receiver, endpoint } = await setup();
         const target = await receivers.start();
         receiver.answerWith(status, { location: relative ? "/elsewhere" : target.url });
@@ -566,14 +647,23 @@ describeEachEngine(
       try {
         const endpoint = await createEndpoint(t(), key, { url: `http://127.0.0.1:${resetter.port}/hook` });
         const customer = await createCustomer(t(), key);
-        await walkFailures(key, endpoint.id, customer.id, { statusCode: null, error: /^connection (reset|closed)$/ }, () => resetter.connections());
+        await walkFailures(
+          key,
+          endpoint.id,
+          customer.id,
+          { statusCode: null, error: /^connection (reset|closed)$/ },
+          () => resetter.connections(),
+        );
       } finally {
         await resetter.close();
       }
     });
   },
   {
-    env: { BILLING_WEBHOOK_ALLOW_PRIVATE: "true", BILLING_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.map((ms) => `${ms}ms`).join(",") },
+    env: {
+      BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
+      BILLING_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.map((ms) => `${ms}ms`).join(","),
+    },
     clockStart: new Date(),
   },
 );
@@ -611,7 +701,11 @@ describeEachEngine(
         assert.ok(took >= 250, `attempt ${attempt} waited for the timeout (${Math.round(took)} ms)`);
         assert.ok(took < 5_000, `attempt ${attempt} gave up soon after the timeout (${Math.round(took)} ms)`);
         assert.equal(receiver.requests.length, attempt);
-        await waitFor("the sender hung up on the hanging receiver", () => receiver.requests[attempt - 1]!.closedAt !== undefined, 5_000);
+        await waitFor(
+          "the sender hung up on the hanging receiver",
+          () => receiver.requests[attempt - 1]!.closedAt !== undefined,
+          5_000,
+        );
         const delivery = await deliveryAbout(t(), key, endpoint.id, customer.id);
         assert.equal(delivery.attempts, attempt);
         assert.equal(delivery.last_status_code, null);
@@ -637,12 +731,14 @@ describeEachEngine(
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), key, { url: receiver.url });
       receiver.hang();
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "customer.created" },
+      });
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(
-        [res.json().status, res.json().status_code, res.json().error],
-        ["failed", null, "timeout"],
-      );
+      assert.deepEqual([res.json().status, res.json().status_code, res.json().error], ["failed", null, "timeout"]);
     });
 
     it("disabling an endpoint while an attempt is in flight stops the delivery: enabling again does not revive it", async () => {
@@ -656,7 +752,11 @@ describeEachEngine(
       await patchEndpoint(t(), key, endpoint.id, { enabled: false });
       assert.equal(await step, 1);
       const stopped = await deliveryAbout(t(), key, endpoint.id, customer.id);
-      assert.equal(stopped.status, "failed", "the attempt that timed out after the disable does not reschedule the delivery");
+      assert.equal(
+        stopped.status,
+        "failed",
+        "the attempt that timed out after the disable does not reschedule the delivery",
+      );
       assert.equal(stopped.last_error, "endpoint disabled");
       assert.equal(stopped.next_attempt_at, null);
       assert.equal(stopped.attempts, 1);
@@ -707,7 +807,11 @@ describeEachEngine(
         assert.equal(delivery.attempts, 1);
       }
       // ... and none of them waited for the hanging receiver: they had all arrived before it was given up on.
-      await waitFor("the sender hung up on every hanging request", () => slow.requests.every((r) => r.closedAt !== undefined), 5_000);
+      await waitFor(
+        "the sender hung up on every hanging request",
+        () => slow.requests.every((r) => r.closedAt !== undefined),
+        5_000,
+      );
       const lastGood = Math.max(...good.requests.map((r) => r.receivedAt));
       const firstGiveUp = Math.min(...slow.requests.map((r) => r.closedAt ?? Infinity));
       assert.ok(slow.requests.length >= 1);
@@ -807,7 +911,11 @@ describeEachEngine(
       await t().app.worker.drain();
 
       const perEvent = new Map<string, number>();
-      for (const r of receiver.requests) perEvent.set(String(r.headers["service-event-id"]), (perEvent.get(String(r.headers["service-event-id"])) ?? 0) + 1);
+      for (const r of receiver.requests)
+        perEvent.set(
+          String(r.headers["service-event-id"]),
+          (perEvent.get(String(r.headers["service-event-id"])) ?? 0) + 1,
+        );
       const twice = [...perEvent].filter(([, count]) => count > 1);
       assert.deepEqual(twice, [], "no event was sent twice");
       assert.equal(perEvent.size, 32);

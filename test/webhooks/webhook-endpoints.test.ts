@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { InjectOptions } from "fastify";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
-import { UUID_RE, createCustomer, createEndpoint, ENDPOINTS, listDeliveries, patchEndpoint, type EndpointBody } from "../support/api.js";
+import {
+  UUID_RE,
+  createCustomer,
+  createEndpoint,
+  ENDPOINTS,
+  listDeliveries,
+  patchEndpoint,
+  type EndpointBody,
+} from "../support/api.js";
 import { expectError } from "../support/assertions.js";
 import { receiverPool } from "../support/webhook-receiver.js";
 
@@ -34,11 +42,20 @@ describeEachEngine(
     const receivers = receiverPool();
 
     /** A company with one endpoint on a local receiver and one delivered test event. */
-    async function companyWithDelivery(): Promise<{ key: string; endpoint: EndpointBody & { secret: string }; deliveryId: string }> {
+    async function companyWithDelivery(): Promise<{
+      key: string;
+      endpoint: EndpointBody & { secret: string };
+      deliveryId: string;
+    }> {
       const { key } = await t().newCompany();
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), key, { url: receiver.url });
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "customer.created" },
+      });
       assert.equal(res.statusCode, 200, res.body);
       return { key, endpoint, deliveryId: res.json().id };
     }
@@ -137,7 +154,12 @@ describeEachEngine(
 
     it("PATCH of an unknown endpoint is 404", async () => {
       const { key } = await t().newCompany();
-      const res = await t().call({ method: "PATCH", url: `${ENDPOINTS}/${UNKNOWN_ID}`, key, payload: { enabled: false } });
+      const res = await t().call({
+        method: "PATCH",
+        url: `${ENDPOINTS}/${UNKNOWN_ID}`,
+        key,
+        payload: { enabled: false },
+      });
       assert.equal(expectError(res, 404).error, "Not found");
     });
 
@@ -168,7 +190,11 @@ describeEachEngine(
         { method: "GET" as const, url: `${ENDPOINTS}/${endpoint.id}/deliveries` },
         { method: "POST" as const, url: `${ENDPOINTS}/deliveries/${deliveryId}/resend` },
       ]) {
-        assert.equal(expectError(await t().call({ ...request, key }), 404).error, "Not found", `${request.method} ${request.url}`);
+        assert.equal(
+          expectError(await t().call({ ...request, key }), 404).error,
+          "Not found",
+          `${request.method} ${request.url}`,
+        );
       }
       const list = await t().call({ method: "GET", url: ENDPOINTS, key });
       assert.deepEqual(list.json().data, []);
@@ -178,7 +204,12 @@ describeEachEngine(
       const { key } = await t().newCompany();
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), key, { url: receiver.url });
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "contract.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "contract.created" },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       assert.match(body.id, UUID_RE);
@@ -191,7 +222,12 @@ describeEachEngine(
         deliveries.map((d) => [d.id, d.event_type, d.test]),
         [[body.id, "contract.created", true]],
       );
-      const unknown = await t().call({ method: "POST", url: `${ENDPOINTS}/${UNKNOWN_ID}/test`, key, payload: { type: "contract.created" } });
+      const unknown = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${UNKNOWN_ID}/test`,
+        key,
+        payload: { type: "contract.created" },
+      });
       assert.equal(expectError(unknown, 404).error, "Not found");
     });
 
@@ -200,7 +236,12 @@ describeEachEngine(
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), key, { url: receiver.url });
       await patchEndpoint(t(), key, endpoint.id, { enabled: false });
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key,
+        payload: { type: "customer.created" },
+      });
       expectError(res, 409, "endpoint_disabled");
       assert.equal(receiver.requests.length, 0);
       assert.deepEqual(await listDeliveries(t(), key, endpoint.id), []);
@@ -247,7 +288,12 @@ describeEachEngine(
       const { companyId, key: fullKey } = await t().newCompany();
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), fullKey, { url: receiver.url });
-      const test = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key: fullKey, payload: { type: "customer.created" } });
+      const test = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key: fullKey,
+        payload: { type: "customer.created" },
+      });
       const deliveryId = test.json().id as string;
       const readOnly = await t().app.services.access.createApiKey(companyId, { scopes: ["usage:read"] });
       for (const call of everyCall(endpoint.id, deliveryId)) {
@@ -268,7 +314,12 @@ describeEachEngine(
       const { companyId, key: fullKey } = await t().newCompany();
       const receiver = await receivers.start();
       const endpoint = await createEndpoint(t(), fullKey, { url: receiver.url });
-      const test = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key: fullKey, payload: { type: "customer.created" } });
+      const test = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${endpoint.id}/test`,
+        key: fullKey,
+        payload: { type: "customer.created" },
+      });
       const deliveryId = test.json().id as string;
       const reader = await t().app.services.access.createApiKey(companyId, { scopes: ["webhooks:read"] });
       for (const call of everyCall(endpoint.id, deliveryId)) {
@@ -365,7 +416,11 @@ function describeBadInputs(t: () => TestApp): void {
 
   it("PATCH refuses bad inputs with 400 and leaves the endpoint as it was", async () => {
     const { key } = await t().newCompany();
-    const created = await createEndpoint(t(), key, { url: "https://8.8.8.8/x", events: ["customer.created"], description: "kept" });
+    const created = await createEndpoint(t(), key, {
+      url: "https://8.8.8.8/x",
+      events: ["customer.created"],
+      description: "kept",
+    });
     const cases: [string, unknown][] = [
       ["unknown field", { status: "disabled" }],
       ["unknown field beside good ones", { description: "changed", secret: "whsec_mine" }],
@@ -381,7 +436,12 @@ function describeBadInputs(t: () => TestApp): void {
       ["url of another scheme", { url: "ftp://8.8.8.8/x" }],
     ];
     for (const [what, payload] of cases) {
-      const res = await t().call({ method: "PATCH", url: `${ENDPOINTS}/${created.id}`, key, payload: payload as object });
+      const res = await t().call({
+        method: "PATCH",
+        url: `${ENDPOINTS}/${created.id}`,
+        key,
+        payload: payload as object,
+      });
       assert.equal(res.statusCode, 400, `${what}: ${res.body}`);
       expectError(res, 400);
     }
@@ -403,7 +463,12 @@ function describeBadInputs(t: () => TestApp): void {
       ["unknown field", { type: "customer.created", test: false }],
     ];
     for (const [what, payload] of cases) {
-      const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${created.id}/test`, key, payload: payload as object });
+      const res = await t().call({
+        method: "POST",
+        url: `${ENDPOINTS}/${created.id}/test`,
+        key,
+        payload: payload as object,
+      });
       assert.equal(res.statusCode, 400, `${what}: ${res.body}`);
       expectError(res, 400);
     }
@@ -417,7 +482,12 @@ function describeBadInputs(t: () => TestApp): void {
       { method: "POST" as const, url: ENDPOINTS },
       { method: "PATCH" as const, url: `${ENDPOINTS}/${created.id}` },
     ]) {
-      const res = await t().call({ ...call, key, headers: { "content-type": "application/json" }, payload: "{not json" });
+      const res = await t().call({
+        ...call,
+        key,
+        headers: { "content-type": "application/json" },
+        payload: "{not json",
+      });
       expectError(res, 400, "invalid_json");
     }
   });

@@ -88,10 +88,18 @@ describe("webhook delivery across service processes [postgres]", { skip }, () =>
     await service.exited;
   }
 
-  async function api(service: Service, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  async function api(
+    service: Service,
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{ status: number; json: any }> {
     const res = await fetch(`${service.base}${path}`, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, json: await res.json() };
@@ -156,7 +164,9 @@ describe("webhook delivery across service processes [postgres]", { skip }, () =>
     const created: string[] = [];
     for (let batch = 0; batch < 5; batch++) {
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => api(i % 2 === 0 ? a : b, "POST", "/v1/billing/customers", { name: `Customer ${batch}-${i}` })),
+        Array.from({ length: 10 }, (_, i) =>
+          api(i % 2 === 0 ? a : b, "POST", "/v1/billing/customers", { name: `Customer ${batch}-${i}` }),
+        ),
       );
       for (const res of results) {
         assert.equal(res.status, 201, JSON.stringify(res.json));
@@ -198,12 +208,18 @@ describe("BILLING_WEBHOOK_LEASE", () => {
   it("is unset by default (the worker then leases for timeout*3+30s) and takes a duration", () => {
     assert.equal(loadConfig(base).webhooks.leaseMs, undefined);
     assert.equal(loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "90s" }).webhooks.leaseMs, 90_000);
-    assert.equal(loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "3s" }).webhooks.leaseMs, 3_000);
+    assert.equal(
+      loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "3s" }).webhooks.leaseMs,
+      3_000,
+    );
   });
 
   it("must be longer than the timeout, and a duration", () => {
     assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "10s" }), ConfigError);
-    assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "1s" }), ConfigError);
+    assert.throws(
+      () => loadConfig({ ...base, BILLING_WEBHOOK_TIMEOUT: "2s", BILLING_WEBHOOK_LEASE: "1s" }),
+      ConfigError,
+    );
     assert.throws(() => loadConfig({ ...base, BILLING_WEBHOOK_LEASE: "soon" }), ConfigError);
   });
 });

@@ -62,15 +62,31 @@ describeEachEngine("webhook endpoint SSRF refusals", (t) => {
     // The refusals that stand whatever the setting: another scheme, credentials in the URL.
     const standing = new Set(["another scheme", "credentials in the URL"]);
     for (const [what, url] of REFUSED) {
-      const body = expectError(await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url } }), 400, "invalid_url");
+      const body = expectError(
+        await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url } }),
+        400,
+        "invalid_url",
+      );
       if (standing.has(what)) {
         assert.doesNotMatch(body.error, /BILLING_WEBHOOK_ALLOW_PRIVATE/, what);
       } else {
-        assert.match(body.error, /\. For local development, whoever runs this billing service can allow http:\/\/ and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true \(never in production/, what);
+        assert.match(
+          body.error,
+          /\. For local development, whoever runs this billing service can allow http:\/\/ and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true \(never in production/,
+          what,
+        );
       }
     }
-    const unknownHost = expectError(await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url: "https://no-such-host.invalid/" } }), 400, "invalid_url");
-    assert.doesNotMatch(unknownHost.error, /BILLING_WEBHOOK_ALLOW_PRIVATE/, "a host that does not resolve is no local address");
+    const unknownHost = expectError(
+      await t().call({ method: "POST", url: ENDPOINTS, key, payload: { url: "https://no-such-host.invalid/" } }),
+      400,
+      "invalid_url",
+    );
+    assert.doesNotMatch(
+      unknownHost.error,
+      /BILLING_WEBHOOK_ALLOW_PRIVATE/,
+      "a host that does not resolve is no local address",
+    );
   });
 
   it("create accepts an https URL on a public address", async () => {
@@ -140,8 +156,16 @@ describeEachEngine("webhook endpoint SSRF refusals", (t) => {
     const { key } = await t().newCompany();
     const receiver = await receivers.start();
     const endpoint = await createEndpoint(t(), key, { url: "https://8.8.8.8/hook" });
-    await t().app.db.query("UPDATE webhook_endpoints SET url = $1 WHERE id = $2", [`https://127.0.0.1:${receiver.port}/hook`, endpoint.id]);
-    const res = await t().call({ method: "POST", url: `${ENDPOINTS}/${endpoint.id}/test`, key, payload: { type: "customer.created" } });
+    await t().app.db.query("UPDATE webhook_endpoints SET url = $1 WHERE id = $2", [
+      `https://127.0.0.1:${receiver.port}/hook`,
+      endpoint.id,
+    ]);
+    const res = await t().call({
+      method: "POST",
+      url: `${ENDPOINTS}/${endpoint.id}/test`,
+      key,
+      payload: { type: "customer.created" },
+    });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().status, "failed");
     assert.equal(res.json().status_code, null);

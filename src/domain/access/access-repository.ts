@@ -86,7 +86,8 @@ export async function revokeApiKey(db: Queryable, id: string, at: Date): Promise
   return rows[0];
 }
 
-const API_KEY_COLUMNS = "id, company_id, name, prefix, key_hash, scopes, created_at, expires_at, revoked_at, last_used_at";
+const API_KEY_COLUMNS =
+  "id, company_id, name, prefix, key_hash, scopes, created_at, expires_at, revoked_at, last_used_at";
 
 /** A company's keys, newest first (Settings → API keys). */
 export async function listApiKeysOfCompany(db: CompanyScope): Promise<ApiKeyRow[]> {
@@ -98,7 +99,10 @@ export async function listApiKeysOfCompany(db: CompanyScope): Promise<ApiKeyRow[
 }
 
 export async function findApiKeyOfCompany(db: CompanyScope, id: string): Promise<ApiKeyRow | undefined> {
-  const { rows } = await db.query<ApiKeyRow>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 AND id = $2`, [id]);
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -111,7 +115,10 @@ export async function revokeApiKeyOfCompany(db: CompanyScope, id: string, at: Da
 }
 
 export async function touchApiKey(db: Queryable, id: string, at: Date): Promise<void> {
-  await db.query("UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)", [id, at]);
+  await db.query(
+    "UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)",
+    [id, at],
+  );
 }
 
 export async function insertUser(db: Queryable, user: UserRow): Promise<boolean> {
@@ -178,10 +185,16 @@ export async function findSessionByHash(db: Queryable, tokenHash: Buffer): Promi
 }
 
 export async function endSession(db: Queryable, tokenHash: Buffer, at: Date): Promise<void> {
-  await db.query("UPDATE dashboard_sessions SET ended_at = COALESCE(ended_at, $2) WHERE token_hash = $1", [tokenHash, at]);
+  await db.query("UPDATE dashboard_sessions SET ended_at = COALESCE(ended_at, $2) WHERE token_hash = $1", [
+    tokenHash,
+    at,
+  ]);
 }
 
 /** A user's ended or expired sessions: deleted at each sign-in, so the table holds only live ones (and a few). */
 export async function deleteStaleSessions(db: Queryable, userId: string, now: Date): Promise<void> {
-  await db.query("DELETE FROM dashboard_sessions WHERE user_id = $1 AND (ended_at IS NOT NULL OR expires_at <= $2)", [userId, now]);
+  await db.query("DELETE FROM dashboard_sessions WHERE user_id = $1 AND (ended_at IS NOT NULL OR expires_at <= $2)", [
+    userId,
+    now,
+  ]);
 }

@@ -49,7 +49,8 @@ export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 // last_used_at is written at most once a minute per key and process: a dashboard hint, not a hot-path write.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const csrfTokenOf = (sessionToken: string) => createHmac("sha256", sessionToken).update("billing-dashboard-csrf").digest("base64url");
+const csrfTokenOf = (sessionToken: string) =>
+  createHmac("sha256", sessionToken).update("billing-dashboard-csrf").digest("base64url");
 
 export interface User {
   object: "user";
@@ -89,9 +90,13 @@ function checkScopes(scopes: readonly string[] | undefined): Scope[] | null {
   if (scopes === undefined) return null;
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length > 0) {
-    throw new ValidationError(`Unknown scope: ${unknown.join(", ")}. Known scopes: ${ALL_SCOPES.join(", ")}`, "invalid_scope");
+    throw new ValidationError(
+      `Unknown scope: ${unknown.join(", ")}. Known scopes: ${ALL_SCOPES.join(", ")}`,
+      "invalid_scope",
+    );
   }
-  if (scopes.length === 0) throw new ValidationError("scopes must name at least one scope, or be left out for full access", "invalid_scope");
+  if (scopes.length === 0)
+    throw new ValidationError("scopes must name at least one scope, or be left out for full access", "invalid_scope");
   return [...new Set(scopes)] as Scope[];
 }
 
@@ -101,7 +106,12 @@ function checkScopes(scopes: readonly string[] | undefined): Scope[] | null {
 function checkName(field: string, name: string, path = field): string {
   const trimmed = name.trim();
   if (trimmed.length < 1 || trimmed.length > 200 || trimmed.includes("\u0000")) {
-    const message = trimmed.length < 1 ? "is required" : trimmed.length > 200 ? "Too big: expected string to have <=200 characters" : "must not contain NUL characters";
+    const message =
+      trimmed.length < 1
+        ? "is required"
+        : trimmed.length > 200
+          ? "Too big: expected string to have <=200 characters"
+          : "must not contain NUL characters";
     throw new ValidationError(`${field} must be 1 to 200 characters`, "invalid_request", [{ path, message }]);
   }
   return trimmed;
@@ -110,10 +120,14 @@ function checkName(field: string, name: string, path = field): string {
 function checkExpiry(expiresAt: Date | null | undefined, now: Date): void {
   if (!expiresAt) return;
   if (Number.isNaN(expiresAt.getTime())) {
-    throw new ValidationError("expires_at is not a valid date", "invalid_expires_at", [{ path: "expires_at", message: "Invalid date" }]);
+    throw new ValidationError("expires_at is not a valid date", "invalid_expires_at", [
+      { path: "expires_at", message: "Invalid date" },
+    ]);
   }
   if (expiresAt.getTime() <= now.getTime()) {
-    throw new ValidationError("expires_at must be in the future", "invalid_expires_at", [{ path: "expires_at", message: "must be in the future" }]);
+    throw new ValidationError("expires_at must be in the future", "invalid_expires_at", [
+      { path: "expires_at", message: "must be in the future" },
+    ]);
   }
 }
 
@@ -122,11 +136,16 @@ const emailSchema = z.string().trim().max(254).pipe(z.email());
 function checkUser(email: string, password: string): string {
   const parsed = emailSchema.safeParse(email);
   if (!parsed.success) {
-    throw new ValidationError("email must be a valid email address", "invalid_request", [{ path: "email", message: email.trim() === "" ? "is required" : "Invalid email address" }]);
+    throw new ValidationError("email must be a valid email address", "invalid_request", [
+      { path: "email", message: email.trim() === "" ? "is required" : "Invalid email address" },
+    ]);
   }
   if (password.length < 8 || password.length > 1024) {
     throw new ValidationError("password must be 8 to 1024 characters", "invalid_request", [
-      { path: "password", message: password.length < 8 ? "Too short: use at least 8 characters." : "Too long: at most 1024 characters." },
+      {
+        path: "password",
+        message: password.length < 8 ? "Too short: use at least 8 characters." : "Too long: at most 1024 characters.",
+      },
     ]);
   }
   return parsed.data.toLowerCase();
@@ -138,7 +157,15 @@ const ARGON_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as con
 /** At most this many API keys are remembered when `rememberKeys` is on (see `knownKeys`). */
 const KNOWN_KEYS_LIMIT = 10_000;
 
-export function createAccessService({ db, clock, rememberKeys }: { db: Database; clock: Clock; rememberKeys: boolean }) {
+export function createAccessService({
+  db,
+  clock,
+  rememberKeys,
+}: {
+  db: Database;
+  clock: Clock;
+  rememberKeys: boolean;
+}) {
   const lastUsedWritten = new Map<string, number>();
   /**
    * API keys by hash, remembered between requests when the composition says every revocation goes through
@@ -164,7 +191,11 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
     q: Parameters<typeof repo.insertApiKey>[0],
     companyId: string,
     key: string,
-    input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+    input: {
+      name?: string | null | undefined;
+      scopes?: readonly string[] | undefined;
+      expiresAt?: Date | null | undefined;
+    },
   ): Promise<repo.ApiKeyRow> {
     const row: repo.ApiKeyRow = {
       id: newId(),
@@ -190,7 +221,11 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
 
     async createApiKey(
       companyId: string,
-      input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+      input: {
+        name?: string | null | undefined;
+        scopes?: readonly string[] | undefined;
+        expiresAt?: Date | null | undefined;
+      },
     ): Promise<ApiKey & { key: string }> {
       if (!isUuid(companyId) || !(await repo.findCompanyById(db, companyId))) throw new NotFoundError("company");
       checkExpiry(input.expiresAt, clock.now());
@@ -246,7 +281,11 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
     /** A new key for the actor's own company (dashboard Settings → API keys); the key is in this answer only. */
     async createOwnApiKey(
       actor: Actor,
-      input: { name?: string | null | undefined; scopes?: readonly string[] | undefined; expiresAt?: Date | null | undefined },
+      input: {
+        name?: string | null | undefined;
+        scopes?: readonly string[] | undefined;
+        expiresAt?: Date | null | undefined;
+      },
     ): Promise<ApiKey & { key: string }> {
       checkExpiry(input.expiresAt, clock.now());
       const key = generateApiKey();
@@ -256,7 +295,9 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
 
     /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */
     async revokeOwnApiKey(actor: Actor, id: string): Promise<ApiKey & { revoked_at: string }> {
-      const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(forCompany(db, actor.companyId), id, clock.now()) : undefined;
+      const row = isUuid(id)
+        ? await repo.revokeApiKeyOfCompany(forCompany(db, actor.companyId), id, clock.now())
+        : undefined;
       knownKeys?.clear();
       if (!row) throw new NotFoundError("api_key");
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
@@ -273,8 +314,15 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
       return db.transaction(async (tx) => {
         const company = { id: newId(), name: companyName, created_at: clock.now() };
         await repo.insertCompany(tx, company);
-        const user: repo.UserRow = { id: newId(), company_id: company.id, email, password_hash: passwordHash, created_at: clock.now() };
-        if (!(await repo.insertUser(tx, user))) throw new ConflictError("A user with this email already exists", "email_taken");
+        const user: repo.UserRow = {
+          id: newId(),
+          company_id: company.id,
+          email,
+          password_hash: passwordHash,
+          created_at: clock.now(),
+        };
+        if (!(await repo.insertUser(tx, user)))
+          throw new ConflictError("A user with this email already exists", "email_taken");
         return { object: "user" as const, id: user.id, email: user.email, company_id: company.id };
       });
     },
@@ -329,7 +377,8 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
         password_hash: await argonHash(password, ARGON_OPTIONS),
         created_at: clock.now(),
       };
-      if (!(await repo.insertUser(db, row))) throw new ConflictError("A user with this email already exists", "email_taken");
+      if (!(await repo.insertUser(db, row)))
+        throw new ConflictError("A user with this email already exists", "email_taken");
       return { object: "user", id: row.id, email: row.email, company_id: row.company_id };
     },
 
@@ -374,7 +423,13 @@ export function createAccessService({ db, clock, rememberKeys }: { db: Database;
           throw new ConflictError("BILLING_BOOTSTRAP_EMAIL already signs in to another company", "bootstrap_conflict");
         }
         if (!found) {
-          const row: repo.UserRow = { id: newId(), company_id: company.id, email, password_hash: await argonHash(user.password, ARGON_OPTIONS), created_at: clock.now() };
+          const row: repo.UserRow = {
+            id: newId(),
+            company_id: company.id,
+            email,
+            password_hash: await argonHash(user.password, ARGON_OPTIONS),
+            created_at: clock.now(),
+          };
           await repo.insertUser(tx, row);
           return { ...result, user: { email, created: true } };
         }

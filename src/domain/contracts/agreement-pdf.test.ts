@@ -170,7 +170,14 @@ function baseInput(overrides: Partial<AgreementPdfInput> = {}): AgreementPdfInpu
     endDate: "2025-12-31",
     programVersion: 3,
     rules: [
-      { id: "rule-sub", name: "Platform fee", type: "subscription", model: "flat", amount: "500.00", frequency: "monthly" },
+      {
+        id: "rule-sub",
+        name: "Platform fee",
+        type: "subscription",
+        model: "flat",
+        amount: "500.00",
+        frequency: "monthly",
+      },
       { id: "rule-dom", name: "Domestic wire", type: "usage", model: "flat", amount: "20", metric: "domestic_wire" },
       {
         id: "rule-vol",
@@ -193,8 +200,22 @@ function manyRules(count: number): AgreementPdfInput["rules"] {
   return Array.from({ length: count }, (_, i) => {
     const n = String(i + 1).padStart(2, "0");
     return i % 2 === 0
-      ? { id: `r${n}`, name: `Usage rule ${n}`, type: "usage", model: "flat", amount: `${i + 1}.50`, metric: `metric_${n}` }
-      : { id: `r${n}`, name: `Percent rule ${n}`, type: "usage", model: "percentage", rate: "0.0125", metric: `metric_${n}` };
+      ? {
+          id: `r${n}`,
+          name: `Usage rule ${n}`,
+          type: "usage",
+          model: "flat",
+          amount: `${i + 1}.50`,
+          metric: `metric_${n}`,
+        }
+      : {
+          id: `r${n}`,
+          name: `Percent rule ${n}`,
+          type: "usage",
+          model: "percentage",
+          rate: "0.0125",
+          metric: `metric_${n}`,
+        };
   });
 }
 
@@ -299,7 +320,8 @@ describe("renderAgreementPdf", () => {
     assert.ok(pages.length >= 3, `expected the table to span pages, got ${pages.length}`);
     const tablePages = pages.filter((page) => page.includes("Usage rule") || page.includes("Percent rule"));
     assert.ok(tablePages.length >= 2);
-    for (const page of tablePages) assert.ok(occurrences(page, "Counterparty\n") === 1, "one header row per table page");
+    for (const page of tablePages)
+      assert.ok(occurrences(page, "Counterparty\n") === 1, "one header row per table page");
     assert.ok(pages.slice(1).some((page) => page.includes("Pricing (continued)")));
     const text = pages.join("\n");
     assert.ok(text.includes("Usage rule 59") && text.includes("Percent rule 60"));
@@ -311,7 +333,15 @@ describe("renderAgreementPdf", () => {
       baseInput({
         rules: [
           { id: "r-null-name", name: null, type: "one_time", model: "flat", amount: "abc" },
-          { id: "r-jpy", name: "Yen fee", type: "usage", model: "flat", amount: "1500", currency: "JPY", metric: "calls" },
+          {
+            id: "r-jpy",
+            name: "Yen fee",
+            type: "usage",
+            model: "flat",
+            amount: "1500",
+            currency: "JPY",
+            metric: "calls",
+          },
           { id: "r-long", name: "x".repeat(5000), type: "usage", model: "percentage", rate: null, metric: null },
         ],
         customerName: "Line\nbreak\u0000name",
@@ -328,23 +358,48 @@ describe("renderAgreementPdf", () => {
     await assert.rejects(renderAgreementPdf(baseInput({ generatedAt: new Date(Number.NaN) })), TypeError);
   });
 
-  it("agrees with pdftotext where poppler is installed", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+  it("agrees with pdftotext where poppler is installed", {
+    skip: !hasPdftotext && "pdftotext not installed",
+  }, async () => {
     const text = pdftotext(await renderAgreementPdf(baseInput({ customerName: "Société Générale" })));
-    for (const expected of ["Usage-based services agreement", "acme-corp-test", "CN-000001", "Société Générale", "5%"]) {
+    for (const expected of [
+      "Usage-based services agreement",
+      "acme-corp-test",
+      "CN-000001",
+      "Société Générale",
+      "5%",
+    ]) {
       assert.ok(text.includes(expected), `pdftotext is missing ${JSON.stringify(expected)}`);
     }
   });
 });
 
 describe("agreement PDF with the largest amounts", () => {
-  it("keeps every price's amount and every monthly cap whole on one line", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+  it("keeps every price's amount and every monthly cap whole on one line", {
+    skip: !hasPdftotext && "pdftotext not installed",
+  }, async () => {
     const largest = "999999999999999.999999999999";
     const pdf = await renderAgreementPdf(
       baseInput({
         currency: "CHF",
         rules: [
-          { id: "rule-big", name: "Largest per-unit price", type: "usage", model: "flat", amount: largest, metric: "domestic_wire", monthly_cap: "99999999999999.99" },
-          { id: "rule-sub", name: "Platform fee", type: "subscription", model: "flat", amount: "99999999999999.99", frequency: "monthly" },
+          {
+            id: "rule-big",
+            name: "Largest per-unit price",
+            type: "usage",
+            model: "flat",
+            amount: largest,
+            metric: "domestic_wire",
+            monthly_cap: "99999999999999.99",
+          },
+          {
+            id: "rule-sub",
+            name: "Platform fee",
+            type: "subscription",
+            model: "flat",
+            amount: "99999999999999.99",
+            frequency: "monthly",
+          },
         ],
         minimumAmount: "99999999999999.99",
       }),
@@ -352,9 +407,15 @@ describe("agreement PDF with the largest amounts", () => {
     const text = pdftotext(pdf).replace(/\u00a0/g, " ");
     const lines = text.split("\n");
     // The per-unit price once; the cap, the fee and the minimum each on a line of their own.
-    for (const [figure, times] of [["CHF 999,999,999,999,999.999999999999", 1], ["CHF 99,999,999,999,999.99", 3]] as const) {
+    for (const [figure, times] of [
+      ["CHF 999,999,999,999,999.999999999999", 1],
+      ["CHF 99,999,999,999,999.99", 3],
+    ] as const) {
       assert.ok(lines.filter((line) => line.includes(figure)).length >= times, `${figure} whole on one line\n${text}`);
     }
-    assert.ok(lines.some((line) => /Name\s+Type\s+Metric\s+Price\s+Monthly cap\s+Counterparty/.test(line)), `the header's words whole\n${text}`);
+    assert.ok(
+      lines.some((line) => /Name\s+Type\s+Metric\s+Price\s+Monthly cap\s+Counterparty/.test(line)),
+      `the header's words whole\n${text}`,
+    );
   });
 });

@@ -22,7 +22,14 @@ import {
   type Doc,
   type TableColumn,
 } from "../../platform/pdf-layout.js";
-import { agreementWords, mapAgreementText, RULE_COLUMNS, type AgreementPdfInput, type AgreementWords, type RuleColumn } from "./agreement-text.js";
+import {
+  agreementWords,
+  mapAgreementText,
+  RULE_COLUMNS,
+  type AgreementPdfInput,
+  type AgreementWords,
+  type RuleColumn,
+} from "./agreement-text.js";
 
 export type { AgreementPdfInput } from "./agreement-text.js";
 
@@ -96,7 +103,12 @@ function drawRulesTable(doc: Doc, input: AgreementPdfInput, words: AgreementWord
     return;
   }
   const columns = ruleColumns(contentWidth(doc));
-  drawTable(doc, columns, input.rules.map((rule) => columns.map((c) => c.cell(rule, input))), words.pricingContinued);
+  drawTable(
+    doc,
+    columns,
+    input.rules.map((rule) => columns.map((c) => c.cell(rule, input))),
+    words.pricingContinued,
+  );
 }
 
 function drawSignatures(doc: Doc, signatures: AgreementWords["signatures"]): void {
@@ -110,9 +122,22 @@ function drawSignatures(doc: Doc, signatures: AgreementWords["signatures"]): voi
   signatures.forEach((signature, i) => {
     const x = MARGIN_X + i * (width + gutter);
     const lineY = top + 24;
-    doc.moveTo(x, lineY).lineTo(x + width, lineY).lineWidth(0.6).strokeColor(COLOR_TEXT).stroke();
-    doc.font(BOLD).fontSize(9.5).fillColor(COLOR_TEXT).text(signature.party, x, lineY + 5, { width });
-    doc.font(REGULAR).fontSize(8.5).fillColor(COLOR_MUTED).text(signature.line, x, doc.y + 1, { width });
+    doc
+      .moveTo(x, lineY)
+      .lineTo(x + width, lineY)
+      .lineWidth(0.6)
+      .strokeColor(COLOR_TEXT)
+      .stroke();
+    doc
+      .font(BOLD)
+      .fontSize(9.5)
+      .fillColor(COLOR_TEXT)
+      .text(signature.party, x, lineY + 5, { width });
+    doc
+      .font(REGULAR)
+      .fontSize(8.5)
+      .fillColor(COLOR_MUTED)
+      .text(signature.line, x, doc.y + 1, { width });
   });
   doc.x = MARGIN_X;
   doc.y = top + blockHeight;
@@ -148,7 +173,13 @@ export async function renderAgreementPdf(input: AgreementPdfInput): Promise<Buff
   const { metadata } = agreementWords(input);
   const words = agreementWords(drawable);
   return renderPdf(
-    { title: metadata.title, author: input.companyName, subject: metadata.subject, keywords: metadata.keywords, at: input.generatedAt },
+    {
+      title: metadata.title,
+      author: input.companyName,
+      subject: metadata.subject,
+      keywords: metadata.keywords,
+      at: input.generatedAt,
+    },
     { watermark: words.watermark, footer: words.footer },
     (doc) => draw(doc, drawable, words),
   );

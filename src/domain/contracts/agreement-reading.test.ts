@@ -34,15 +34,53 @@ function terms(input: AgreementPdfInput, rules: ReadRule[]): AgreementReading {
 }
 
 const SAMPLE_PROGRAM: AgreementPdfInput["rules"] = [
-  { id: "r1", name: "Domestic wire", type: "usage", model: "flat", metric: "domestic_wire", amount: "20.00", currency: "USD" },
-  { id: "r2", name: "International wire", type: "usage", model: "flat", metric: "international_wire", amount: "30.00", currency: "USD" },
-  { id: "r3", name: "Monthly minimum", type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "USD" },
+  {
+    id: "r1",
+    name: "Domestic wire",
+    type: "usage",
+    model: "flat",
+    metric: "domestic_wire",
+    amount: "20.00",
+    currency: "USD",
+  },
+  {
+    id: "r2",
+    name: "International wire",
+    type: "usage",
+    model: "flat",
+    metric: "international_wire",
+    amount: "30.00",
+    currency: "USD",
+  },
+  {
+    id: "r3",
+    name: "Monthly minimum",
+    type: "minimum",
+    model: "flat",
+    amount: "1000.00",
+    frequency: "monthly",
+    currency: "USD",
+  },
 ];
 
 const MANY_RULES: AgreementPdfInput["rules"] = Array.from({ length: 40 }, (_, i) =>
   i % 2 === 0
-    ? { id: `r${i}`, name: `Usage rule ${i + 1}`, type: "usage", model: "flat", amount: `${i + 1}.50`, metric: `metric_${i + 1}` }
-    : { id: `r${i}`, name: `Percent rule ${i + 1}`, type: "usage", model: "percentage", rate: "0.0125", metric: `metric_${i + 1}` },
+    ? {
+        id: `r${i}`,
+        name: `Usage rule ${i + 1}`,
+        type: "usage",
+        model: "flat",
+        amount: `${i + 1}.50`,
+        metric: `metric_${i + 1}`,
+      }
+    : {
+        id: `r${i}`,
+        name: `Percent rule ${i + 1}`,
+        type: "usage",
+        model: "percentage",
+        rate: "0.0125",
+        metric: `metric_${i + 1}`,
+      },
 );
 
 describe("readAgreementTerms", () => {
@@ -97,7 +135,15 @@ describe("readAgreementTerms", () => {
       input: agreement({
         currency: "JPY",
         rules: [
-          { id: "a", name: "Transfers", type: "usage", model: "flat", amount: "1500", metric: "transfer", monthly_cap: "2000000" },
+          {
+            id: "a",
+            name: "Transfers",
+            type: "usage",
+            model: "flat",
+            amount: "1500",
+            metric: "transfer",
+            monthly_cap: "2000000",
+          },
           { id: "b", name: "Base fee", type: "subscription", model: "flat", amount: "10000" },
         ],
         minimumAmount: "50000",
@@ -112,13 +158,28 @@ describe("readAgreementTerms", () => {
       input: agreement({
         currency: "KWD",
         rules: [
-          { id: "a", name: "Transfers", type: "usage", model: "flat", amount: "1.002", metric: "transfer", monthly_cap: "5000" },
+          {
+            id: "a",
+            name: "Transfers",
+            type: "usage",
+            model: "flat",
+            amount: "1.002",
+            metric: "transfer",
+            monthly_cap: "5000",
+          },
           { id: "b", name: "Base fee", type: "subscription", model: "flat", amount: "12.5" },
           { id: "c", name: "Fee share", type: "usage", model: "percentage", rate: "0.123456789012", metric: "volume" },
         ],
       }),
       rules: [
-        { name: "Transfers", type: "usage", model: "flat", amount: "1.002", metric: "transfer", monthly_cap: "5000.000" },
+        {
+          name: "Transfers",
+          type: "usage",
+          model: "flat",
+          amount: "1.002",
+          metric: "transfer",
+          monthly_cap: "5000.000",
+        },
         { name: "Base fee", type: "subscription", model: "flat", amount: "12.500" },
         { name: "Fee share", type: "usage", model: "percentage", rate: "0.123456789012", metric: "volume" },
       ],
@@ -131,7 +192,8 @@ describe("readAgreementTerms", () => {
     {
       name: "a customer name and a contract ID that wrap over several lines",
       input: agreement({
-        customerName: "The Extraordinarily Long-Named International Trading and Logistics Company of Northern Europe Limited",
+        customerName:
+          "The Extraordinarily Long-Named International Trading and Logistics Company of Northern Europe Limited",
         contractId: "extraordinarily_long_named_international_trading_2026",
         startDate: "2026-09-30",
         endDate: "2027-09-30",
@@ -153,7 +215,9 @@ describe("readAgreementTerms", () => {
     },
     {
       name: "a price per unit with more decimals than the currency's",
-      input: agreement({ rules: [{ id: "api", name: "API calls", type: "usage", model: "flat", amount: "0.0025", metric: "api_call" }] }),
+      input: agreement({
+        rules: [{ id: "api", name: "API calls", type: "usage", model: "flat", amount: "0.0025", metric: "api_call" }],
+      }),
       rules: [{ name: "API calls", type: "usage", model: "flat", amount: "0.0025", metric: "api_call" }],
     },
     {
@@ -167,7 +231,10 @@ describe("readAgreementTerms", () => {
       const text = await textOf(c.input);
       if (c.pages !== undefined) {
         assert.ok(text.pageCount >= c.pages, `the agreement has ${text.pageCount} pages`);
-        assert.ok(text.items.some((item) => item.page > 1 && item.text === "Pricing (continued)"), "the table continues");
+        assert.ok(
+          text.items.some((item) => item.page > 1 && item.text === "Pricing (continued)"),
+          "the table continues",
+        );
       }
       assert.deepEqual(readAgreementTerms(text.items), terms(c.input, c.rules));
     });
@@ -220,7 +287,8 @@ describe("readAgreementTerms", () => {
 
 describe("readAgreementTerms, property: what an agreement prints reads back", () => {
   const word = (max: number) => fc.stringMatching(new RegExp(`^[A-Za-z0-9]{1,${max}}$`));
-  const words = (count: number, max: number) => fc.array(word(max), { minLength: 1, maxLength: count }).map((w) => w.join(" "));
+  const words = (count: number, max: number) =>
+    fc.array(word(max), { minLength: 1, maxLength: count }).map((w) => w.join(" "));
   /** An amount with at most `decimals` decimals, as the domain stores it (at least the currency's). */
   const amount = (currency: string) =>
     fc
@@ -247,7 +315,11 @@ describe("readAgreementTerms, property: what an agreement prints reads back", ()
         monthly_cap: optional(amount(currency)),
         counterparty: optional(words(3, 8)),
       }),
-      fc.record({ type: fc.constantFrom("subscription", "minimum", "one_time"), model: fc.constant("flat"), amount: amount(currency) }),
+      fc.record({
+        type: fc.constantFrom("subscription", "minimum", "one_time"),
+        model: fc.constant("flat"),
+        amount: amount(currency),
+      }),
     );
 
   const scenario = fc.constantFrom("USD", "EUR", "JPY", "KWD").chain((currency) =>
@@ -262,7 +334,8 @@ describe("readAgreementTerms, property: what an agreement prints reads back", ()
     }),
   );
 
-  const day = (offset: number): string => new Date(Date.UTC(2000, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
+  const day = (offset: number): string =>
+    new Date(Date.UTC(2000, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
   const money = (value: string, currency: string): string =>
     new Big(value).toFixed(Math.max(minorUnitExponent(currency), fractionDigits(new Big(value))));
 
@@ -279,11 +352,16 @@ describe("readAgreementTerms, property: what an agreement prints reads back", ()
           rules: s.rules.map(({ name, fields }, i) => ({ id: `r${i}`, name, ...fields })),
         });
         const expected = s.rules.map(({ name, fields }): ReadRule => {
-          const read: ReadRule = { name, type: fields.type as ReadRule["type"], model: fields.model as ReadRule["model"] };
+          const read: ReadRule = {
+            name,
+            type: fields.type as ReadRule["type"],
+            model: fields.model as ReadRule["model"],
+          };
           if ("amount" in fields) read.amount = money(fields.amount, s.currency);
           if ("rate" in fields) read.rate = fields.rate;
           if ("metric" in fields) read.metric = fields.metric;
-          if ("monthly_cap" in fields && fields.monthly_cap !== undefined) read.monthly_cap = money(fields.monthly_cap, s.currency);
+          if ("monthly_cap" in fields && fields.monthly_cap !== undefined)
+            read.monthly_cap = money(fields.monthly_cap, s.currency);
           if ("counterparty" in fields && fields.counterparty !== undefined) read.counterparty = fields.counterparty;
           return read;
         });

@@ -68,7 +68,11 @@ function linesOf(items: readonly PdfTextItem[]): Line[] {
 
 /** An item's words with runs of whitespace as one space (a double space splits a line into two items). */
 const words = (item: PdfTextItem): string => item.text.replace(/\s+/g, " ").trim();
-const wordsOf = (items: readonly PdfTextItem[]): string => items.map(words).filter((w) => w !== "").join(" ");
+const wordsOf = (items: readonly PdfTextItem[]): string =>
+  items
+    .map(words)
+    .filter((w) => w !== "")
+    .join(" ");
 const near = (a: number, b: number): boolean => Math.abs(a - b) <= SAME_X;
 
 /**
@@ -77,7 +81,10 @@ const near = (a: number, b: number): boolean => Math.abs(a - b) <= SAME_X;
  * breaks anywhere, reads with a space where it was broken: the positions of the words cannot tell.
  */
 function joinLines(lines: readonly string[]): string {
-  return lines.reduce((text, line) => (text === "" ? line : /\S[-/]$/.test(text) ? text + line : `${text} ${line}`), "");
+  return lines.reduce(
+    (text, line) => (text === "" ? line : /\S[-/]$/.test(text) ? text + line : `${text} ${line}`),
+    "",
+  );
 }
 
 /** Text as read, or null when it is empty or lost characters to the font. */
@@ -98,9 +105,12 @@ export function readAgreementTerms(items: readonly PdfTextItem[]): AgreementRead
   const keyTerms = title && find(title.at + 1, (item) => words(item) === AGREEMENT_HEADINGS.keyTerms.toUpperCase());
   if (title === null || keyTerms === null) return null;
   // Section headings stand at the left margin, where the key terms' heading does.
-  const heading = (text: string) => (item: PdfTextItem) => words(item) === text.toUpperCase() && near(item.x, keyTerms.item.x);
+  const heading = (text: string) => (item: PdfTextItem) =>
+    words(item) === text.toUpperCase() && near(item.x, keyTerms.item.x);
   const keyTermsEnd =
-    find(keyTerms.at + 1, heading(AGREEMENT_HEADINGS.pricing))?.at ?? find(keyTerms.at + 1, heading(AGREEMENT_HEADINGS.terms))?.at ?? lines.length;
+    find(keyTerms.at + 1, heading(AGREEMENT_HEADINGS.pricing))?.at ??
+    find(keyTerms.at + 1, heading(AGREEMENT_HEADINGS.terms))?.at ??
+    lines.length;
 
   const values = readKeyValues(lines.slice(keyTerms.at + 1, keyTermsEnd));
   const code = joinLines(values.get(KEY_TERM_LABELS.currency) ?? []);
@@ -158,7 +168,10 @@ function readKeyValues(lines: readonly Line[]): Map<string, string[]> {
       const value = lines
         .slice(at, next < 0 ? undefined : next)
         .map((row) => wordsOf(row.items.filter((item) => item.x >= first.x - SAME_X && item.x < end - SAME_X)));
-      values.set(words(label), value.filter((text) => text !== ""));
+      values.set(
+        words(label),
+        value.filter((text) => text !== ""),
+      );
     });
   });
   return values;
@@ -256,6 +269,9 @@ function readRule(cells: Cells, currency: string | null): ReadRule | undefined {
 }
 
 /** An optional cell: undefined when it shows no value, null when it does not read. */
-function optional(text: string, read: (text: string) => string | null | undefined = readable): string | null | undefined {
+function optional(
+  text: string,
+  read: (text: string) => string | null | undefined = readable,
+): string | null | undefined {
   return text === NO_VALUE || text === "" ? undefined : (read(text) ?? null);
 }

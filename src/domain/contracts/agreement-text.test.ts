@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { agreementWords, KEY_TERM_LABELS, readAgreementDate, readAgreementTerm, readRuleType, RULE_COLUMNS, type AgreementPdfInput } from "./agreement-text.js";
+import {
+  agreementWords,
+  KEY_TERM_LABELS,
+  readAgreementDate,
+  readAgreementTerm,
+  readRuleType,
+  RULE_COLUMNS,
+  type AgreementPdfInput,
+} from "./agreement-text.js";
 import { RULE_TYPES } from "./pricing-rule.js";
 import { agreementInput } from "../../../test/fixtures/agreement-input.js";
 
@@ -50,13 +58,26 @@ describe("readAgreementDate", () => {
 describe("readAgreementTerm", () => {
   it("reads a term with an end and an open-ended one, wherever it wrapped", () => {
     assert.equal(termWords("2026-01-01", "2026-12-31"), "1 January 2026 – 31 December 2026");
-    assert.deepEqual(readAgreementTerm("1 January 2026 – 31 December 2026"), { start_date: "2026-01-01", end_date: "2026-12-31" });
-    assert.deepEqual(readAgreementTerm("30 September 2026 – 30 September\n2027"), { start_date: "2026-09-30", end_date: "2027-09-30" });
+    assert.deepEqual(readAgreementTerm("1 January 2026 – 31 December 2026"), {
+      start_date: "2026-01-01",
+      end_date: "2026-12-31",
+    });
+    assert.deepEqual(readAgreementTerm("30 September 2026 – 30 September\n2027"), {
+      start_date: "2026-09-30",
+      end_date: "2027-09-30",
+    });
     assert.deepEqual(readAgreementTerm(termWords("2026-01-01", null)), { start_date: "2026-01-01", end_date: null });
   });
 
   it("reads no term from other words", () => {
-    for (const words of ["1 January 2026", "1 January 2026 – ", "1 January 2026 - 31 December 2026", "1 January 2026 – open", "31 June 2026 – open-ended", "1 January 2026 – 2 January 2026 – 3 January 2026"]) {
+    for (const words of [
+      "1 January 2026",
+      "1 January 2026 – ",
+      "1 January 2026 - 31 December 2026",
+      "1 January 2026 – open",
+      "31 June 2026 – open-ended",
+      "1 January 2026 – 2 January 2026 – 3 January 2026",
+    ]) {
       assert.equal(readAgreementTerm(words), undefined, words);
     }
   });
@@ -74,6 +95,7 @@ describe("readRuleType", () => {
   });
 
   it("reads no type from other words", () => {
-    for (const words of ["one_time", "usage", "One-time", "Percentage", ""]) assert.equal(readRuleType(words), undefined, words);
+    for (const words of ["one_time", "usage", "One-time", "Percentage", ""])
+      assert.equal(readRuleType(words), undefined, words);
   });
 });

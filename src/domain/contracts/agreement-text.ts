@@ -98,8 +98,18 @@ export function mapAgreementText(input: AgreementPdfInput, text: (value: string)
 }
 
 const MONTHS = [
-  "January", "February", "March", "April", "May", "June",
-  "July", "August", "September", "October", "November", "December",
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
 ];
 
 /** "2025-01-31" → "31 January 2025"; anything else is shown as given. */
@@ -181,7 +191,11 @@ export const RULE_COLUMNS: readonly RuleColumn[] = [
   { field: "type", header: "Type", cell: (r) => humanize(r.type) },
   { field: "metric", header: "Metric", cell: (r) => r.metric ?? NO_VALUE },
   { field: "price", header: "Price", cell: (r, input) => rulePriceWords(r, input.currency) },
-  { field: "monthly_cap", header: "Monthly cap", cell: (r, input) => (r.monthly_cap == null ? NO_VALUE : moneyWords(r.monthly_cap, r.currency ?? input.currency)) },
+  {
+    field: "monthly_cap",
+    header: "Monthly cap",
+    cell: (r, input) => (r.monthly_cap == null ? NO_VALUE : moneyWords(r.monthly_cap, r.currency ?? input.currency)),
+  },
   { field: "counterparty", header: "Counterparty", cell: (r) => r.counterparty ?? NO_VALUE },
 ];
 
@@ -237,7 +251,10 @@ export function agreementWords(input: AgreementPdfInput) {
         ? `4. Term. This agreement starts on ${start} and continues until terminated.`
         : `4. Term. This agreement starts on ${start} and ends on ${end}.`,
     ],
-    signatures: [input.companyName, input.customerName].map((name) => ({ party: `For ${name}`, line: "Name, title and date" })),
+    signatures: [input.companyName, input.customerName].map((name) => ({
+      party: `For ${name}`,
+      line: "Name, title and date",
+    })),
     watermark: input.sample ? AGREEMENT_WATERMARK : null,
     footer: {
       generated: `Generated ${formatTimestamp(input.generatedAt)}  ·  Pricing program version ${input.programVersion}`,

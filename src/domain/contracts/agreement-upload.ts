@@ -28,21 +28,33 @@ const UPLOAD_RETRY_SECONDS = 5;
  * (429 `too_many_uploads`), as is any upload while the queue over all companies is full.
  */
 export async function checkAgreementFile(companyId: string, file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
-  if (file.bytes.length === 0) throw new ValidationError("The file is empty: attach the signed agreement as a PDF", "file_empty");
+  if (file.bytes.length === 0)
+    throw new ValidationError("The file is empty: attach the signed agreement as a PDF", "file_empty");
   if (file.bytes.length > MAX_AGREEMENT_BYTES) {
-    throw new TooLargeError("The file is larger than 10 MiB (10,485,760 bytes); upload a smaller PDF of the agreement", "file_too_large");
+    throw new TooLargeError(
+      "The file is larger than 10 MiB (10,485,760 bytes); upload a smaller PDF of the agreement",
+      "file_too_large",
+    );
   }
-  if (!looksLikePdf(file.bytes)) throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
+  if (!looksLikePdf(file.bytes))
+    throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
   const inspection = await inspectPdf(file.bytes, { queueKey: companyId, textPages }).catch((error: unknown) => {
     if (!(error instanceof QueueFullError)) throw error;
     throw tooManyUploads(error.bound);
   });
   if (inspection.kind === "encrypted") {
-    throw new ValidationError("The PDF is encrypted or password-protected; upload a copy saved without a password", "file_encrypted");
+    throw new ValidationError(
+      "The PDF is encrypted or password-protected; upload a copy saved without a password",
+      "file_encrypted",
+    );
   }
-  if (inspection.kind === "unreadable") throw new ValidationError("The file starts like a PDF but cannot be read; it may be damaged", "file_unreadable");
+  if (inspection.kind === "unreadable")
+    throw new ValidationError("The file starts like a PDF but cannot be read; it may be damaged", "file_unreadable");
   if (inspection.kind === "too_complex") {
-    throw new ValidationError("The PDF unpacks into more than the service reads for one file, or takes too long to read; save it again as a plain PDF", "file_too_complex");
+    throw new ValidationError(
+      "The PDF unpacks into more than the service reads for one file, or takes too long to read; save it again as a plain PDF",
+      "file_too_complex",
+    );
   }
   return inspection.items;
 }
@@ -50,7 +62,9 @@ export async function checkAgreementFile(companyId: string, file: UploadedFile, 
 function tooManyUploads(bound: QueueFullError["bound"]): RateLimitedError {
   return RateLimitedError.tooManyUploads(
     UPLOAD_RETRY_SECONDS,
-    bound === "key" ? `Your company already has ${PDF_QUEUE.perKey} uploaded files being checked` : "The service is checking as many uploaded files as it can hold",
+    bound === "key"
+      ? `Your company already has ${PDF_QUEUE.perKey} uploaded files being checked`
+      : "The service is checking as many uploaded files as it can hold",
   );
 }
 
@@ -68,9 +82,11 @@ export function requireUploadRoom(companyId: string): void {
 export function storedFilename(filename: string | undefined): string {
   const base = (filename ?? "").split(/[\\/]/).pop() ?? "";
   // Printable characters only; surrogates go too (an unpaired one cannot be stored; emoji are not missed).
-  const clean = base.replace(/[^\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]|["\\]/g, "").trim().slice(0, 200);
+  const clean = base
+    .replace(/[^\x20-\x7e\u00a0-\ud7ff\ue000-\ufffd]|["\\]/g, "")
+    .trim()
+    .slice(0, 200);
   return clean === "" ? "agreement.pdf" : clean;
 }
 
 export const sha256Hex = (bytes: Buffer): string => createHash("sha256").update(bytes).digest("hex");
-

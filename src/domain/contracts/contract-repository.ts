@@ -73,9 +73,10 @@ export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractR
 }
 
 export async function findContract(db: CompanyScope, id: string): Promise<ContractRow | undefined> {
-  const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2`, [
-    id,
-  ]);
+  const { rows } = await db.query<ContractRow>(
+    `SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -88,7 +89,9 @@ export async function lockContract(tx: CompanyScope, id: string): Promise<Contra
 }
 
 export async function findContractByPdfToken(db: Queryable, token: string): Promise<ContractRow | undefined> {
-  const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE pdf_token = $1`, [token]);
+  const { rows } = await db.query<ContractRow>(`SELECT ${CONTRACT_COLUMNS} FROM contracts WHERE pdf_token = $1`, [
+    token,
+  ]);
   return rows[0];
 }
 
@@ -103,7 +106,12 @@ export async function listContracts(db: CompanyScope, status: string | undefined
   return rows;
 }
 
-export async function setCurrentVersion(tx: CompanyScope, id: string, version: number, metrics: string[]): Promise<void> {
+export async function setCurrentVersion(
+  tx: CompanyScope,
+  id: string,
+  version: number,
+  metrics: string[],
+): Promise<void> {
   await tx.query("UPDATE contracts SET current_version = $3, metrics = $4 WHERE company_id = $1 AND id = $2", [
     id,
     version,
@@ -197,7 +205,11 @@ const asBuffer = (row: ContractDocumentRow | undefined): ContractDocumentRow | u
   row && { ...row, content: Buffer.isBuffer(row.content) ? row.content : Buffer.from(row.content as Uint8Array) };
 
 /** A document by id, with the contract it belongs to; `lock` holds it until commit (one save per upload). */
-export async function findDocument(db: CompanyScope, id: string, lock = false): Promise<ContractDocumentRow | undefined> {
+export async function findDocument(
+  db: CompanyScope,
+  id: string,
+  lock = false,
+): Promise<ContractDocumentRow | undefined> {
   const { rows } = await db.query<ContractDocumentRow>(
     `${DOCUMENT_SELECT} WHERE d.company_id = $1 AND d.id = $2${lock ? " FOR UPDATE OF d" : ""}`,
     [id],
@@ -207,7 +219,10 @@ export async function findDocument(db: CompanyScope, id: string, lock = false): 
 
 /** The contract a document belongs to, as committed now (a fresh statement: see saveStaged). */
 export async function findContractIdOfDocument(db: CompanyScope, documentId: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ id: string }>("SELECT id FROM contracts WHERE company_id = $1 AND document_id = $2", [documentId]);
+  const { rows } = await db.query<{ id: string }>(
+    "SELECT id FROM contracts WHERE company_id = $1 AND document_id = $2",
+    [documentId],
+  );
   return rows[0]?.id;
 }
 

@@ -15,22 +15,24 @@ export const createSampleContractInput = z
   .strict();
 
 /** A contract as the API answers it; `Contract` in the OpenAPI document. */
-export const contractSchema = z.object({
-  object: z.literal("contract"),
-  id: z.string().describe("The contract's external id: the value sent as external_contract_id on usage events"),
-  customer_id: z.string(),
-  customer_name: z.string(),
-  contract_number: z.string(),
-  status: z.enum(CONTRACT_STATUSES),
-  start_date: dateText(),
-  end_date: dateText().nullable().describe("null: open-ended"),
-  currency: z.string(),
-  billing_cadence: z.string(),
-  metrics: z.array(z.string()),
-  pdf_url: urlText().describe("The agreement PDF"),
-  sample: z.boolean(),
-  created_at: instantText(),
-}).meta({ id: "Contract" });
+export const contractSchema = z
+  .object({
+    object: z.literal("contract"),
+    id: z.string().describe("The contract's external id: the value sent as external_contract_id on usage events"),
+    customer_id: z.string(),
+    customer_name: z.string(),
+    contract_number: z.string(),
+    status: z.enum(CONTRACT_STATUSES),
+    start_date: dateText(),
+    end_date: dateText().nullable().describe("null: open-ended"),
+    currency: z.string(),
+    billing_cadence: z.string(),
+    metrics: z.array(z.string()),
+    pdf_url: urlText().describe("The agreement PDF"),
+    sample: z.boolean(),
+    created_at: instantText(),
+  })
+  .meta({ id: "Contract" });
 export type Contract = z.infer<typeof contractSchema>;
 
 const scopeText = z.string().trim().min(1).max(255);
@@ -41,7 +43,12 @@ const ruleFieldShape = {
   model: z.enum(RULE_MODELS),
   amount: decimalText.describe("Money amount as a decimal string, for flat rules (per unit on usage rules)"),
   rate: decimalText.describe("Fraction, for percentage rules: 0.05 is 5 percent"),
-  metric: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, _ . : -"),
+  metric: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, _ . : -"),
   frequency: z.literal("monthly"),
   monthly_cap: decimalText.describe("Money amount: the most the rule's rate-based charges add up to in a month"),
   currency: z.string().length(3),
@@ -61,7 +68,9 @@ export const addPricingRuleInput = z
   .object({
     id: ruleIdSchema.optional(),
     ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.optional()])),
-  } as { id: z.ZodOptional<typeof ruleIdSchema> } & { [K in keyof typeof ruleFieldShape]: z.ZodOptional<(typeof ruleFieldShape)[K]> })
+  } as { id: z.ZodOptional<typeof ruleIdSchema> } & {
+    [K in keyof typeof ruleFieldShape]: z.ZodOptional<(typeof ruleFieldShape)[K]>;
+  })
   .strict();
 
 /** PUT …/pricing-rules/{rule_id}: any subset, merged into the rule; null clears an optional field. */
@@ -75,37 +84,43 @@ export const updatePricingRuleInput = z
   .strict();
 
 /** A rule of a program version, as the API answers it; `PricingRule` in the OpenAPI document. */
-const pricingRuleSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  type: z.enum(RULE_TYPES),
-  model: z.enum(RULE_MODELS),
-  amount: z.string().nullable(),
-  rate: jsonDecimal.nullable(),
-  metric: z.string().nullable(),
-  frequency: z.literal("monthly").nullable(),
-  monthly_cap: z.string().nullable(),
-  currency: z.string(),
-  counterparty: z.string().nullable(),
-  counterparty_side: z.string().nullable(),
-  pair: z.string().nullable(),
-}).meta({ id: "PricingRule" });
+const pricingRuleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(RULE_TYPES),
+    model: z.enum(RULE_MODELS),
+    amount: z.string().nullable(),
+    rate: jsonDecimal.nullable(),
+    metric: z.string().nullable(),
+    frequency: z.literal("monthly").nullable(),
+    monthly_cap: z.string().nullable(),
+    currency: z.string(),
+    counterparty: z.string().nullable(),
+    counterparty_side: z.string().nullable(),
+    pair: z.string().nullable(),
+  })
+  .meta({ id: "PricingRule" });
 
-export const pricingProgramSchema = z.object({
-  object: z.literal("pricing_program"),
-  contract: z.string(),
-  version: z.number().int(),
-  effective_date: dateText(),
-  rules: z.array(pricingRuleSchema),
-}).meta({ id: "PricingProgram" });
+export const pricingProgramSchema = z
+  .object({
+    object: z.literal("pricing_program"),
+    contract: z.string(),
+    version: z.number().int(),
+    effective_date: dateText(),
+    rules: z.array(pricingRuleSchema),
+  })
+  .meta({ id: "PricingProgram" });
 
 /** The answer to adding or updating a rule: the rule as it stands in the program version that the change made. */
-export const pricingRuleResponseSchema = z.object({
-  object: z.literal("pricing_rule"),
-  contract: z.string(),
-  version: z.number().int().describe("The program version the change made"),
-  rule: pricingRuleSchema,
-}).meta({ id: "PricingRuleChange" });
+export const pricingRuleResponseSchema = z
+  .object({
+    object: z.literal("pricing_rule"),
+    contract: z.string(),
+    version: z.number().int().describe("The program version the change made"),
+    rule: pricingRuleSchema,
+  })
+  .meta({ id: "PricingRuleChange" });
 
 /** The most bytes an uploaded agreement may have: 10 MiB (10,485,760). */
 export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
@@ -127,12 +142,20 @@ export const uploadTermsInput = z
       .strict()
       .superRefine((customer, ctx) => {
         if (customer.id !== undefined && (customer.name ?? customer.external_id ?? customer.email) !== undefined) {
-          ctx.addIssue({ code: "custom", path: ["id"], message: "names an existing customer: send either id, or name (with external_id and email) for a new one" });
+          ctx.addIssue({
+            code: "custom",
+            path: ["id"],
+            message: "names an existing customer: send either id, or name (with external_id and email) for a new one",
+          });
         } else if (customer.id === undefined && customer.name === undefined) {
-          ctx.addIssue({ code: "custom", path: ["name"], message: "is required for a new customer (or send the id of an existing one)" });
+          ctx.addIssue({
+            code: "custom",
+            path: ["name"],
+            message: "is required for a new customer (or send the id of an existing one)",
+          });
         }
       })
-      .describe("`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one"),
+      .describe('`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one'),
     contract_id: externalIdText.describe("The contract's id: the value usage events send as external_contract_id"),
     start_date: calendarDate(),
     end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
@@ -140,7 +163,10 @@ export const uploadTermsInput = z
       .string()
       .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals, such as USD")
       .refine((code) => SUPPORTED_CURRENCIES.has(code), "is not a currency the service bills in"),
-    rules: z.array(addPricingRuleInput).max(MAX_UPLOAD_RULES).describe("The pricing rules; a monthly minimum is a rule of type minimum"),
+    rules: z
+      .array(addPricingRuleInput)
+      .max(MAX_UPLOAD_RULES)
+      .describe("The pricing rules; a monthly minimum is a rule of type minimum"),
   })
   .strict()
   .refine((terms) => terms.end_date == null || terms.end_date >= terms.start_date, {

@@ -10,7 +10,14 @@ import { insertCustomer } from "../customers/customer-service.js";
 import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
-import { checkAgreementFile, READ_PAGES, requireUploadRoom, sha256Hex, storedFilename, type UploadedFile } from "./agreement-upload.js";
+import {
+  checkAgreementFile,
+  READ_PAGES,
+  requireUploadRoom,
+  sha256Hex,
+  storedFilename,
+  type UploadedFile,
+} from "./agreement-upload.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./contract-repository.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
@@ -114,7 +121,11 @@ export function createContractService({
   async function lockedContractWithRules(tx: Tx, actor: Actor, contractId: string) {
     const contract = await repo.lockContract(forCompany(tx, actor.companyId), contractId);
     if (!contract) throw new NotFoundError("contract");
-    const program = await repo.findProgramVersion(forCompany(tx, actor.companyId), contractId, contract.current_version);
+    const program = await repo.findProgramVersion(
+      forCompany(tx, actor.companyId),
+      contractId,
+      contract.current_version,
+    );
     return { contract, rules: program?.rules ?? [] };
   }
 
@@ -123,7 +134,15 @@ export function createContractService({
     tx: Tx,
     actor: Actor,
     customer: { id: string; name: string },
-    terms: { id: string; start_date: string; end_date: string | null; currency: string; sample: boolean; rules: PricingRule[]; document_id: string | null },
+    terms: {
+      id: string;
+      start_date: string;
+      end_date: string | null;
+      currency: string;
+      sample: boolean;
+      rules: PricingRule[];
+      document_id: string | null;
+    },
   ): Promise<repo.ContractRow> {
     const number = await repo.nextCounterValues(forCompany(tx, actor.companyId), "contract_number", 1);
     return {
@@ -165,10 +184,17 @@ export function createContractService({
    * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
    * the terms are checked first, so a refusal writes nothing.
    */
-  async function createUploaded(tx: Tx, actor: Actor, { terms, rules }: CheckedTerms, document: { id: string }): Promise<Contract> {
+  async function createUploaded(
+    tx: Tx,
+    actor: Actor,
+    { terms, rules }: CheckedTerms,
+    document: { id: string },
+  ): Promise<Contract> {
     let customer: { id: string; name: string };
     if (terms.customer.id !== undefined) {
-      const found = isUuid(terms.customer.id) ? await findCustomerById(forCompany(tx, actor.companyId), terms.customer.id) : undefined;
+      const found = isUuid(terms.customer.id)
+        ? await findCustomerById(forCompany(tx, actor.companyId), terms.customer.id)
+        : undefined;
       if (!found) throw new NotFoundError("customer");
       customer = found;
     } else {
@@ -192,7 +218,10 @@ export function createContractService({
     return completeNewContract(tx, row, rules);
   }
 
-  const documentRow = (file: UploadedFile, reading: AgreementReading | null): Omit<repo.ContractDocumentRow, "contract_id"> => ({
+  const documentRow = (
+    file: UploadedFile,
+    reading: AgreementReading | null,
+  ): Omit<repo.ContractDocumentRow, "contract_id"> => ({
     id: newId(),
     filename: storedFilename(file.filename),
     content: file.bytes,
@@ -223,7 +252,9 @@ export function createContractService({
     async createSample(actor: Actor, customerId: string): Promise<Contract> {
       requireScope(actor, "contracts:write");
       return db.transaction(async (tx) => {
-        const customer = isUuid(customerId) ? await findCustomerById(forCompany(tx, actor.companyId), customerId) : undefined;
+        const customer = isUuid(customerId)
+          ? await findCustomerById(forCompany(tx, actor.companyId), customerId)
+          : undefined;
         if (!customer) throw new NotFoundError("customer");
         const now = clock.now();
         const rules = sampleRules();
@@ -286,7 +317,11 @@ export function createContractService({
       const reading = readAgreementTerms(await checkAgreementFile(actor.companyId, file, READ_PAGES));
       const document = documentRow(file, reading);
       await db.transaction(async (tx) => {
-        await repo.deleteStaleDocuments(forCompany(tx, actor.companyId), new Date(clock.now().getTime() - STAGED_UPLOAD_MS), STAGED_UPLOADS_KEPT - 1);
+        await repo.deleteStaleDocuments(
+          forCompany(tx, actor.companyId),
+          new Date(clock.now().getTime() - STAGED_UPLOAD_MS),
+          STAGED_UPLOADS_KEPT - 1,
+        );
         await repo.insertDocument(forCompany(tx, actor.companyId), document);
       });
       return { id: document.id, reading };
@@ -297,20 +332,30 @@ export function createContractService({
       requireScope(actor, "contracts:write");
       const row = isUuid(documentId) ? await repo.findDocument(forCompany(db, actor.companyId), documentId) : undefined;
       if (!row) throw new NotFoundError("upload");
-      return { id: row.id, filename: row.filename, pdf: row.content, reading: row.reading as AgreementReading | null, contractId: row.contract_id };
+      return {
+        id: row.id,
+        filename: row.filename,
+        pdf: row.content,
+        reading: row.reading as AgreementReading | null,
+        contractId: row.contract_id,
+      };
     },
 
     /** Saves reviewed terms with a staged upload; an upload is saved once (409 `upload_saved` after). */
     async saveStaged(actor: Actor, documentId: string, rawTerms: unknown): Promise<Contract> {
       requireScope(actor, "contracts:write");
       return db.transaction(async (tx) => {
-        const row = isUuid(documentId) ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true) : undefined;
+        const row = isUuid(documentId)
+          ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true)
+          : undefined;
         if (!row) throw new NotFoundError("upload");
         // Asked again now that the row is locked: a save that held the lock before has committed its contract,
         // which the locking statement itself (begun before that commit) could not see.
         const saved = await repo.findContractIdOfDocument(forCompany(tx, actor.companyId), documentId);
         if (saved !== undefined) {
-          throw new ConflictError(`This upload was already saved as contract '${saved}'`, "upload_saved", { contract_id: saved });
+          throw new ConflictError(`This upload was already saved as contract '${saved}'`, "upload_saved", {
+            contract_id: saved,
+          });
         }
         return createUploaded(tx, actor, checkUploadTerms(rawTerms), row);
       });
@@ -320,11 +365,15 @@ export function createContractService({
      * The contract's agreement for its own company: the uploaded PDF as it was sent (`uploaded`: someone's
      * file, which surfaces never show inline), or the generated one.
      */
-    async agreementFile(actor: Actor, contractId: string): Promise<{ filename: string; pdf: Buffer; uploaded: boolean }> {
+    async agreementFile(
+      actor: Actor,
+      contractId: string,
+    ): Promise<{ filename: string; pdf: Buffer; uploaded: boolean }> {
       requireScope(actor, "contracts:read");
       const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!contract) throw new NotFoundError("contract");
-      if (contract.document_id === null) return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract), uploaded: false };
+      if (contract.document_id === null)
+        return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract), uploaded: false };
       const document = await repo.findDocument(forCompany(db, actor.companyId), contract.document_id);
       if (!document) throw new NotFoundError("agreement");
       return { filename: document.filename, pdf: document.content, uploaded: true };
@@ -334,7 +383,11 @@ export function createContractService({
       requireScope(actor, "contracts:read");
       const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
       if (!contract) throw new NotFoundError("contract");
-      const program = await repo.findProgramVersion(forCompany(db, actor.companyId), contractId, contract.current_version);
+      const program = await repo.findProgramVersion(
+        forCompany(db, actor.companyId),
+        contractId,
+        contract.current_version,
+      );
       if (!program) throw new NotFoundError("pricing_program");
       return presentProgram(contractId, program);
     },
@@ -351,41 +404,64 @@ export function createContractService({
     /** Appends a rule as a new program version (201); a supplied id that exists answers 409. */
     async addRule(actor: Actor, contractId: string, fields: RuleFields) {
       requireScope(actor, "contracts:write");
-      return afterCommitForget(actor, contractId, db.transaction(async (tx) => {
-        const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
-        if (fields.id !== undefined && rules.some((r) => r.id === fields.id)) {
-          throw new ConflictError(`A pricing rule with id '${fields.id}' already exists on this contract`, "rule_exists");
-        }
-        const result = normalizeRule(fields, contract.currency);
-        if (result.errors) throw new ValidationError(`Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, "invalid_pricing_rule", result.errors);
-        const version = await appendVersion(tx, contract, [...rules, result.rule]);
-        return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
-      }));
+      return afterCommitForget(
+        actor,
+        contractId,
+        db.transaction(async (tx) => {
+          const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
+          if (fields.id !== undefined && rules.some((r) => r.id === fields.id)) {
+            throw new ConflictError(
+              `A pricing rule with id '${fields.id}' already exists on this contract`,
+              "rule_exists",
+            );
+          }
+          const result = normalizeRule(fields, contract.currency);
+          if (result.errors)
+            throw new ValidationError(
+              `Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+              "invalid_pricing_rule",
+              result.errors,
+            );
+          const version = await appendVersion(tx, contract, [...rules, result.rule]);
+          return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
+        }),
+      );
     },
 
     /** Merges the supplied fields into a rule (null clears a field) and writes a new program version. */
     async updateRule(actor: Actor, contractId: string, ruleId: string, fields: RuleFields) {
       requireScope(actor, "contracts:write");
-      return afterCommitForget(actor, contractId, db.transaction(async (tx) => {
-        const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
-        const index = rules.findIndex((r) => r.id === ruleId);
-        if (index < 0) throw new NotFoundError("pricing_rule");
-        if (fields.id !== undefined && fields.id !== ruleId) {
-          throw new ValidationError("A rule's id cannot change", "invalid_pricing_rule", [{ path: "id", message: "cannot change" }]);
-        }
-        const existing = rules[index]!;
-        const merged: RuleFields = { ...existing, ...withoutUndefined(fields), id: ruleId };
-        // Switching model drops the price field of the old model unless the update sets it.
-        if (fields.model && fields.model !== existing.model) {
-          if (fields.model === "percentage" && fields.amount === undefined) merged.amount = null;
-          if (fields.model === "flat" && fields.rate === undefined) merged.rate = null;
-        }
-        const result = normalizeRule(merged, contract.currency);
-        if (result.errors) throw new ValidationError(`Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, "invalid_pricing_rule", result.errors);
-        const next = rules.map((r, i) => (i === index ? result.rule : r));
-        const version = await appendVersion(tx, contract, next);
-        return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
-      }));
+      return afterCommitForget(
+        actor,
+        contractId,
+        db.transaction(async (tx) => {
+          const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
+          const index = rules.findIndex((r) => r.id === ruleId);
+          if (index < 0) throw new NotFoundError("pricing_rule");
+          if (fields.id !== undefined && fields.id !== ruleId) {
+            throw new ValidationError("A rule's id cannot change", "invalid_pricing_rule", [
+              { path: "id", message: "cannot change" },
+            ]);
+          }
+          const existing = rules[index]!;
+          const merged: RuleFields = { ...existing, ...withoutUndefined(fields), id: ruleId };
+          // Switching model drops the price field of the old model unless the update sets it.
+          if (fields.model && fields.model !== existing.model) {
+            if (fields.model === "percentage" && fields.amount === undefined) merged.amount = null;
+            if (fields.model === "flat" && fields.rate === undefined) merged.rate = null;
+          }
+          const result = normalizeRule(merged, contract.currency);
+          if (result.errors)
+            throw new ValidationError(
+              `Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+              "invalid_pricing_rule",
+              result.errors,
+            );
+          const next = rules.map((r, i) => (i === index ? result.rule : r));
+          const version = await appendVersion(tx, contract, next);
+          return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
+        }),
+      );
     },
 
     /** The agreement PDF behind a `pdf_url` (no API key: the token in the URL is the capability). */
@@ -450,7 +526,11 @@ function parseUploadTerms(raw: unknown): UploadTerms {
     message: /received undefined/.test(issue.message) ? "is required" : issue.message,
   }));
   const first = details[0]!;
-  throw new ValidationError(`Invalid terms. ${first.path ? `${first.path}: ` : ""}${first.message}`, "invalid_terms", details);
+  throw new ValidationError(
+    `Invalid terms. ${first.path ? `${first.path}: ` : ""}${first.message}`,
+    "invalid_terms",
+    details,
+  );
 }
 
 /** Every rule through normalizeRule, as addPricingRule does, with each error under `rules.{i}`. */
@@ -459,14 +539,20 @@ function normalizeUploadRules(terms: UploadTerms): PricingRule[] {
   const rules: PricingRule[] = [];
   const ids = new Set<string>();
   terms.rules.forEach((fields, index) => {
-    if (fields.id !== undefined && ids.has(fields.id)) errors.push({ path: `rules.${index}.id`, message: "is used by another rule of this contract" });
+    if (fields.id !== undefined && ids.has(fields.id))
+      errors.push({ path: `rules.${index}.id`, message: "is used by another rule of this contract" });
     if (fields.id !== undefined) ids.add(fields.id);
     const result = normalizeRule(fields, terms.currency);
-    if (result.errors) errors.push(...result.errors.map((e) => ({ path: `rules.${index}.${e.path}`, message: e.message })));
+    if (result.errors)
+      errors.push(...result.errors.map((e) => ({ path: `rules.${index}.${e.path}`, message: e.message })));
     else rules.push(result.rule);
   });
   if (errors.length > 0) {
-    throw new ValidationError(`Invalid pricing rule: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`, "invalid_pricing_rule", errors);
+    throw new ValidationError(
+      `Invalid pricing rule: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+      "invalid_pricing_rule",
+      errors,
+    );
   }
   return rules;
 }

@@ -10,13 +10,20 @@ const presented = (fields: Partial<PricingRule>): PresentedRule => presentRule(r
 /** A diff in a compact form a table row can state: "added a", "removed b", "changed c: amount 1.00 → 2.00". */
 function summary(diffs: RuleDiff[]): string[] {
   return diffs.map((d) => {
-    if (d.kind === "changed") return `changed ${d.after.id}: ${d.changes.map((c) => `${c.field} ${c.before ?? "∅"} → ${c.after ?? "∅"}`).join(", ")}`;
+    if (d.kind === "changed")
+      return `changed ${d.after.id}: ${d.changes.map((c) => `${c.field} ${c.before ?? "∅"} → ${c.after ?? "∅"}`).join(", ")}`;
     return `${d.kind} ${d.rule.id}`;
   });
 }
 
 describe("diffRules", () => {
-  const cases: Array<{ name: string; before: PresentedRule[]; after: PresentedRule[]; expected: string[]; unchanged: number }> = [
+  const cases: Array<{
+    name: string;
+    before: PresentedRule[];
+    after: PresentedRule[];
+    expected: string[];
+    unchanged: number;
+  }> = [
     {
       name: "lists every rule as added when there was no version before",
       before: [],
@@ -97,8 +104,18 @@ describe("diffRules", () => {
 });
 
 describe("versionHistoryDiff", () => {
-  const v1 = { version: 1, effective_date: "2026-03-01", created_at: "2026-03-01T00:00:00.000Z", rules: [presented({ id: "a", amount: "20.00" })] };
-  const v2 = { version: 2, effective_date: "2026-03-10", created_at: "2026-03-10T09:00:00.000Z", rules: [presented({ id: "a", amount: "25.00" })] };
+  const v1 = {
+    version: 1,
+    effective_date: "2026-03-01",
+    created_at: "2026-03-01T00:00:00.000Z",
+    rules: [presented({ id: "a", amount: "20.00" })],
+  };
+  const v2 = {
+    version: 2,
+    effective_date: "2026-03-10",
+    created_at: "2026-03-10T09:00:00.000Z",
+    rules: [presented({ id: "a", amount: "25.00" })],
+  };
   const v3 = {
     version: 3,
     effective_date: "2026-03-12",
@@ -108,7 +125,10 @@ describe("versionHistoryDiff", () => {
 
   it("lists versions newest first, each compared with the version before it", () => {
     const history = versionHistoryDiff([v1, v2, v3]);
-    assert.deepEqual(history.map((h) => h.version), [3, 2, 1]);
+    assert.deepEqual(
+      history.map((h) => h.version),
+      [3, 2, 1],
+    );
     assert.deepEqual(summary(history[0]!.diffs), ["added b"]);
     assert.equal(history[0]!.unchanged, 1);
     assert.deepEqual(summary(history[1]!.diffs), ["changed a: amount 20.00 → 25.00"]);
@@ -122,11 +142,14 @@ describe("versionHistoryDiff", () => {
   });
 
   it("orders versions by number whatever order they come in", () => {
-    assert.deepEqual(versionHistoryDiff([v3, v1, v2]).map((h) => [h.version, summary(h.diffs)]), [
-      [3, ["added b"]],
-      [2, ["changed a: amount 20.00 → 25.00"]],
-      [1, ["added a"]],
-    ]);
+    assert.deepEqual(
+      versionHistoryDiff([v3, v1, v2]).map((h) => [h.version, summary(h.diffs)]),
+      [
+        [3, ["added b"]],
+        [2, ["changed a: amount 20.00 → 25.00"]],
+        [1, ["added a"]],
+      ],
+    );
   });
 
   it("gives an empty history for a program without versions", () => {

@@ -48,7 +48,10 @@ export interface VersionDiff {
 const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 /** What turns `before` into `after`; rules are matched by id (an id never changes: see updateRule). */
-export function diffRules(before: readonly PresentedRule[], after: readonly PresentedRule[]): { diffs: RuleDiff[]; unchanged: number } {
+export function diffRules(
+  before: readonly PresentedRule[],
+  after: readonly PresentedRule[],
+): { diffs: RuleDiff[]; unchanged: number } {
   const previous = new Map(before.map((rule) => [rule.id, rule]));
   const kept = new Set<string>();
   const diffs: RuleDiff[] = [];
@@ -78,14 +81,25 @@ export function diffRules(before: readonly PresentedRule[], after: readonly Pres
  * added. Versions may come in any order.
  */
 export function versionHistoryDiff(
-  versions: readonly { version: number; effective_date: string; created_at?: string | null | undefined; rules: readonly PresentedRule[] }[],
+  versions: readonly {
+    version: number;
+    effective_date: string;
+    created_at?: string | null | undefined;
+    rules: readonly PresentedRule[];
+  }[],
 ): VersionDiff[] {
   const ordered = [...versions].sort((a, b) => a.version - b.version);
   const result: VersionDiff[] = [];
   let previous: readonly PresentedRule[] = [];
   for (const v of ordered) {
     const { diffs, unchanged } = diffRules(previous, v.rules);
-    result.push({ version: v.version, effective_date: v.effective_date, created_at: v.created_at ?? null, diffs, unchanged });
+    result.push({
+      version: v.version,
+      effective_date: v.effective_date,
+      created_at: v.created_at ?? null,
+      diffs,
+      unchanged,
+    });
     previous = v.rules;
   }
   return result.reverse();

@@ -3,7 +3,6 @@ import { describe, it } from "node:test";
 import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
 import { rule } from "../../../test/fixtures/pricing-rules.js";
 
-
 /** The rule normalizeRule makes of `fields`, failing the test when it lists errors instead. */
 function normalized(fields: RuleFields, currency = "USD"): PricingRule {
   const result = normalizeRule(fields, currency);
@@ -16,7 +15,15 @@ describe("normalizeRule: valid rules", () => {
     {
       name: "infers a usage percentage rule from a metric and a rate of 0",
       fields: { metric: "payments", rate: 0 },
-      expected: { type: "usage", model: "percentage", rate: "0", amount: null, metric: "payments", name: "payments", frequency: null },
+      expected: {
+        type: "usage",
+        model: "percentage",
+        rate: "0",
+        amount: null,
+        metric: "payments",
+        name: "payments",
+        frequency: null,
+      },
     },
     {
       name: "infers a flat usage rule from a metric and an amount",
@@ -76,7 +83,14 @@ describe("normalizeRule: valid rules", () => {
     {
       name: "makes a subscription monthly and flat by default",
       fields: { type: "subscription", amount: "99.5" },
-      expected: { type: "subscription", model: "flat", amount: "99.50", frequency: "monthly", name: "Subscription", metric: null },
+      expected: {
+        type: "subscription",
+        model: "flat",
+        amount: "99.50",
+        frequency: "monthly",
+        name: "Subscription",
+        metric: null,
+      },
     },
     {
       name: "makes a minimum monthly by default and names it",
@@ -186,46 +200,241 @@ describe("normalizeRule: valid rules", () => {
 
 describe("normalizeRule: invalid rules", () => {
   const cases: Array<{ name: string; fields: RuleFields; currency?: string; paths: string[]; message?: RegExp }> = [
-    { name: "requires a type when there is no metric to infer it from", fields: { amount: "10" }, paths: ["type"], message: /is required/ },
-    { name: "refuses an unknown type", fields: { type: "bogus", amount: "10" }, paths: ["type"], message: /must be one of/ },
-    { name: "refuses an unknown model", fields: { metric: "m", model: "tiered", amount: "1" }, paths: ["model"], message: /must be one of/ },
-    { name: "requires a metric on a usage rule", fields: { type: "usage", amount: "1" }, paths: ["metric"], message: /required on a usage rule/ },
-    { name: "requires a rate on a percentage rule", fields: { metric: "m", model: "percentage" }, paths: ["rate"], message: /required on a percentage rule/ },
-    { name: "requires an amount on a flat usage rule", fields: { metric: "m", model: "flat" }, paths: ["amount"], message: /price per unit/ },
-    { name: "requires an amount on a flat usage rule whose model is inferred", fields: { metric: "m" }, paths: ["amount"] },
-    { name: "requires an amount on a subscription", fields: { type: "subscription" }, paths: ["amount"], message: /required on a subscription rule/ },
-    { name: "requires an amount on a minimum", fields: { type: "minimum" }, paths: ["amount"], message: /required on a minimum rule/ },
-    { name: "requires an amount on a one-time rule", fields: { type: "one_time" }, paths: ["amount"], message: /required on a one_time rule/ },
-    { name: "refuses an amount on a percentage rule", fields: { metric: "m", rate: "0.05", amount: "1" }, paths: ["amount"], message: /is for flat rules/ },
-    { name: "refuses a rate on a flat rule", fields: { metric: "m", model: "flat", amount: "1", rate: "0.05" }, paths: ["rate"], message: /is for percentage rules/ },
-    { name: "refuses an explicit percentage model with an amount and no rate", fields: { metric: "m", model: "percentage", amount: "1" }, paths: ["rate", "amount"] },
-    { name: "refuses a percentage subscription", fields: { type: "subscription", model: "percentage", amount: "5" }, paths: ["model", "amount"], message: /must be flat on a subscription rule/ },
-    { name: "refuses a subscription priced by a rate", fields: { type: "subscription", rate: "0.05" }, paths: ["model", "amount"] },
-    { name: "refuses a negative amount", fields: { metric: "m", amount: "-1" }, paths: ["amount"], message: /must not be negative/ },
-    { name: "refuses a negative rate", fields: { metric: "m", rate: -0.01 }, paths: ["rate"], message: /must not be negative/ },
-    { name: "refuses a negative monthly cap", fields: { metric: "m", amount: "1", monthly_cap: "-5" }, paths: ["monthly_cap"], message: /must not be negative/ },
-    { name: "refuses an amount with thirteen decimals", fields: { metric: "m", amount: "0.0000000000001" }, paths: ["amount"], message: /more than 12 decimal places/ },
-    { name: "refuses a rate with thirteen decimals", fields: { metric: "m", rate: "0.0000000000001" }, paths: ["rate"], message: /more than 12 decimal places/ },
-    { name: "refuses a dollar cap finer than a cent", fields: { metric: "m", amount: "1", monthly_cap: "10.001" }, paths: ["monthly_cap"], message: /more than 2 decimal places/ },
-    { name: "refuses a yen cap finer than a yen", fields: { metric: "m", amount: "1", monthly_cap: "10.5" }, currency: "JPY", paths: ["monthly_cap"], message: /more than 0 decimal places/ },
-    { name: "refuses an amount of 10^15 or more", fields: { metric: "m", amount: "1000000000000000" }, paths: ["amount"], message: /less than 10\^15/ },
-    { name: "refuses an amount whose exponent leaves 13 decimals", fields: { metric: "m", amount: "1e-13" }, paths: ["amount"], message: /12 decimal places/ },
-    { name: "refuses an amount that is not a number", fields: { metric: "m", amount: "abc" }, paths: ["amount"], message: /decimal number/ },
-    { name: "refuses an empty amount", fields: { metric: "m", amount: "" }, paths: ["amount"], message: /decimal number/ },
-    { name: "refuses a rate of NaN", fields: { metric: "m", rate: Number.NaN }, paths: ["rate"], message: /decimal number/ },
-    { name: "refuses an infinite amount", fields: { metric: "m", amount: Number.POSITIVE_INFINITY }, paths: ["amount"], message: /decimal number/ },
-    { name: "refuses a currency other than the contract's", fields: { metric: "m", rate: "0.01", currency: "EUR" }, paths: ["currency"], message: /contract's currency, USD/ },
-    { name: "refuses an unknown currency", fields: { metric: "m", rate: "0.01", currency: "XYZ" }, paths: ["currency"], message: /not a supported/ },
-    { name: "refuses a yearly subscription", fields: { type: "subscription", amount: "10", frequency: "yearly" }, paths: ["frequency"], message: /must be monthly/ },
-    { name: "refuses a frequency on a one-time rule", fields: { type: "one_time", amount: "10", frequency: "monthly" }, paths: ["frequency"], message: /does not apply to one_time/ },
-    { name: "refuses a frequency on a usage rule", fields: { metric: "m", amount: "1", frequency: "monthly" }, paths: ["frequency"], message: /does not apply to usage/ },
-    { name: "refuses a non-monthly frequency on a usage rule twice over", fields: { metric: "m", amount: "1", frequency: "weekly" }, paths: ["frequency", "frequency"] },
-    { name: "refuses a monthly cap on a subscription", fields: { type: "subscription", amount: "10", monthly_cap: "5" }, paths: ["monthly_cap"], message: /usage rules only/ },
-    { name: "refuses a monthly cap on a minimum", fields: { type: "minimum", amount: "10", monthly_cap: "5" }, paths: ["monthly_cap"], message: /usage rules only/ },
-    { name: "refuses a metric on a minimum", fields: { type: "minimum", amount: "10", metric: "m" }, paths: ["metric"], message: /usage rules only/ },
-    { name: "refuses a counterparty on a subscription", fields: { type: "subscription", amount: "10", counterparty: "acme" }, paths: ["counterparty"], message: /usage rules only/ },
-    { name: "refuses a counterparty side on a one-time rule", fields: { type: "one_time", amount: "10", counterparty_side: "maker" }, paths: ["counterparty"] },
-    { name: "refuses a pair on a minimum", fields: { type: "minimum", amount: "10", pair: "BTC/USD" }, paths: ["counterparty"] },
+    {
+      name: "requires a type when there is no metric to infer it from",
+      fields: { amount: "10" },
+      paths: ["type"],
+      message: /is required/,
+    },
+    {
+      name: "refuses an unknown type",
+      fields: { type: "bogus", amount: "10" },
+      paths: ["type"],
+      message: /must be one of/,
+    },
+    {
+      name: "refuses an unknown model",
+      fields: { metric: "m", model: "tiered", amount: "1" },
+      paths: ["model"],
+      message: /must be one of/,
+    },
+    {
+      name: "requires a metric on a usage rule",
+      fields: { type: "usage", amount: "1" },
+      paths: ["metric"],
+      message: /required on a usage rule/,
+    },
+    {
+      name: "requires a rate on a percentage rule",
+      fields: { metric: "m", model: "percentage" },
+      paths: ["rate"],
+      message: /required on a percentage rule/,
+    },
+    {
+      name: "requires an amount on a flat usage rule",
+      fields: { metric: "m", model: "flat" },
+      paths: ["amount"],
+      message: /price per unit/,
+    },
+    {
+      name: "requires an amount on a flat usage rule whose model is inferred",
+      fields: { metric: "m" },
+      paths: ["amount"],
+    },
+    {
+      name: "requires an amount on a subscription",
+      fields: { type: "subscription" },
+      paths: ["amount"],
+      message: /required on a subscription rule/,
+    },
+    {
+      name: "requires an amount on a minimum",
+      fields: { type: "minimum" },
+      paths: ["amount"],
+      message: /required on a minimum rule/,
+    },
+    {
+      name: "requires an amount on a one-time rule",
+      fields: { type: "one_time" },
+      paths: ["amount"],
+      message: /required on a one_time rule/,
+    },
+    {
+      name: "refuses an amount on a percentage rule",
+      fields: { metric: "m", rate: "0.05", amount: "1" },
+      paths: ["amount"],
+      message: /is for flat rules/,
+    },
+    {
+      name: "refuses a rate on a flat rule",
+      fields: { metric: "m", model: "flat", amount: "1", rate: "0.05" },
+      paths: ["rate"],
+      message: /is for percentage rules/,
+    },
+    {
+      name: "refuses an explicit percentage model with an amount and no rate",
+      fields: { metric: "m", model: "percentage", amount: "1" },
+      paths: ["rate", "amount"],
+    },
+    {
+      name: "refuses a percentage subscription",
+      fields: { type: "subscription", model: "percentage", amount: "5" },
+      paths: ["model", "amount"],
+      message: /must be flat on a subscription rule/,
+    },
+    {
+      name: "refuses a subscription priced by a rate",
+      fields: { type: "subscription", rate: "0.05" },
+      paths: ["model", "amount"],
+    },
+    {
+      name: "refuses a negative amount",
+      fields: { metric: "m", amount: "-1" },
+      paths: ["amount"],
+      message: /must not be negative/,
+    },
+    {
+      name: "refuses a negative rate",
+      fields: { metric: "m", rate: -0.01 },
+      paths: ["rate"],
+      message: /must not be negative/,
+    },
+    {
+      name: "refuses a negative monthly cap",
+      fields: { metric: "m", amount: "1", monthly_cap: "-5" },
+      paths: ["monthly_cap"],
+      message: /must not be negative/,
+    },
+    {
+      name: "refuses an amount with thirteen decimals",
+      fields: { metric: "m", amount: "0.0000000000001" },
+      paths: ["amount"],
+      message: /more than 12 decimal places/,
+    },
+    {
+      name: "refuses a rate with thirteen decimals",
+      fields: { metric: "m", rate: "0.0000000000001" },
+      paths: ["rate"],
+      message: /more than 12 decimal places/,
+    },
+    {
+      name: "refuses a dollar cap finer than a cent",
+      fields: { metric: "m", amount: "1", monthly_cap: "10.001" },
+      paths: ["monthly_cap"],
+      message: /more than 2 decimal places/,
+    },
+    {
+      name: "refuses a yen cap finer than a yen",
+      fields: { metric: "m", amount: "1", monthly_cap: "10.5" },
+      currency: "JPY",
+      paths: ["monthly_cap"],
+      message: /more than 0 decimal places/,
+    },
+    {
+      name: "refuses an amount of 10^15 or more",
+      fields: { metric: "m", amount: "1000000000000000" },
+      paths: ["amount"],
+      message: /less than 10\^15/,
+    },
+    {
+      name: "refuses an amount whose exponent leaves 13 decimals",
+      fields: { metric: "m", amount: "1e-13" },
+      paths: ["amount"],
+      message: /12 decimal places/,
+    },
+    {
+      name: "refuses an amount that is not a number",
+      fields: { metric: "m", amount: "abc" },
+      paths: ["amount"],
+      message: /decimal number/,
+    },
+    {
+      name: "refuses an empty amount",
+      fields: { metric: "m", amount: "" },
+      paths: ["amount"],
+      message: /decimal number/,
+    },
+    {
+      name: "refuses a rate of NaN",
+      fields: { metric: "m", rate: Number.NaN },
+      paths: ["rate"],
+      message: /decimal number/,
+    },
+    {
+      name: "refuses an infinite amount",
+      fields: { metric: "m", amount: Number.POSITIVE_INFINITY },
+      paths: ["amount"],
+      message: /decimal number/,
+    },
+    {
+      name: "refuses a currency other than the contract's",
+      fields: { metric: "m", rate: "0.01", currency: "EUR" },
+      paths: ["currency"],
+      message: /contract's currency, USD/,
+    },
+    {
+      name: "refuses an unknown currency",
+      fields: { metric: "m", rate: "0.01", currency: "XYZ" },
+      paths: ["currency"],
+      message: /not a supported/,
+    },
+    {
+      name: "refuses a yearly subscription",
+      fields: { type: "subscription", amount: "10", frequency: "yearly" },
+      paths: ["frequency"],
+      message: /must be monthly/,
+    },
+    {
+      name: "refuses a frequency on a one-time rule",
+      fields: { type: "one_time", amount: "10", frequency: "monthly" },
+      paths: ["frequency"],
+      message: /does not apply to one_time/,
+    },
+    {
+      name: "refuses a frequency on a usage rule",
+      fields: { metric: "m", amount: "1", frequency: "monthly" },
+      paths: ["frequency"],
+      message: /does not apply to usage/,
+    },
+    {
+      name: "refuses a non-monthly frequency on a usage rule twice over",
+      fields: { metric: "m", amount: "1", frequency: "weekly" },
+      paths: ["frequency", "frequency"],
+    },
+    {
+      name: "refuses a monthly cap on a subscription",
+      fields: { type: "subscription", amount: "10", monthly_cap: "5" },
+      paths: ["monthly_cap"],
+      message: /usage rules only/,
+    },
+    {
+      name: "refuses a monthly cap on a minimum",
+      fields: { type: "minimum", amount: "10", monthly_cap: "5" },
+      paths: ["monthly_cap"],
+      message: /usage rules only/,
+    },
+    {
+      name: "refuses a metric on a minimum",
+      fields: { type: "minimum", amount: "10", metric: "m" },
+      paths: ["metric"],
+      message: /usage rules only/,
+    },
+    {
+      name: "refuses a counterparty on a subscription",
+      fields: { type: "subscription", amount: "10", counterparty: "acme" },
+      paths: ["counterparty"],
+      message: /usage rules only/,
+    },
+    {
+      name: "refuses a counterparty side on a one-time rule",
+      fields: { type: "one_time", amount: "10", counterparty_side: "maker" },
+      paths: ["counterparty"],
+    },
+    {
+      name: "refuses a pair on a minimum",
+      fields: { type: "minimum", amount: "10", pair: "BTC/USD" },
+      paths: ["counterparty"],
+    },
     {
       name: "lists every problem at once, in field order",
       fields: { type: "usage", amount: "-1", currency: "EUR" },
@@ -261,7 +470,11 @@ describe("metricsOf", () => {
     },
     {
       name: "ignores rules that are not usage rules",
-      rules: [rule({ type: "subscription", metric: null, amount: "10" }), rule({ type: "minimum", metric: null, amount: "1000" }), rule({ metric: "wire" })],
+      rules: [
+        rule({ type: "subscription", metric: null, amount: "10" }),
+        rule({ type: "minimum", metric: null, amount: "1000" }),
+        rule({ metric: "wire" }),
+      ],
       metrics: ["wire"],
     },
   ];
@@ -273,10 +486,34 @@ describe("metricsOf", () => {
 });
 
 describe("presentRule", () => {
-  const cases: Array<{ name: string; rule: PricingRule; rate: string | null; amount: string | null; cap: string | null }> = [
-    { name: "shows the rate as a number with the stored digits", rule: rule({ model: "percentage", rate: "0.05" }), rate: "0.05", amount: null, cap: null },
-    { name: "shows a zero rate as 0", rule: rule({ model: "percentage", rate: "0" }), rate: "0", amount: null, cap: null },
-    { name: "keeps money amounts as strings", rule: rule({ amount: "20.00", monthly_cap: "25.00" }), rate: null, amount: "20.00", cap: "25.00" },
+  const cases: Array<{
+    name: string;
+    rule: PricingRule;
+    rate: string | null;
+    amount: string | null;
+    cap: string | null;
+  }> = [
+    {
+      name: "shows the rate as a number with the stored digits",
+      rule: rule({ model: "percentage", rate: "0.05" }),
+      rate: "0.05",
+      amount: null,
+      cap: null,
+    },
+    {
+      name: "shows a zero rate as 0",
+      rule: rule({ model: "percentage", rate: "0" }),
+      rate: "0",
+      amount: null,
+      cap: null,
+    },
+    {
+      name: "keeps money amounts as strings",
+      rule: rule({ amount: "20.00", monthly_cap: "25.00" }),
+      rate: null,
+      amount: "20.00",
+      cap: "25.00",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto";
 import type { ErrorDetail } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
-import { Big, CHARGE_DP, fractionDigits, minorUnitExponent, readDecimal, SUPPORTED_CURRENCIES, toJsonDecimal } from "../kernel/money.js";
+import {
+  Big,
+  CHARGE_DP,
+  fractionDigits,
+  minorUnitExponent,
+  readDecimal,
+  SUPPORTED_CURRENCIES,
+  toJsonDecimal,
+} from "../kernel/money.js";
 
 /** A decimal as a client sends it: a JSON number (kept as text when a double cannot hold it) or a string. */
 type DecimalValue = string | number | JsonNumber;
@@ -47,7 +55,12 @@ export interface RuleFields {
 
 const newRuleId = (): string => `rule_${randomBytes(8).toString("hex")}`;
 
-function decimalField(value: DecimalValue | null | undefined, path: string, maxDigits: number, errors: ErrorDetail[]): Big | null {
+function decimalField(
+  value: DecimalValue | null | undefined,
+  path: string,
+  maxDigits: number,
+  errors: ErrorDetail[],
+): Big | null {
   if (value === null || value === undefined) return null;
   const read = readDecimal(value, path, maxDigits);
   if (read instanceof Big) return read;
@@ -73,13 +86,16 @@ export function normalizeRule(
   const errors: ErrorDetail[] = [];
   const type = (fields.type ?? (fields.metric ? "usage" : undefined)) as RuleType | undefined;
   if (!type) errors.push({ path: "type", message: `is required: one of ${RULE_TYPES.join(", ")}` });
-  else if (!RULE_TYPES.includes(type)) errors.push({ path: "type", message: `must be one of ${RULE_TYPES.join(", ")}` });
+  else if (!RULE_TYPES.includes(type))
+    errors.push({ path: "type", message: `must be one of ${RULE_TYPES.join(", ")}` });
 
-  const model = (fields.model ?? (fields.rate !== undefined && fields.rate !== null ? "percentage" : "flat")) as RuleModel;
+  const model = (fields.model ??
+    (fields.rate !== undefined && fields.rate !== null ? "percentage" : "flat")) as RuleModel;
   if (!RULE_MODELS.includes(model)) errors.push({ path: "model", message: `must be one of ${RULE_MODELS.join(", ")}` });
 
   const currency = (fields.currency ?? contractCurrency).toUpperCase();
-  if (!SUPPORTED_CURRENCIES.has(currency)) errors.push({ path: "currency", message: "is not a supported ISO 4217 code" });
+  if (!SUPPORTED_CURRENCIES.has(currency))
+    errors.push({ path: "currency", message: "is not a supported ISO 4217 code" });
   else if (currency !== contractCurrency) {
     errors.push({ path: "currency", message: `must be the contract's currency, ${contractCurrency}` });
   }
@@ -95,8 +111,10 @@ export function normalizeRule(
 
   if (type === "usage") {
     if (!metric) errors.push({ path: "metric", message: "is required on a usage rule" });
-    if (model === "percentage" && !rateGiven) errors.push({ path: "rate", message: "is required on a percentage rule" });
-    if (model === "flat" && !amountGiven) errors.push({ path: "amount", message: "is required on a flat rule (the price per unit)" });
+    if (model === "percentage" && !rateGiven)
+      errors.push({ path: "rate", message: "is required on a percentage rule" });
+    if (model === "flat" && !amountGiven)
+      errors.push({ path: "amount", message: "is required on a flat rule (the price per unit)" });
   } else if (type) {
     if (model !== "flat") errors.push({ path: "model", message: `must be flat on a ${type} rule` });
     if (!amountGiven) errors.push({ path: "amount", message: `is required on a ${type} rule` });
@@ -104,8 +122,10 @@ export function normalizeRule(
     if (cap !== null) errors.push({ path: "monthly_cap", message: "applies to usage rules only" });
     if (scoped) errors.push({ path: "counterparty", message: "counterparty scopes apply to usage rules only" });
   }
-  if (model === "percentage" && amount !== null) errors.push({ path: "amount", message: "is for flat rules; a percentage rule has a rate" });
-  if (model === "flat" && rate !== null) errors.push({ path: "rate", message: "is for percentage rules; a flat rule has an amount" });
+  if (model === "percentage" && amount !== null)
+    errors.push({ path: "amount", message: "is for flat rules; a percentage rule has a rate" });
+  if (model === "flat" && rate !== null)
+    errors.push({ path: "rate", message: "is for percentage rules; a flat rule has an amount" });
   const frequency = fields.frequency ?? (type === "subscription" || type === "minimum" ? "monthly" : null);
   if (frequency !== null && frequency !== "monthly") errors.push({ path: "frequency", message: "must be monthly" });
   if (frequency !== null && (type === "usage" || type === "one_time")) {

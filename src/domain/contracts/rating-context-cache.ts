@@ -17,7 +17,12 @@ export function createRatingContextCache() {
 
   return {
     /** The contexts of these contracts: cached ones unless `fresh`, the rest loaded in one query. */
-    async get(db: Queryable, companyId: string, ids: readonly string[], fresh = false): Promise<Map<string, RatingContextRow>> {
+    async get(
+      db: Queryable,
+      companyId: string,
+      ids: readonly string[],
+      fresh = false,
+    ): Promise<Map<string, RatingContextRow>> {
       const found = new Map<string, RatingContextRow>();
       const missing: string[] = [];
       for (const id of ids) {

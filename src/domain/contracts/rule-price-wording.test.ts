@@ -14,17 +14,62 @@ import {
 
 describe("rulePriceWords", () => {
   const cases: Array<{ name: string; rule: PricedRule; currency?: string; words: string }> = [
-    { name: "a flat usage rule charges per unit", rule: { type: "usage", model: "flat", amount: "20.00", currency: "USD" }, words: "$20.00 per unit" },
-    { name: "a percentage rule takes a share of the event's value", rule: { type: "usage", model: "percentage", rate: new JsonNumber("0.029"), currency: "USD" }, words: "2.9% of the event's value" },
-    { name: "a subscription is a flat amount", rule: { type: "subscription", model: "flat", amount: "500", currency: "USD" }, words: "$500.00" },
-    { name: "a minimum groups thousands", rule: { type: "minimum", model: "flat", amount: "1000.00", currency: "USD" }, words: "$1,000.00" },
-    { name: "a one-time fee is a flat amount", rule: { type: "one_time", model: "flat", amount: "99.5", currency: "EUR" }, words: "€99.50" },
-    { name: "a zero-decimal currency prints no minor unit", rule: { type: "usage", model: "flat", amount: "1500", currency: "JPY" }, words: "¥1,500 per unit" },
-    { name: "every digit of a small per-unit price stays", rule: { type: "usage", model: "flat", amount: "0.0025", currency: "USD" }, words: "$0.0025 per unit" },
-    { name: "a rule without a currency takes the contract's", rule: { type: "usage", model: "flat", amount: "19.5" }, currency: "USD", words: "$19.50 per unit" },
-    { name: "a percentage rule without a rate has no price", rule: { type: "usage", model: "percentage", rate: null }, words: "—" },
-    { name: "a flat rule without an amount has no price", rule: { type: "usage", model: "flat", amount: null, currency: "USD" }, words: "—" },
-    { name: "text that is not a number is shown as given", rule: { type: "one_time", model: "flat", amount: "abc", currency: "USD" }, words: "abc USD" },
+    {
+      name: "a flat usage rule charges per unit",
+      rule: { type: "usage", model: "flat", amount: "20.00", currency: "USD" },
+      words: "$20.00 per unit",
+    },
+    {
+      name: "a percentage rule takes a share of the event's value",
+      rule: { type: "usage", model: "percentage", rate: new JsonNumber("0.029"), currency: "USD" },
+      words: "2.9% of the event's value",
+    },
+    {
+      name: "a subscription is a flat amount",
+      rule: { type: "subscription", model: "flat", amount: "500", currency: "USD" },
+      words: "$500.00",
+    },
+    {
+      name: "a minimum groups thousands",
+      rule: { type: "minimum", model: "flat", amount: "1000.00", currency: "USD" },
+      words: "$1,000.00",
+    },
+    {
+      name: "a one-time fee is a flat amount",
+      rule: { type: "one_time", model: "flat", amount: "99.5", currency: "EUR" },
+      words: "€99.50",
+    },
+    {
+      name: "a zero-decimal currency prints no minor unit",
+      rule: { type: "usage", model: "flat", amount: "1500", currency: "JPY" },
+      words: "¥1,500 per unit",
+    },
+    {
+      name: "every digit of a small per-unit price stays",
+      rule: { type: "usage", model: "flat", amount: "0.0025", currency: "USD" },
+      words: "$0.0025 per unit",
+    },
+    {
+      name: "a rule without a currency takes the contract's",
+      rule: { type: "usage", model: "flat", amount: "19.5" },
+      currency: "USD",
+      words: "$19.50 per unit",
+    },
+    {
+      name: "a percentage rule without a rate has no price",
+      rule: { type: "usage", model: "percentage", rate: null },
+      words: "—",
+    },
+    {
+      name: "a flat rule without an amount has no price",
+      rule: { type: "usage", model: "flat", amount: null, currency: "USD" },
+      words: "—",
+    },
+    {
+      name: "text that is not a number is shown as given",
+      rule: { type: "one_time", model: "flat", amount: "abc", currency: "USD" },
+      words: "abc USD",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.equal(rulePriceWords(c.rule, c.currency), c.words));
@@ -56,7 +101,12 @@ describe("readMoneyWords", () => {
     { amount: "1000000", currency: "CAD", words: "CA$1,000,000.00", read: "1000000.00" },
     { amount: "100", currency: "XOF", words: "F\u202fCFA\u00a0100", read: "100" },
     { amount: "2.5", currency: "CHF", words: "CHF\u00a02.50", read: "2.50" },
-    { amount: "999999999999999.123456789012", currency: "GBP", words: "£999,999,999,999,999.123456789012", read: "999999999999999.123456789012" },
+    {
+      amount: "999999999999999.123456789012",
+      currency: "GBP",
+      words: "£999,999,999,999,999.123456789012",
+      read: "999999999999999.123456789012",
+    },
   ];
   for (const c of amounts) {
     it(`reads ${c.words} back as ${c.read}`, () => {
@@ -70,7 +120,23 @@ describe("readMoneyWords", () => {
     assert.equal(readMoneyWords(" $1,234.50\n"), "1234.50");
   });
 
-  const notMoney = ["—", "12.50 —", "abc USD", "1,234.50", "$", "-$1.00", "$-1.00", "$1,23.00", "$1.2.3", "$1.", "$.5", "Version 1", "ID 12", "$20.00 per unit", "2.9%"];
+  const notMoney = [
+    "—",
+    "12.50 —",
+    "abc USD",
+    "1,234.50",
+    "$",
+    "-$1.00",
+    "$-1.00",
+    "$1,23.00",
+    "$1.2.3",
+    "$1.",
+    "$.5",
+    "Version 1",
+    "ID 12",
+    "$20.00 per unit",
+    "2.9%",
+  ];
   for (const words of notMoney) {
     it(`reads no money in ${JSON.stringify(words)}`, () => assert.equal(readMoneyWords(words), undefined));
   }
@@ -78,16 +144,49 @@ describe("readMoneyWords", () => {
 
 describe("readRulePriceWords", () => {
   const prices: Array<{ rule: PricedRule; currency?: string; read: RulePriceReading }> = [
-    { rule: { type: "usage", model: "flat", amount: "20.00", currency: "USD" }, read: { model: "flat", amount: "20.00", perUnit: true } },
-    { rule: { type: "usage", model: "flat", amount: "0.0025" }, currency: "USD", read: { model: "flat", amount: "0.0025", perUnit: true } },
-    { rule: { type: "usage", model: "flat", amount: "1500" }, currency: "JPY", read: { model: "flat", amount: "1500", perUnit: true } },
-    { rule: { type: "usage", model: "flat", amount: "1.002" }, currency: "KWD", read: { model: "flat", amount: "1.002", perUnit: true } },
-    { rule: { type: "subscription", model: "flat", amount: "99" }, currency: "EUR", read: { model: "flat", amount: "99.00", perUnit: false } },
-    { rule: { type: "minimum", model: "flat", amount: "1000.00" }, currency: "USD", read: { model: "flat", amount: "1000.00", perUnit: false } },
-    { rule: { type: "one_time", model: "flat", amount: "12.5" }, currency: "KWD", read: { model: "flat", amount: "12.500", perUnit: false } },
+    {
+      rule: { type: "usage", model: "flat", amount: "20.00", currency: "USD" },
+      read: { model: "flat", amount: "20.00", perUnit: true },
+    },
+    {
+      rule: { type: "usage", model: "flat", amount: "0.0025" },
+      currency: "USD",
+      read: { model: "flat", amount: "0.0025", perUnit: true },
+    },
+    {
+      rule: { type: "usage", model: "flat", amount: "1500" },
+      currency: "JPY",
+      read: { model: "flat", amount: "1500", perUnit: true },
+    },
+    {
+      rule: { type: "usage", model: "flat", amount: "1.002" },
+      currency: "KWD",
+      read: { model: "flat", amount: "1.002", perUnit: true },
+    },
+    {
+      rule: { type: "subscription", model: "flat", amount: "99" },
+      currency: "EUR",
+      read: { model: "flat", amount: "99.00", perUnit: false },
+    },
+    {
+      rule: { type: "minimum", model: "flat", amount: "1000.00" },
+      currency: "USD",
+      read: { model: "flat", amount: "1000.00", perUnit: false },
+    },
+    {
+      rule: { type: "one_time", model: "flat", amount: "12.5" },
+      currency: "KWD",
+      read: { model: "flat", amount: "12.500", perUnit: false },
+    },
     { rule: { type: "usage", model: "percentage", rate: "0.029" }, read: { model: "percentage", rate: "0.029" } },
-    { rule: { type: "usage", model: "percentage", rate: new JsonNumber("0.0125") }, read: { model: "percentage", rate: "0.0125" } },
-    { rule: { type: "usage", model: "percentage", rate: "0.123456789012" }, read: { model: "percentage", rate: "0.123456789012" } },
+    {
+      rule: { type: "usage", model: "percentage", rate: new JsonNumber("0.0125") },
+      read: { model: "percentage", rate: "0.0125" },
+    },
+    {
+      rule: { type: "usage", model: "percentage", rate: "0.123456789012" },
+      read: { model: "percentage", rate: "0.123456789012" },
+    },
     { rule: { type: "usage", model: "percentage", rate: "0.5" }, read: { model: "percentage", rate: "0.5" } },
     { rule: { type: "usage", model: "percentage", rate: "12.5" }, read: { model: "percentage", rate: "12.5" } },
     { rule: { type: "usage", model: "percentage", rate: "0" }, read: { model: "percentage", rate: "0" } },
@@ -99,10 +198,25 @@ describe("readRulePriceWords", () => {
 
   it("reads a price wherever its words wrapped", () => {
     assert.deepEqual(readRulePriceWords("2.9% of the event's\nvalue"), { model: "percentage", rate: "0.029" });
-    assert.deepEqual(readRulePriceWords("KWD 1,234,567.12345 6789 per unit"), { model: "flat", amount: "1234567.123456789", perUnit: true });
+    assert.deepEqual(readRulePriceWords("KWD 1,234,567.12345 6789 per unit"), {
+      model: "flat",
+      amount: "1234567.123456789",
+      perUnit: true,
+    });
   });
 
-  const notPrices = ["—", "", "abc USD", "20.00 per unit", "$20.00 per month", "2.9% of the value", "% of the event's value", "-2.9% of the event's value", "2.9 of the event's value", "12.50 —"];
+  const notPrices = [
+    "—",
+    "",
+    "abc USD",
+    "20.00 per unit",
+    "$20.00 per month",
+    "2.9% of the value",
+    "% of the event's value",
+    "-2.9% of the event's value",
+    "2.9 of the event's value",
+    "12.50 —",
+  ];
   for (const words of notPrices) {
     it(`reads no price in ${JSON.stringify(words)}`, () => assert.equal(readRulePriceWords(words), undefined));
   }

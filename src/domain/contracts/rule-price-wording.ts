@@ -118,7 +118,9 @@ export function readMoneyWords(text: string): string | undefined {
 }
 
 /** What rulePriceWords wrote a price from: a flat amount (per unit or not) or a percentage rule's rate. */
-export type RulePriceReading = { model: "flat"; amount: string; perUnit: boolean } | { model: "percentage"; rate: string };
+export type RulePriceReading =
+  | { model: "flat"; amount: string; perUnit: boolean }
+  | { model: "percentage"; rate: string };
 
 /**
  * The price rulePriceWords wrote: "$20.00 per unit" → flat 20.00 per unit, "€99.00" → flat 99.00, "2.9% of
@@ -130,7 +132,9 @@ export function readRulePriceWords(text: string): RulePriceReading | undefined {
   const ofTheValue = squeezed(OF_THE_VALUE);
   if (words.endsWith(ofTheValue)) {
     const percent = PERCENT_RE.exec(words.slice(0, -ofTheValue.length))?.[1];
-    return percent === undefined ? undefined : { model: "percentage", rate: new Big(percent.replaceAll(",", "")).times("0.01").toFixed() };
+    return percent === undefined
+      ? undefined
+      : { model: "percentage", rate: new Big(percent.replaceAll(",", "")).times("0.01").toFixed() };
   }
   const perUnit = words.endsWith(squeezed(PER_UNIT));
   const amount = readMoneyWords(perUnit ? words.slice(0, -squeezed(PER_UNIT).length) : words);

@@ -28,7 +28,11 @@ describe("slugify", () => {
     { name: "falls back to customer for punctuation only", input: "!!! ---", slug: "customer" },
     { name: "falls back to customer for emoji only", input: "🚀✨", slug: "customer" },
     { name: "caps the slug at 48 characters", input: "a".repeat(60), slug: "a".repeat(48) },
-    { name: "does not end on a dash when the cap falls on a separator", input: `${"a".repeat(47)} bcd`, slug: "a".repeat(47) },
+    {
+      name: "does not end on a dash when the cap falls on a separator",
+      input: `${"a".repeat(47)} bcd`,
+      slug: "a".repeat(47),
+    },
     { name: "keeps a word cut by the cap", input: `${"a".repeat(40)} bcdefghijk`, slug: `${"a".repeat(40)}-bcdefgh` },
   ];
   for (const c of cases) {
@@ -57,7 +61,13 @@ describe("sampleRules", () => {
     const minimum = sampleRules().find((r) => r.type === "minimum");
     assert.ok(minimum);
     assert.deepEqual(
-      { type: minimum.type, model: minimum.model, amount: minimum.amount, frequency: minimum.frequency, currency: minimum.currency },
+      {
+        type: minimum.type,
+        model: minimum.model,
+        amount: minimum.amount,
+        frequency: minimum.frequency,
+        currency: minimum.currency,
+      },
       { type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "USD" },
     );
     assert.equal(minimumOf(sampleRules())?.toFixed(), "1000");

@@ -18,7 +18,10 @@ const COLUMNS =
   "company_id, id, name, external_id, email, domain, country, address, registration_number, payment_terms, created_at";
 
 /** Inserts unless the company already has this external_id; returns the row only when it was inserted. */
-export async function insertCustomerUnlessExternalIdTaken(db: CompanyScope, c: CustomerRow): Promise<CustomerRow | undefined> {
+export async function insertCustomerUnlessExternalIdTaken(
+  db: CompanyScope,
+  c: CustomerRow,
+): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(
     `INSERT INTO customers (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (company_id, external_id) WHERE external_id IS NOT NULL DO NOTHING
@@ -46,10 +49,7 @@ export async function findCustomerById(db: CompanyScope, id: string): Promise<Cu
   return rows[0];
 }
 
-export async function findCustomerByExternalId(
-  db: CompanyScope,
-  externalId: string,
-): Promise<CustomerRow | undefined> {
+export async function findCustomerByExternalId(db: CompanyScope, externalId: string): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(
     `SELECT ${COLUMNS} FROM customers WHERE company_id = $1 AND external_id = $2`,
     [externalId],

@@ -15,7 +15,10 @@ export const createCustomerInput = z
       .trim()
       .toLowerCase()
       .max(253)
-      .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/, "must be a domain name such as example.com")
+      .regex(
+        /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/,
+        "must be a domain name such as example.com",
+      )
       .optional(),
     country: text(100).optional(),
     address: text(1000).optional(),
@@ -27,20 +30,22 @@ export const createCustomerInput = z
 export type CreateCustomerInput = z.infer<typeof createCustomerInput>;
 
 /** A customer as the API answers it; `Customer` in the OpenAPI document. */
-export const customerSchema = z.object({
-  object: z.literal("customer"),
-  id: z.string().uuid(),
-  name: z.string(),
-  external_id: z.string().nullable(),
-  email: emailText().nullable(),
-  domain: z.string().nullable(),
-  country: z.string().nullable(),
-  address: z.string().nullable(),
-  registration_number: z.string().nullable(),
-  payment_terms_days: z.number().int().nullable(),
-  payment_terms: z.string().nullable().describe("`Net {n}`"),
-  created_at: instantText(),
-}).meta({ id: "Customer" });
+export const customerSchema = z
+  .object({
+    object: z.literal("customer"),
+    id: z.string().uuid(),
+    name: z.string(),
+    external_id: z.string().nullable(),
+    email: emailText().nullable(),
+    domain: z.string().nullable(),
+    country: z.string().nullable(),
+    address: z.string().nullable(),
+    registration_number: z.string().nullable(),
+    payment_terms_days: z.number().int().nullable(),
+    payment_terms: z.string().nullable().describe("`Net {n}`"),
+    created_at: instantText(),
+  })
+  .meta({ id: "Customer" });
 
 export type Customer = z.infer<typeof customerSchema>;
 

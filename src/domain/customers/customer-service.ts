@@ -32,7 +32,12 @@ function presentCustomer(row: repo.CustomerRow): Customer {
  * a contract for a new customer). Customers are never matched by name; an `external_id` the company already
  * uses is a 409 with the existing customer.
  */
-export async function insertCustomer(tx: Tx, clock: Clock, companyId: string, input: CreateCustomerInput): Promise<Customer> {
+export async function insertCustomer(
+  tx: Tx,
+  clock: Clock,
+  companyId: string,
+  input: CreateCustomerInput,
+): Promise<Customer> {
   const row: repo.CustomerRow = {
     company_id: companyId,
     id: newId(),

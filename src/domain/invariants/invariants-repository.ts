@@ -38,7 +38,10 @@ export async function findLineEventMismatches(db: Queryable, companyId: string |
   return rows;
 }
 
-export async function countUsageEvents(db: Queryable, companyId: string | null): Promise<{ count: number; ratedTotal: string }> {
+export async function countUsageEvents(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ count: number; ratedTotal: string }> {
   const { rows } = await db.query<{ count: string; rated_total: string }>(
     `SELECT count(*) AS count, COALESCE(sum(rated_amount), 0)::text AS rated_total FROM usage_events
       WHERE ($1::uuid IS NULL OR company_id = $1)`,
@@ -76,7 +79,10 @@ export interface EventOutsideItsPeriod {
 }
 
 /** Events whose service period does not hold their timestamp's UTC date (the month an event is billed in). */
-export async function findEventsOutsideTheirPeriod(db: Queryable, companyId: string | null): Promise<EventOutsideItsPeriod[]> {
+export async function findEventsOutsideTheirPeriod(
+  db: Queryable,
+  companyId: string | null,
+): Promise<EventOutsideItsPeriod[]> {
   const { rows } = await db.query<EventOutsideItsPeriod>(
     `SELECT id, event_timestamp, service_period_start, service_period_end
        FROM usage_events
@@ -218,7 +224,10 @@ export async function findEventsAfterIssue(
 }
 
 /** Uploaded agreements whose bytes no longer have the SHA-256 stored when they were uploaded (at most 1,000). */
-export async function findAlteredDocuments(db: Queryable, companyId: string | null): Promise<{ id: string; contract_id: string | null }[]> {
+export async function findAlteredDocuments(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ id: string; contract_id: string | null }[]> {
   const { rows } = await db.query<{ id: string; contract_id: string | null }>(
     `SELECT d.id, c.id AS contract_id
        FROM contract_documents d

@@ -32,7 +32,9 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
     );
   }
   for (const e of await repo.findMisplacedEvents(db, companyId)) {
-    problems.push(`event ${e.id}: on invoice ${e.invoice_number}, which is not the draft of ${e.contract_id} for ${e.service_period_start}`);
+    problems.push(
+      `event ${e.id}: on invoice ${e.invoice_number}, which is not the draft of ${e.contract_id} for ${e.service_period_start}`,
+    );
   }
   for (const e of await repo.findEventsOutsideTheirPeriod(db, companyId)) {
     problems.push(
@@ -40,10 +42,14 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
     );
   }
   for (const c of await repo.findCapExcesses(db, companyId)) {
-    problems.push(`invoice ${c.invoice_number}: rule ${c.rule_id} charged ${c.capped_total} against a monthly cap of ${c.monthly_cap}`);
+    problems.push(
+      `invoice ${c.invoice_number}: rule ${c.rule_id} charged ${c.capped_total} against a monthly cap of ${c.monthly_cap}`,
+    );
   }
   for (const v of await repo.findVersionGaps(db, companyId)) {
-    problems.push(`contract ${v.contract_id}: current version ${v.current_version} but ${v.versions} versions stored (highest ${v.max_version ?? "none"})`);
+    problems.push(
+      `contract ${v.contract_id}: current version ${v.current_version} but ${v.versions} versions stored (highest ${v.max_version ?? "none"})`,
+    );
   }
   for (const d of await repo.findOrphanDeliveries(db, companyId)) {
     problems.push(`delivery ${d.id}: its event ${d.event_id} does not exist`);
@@ -54,14 +60,20 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   for (const i of await repo.listFrozenInvoices(db, companyId)) {
     const billed = freezeBill(billRecords(i));
     if (!isDeepStrictEqual(billed, i.billed)) {
-      problems.push(`invoice ${i.number}: issued with ${JSON.stringify(i.billed)}, but its lines bill ${JSON.stringify(billed)}`);
+      problems.push(
+        `invoice ${i.number}: issued with ${JSON.stringify(i.billed)}, but its lines bill ${JSON.stringify(billed)}`,
+      );
     }
   }
   for (const e of await repo.findEventsAfterIssue(db, companyId)) {
-    problems.push(`event ${e.id}: stored on invoice ${e.invoice_number} at ${e.ingested_at.toISOString()}, after it was issued at ${e.issued_at.toISOString()}`);
+    problems.push(
+      `event ${e.id}: stored on invoice ${e.invoice_number} at ${e.ingested_at.toISOString()}, after it was issued at ${e.issued_at.toISOString()}`,
+    );
   }
   for (const d of await repo.findAlteredDocuments(db, companyId)) {
-    problems.push(`uploaded agreement ${d.id}${d.contract_id ? ` of contract ${d.contract_id}` : ""}: its bytes no longer match the SHA-256 taken at upload`);
+    problems.push(
+      `uploaded agreement ${d.id}${d.contract_id ? ` of contract ${d.contract_id}` : ""}: its bytes no longer match the SHA-256 taken at upload`,
+    );
   }
   const { count, ratedTotal } = await repo.countUsageEvents(db, companyId);
   return { ok: problems.length === 0, events: count, ratedTotal, problems };

@@ -87,15 +87,20 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
      */
     async ensure(companyId: string, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
       if (wanted.length === 0) return new Set();
-      const sorted = [...wanted].sort((a, b) => periodKey(a.contractId, a.periodStart).localeCompare(periodKey(b.contractId, b.periodStart)));
+      const sorted = [...wanted].sort((a, b) =>
+        periodKey(a.contractId, a.periodStart).localeCompare(periodKey(b.contractId, b.periodStart)),
+      );
       return db.transaction(async (tx) => {
         // Take the counter (and with it the right to create drafts) first, then number only the drafts
         // still missing, so that numbers have no gaps but for rolled-back transactions.
         await nextCounterValues(forCompany(tx, companyId), "invoice_number", 0);
         const existing = new Set(
-          (await repo.findExistingPeriods(forCompany(tx, companyId), sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })))).map((k) =>
-            periodKey(k.contractId, k.periodStart),
-          ),
+          (
+            await repo.findExistingPeriods(
+              forCompany(tx, companyId),
+              sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
+            )
+          ).map((k) => periodKey(k.contractId, k.periodStart)),
         );
         const missing = sorted.filter((w) => !existing.has(periodKey(w.contractId, w.periodStart)));
         if (missing.length === 0) return new Set<string>();
@@ -177,7 +182,8 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
           projectedAt: draft.projectedAt,
         });
       }
-      if (invoices.length > 0) await repo.saveDraftState(forCompany(tx, companyId), { lines, removed, invoices }, clock.now());
+      if (invoices.length > 0)
+        await repo.saveDraftState(forCompany(tx, companyId), { lines, removed, invoices }, clock.now());
     },
   };
 }
@@ -188,7 +194,12 @@ export type DraftInvoices = ReturnType<typeof createDraftInvoices>;
  * Runs `work` in a transaction; when it meets missing drafts, creates them (own transaction) and runs it again.
  * Also retries on RetryTransaction and on a deadlock or serialization failure reported by PostgreSQL.
  */
-export async function withDrafts<T>(db: Database, drafts: DraftInvoices, companyId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function withDrafts<T>(
+  db: Database,
+  drafts: DraftInvoices,
+  companyId: string,
+  work: (tx: Tx) => Promise<T>,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction(work);

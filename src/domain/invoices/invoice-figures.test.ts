@@ -13,10 +13,31 @@ const rule = (fields: Partial<PricingRule>): PricingRule => baseRule({ metric: "
 
 const wire = rule({ id: "wire", name: "Wire", metric: "wire", amount: "20.00" });
 const card = rule({ id: "card", name: "Card", metric: "card", model: "percentage", rate: "0.029" });
-const subscription = rule({ id: "sub", name: "Platform fee", type: "subscription", metric: null, amount: "99.50", frequency: "monthly" });
-const support = rule({ id: "support", name: "Support", type: "subscription", metric: null, amount: "10.00", frequency: "monthly" });
+const subscription = rule({
+  id: "sub",
+  name: "Platform fee",
+  type: "subscription",
+  metric: null,
+  amount: "99.50",
+  frequency: "monthly",
+});
+const support = rule({
+  id: "support",
+  name: "Support",
+  type: "subscription",
+  metric: null,
+  amount: "10.00",
+  frequency: "monthly",
+});
 const setup = rule({ id: "setup", name: "Setup fee", type: "one_time", metric: null, amount: "250.00" });
-const minimumRule = rule({ id: "min", name: "Monthly minimum", type: "minimum", metric: null, amount: "1000.00", frequency: "monthly" });
+const minimumRule = rule({
+  id: "min",
+  name: "Monthly minimum",
+  type: "minimum",
+  metric: null,
+  amount: "1000.00",
+  frequency: "monthly",
+});
 
 /** The one line the charges make. */
 const lineOf = (...charges: Charge[]): Line => {
@@ -57,7 +78,11 @@ const plain = (l: BilledLine) => ({
   amount: l.amount.toFixed(),
 });
 
-const figures = (b: BilledInvoice) => ({ subtotal: b.subtotal.toFixed(), tax: b.tax.toFixed(), total: b.total.toFixed() });
+const figures = (b: BilledInvoice) => ({
+  subtotal: b.subtotal.toFixed(),
+  tax: b.tax.toFixed(),
+  total: b.total.toFixed(),
+});
 
 /** The one billed line of a single stored line. */
 const billOne = (line: Line, currency: string): BilledLine => {
@@ -70,7 +95,11 @@ describe("billInvoice: line amounts", () => {
   const cases: Array<{ name: string; line: Line; currency: string; amount: string; unitPrice: string }> = [
     {
       name: "loses no cent: three charges of half a cent make 0.015, billed as 0.02",
-      line: lineOf(usage(card, "1", "0.005", "0.005"), usage(card, "1", "0.005", "0.005"), usage(card, "1", "0.005", "0.005")),
+      line: lineOf(
+        usage(card, "1", "0.005", "0.005"),
+        usage(card, "1", "0.005", "0.005"),
+        usage(card, "1", "0.005", "0.005"),
+      ),
       currency: "USD",
       amount: "0.02",
       unitPrice: "0.005",
@@ -157,16 +186,37 @@ describe("billInvoice: line amounts", () => {
 
 describe("billInvoice: fee unit prices", () => {
   const cases: Array<{ name: string; line: Line; currency: string; amount: string; unitPrice: string }> = [
-    { name: "is the amount over the quantity", line: lineOf(fee(wire, "1", "10"), fee(wire, "2", "5")), currency: "USD", amount: "15", unitPrice: "5" },
+    {
+      name: "is the amount over the quantity",
+      line: lineOf(fee(wire, "1", "10"), fee(wire, "2", "5")),
+      currency: "USD",
+      amount: "15",
+      unitPrice: "5",
+    },
     {
       name: "is taken over the whole line when fees of several rules of one metric share it",
-      line: lineOf(fee(wire, "1", "10"), fee(rule({ id: "wire-acme", metric: "wire", counterparty: "acme" }), "1", "20")),
+      line: lineOf(
+        fee(wire, "1", "10"),
+        fee(rule({ id: "wire-acme", metric: "wire", counterparty: "acme" }), "1", "20"),
+      ),
       currency: "USD",
       amount: "30",
       unitPrice: "15",
     },
-    { name: "keeps twelve digits when the division does not end", line: feeLine("3", "10"), currency: "USD", amount: "10", unitPrice: "3.333333333333" },
-    { name: "rounds the twelfth digit half-even", line: feeLine("3", "2.00"), currency: "USD", amount: "2", unitPrice: "0.666666666667" },
+    {
+      name: "keeps twelve digits when the division does not end",
+      line: feeLine("3", "10"),
+      currency: "USD",
+      amount: "10",
+      unitPrice: "3.333333333333",
+    },
+    {
+      name: "rounds the twelfth digit half-even",
+      line: feeLine("3", "2.00"),
+      currency: "USD",
+      amount: "2",
+      unitPrice: "0.666666666667",
+    },
     {
       name: "divides the rounded line amount, not the exact charges",
       line: feeLine("10000", "12.345"),
@@ -174,9 +224,27 @@ describe("billInvoice: fee unit prices", () => {
       amount: "12.34",
       unitPrice: "0.001234",
     },
-    { name: "is 0 for a fee line of zero quantity", line: feeLine("0", "12.34"), currency: "USD", amount: "12.34", unitPrice: "0" },
-    { name: "divides the amount rounded to whole yen", line: feeLine("4", "10.5"), currency: "JPY", amount: "10", unitPrice: "2.5" },
-    { name: "divides the amount rounded to three dinar digits", line: feeLine("3", "1.0015"), currency: "KWD", amount: "1.002", unitPrice: "0.334" },
+    {
+      name: "is 0 for a fee line of zero quantity",
+      line: feeLine("0", "12.34"),
+      currency: "USD",
+      amount: "12.34",
+      unitPrice: "0",
+    },
+    {
+      name: "divides the amount rounded to whole yen",
+      line: feeLine("4", "10.5"),
+      currency: "JPY",
+      amount: "10",
+      unitPrice: "2.5",
+    },
+    {
+      name: "divides the amount rounded to three dinar digits",
+      line: feeLine("3", "1.0015"),
+      currency: "KWD",
+      amount: "1.002",
+      unitPrice: "0.334",
+    },
     {
       name: "rounds once: 0.01 over 6666666666.667 is 1e-12 (1.49999…e-12), not 2e-12",
       line: feeLine("6666666666.667", "0.01"),
@@ -230,13 +298,22 @@ describe("billInvoice: fee unit prices", () => {
     const billed = billOne(lineOf(fee(wire, quantity, "0.01")), "USD");
     assert.equal(billed.unitPrice.toFixed(), divideToChargePrecision(new Big("0.01"), quantity).toFixed());
     assert.equal(billed.unitPrice.toFixed(), "0.000000000001");
-    assert.equal(roundedTwice(new Big("0.01"), quantity).toFixed(), "0.000000000002", "the quotient on which rounding twice differs");
+    assert.equal(
+      roundedTwice(new Big("0.01"), quantity).toFixed(),
+      "0.000000000002",
+      "the quotient on which rounding twice differs",
+    );
   });
 });
 
 describe("billInvoice: subscription and one-time lines", () => {
   const cases: Array<{ name: string; rule: PricingRule; currency: string; amount: string }> = [
-    { name: "bills a subscription at its monthly amount, quantity 1, unit price the amount", rule: subscription, currency: "USD", amount: "99.5" },
+    {
+      name: "bills a subscription at its monthly amount, quantity 1, unit price the amount",
+      rule: subscription,
+      currency: "USD",
+      amount: "99.5",
+    },
     { name: "bills a one-time fee at its amount", rule: setup, currency: "USD", amount: "250" },
     {
       name: "rounds a subscription amount finer than the minor unit half-even (9.125 is 9.12)",
@@ -246,13 +323,28 @@ describe("billInvoice: subscription and one-time lines", () => {
     },
     {
       name: "rounds a yen subscription to whole yen (1000.5 is 1000)",
-      rule: rule({ id: "yen", name: "Yen plan", type: "subscription", metric: null, amount: "1000.5", frequency: "monthly", currency: "JPY" }),
+      rule: rule({
+        id: "yen",
+        name: "Yen plan",
+        type: "subscription",
+        metric: null,
+        amount: "1000.5",
+        frequency: "monthly",
+        currency: "JPY",
+      }),
       currency: "JPY",
       amount: "1000",
     },
     {
       name: "rounds a dinar one-time fee to three digits (12.3455 is 12.346)",
-      rule: rule({ id: "kwd", name: "Dinar setup", type: "one_time", metric: null, amount: "12.3455", currency: "KWD" }),
+      rule: rule({
+        id: "kwd",
+        name: "Dinar setup",
+        type: "one_time",
+        metric: null,
+        amount: "12.3455",
+        currency: "KWD",
+      }),
       currency: "KWD",
       amount: "12.346",
     },
@@ -278,7 +370,14 @@ describe("billInvoice: subscription and one-time lines", () => {
 });
 
 describe("billInvoice: the monthly minimum true-up", () => {
-  const cases: Array<{ name: string; others: Line[]; minimum: string | null; currency?: string; trueUp: string | null; total: string }> = [
+  const cases: Array<{
+    name: string;
+    others: Line[];
+    minimum: string | null;
+    currency?: string;
+    trueUp: string | null;
+    total: string;
+  }> = [
     {
       name: "adds the shortfall when the other lines fall short of the minimum",
       others: [usageLine("400"), usageLine("0.02")],
@@ -286,14 +385,44 @@ describe("billInvoice: the monthly minimum true-up", () => {
       trueUp: "599.98",
       total: "1000",
     },
-    { name: "adds the whole minimum when there is nothing else", others: [], minimum: "1000", trueUp: "1000", total: "1000" },
-    { name: "adds nothing when the other lines reach the minimum exactly", others: [usageLine("600"), usageLine("400")], minimum: "1000", trueUp: null, total: "1000" },
-    { name: "adds nothing when the other lines exceed the minimum (negative shortfall)", others: [usageLine("1200")], minimum: "1000", trueUp: null, total: "1200" },
-    { name: "adds nothing when there is no minimum", others: [usageLine("10")], minimum: null, trueUp: null, total: "10" },
+    {
+      name: "adds the whole minimum when there is nothing else",
+      others: [],
+      minimum: "1000",
+      trueUp: "1000",
+      total: "1000",
+    },
+    {
+      name: "adds nothing when the other lines reach the minimum exactly",
+      others: [usageLine("600"), usageLine("400")],
+      minimum: "1000",
+      trueUp: null,
+      total: "1000",
+    },
+    {
+      name: "adds nothing when the other lines exceed the minimum (negative shortfall)",
+      others: [usageLine("1200")],
+      minimum: "1000",
+      trueUp: null,
+      total: "1200",
+    },
+    {
+      name: "adds nothing when there is no minimum",
+      others: [usageLine("10")],
+      minimum: null,
+      trueUp: null,
+      total: "10",
+    },
     { name: "adds nothing for a minimum of 0 (zero shortfall)", others: [], minimum: "0", trueUp: null, total: "0" },
     {
       name: "counts subscription and one-time lines towards the minimum",
-      others: [...projectLines([...linesOf([usage(wire, "3", "20", "60")]).values()], [wire, subscription, setup], new Set()).lines.values()],
+      others: [
+        ...projectLines(
+          [...linesOf([usage(wire, "3", "20", "60")]).values()],
+          [wire, subscription, setup],
+          new Set(),
+        ).lines.values(),
+      ],
       minimum: "1000",
       trueUp: "590.5",
       total: "1000",
@@ -319,8 +448,22 @@ describe("billInvoice: the monthly minimum true-up", () => {
       trueUp: "0.01",
       total: "0.01",
     },
-    { name: "rounds a yen minimum to whole yen", others: [usageLine("100")], minimum: "1000.5", currency: "JPY", trueUp: "900", total: "1000" },
-    { name: "takes a yen line at its whole-yen amount", others: [usageLine("100.5")], minimum: "1000", currency: "JPY", trueUp: "900", total: "1000" },
+    {
+      name: "rounds a yen minimum to whole yen",
+      others: [usageLine("100")],
+      minimum: "1000.5",
+      currency: "JPY",
+      trueUp: "900",
+      total: "1000",
+    },
+    {
+      name: "takes a yen line at its whole-yen amount",
+      others: [usageLine("100.5")],
+      minimum: "1000",
+      currency: "JPY",
+      trueUp: "900",
+      total: "1000",
+    },
     {
       name: "rounds a dinar minimum and lines to three digits",
       others: [usageLine("0.1235")],
@@ -347,7 +490,15 @@ describe("billInvoice: the monthly minimum true-up", () => {
         assert.equal(trueUps.length, 0);
       } else {
         assert.deepEqual(trueUps.map(plain), [
-          { kind: "minimum", ruleId: null, metric: null, description: "Monthly minimum", quantity: "1", unitPrice: c.trueUp, amount: c.trueUp },
+          {
+            kind: "minimum",
+            ruleId: null,
+            metric: null,
+            description: "Monthly minimum",
+            quantity: "1",
+            unitPrice: c.trueUp,
+            amount: c.trueUp,
+          },
         ]);
         assert.equal(billed.lines.at(-1)?.kind, "minimum", "the true-up comes last");
       }
@@ -402,7 +553,11 @@ describe("billInvoice: the monthly minimum true-up", () => {
   });
 
   it("sums several minimum rules into one true-up", () => {
-    const rules = [wire, minimumRule, rule({ id: "min2", name: "Extra minimum", type: "minimum", metric: null, amount: "250.50" })];
+    const rules = [
+      wire,
+      minimumRule,
+      rule({ id: "min2", name: "Extra minimum", type: "minimum", metric: null, amount: "250.50" }),
+    ];
     const billed = billInvoice(linesOf([usage(wire, "3", "20", "60")]).values(), minimumOf(rules), "USD");
     assert.deepEqual(
       billed.lines.map((l) => [l.kind, l.amount.toFixed()]),
@@ -415,7 +570,14 @@ describe("billInvoice: the monthly minimum true-up", () => {
 });
 
 describe("billInvoice: totals", () => {
-  const cases: Array<{ name: string; lines: Line[]; minimum?: string; currency?: string; shown: string[]; subtotal: string }> = [
+  const cases: Array<{
+    name: string;
+    lines: Line[];
+    minimum?: string;
+    currency?: string;
+    shown: string[];
+    subtotal: string;
+  }> = [
     { name: "totals nothing to zero", lines: [], shown: [], subtotal: "0" },
     {
       name: "adds up the line amounts",
@@ -432,7 +594,13 @@ describe("billInvoice: totals", () => {
     },
     {
       name: "keeps a subtotal that matches the sum of what the lines show",
-      lines: [...linesOf([usage(wire, "1", "0.015", "0.015"), usage(card, "1", "0.135", "0.135"), fee(wire, "1", "0.125")]).values()],
+      lines: [
+        ...linesOf([
+          usage(wire, "1", "0.015", "0.015"),
+          usage(card, "1", "0.135", "0.135"),
+          fee(wire, "1", "0.125"),
+        ]).values(),
+      ],
       shown: ["0.14", "0.02", "0.12"],
       subtotal: "0.28",
     },
@@ -443,7 +611,13 @@ describe("billInvoice: totals", () => {
       shown: ["2", "2"],
       subtotal: "4",
     },
-    { name: "includes the minimum true-up", lines: [usageLine("60")], minimum: "1000", shown: ["60", "940"], subtotal: "1000" },
+    {
+      name: "includes the minimum true-up",
+      lines: [usageLine("60")],
+      minimum: "1000",
+      shown: ["60", "940"],
+      subtotal: "1000",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -463,18 +637,40 @@ describe("billInvoice: order of the lines", () => {
     ...projectLines([], [setup, support, subscription], new Set()).lines.values(),
   ];
   const sameKindAndDescription = [...linesOf([usage(wire, "1", "7.5", "7.5"), usage(wire, "1", "20", "20")]).values()];
-  const cases: Array<{ name: string; lines: Line[]; minimum: string | null; withUnitPrice?: boolean; order: string[] }> = [
+  const cases: Array<{
+    name: string;
+    lines: Line[];
+    minimum: string | null;
+    withUnitPrice?: boolean;
+    order: string[];
+  }> = [
     {
       name: "orders subscriptions, one-time fees, usage, fees, then the minimum, each by description",
       lines: stored,
       minimum: "1000",
-      order: ["subscription Platform fee", "subscription Support", "one_time Setup fee", "usage card usage", "usage wire usage", "fee wire fees", "minimum Monthly minimum"],
+      order: [
+        "subscription Platform fee",
+        "subscription Support",
+        "one_time Setup fee",
+        "usage card usage",
+        "usage wire usage",
+        "fee wire fees",
+        "minimum Monthly minimum",
+      ],
     },
     {
       name: "gives the same order whatever the order of the stored lines",
       lines: [...stored].reverse(),
       minimum: "1000",
-      order: ["subscription Platform fee", "subscription Support", "one_time Setup fee", "usage card usage", "usage wire usage", "fee wire fees", "minimum Monthly minimum"],
+      order: [
+        "subscription Platform fee",
+        "subscription Support",
+        "one_time Setup fee",
+        "usage card usage",
+        "usage wire usage",
+        "fee wire fees",
+        "minimum Monthly minimum",
+      ],
     },
     {
       name: "orders lines with the same kind and description by key",
@@ -494,14 +690,17 @@ describe("billInvoice: order of the lines", () => {
   for (const c of cases) {
     it(c.name, () => {
       const billed = billInvoice(c.lines, c.minimum === null ? null : new Big(c.minimum), "USD");
-      const label = (l: BilledLine) => `${l.kind} ${l.description}` + (c.withUnitPrice ? ` @${l.unitPrice.toFixed()}` : "");
+      const label = (l: BilledLine) =>
+        `${l.kind} ${l.description}` + (c.withUnitPrice ? ` @${l.unitPrice.toFixed()}` : "");
       assert.deepEqual(billed.lines.map(label), c.order);
     });
   }
 
   it("leaves the stored lines as they were: billing the same draft again gives the same invoice", () => {
     const lines = [...stored];
-    const snapshot = lines.map((l) => [l.key, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.cappedTotal.toFixed()].join(" "));
+    const snapshot = lines.map((l) =>
+      [l.key, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.cappedTotal.toFixed()].join(" "),
+    );
     const first = billInvoice(lines, new Big("1000"), "USD");
     const second = billInvoice(lines, new Big("1000"), "USD");
     assert.deepEqual(

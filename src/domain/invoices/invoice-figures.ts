@@ -40,7 +40,15 @@ function billLine(line: Line, currency: string): BilledLine {
   if (line.kind === "usage") unitPrice = line.rate!;
   else if (line.kind === "fee") unitPrice = line.quantity.eq(0) ? ZERO : divideToChargePrecision(amount, line.quantity);
   else unitPrice = amount;
-  return { kind: line.kind, ruleId: line.ruleId, metric: line.metric, description: line.description, quantity: line.quantity, unitPrice, amount };
+  return {
+    kind: line.kind,
+    ruleId: line.ruleId,
+    metric: line.metric,
+    description: line.description,
+    quantity: line.quantity,
+    unitPrice,
+    amount,
+  };
 }
 
 const KIND_ORDER: Record<LineKindName, number> = { subscription: 0, one_time: 1, usage: 2, fee: 3, minimum: 4 };
@@ -57,27 +65,53 @@ export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currenc
   if (minimum !== null) {
     const shortfall = roundToMinorUnit(minimum, currency).minus(subtotal);
     if (shortfall.gt(0)) {
-      const trueUp = { kind: "minimum" as const, ruleId: null, metric: null, description: "Monthly minimum", quantity: ONE, unitPrice: shortfall, amount: shortfall };
+      const trueUp = {
+        kind: "minimum" as const,
+        ruleId: null,
+        metric: null,
+        description: "Monthly minimum",
+        quantity: ONE,
+        unitPrice: shortfall,
+        amount: shortfall,
+      };
       keyed.push({ key: "minimum", line: trueUp });
       subtotal = subtotal.plus(shortfall);
     }
   }
   keyed.sort(
     (a, b) =>
-      KIND_ORDER[a.line.kind] - KIND_ORDER[b.line.kind] || a.line.description.localeCompare(b.line.description) || a.key.localeCompare(b.key),
+      KIND_ORDER[a.line.kind] - KIND_ORDER[b.line.kind] ||
+      a.line.description.localeCompare(b.line.description) ||
+      a.key.localeCompare(b.key),
   );
   const tax = ZERO;
   return { lines: keyed.map((k) => k.line), subtotal, tax, total: subtotal.plus(tax) };
 }
 
 /** `billInvoice` over an invoice as the repositories read it: its stored lines and minimum, decimals as text. */
-export function billRecords(state: { lines: readonly LineRecord[]; minimum_amount: string | null; currency: string }): BilledInvoice {
-  return billInvoice(state.lines.map(lineFromRecord), state.minimum_amount === null ? null : new Big(state.minimum_amount), state.currency);
+export function billRecords(state: {
+  lines: readonly LineRecord[];
+  minimum_amount: string | null;
+  currency: string;
+}): BilledInvoice {
+  return billInvoice(
+    state.lines.map(lineFromRecord),
+    state.minimum_amount === null ? null : new Big(state.minimum_amount),
+    state.currency,
+  );
 }
 
 /** The figures an invoice was issued with, as stored on it (decimals as text, exactly as billed). */
 export interface FrozenBill {
-  lines: { kind: LineKindName; rule_id: string | null; metric: string | null; description: string; quantity: string; unit_price: string; amount: string }[];
+  lines: {
+    kind: LineKindName;
+    rule_id: string | null;
+    metric: string | null;
+    description: string;
+    quantity: string;
+    unit_price: string;
+    amount: string;
+  }[];
   subtotal: string;
   tax: string;
   total: string;

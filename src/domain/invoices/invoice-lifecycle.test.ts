@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConflictError, ValidationError } from "../kernel/errors.js";
-import { dueDateOf, INVOICE_STATUSES, lastDuePeriodEnd, paidDateOf, transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
+import {
+  dueDateOf,
+  INVOICE_STATUSES,
+  lastDuePeriodEnd,
+  paidDateOf,
+  transition,
+  type InvoiceAction,
+  type InvoiceStatus,
+} from "./invoice-lifecycle.js";
 
 describe("transition", () => {
   // Every action from every status: "issued" etc. applies, "=" answers unchanged, a code refuses.
@@ -41,8 +49,14 @@ describe("dates", () => {
     assert.equal(paidDateOf(undefined, "2026-04-01", "2026-04-06"), "2026-04-06");
     assert.equal(paidDateOf("2026-04-01", "2026-04-01", "2026-04-06"), "2026-04-01");
     assert.equal(paidDateOf("2026-04-06", "2026-04-01", "2026-04-06"), "2026-04-06");
-    assert.throws(() => paidDateOf("2026-03-31", "2026-04-01", "2026-04-06"), (e: Error) => e instanceof ValidationError && e.code === "paid_date_before_issue");
-    assert.throws(() => paidDateOf("2026-04-07", "2026-04-01", "2026-04-06"), (e: Error) => e instanceof ValidationError && e.code === "paid_date_in_future");
+    assert.throws(
+      () => paidDateOf("2026-03-31", "2026-04-01", "2026-04-06"),
+      (e: Error) => e instanceof ValidationError && e.code === "paid_date_before_issue",
+    );
+    assert.throws(
+      () => paidDateOf("2026-04-07", "2026-04-01", "2026-04-06"),
+      (e: Error) => e instanceof ValidationError && e.code === "paid_date_in_future",
+    );
   });
 
   // A month ending on day D is due at D+1 00:00 UTC plus the grace: the latest due month end for each instant.

@@ -15,7 +15,10 @@ export type InvoiceAction = "finalize" | "pay" | "void";
  * What an action does to an invoice in a status: `apply` (the transition), `unchanged` (it happened already:
  * the invoice is answered as it is), or a 409 naming the status that forbids it (`invoice_is_<status>`).
  */
-export type TransitionVerdict = { kind: "apply"; to: InvoiceStatus } | { kind: "unchanged" } | { kind: "refused"; error: ConflictError };
+export type TransitionVerdict =
+  | { kind: "apply"; to: InvoiceStatus }
+  | { kind: "unchanged" }
+  | { kind: "refused"; error: ConflictError };
 
 const refusal = (status: InvoiceStatus, action: InvoiceAction, why: string): TransitionVerdict => ({
   kind: "refused",
@@ -38,13 +41,15 @@ export function transition(status: InvoiceStatus, action: InvoiceAction): Transi
     case "void":
       if (status === "issued") return { kind: "apply", to: "void" };
       if (status === "void") return { kind: "unchanged" };
-      if (status === "draft") return refusal(status, action, "A draft is not owed yet: it changes until it is finalized.");
+      if (status === "draft")
+        return refusal(status, action, "A draft is not owed yet: it changes until it is finalized.");
       return refusal(status, action, "A paid invoice cannot be voided.");
   }
 }
 
 /** The due date of an invoice issued on `issuedDate` under these payment terms (Net 30 when none). */
-export const dueDateOf = (issuedDate: string, paymentTerms: string | null): string => addDays(issuedDate, paymentTermsDays(paymentTerms) ?? 30);
+export const dueDateOf = (issuedDate: string, paymentTerms: string | null): string =>
+  addDays(issuedDate, paymentTermsDays(paymentTerms) ?? 30);
 
 /**
  * The paid date of a payment recorded `today`: the date given, or today. It may not precede the issue date,
@@ -53,12 +58,16 @@ export const dueDateOf = (issuedDate: string, paymentTerms: string | null): stri
 export function paidDateOf(given: string | undefined, issuedDate: string, today: string): string {
   const paid = given ?? today;
   if (paid < issuedDate) {
-    throw new ValidationError(`paid_date ${paid} is before the invoice's issued_date ${issuedDate}`, "paid_date_before_issue", [
-      { path: "paid_date", message: `must be on or after ${issuedDate}` },
-    ]);
+    throw new ValidationError(
+      `paid_date ${paid} is before the invoice's issued_date ${issuedDate}`,
+      "paid_date_before_issue",
+      [{ path: "paid_date", message: `must be on or after ${issuedDate}` }],
+    );
   }
   if (paid > today) {
-    throw new ValidationError(`paid_date ${paid} is in the future`, "paid_date_in_future", [{ path: "paid_date", message: `must be on or before ${today}` }]);
+    throw new ValidationError(`paid_date ${paid} is in the future`, "paid_date_in_future", [
+      { path: "paid_date", message: `must be on or before ${today}` },
+    ]);
   }
   return paid;
 }

@@ -36,7 +36,8 @@ const plain = (line: Line) => ({
   chargeTotal: line.chargeTotal.toFixed(),
   cappedTotal: line.cappedTotal.toFixed(),
 });
-const plainAll = (lines: Map<string, Line>) => [...lines.values()].map(plain).sort((a, b) => a.key.localeCompare(b.key));
+const plainAll = (lines: Map<string, Line>) =>
+  [...lines.values()].map(plain).sort((a, b) => a.key.localeCompare(b.key));
 
 /** A stored line of any kind, for the functions that only read lines. */
 const line = (fields: Partial<Line> & Pick<Line, "key" | "kind">): Line => ({
@@ -51,85 +52,258 @@ const line = (fields: Partial<Line> & Pick<Line, "key" | "kind">): Line => ({
 });
 
 describe("addCharge", () => {
-  type Expected = { key: string; kind: string; description: string; quantity: string; rate: string | null; chargeTotal: string; cappedTotal: string };
+  type Expected = {
+    key: string;
+    kind: string;
+    description: string;
+    quantity: string;
+    rate: string | null;
+    chargeTotal: string;
+    cappedTotal: string;
+  };
   const cases: Array<{ name: string; charges: Charge[]; lines: Expected[] }> = [
     {
       name: "starts a usage line from the first charge, at the charge's rate",
       charges: [usage(wire, "3", "20", "60")],
-      lines: [{ key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "3", rate: "20", chargeTotal: "60", cappedTotal: "60" }],
+      lines: [
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "3",
+          rate: "20",
+          chargeTotal: "60",
+          cappedTotal: "60",
+        },
+      ],
     },
     {
       name: "aggregates charges of the same rule and unit price into one line",
       charges: [usage(wire, "1", "20", "20"), usage(wire, "2", "20", "40"), usage(wire, "4", "20", "80")],
-      lines: [{ key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "7", rate: "20", chargeTotal: "140", cappedTotal: "140" }],
+      lines: [
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "7",
+          rate: "20",
+          chargeTotal: "140",
+          cappedTotal: "140",
+        },
+      ],
     },
     {
       name: "treats 20.00 and 20 as the same unit price",
       charges: [usage(wire, "1", "20.00", "20"), usage(wire, "1", "20", "20")],
-      lines: [{ key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "2", rate: "20", chargeTotal: "40", cappedTotal: "40" }],
+      lines: [
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "2",
+          rate: "20",
+          chargeTotal: "40",
+          cappedTotal: "40",
+        },
+      ],
     },
     {
       name: "puts charges of the same rule at another unit price on another line",
       charges: [usage(wire, "1", "20", "20"), usage(wire, "2", "7.5", "15")],
       lines: [
-        { key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "1", rate: "20", chargeTotal: "20", cappedTotal: "20" },
-        { key: "usage|wire|7.5", kind: "usage", description: "wire usage", quantity: "2", rate: "7.5", chargeTotal: "15", cappedTotal: "15" },
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "1",
+          rate: "20",
+          chargeTotal: "20",
+          cappedTotal: "20",
+        },
+        {
+          key: "usage|wire|7.5",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "2",
+          rate: "7.5",
+          chargeTotal: "15",
+          cappedTotal: "15",
+        },
       ],
     },
     {
       name: "puts charges of another rule at the same price on another line",
-      charges: [usage(wire, "1", "20", "20"), usage(rule({ id: "wire-acme", metric: "wire", counterparty: "acme" }), "1", "20", "20")],
+      charges: [
+        usage(wire, "1", "20", "20"),
+        usage(rule({ id: "wire-acme", metric: "wire", counterparty: "acme" }), "1", "20", "20"),
+      ],
       lines: [
-        { key: "usage|wire-acme|20", kind: "usage", description: "wire usage (acme)", quantity: "1", rate: "20", chargeTotal: "20", cappedTotal: "20" },
-        { key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "1", rate: "20", chargeTotal: "20", cappedTotal: "20" },
+        {
+          key: "usage|wire-acme|20",
+          kind: "usage",
+          description: "wire usage (acme)",
+          quantity: "1",
+          rate: "20",
+          chargeTotal: "20",
+          cappedTotal: "20",
+        },
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "1",
+          rate: "20",
+          chargeTotal: "20",
+          cappedTotal: "20",
+        },
       ],
     },
     {
       name: "loses no cent: three charges of half a cent sum to exactly 0.015, not to three rounded cents",
-      charges: [usage(card, "1", "0.005", "0.005"), usage(card, "1", "0.005", "0.005"), usage(card, "1", "0.005", "0.005")],
-      lines: [{ key: "usage|card|0.005", kind: "usage", description: "card usage", quantity: "3", rate: "0.005", chargeTotal: "0.015", cappedTotal: "0.015" }],
+      charges: [
+        usage(card, "1", "0.005", "0.005"),
+        usage(card, "1", "0.005", "0.005"),
+        usage(card, "1", "0.005", "0.005"),
+      ],
+      lines: [
+        {
+          key: "usage|card|0.005",
+          kind: "usage",
+          description: "card usage",
+          quantity: "3",
+          rate: "0.005",
+          chargeTotal: "0.015",
+          cappedTotal: "0.015",
+        },
+      ],
     },
     {
       name: "keeps a half-cent total as is: rounding is left to the invoice's figures",
       charges: [usage(card, "100", "0.029", "0.125")],
-      lines: [{ key: "usage|card|0.029", kind: "usage", description: "card usage", quantity: "100", rate: "0.029", chargeTotal: "0.125", cappedTotal: "0.125" }],
+      lines: [
+        {
+          key: "usage|card|0.029",
+          kind: "usage",
+          description: "card usage",
+          quantity: "100",
+          rate: "0.029",
+          chargeTotal: "0.125",
+          cappedTotal: "0.125",
+        },
+      ],
     },
     {
       name: "keeps twelve-digit charges exact in the total",
       charges: [usage(card, "1", "0.029", "0.123456789012"), usage(card, "1", "0.029", "0.000000000001")],
-      lines: [{ key: "usage|card|0.029", kind: "usage", description: "card usage", quantity: "2", rate: "0.029", chargeTotal: "0.123456789013", cappedTotal: "0.123456789013" }],
+      lines: [
+        {
+          key: "usage|card|0.029",
+          kind: "usage",
+          description: "card usage",
+          quantity: "2",
+          rate: "0.029",
+          chargeTotal: "0.123456789013",
+          cappedTotal: "0.123456789013",
+        },
+      ],
     },
     {
       name: "adds up the capped charges as the cap runs out: the cap total is what counts against the cap",
       charges: [usage(wire, "1", "10", "10", "10"), usage(wire, "1", "10", "5", "5"), usage(wire, "1", "10", "0", "0")],
-      lines: [{ key: "usage|wire|10", kind: "usage", description: "wire usage", quantity: "3", rate: "10", chargeTotal: "15", cappedTotal: "15" }],
+      lines: [
+        {
+          key: "usage|wire|10",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "3",
+          rate: "10",
+          chargeTotal: "15",
+          cappedTotal: "15",
+        },
+      ],
     },
     {
       name: "makes one fee line per metric, with no rate and nothing capped",
       charges: [fee(wire, "1", "10"), fee(wire, "2", "5")],
-      lines: [{ key: "fee|wire", kind: "fee", description: "wire fees", quantity: "3", rate: null, chargeTotal: "15", cappedTotal: "0" }],
+      lines: [
+        {
+          key: "fee|wire",
+          kind: "fee",
+          description: "wire fees",
+          quantity: "3",
+          rate: null,
+          chargeTotal: "15",
+          cappedTotal: "0",
+        },
+      ],
     },
     {
       name: "puts fees of different rules of one metric on the same fee line",
       charges: [fee(wire, "1", "10"), fee(rule({ id: "wire-acme", metric: "wire", counterparty: "acme" }), "1", "20")],
-      lines: [{ key: "fee|wire", kind: "fee", description: "wire fees", quantity: "2", rate: null, chargeTotal: "30", cappedTotal: "0" }],
+      lines: [
+        {
+          key: "fee|wire",
+          kind: "fee",
+          description: "wire fees",
+          quantity: "2",
+          rate: null,
+          chargeTotal: "30",
+          cappedTotal: "0",
+        },
+      ],
     },
     {
       name: "keeps the exact sum of sub-cent fees",
       charges: [fee(wire, "10000", "12.345"), fee(wire, "1", "0.000000000001")],
-      lines: [{ key: "fee|wire", kind: "fee", description: "wire fees", quantity: "10001", rate: null, chargeTotal: "12.345000000001", cappedTotal: "0" }],
+      lines: [
+        {
+          key: "fee|wire",
+          kind: "fee",
+          description: "wire fees",
+          quantity: "10001",
+          rate: null,
+          chargeTotal: "12.345000000001",
+          cappedTotal: "0",
+        },
+      ],
     },
     {
       name: "keeps a fee of zero quantity",
       charges: [fee(wire, "0", "12.34")],
-      lines: [{ key: "fee|wire", kind: "fee", description: "wire fees", quantity: "0", rate: null, chargeTotal: "12.34", cappedTotal: "0" }],
+      lines: [
+        {
+          key: "fee|wire",
+          kind: "fee",
+          description: "wire fees",
+          quantity: "0",
+          rate: null,
+          chargeTotal: "12.34",
+          cappedTotal: "0",
+        },
+      ],
     },
     {
       name: "keeps usage and fees of one metric on separate lines",
       charges: [usage(wire, "1", "20", "20"), fee(wire, "1", "3")],
       lines: [
-        { key: "fee|wire", kind: "fee", description: "wire fees", quantity: "1", rate: null, chargeTotal: "3", cappedTotal: "0" },
-        { key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "1", rate: "20", chargeTotal: "20", cappedTotal: "20" },
+        {
+          key: "fee|wire",
+          kind: "fee",
+          description: "wire fees",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "3",
+          cappedTotal: "0",
+        },
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "1",
+          rate: "20",
+          chargeTotal: "20",
+          cappedTotal: "20",
+        },
       ],
     },
   ];
@@ -165,7 +339,11 @@ describe("addCharge", () => {
 describe("usageDescription", () => {
   const cases: Array<{ name: string; rule: PricingRule; description: string }> = [
     { name: "names an unscoped rule's line after its metric", rule: rule({}), description: "wire usage" },
-    { name: "adds the counterparty of a scoped rule", rule: rule({ counterparty: "acme" }), description: "wire usage (acme)" },
+    {
+      name: "adds the counterparty of a scoped rule",
+      rule: rule({ counterparty: "acme" }),
+      description: "wire usage (acme)",
+    },
     {
       name: "adds every scope field in order",
       rule: rule({ counterparty: "acme", counterparty_side: "maker", pair: "BTC/USD" }),
@@ -204,7 +382,13 @@ describe("capUsedByRule", () => {
 
   it("ignores subscription and one-time lines", () => {
     const used = capUsedByRule([
-      line({ key: "subscription|s", kind: "subscription", ruleId: "s", chargeTotal: new Big(10), cappedTotal: new Big(10) }),
+      line({
+        key: "subscription|s",
+        kind: "subscription",
+        ruleId: "s",
+        chargeTotal: new Big(10),
+        cappedTotal: new Big(10),
+      }),
       line({ key: "one_time|o", kind: "one_time", ruleId: "o", chargeTotal: new Big(10), cappedTotal: new Big(10) }),
     ]);
     assert.equal(used.size, 0);
@@ -213,14 +397,29 @@ describe("capUsedByRule", () => {
 
 describe("minimumOf", () => {
   const cases: Array<{ name: string; rules: PricingRule[]; minimum: string | null }> = [
-    { name: "has no minimum without minimum rules", rules: [wire, rule({ id: "s", type: "subscription", metric: null, amount: "50.00" })], minimum: null },
-    { name: "takes the amount of the one minimum rule", rules: [wire, rule({ id: "min", type: "minimum", metric: null, amount: "1000.00" })], minimum: "1000" },
+    {
+      name: "has no minimum without minimum rules",
+      rules: [wire, rule({ id: "s", type: "subscription", metric: null, amount: "50.00" })],
+      minimum: null,
+    },
+    {
+      name: "takes the amount of the one minimum rule",
+      rules: [wire, rule({ id: "min", type: "minimum", metric: null, amount: "1000.00" })],
+      minimum: "1000",
+    },
     {
       name: "adds up several minimum rules",
-      rules: [rule({ id: "a", type: "minimum", metric: null, amount: "1000.00" }), rule({ id: "b", type: "minimum", metric: null, amount: "250.50" })],
+      rules: [
+        rule({ id: "a", type: "minimum", metric: null, amount: "1000.00" }),
+        rule({ id: "b", type: "minimum", metric: null, amount: "250.50" }),
+      ],
       minimum: "1250.5",
     },
-    { name: "has a zero minimum from a minimum rule of 0", rules: [rule({ id: "z", type: "minimum", metric: null, amount: "0.00" })], minimum: "0" },
+    {
+      name: "has a zero minimum from a minimum rule of 0",
+      rules: [rule({ id: "z", type: "minimum", metric: null, amount: "0.00" })],
+      minimum: "0",
+    },
     {
       name: "keeps a minimum finer than the minor unit exact",
       rules: [rule({ id: "odd", type: "minimum", metric: null, amount: "1000.005" })],
@@ -236,20 +435,69 @@ describe("minimumOf", () => {
 });
 
 describe("projectLines", () => {
-  const subscription = rule({ id: "sub", name: "Platform fee", type: "subscription", metric: null, amount: "99.50", frequency: "monthly" });
-  const support = rule({ id: "support", name: "Support", type: "subscription", metric: null, amount: "10.00", frequency: "monthly" });
+  const subscription = rule({
+    id: "sub",
+    name: "Platform fee",
+    type: "subscription",
+    metric: null,
+    amount: "99.50",
+    frequency: "monthly",
+  });
+  const support = rule({
+    id: "support",
+    name: "Support",
+    type: "subscription",
+    metric: null,
+    amount: "10.00",
+    frequency: "monthly",
+  });
   const setup = rule({ id: "setup", name: "Setup fee", type: "one_time", metric: null, amount: "250.00" });
-  const minimum = rule({ id: "min", name: "Monthly minimum", type: "minimum", metric: null, amount: "1000.00", frequency: "monthly" });
+  const minimum = rule({
+    id: "min",
+    name: "Monthly minimum",
+    type: "minimum",
+    metric: null,
+    amount: "1000.00",
+    frequency: "monthly",
+  });
 
-  type Expected = { key: string; kind: string; description: string; quantity: string; rate: string | null; chargeTotal: string };
-  const cases: Array<{ name: string; existing: Line[]; rules: PricingRule[]; billedElsewhere?: string[]; lines: Expected[]; minimum: string | null }> = [
+  type Expected = {
+    key: string;
+    kind: string;
+    description: string;
+    quantity: string;
+    rate: string | null;
+    chargeTotal: string;
+  };
+  const cases: Array<{
+    name: string;
+    existing: Line[];
+    rules: PricingRule[];
+    billedElsewhere?: string[];
+    lines: Expected[];
+    minimum: string | null;
+  }> = [
     {
       name: "adds one line per subscription rule: quantity 1, no rate, the rule's monthly amount",
       existing: [],
       rules: [wire, subscription, support],
       lines: [
-        { key: "subscription|sub", kind: "subscription", description: "Platform fee", quantity: "1", rate: null, chargeTotal: "99.5" },
-        { key: "subscription|support", kind: "subscription", description: "Support", quantity: "1", rate: null, chargeTotal: "10" },
+        {
+          key: "subscription|sub",
+          kind: "subscription",
+          description: "Platform fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "99.5",
+        },
+        {
+          key: "subscription|support",
+          kind: "subscription",
+          description: "Support",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "10",
+        },
       ],
       minimum: null,
     },
@@ -257,7 +505,16 @@ describe("projectLines", () => {
       name: "adds a one-time rule that is not billed elsewhere",
       existing: [],
       rules: [setup],
-      lines: [{ key: "one_time|setup", kind: "one_time", description: "Setup fee", quantity: "1", rate: null, chargeTotal: "250" }],
+      lines: [
+        {
+          key: "one_time|setup",
+          kind: "one_time",
+          description: "Setup fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "250",
+        },
+      ],
       minimum: null,
     },
     {
@@ -265,7 +522,16 @@ describe("projectLines", () => {
       existing: [],
       rules: [setup, subscription],
       billedElsewhere: ["setup"],
-      lines: [{ key: "subscription|sub", kind: "subscription", description: "Platform fee", quantity: "1", rate: null, chargeTotal: "99.5" }],
+      lines: [
+        {
+          key: "subscription|sub",
+          kind: "subscription",
+          description: "Platform fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "99.5",
+        },
+      ],
       minimum: null,
     },
     {
@@ -274,7 +540,14 @@ describe("projectLines", () => {
       rules: [wire, card],
       lines: [
         { key: "fee|card", kind: "fee", description: "card fees", quantity: "1", rate: null, chargeTotal: "5" },
-        { key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "3", rate: "20", chargeTotal: "60" },
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "3",
+          rate: "20",
+          chargeTotal: "60",
+        },
       ],
       minimum: null,
     },
@@ -283,9 +556,30 @@ describe("projectLines", () => {
       existing: [...linesOf([usage(wire, "3", "20", "60")]).values()],
       rules: [wire, subscription, setup, minimum],
       lines: [
-        { key: "one_time|setup", kind: "one_time", description: "Setup fee", quantity: "1", rate: null, chargeTotal: "250" },
-        { key: "subscription|sub", kind: "subscription", description: "Platform fee", quantity: "1", rate: null, chargeTotal: "99.5" },
-        { key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "3", rate: "20", chargeTotal: "60" },
+        {
+          key: "one_time|setup",
+          kind: "one_time",
+          description: "Setup fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "250",
+        },
+        {
+          key: "subscription|sub",
+          kind: "subscription",
+          description: "Platform fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "99.5",
+        },
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "3",
+          rate: "20",
+          chargeTotal: "60",
+        },
       ],
       minimum: "1000",
     },
@@ -293,21 +587,56 @@ describe("projectLines", () => {
       name: "keeps the minimum when usage already exceeds it",
       existing: [...linesOf([usage(wire, "60", "20", "1200")]).values()],
       rules: [wire, minimum],
-      lines: [{ key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "60", rate: "20", chargeTotal: "1200" }],
+      lines: [
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "60",
+          rate: "20",
+          chargeTotal: "1200",
+        },
+      ],
       minimum: "1000",
     },
     {
       name: "drops the subscription line of a rule no longer in the program",
       existing: [line({ key: "subscription|old", kind: "subscription", ruleId: "old", chargeTotal: new Big(42) })],
       rules: [subscription],
-      lines: [{ key: "subscription|sub", kind: "subscription", description: "Platform fee", quantity: "1", rate: null, chargeTotal: "99.5" }],
+      lines: [
+        {
+          key: "subscription|sub",
+          kind: "subscription",
+          description: "Platform fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "99.5",
+        },
+      ],
       minimum: null,
     },
     {
       name: "brings a subscription line to the rule's current amount and name",
-      existing: [line({ key: "subscription|sub", kind: "subscription", ruleId: "sub", description: "Old name", chargeTotal: new Big(42) })],
+      existing: [
+        line({
+          key: "subscription|sub",
+          kind: "subscription",
+          ruleId: "sub",
+          description: "Old name",
+          chargeTotal: new Big(42),
+        }),
+      ],
       rules: [subscription],
-      lines: [{ key: "subscription|sub", kind: "subscription", description: "Platform fee", quantity: "1", rate: null, chargeTotal: "99.5" }],
+      lines: [
+        {
+          key: "subscription|sub",
+          kind: "subscription",
+          description: "Platform fee",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "99.5",
+        },
+      ],
       minimum: null,
     },
     {
@@ -322,14 +651,34 @@ describe("projectLines", () => {
       name: "has no minimum once the program's minimum rule is gone",
       existing: [...linesOf([usage(wire, "10", "20", "200")]).values()],
       rules: [wire],
-      lines: [{ key: "usage|wire|20", kind: "usage", description: "wire usage", quantity: "10", rate: "20", chargeTotal: "200" }],
+      lines: [
+        {
+          key: "usage|wire|20",
+          kind: "usage",
+          description: "wire usage",
+          quantity: "10",
+          rate: "20",
+          chargeTotal: "200",
+        },
+      ],
       minimum: null,
     },
     {
       name: "keeps a subscription amount finer than the minor unit exact (it is rounded when billed)",
       existing: [],
-      rules: [rule({ id: "odd", name: "Odd", type: "subscription", metric: null, amount: "9.125", frequency: "monthly" })],
-      lines: [{ key: "subscription|odd", kind: "subscription", description: "Odd", quantity: "1", rate: null, chargeTotal: "9.125" }],
+      rules: [
+        rule({ id: "odd", name: "Odd", type: "subscription", metric: null, amount: "9.125", frequency: "monthly" }),
+      ],
+      lines: [
+        {
+          key: "subscription|odd",
+          kind: "subscription",
+          description: "Odd",
+          quantity: "1",
+          rate: null,
+          chargeTotal: "9.125",
+        },
+      ],
       minimum: null,
     },
   ];
@@ -337,7 +686,14 @@ describe("projectLines", () => {
     it(c.name, () => {
       const projected = projectLines(c.existing, c.rules, new Set(c.billedElsewhere ?? []));
       assert.deepEqual(
-        plainAll(projected.lines).map((l) => ({ key: l.key, kind: l.kind, description: l.description, quantity: l.quantity, rate: l.rate, chargeTotal: l.chargeTotal })),
+        plainAll(projected.lines).map((l) => ({
+          key: l.key,
+          kind: l.kind,
+          description: l.description,
+          quantity: l.quantity,
+          rate: l.rate,
+          chargeTotal: l.chargeTotal,
+        })),
         c.lines,
       );
       assert.equal(projected.minimum === null ? null : projected.minimum.toFixed(), c.minimum);
@@ -346,7 +702,9 @@ describe("projectLines", () => {
 
   it("is idempotent: projecting its own output again gives the same lines and minimum", () => {
     const rules = [wire, card, subscription, setup, minimum];
-    const existing = [...linesOf([usage(wire, "3", "20", "60"), usage(card, "3", "0.005", "0.015"), fee(card, "2", "7")]).values()];
+    const existing = [
+      ...linesOf([usage(wire, "3", "20", "60"), usage(card, "3", "0.005", "0.015"), fee(card, "2", "7")]).values(),
+    ];
     const first = projectLines(existing, rules, new Set());
     const second = projectLines([...first.lines.values()], rules, new Set());
     const third = projectLines([...second.lines.values()], rules, new Set());
@@ -360,7 +718,13 @@ describe("projectLines", () => {
   it("does not change the lines it is given", () => {
     const existing = [
       ...linesOf([usage(wire, "3", "20", "60")]).values(),
-      line({ key: "subscription|sub", kind: "subscription", ruleId: "sub", description: "Old name", chargeTotal: new Big(42) }),
+      line({
+        key: "subscription|sub",
+        kind: "subscription",
+        ruleId: "sub",
+        description: "Old name",
+        chargeTotal: new Big(42),
+      }),
     ];
     const before = existing.map(plain);
     const projected = projectLines(existing, [wire, subscription, minimum], new Set());
@@ -408,6 +772,9 @@ describe("lineFromRecord", () => {
       capped_total: "0",
     });
     assert.equal(read.rate, null);
-    assert.deepEqual([read.kind, read.ruleId, read.metric, read.chargeTotal.toFixed()], ["subscription", "sub", null, "99.5"]);
+    assert.deepEqual(
+      [read.kind, read.ruleId, read.metric, read.chargeTotal.toFixed()],
+      ["subscription", "sub", null, "99.5"],
+    );
   });
 });

@@ -47,10 +47,16 @@ export interface Charge {
 }
 
 /** Which line a charge belongs on, and that line's description. */
-export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "unitPrice">): { key: string; description: string } {
+export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "unitPrice">): {
+  key: string;
+  description: string;
+} {
   return charge.kind === "fee"
     ? { key: feeLineKey(charge.metric), description: `${charge.metric} fees` }
-    : { key: usageLineKey(charge.rule.id, charge.unitPrice!), description: usageDescription(charge.rule, charge.metric) };
+    : {
+        key: usageLineKey(charge.rule.id, charge.unitPrice!),
+        description: usageDescription(charge.rule, charge.metric),
+      };
 }
 
 /** The line after one more charge is added to it: its exact sums grow, nothing is rounded. Pure. */

@@ -18,9 +18,24 @@ const input = (overrides: Partial<InvoicePdfInput["invoice"]> = {}, currency = "
     paidDate: null,
     contract: "societe-generale-test",
     lines: [
-      { description: "domestic_wire usage", quantity: "1234", unitPrice: currency === "JPY" ? "2500" : "20.5", amount: currency === "JPY" ? "3085000" : "25297" },
-      { description: "card fees", quantity: "3", unitPrice: currency === "JPY" ? "333.333333333333" : "0.333333333333", amount: currency === "JPY" ? "1000" : "1" },
-      { description: "Monthly minimum", quantity: "1", unitPrice: currency === "JPY" ? "15000" : "1234567.89", amount: currency === "JPY" ? "15000" : "1234567.89" },
+      {
+        description: "domestic_wire usage",
+        quantity: "1234",
+        unitPrice: currency === "JPY" ? "2500" : "20.5",
+        amount: currency === "JPY" ? "3085000" : "25297",
+      },
+      {
+        description: "card fees",
+        quantity: "3",
+        unitPrice: currency === "JPY" ? "333.333333333333" : "0.333333333333",
+        amount: currency === "JPY" ? "1000" : "1",
+      },
+      {
+        description: "Monthly minimum",
+        quantity: "1",
+        unitPrice: currency === "JPY" ? "15000" : "1234567.89",
+        amount: currency === "JPY" ? "15000" : "1234567.89",
+      },
     ],
     subtotal: currency === "JPY" ? "3101000" : "1259865.89",
     tax: "0",
@@ -52,7 +67,12 @@ describe("invoice PDF", () => {
   it("says who bills whom, for what and when, with money per currency, a draft marked DRAFT and a void one VOID", () => {
     const issued = invoiceWords(input());
     assert.equal(issued.title, "Invoice INV-000042");
-    assert.deepEqual(issued.parties[1]!.lines, ["Société Générale", "29 Boulevard Haussmann", "75009 Paris", "ap@example.fr"]);
+    assert.deepEqual(issued.parties[1]!.lines, [
+      "Société Générale",
+      "29 Boulevard Haussmann",
+      "75009 Paris",
+      "ap@example.fr",
+    ]);
     assert.deepEqual(issued.lines[2], ["Monthly minimum", "1", "$1,234,567.89", "$1,234,567.89"]);
     assert.deepEqual(issued.totals.at(-1), ["Total due", "$1,259,865.89"]);
     assert.equal(issued.watermark, null);
@@ -65,19 +85,45 @@ describe("invoice PDF", () => {
     assert.deepEqual(await renderInvoicePdf(input()), await renderInvoicePdf(input()));
   });
 
-  it("reads back through pdftotext for a USD and a JPY invoice", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+  it("reads back through pdftotext for a USD and a JPY invoice", {
+    skip: !hasPdftotext && "pdftotext not installed",
+  }, async () => {
     const usd = pdftotext(await renderInvoicePdf(input()));
-    for (const text of ["Invoice INV-000042", "Northwind Payments", "Société Générale", "75009 Paris", "ap@example.fr", "2026-03-01 to 2026-03-31", "2026-04-04", "2026-05-04", "domestic_wire usage", "1,234", "$20.50", "$25,297.00", "$0.333333333333", "$1,259,865.89", "Due 2026-05-04"]) {
+    for (const text of [
+      "Invoice INV-000042",
+      "Northwind Payments",
+      "Société Générale",
+      "75009 Paris",
+      "ap@example.fr",
+      "2026-03-01 to 2026-03-31",
+      "2026-04-04",
+      "2026-05-04",
+      "domestic_wire usage",
+      "1,234",
+      "$20.50",
+      "$25,297.00",
+      "$0.333333333333",
+      "$1,259,865.89",
+      "Due 2026-05-04",
+    ]) {
       assert.ok(usd.includes(text), `USD invoice: ${text}\n${usd}`);
     }
     assert.doesNotMatch(usd, /DRAFT/);
     const jpy = pdftotext(await renderInvoicePdf(input({ status: "draft" }, "JPY")));
-    for (const text of ["¥2,500", "¥3,085,000", "¥3,101,000", "DRAFT: not final, not yet due"]) assert.ok(jpy.includes(text), `JPY invoice: ${text}\n${jpy}`);
+    for (const text of ["¥2,500", "¥3,085,000", "¥3,101,000", "DRAFT: not final, not yet due"])
+      assert.ok(jpy.includes(text), `JPY invoice: ${text}\n${jpy}`);
     assert.doesNotMatch(jpy, /¥3,101,000\.00/, "no decimals for yen");
   });
 
-  it("continues a long table on the next page with its header", { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
-    const many = Array.from({ length: 120 }, (_, i) => ({ description: `metric_${i} usage`, quantity: "1", unitPrice: "1", amount: "1" }));
+  it("continues a long table on the next page with its header", {
+    skip: !hasPdftotext && "pdftotext not installed",
+  }, async () => {
+    const many = Array.from({ length: 120 }, (_, i) => ({
+      description: `metric_${i} usage`,
+      quantity: "1",
+      unitPrice: "1",
+      amount: "1",
+    }));
     const text = pdftotext(await renderInvoicePdf(input({ lines: many })));
     assert.match(text, /Page 1 of [2-9]/);
     assert.match(text, /Charges of Invoice INV-000042, continued/);
@@ -96,11 +142,23 @@ describe("invoice PDF with the largest amounts", () => {
     { currency: "JPY", amount: "99999999999999", tax: "9999999999999" },
   ];
   for (const { currency, amount, tax } of cases) {
-    it(`keeps every ${currency} amount whole on one line, and the totals on their own lines in order`, { skip: !hasPdftotext && "pdftotext not installed" }, async () => {
+    it(`keeps every ${currency} amount whole on one line, and the totals on their own lines in order`, {
+      skip: !hasPdftotext && "pdftotext not installed",
+    }, async () => {
       const lines = [
         { description: "Monthly minimum", quantity: "1", unitPrice: amount, amount },
-        ...Array.from({ length: 8 }, (_, i) => ({ description: `wire_${i} usage`, quantity: "999999999999.999", unitPrice: "99.999999999999", amount })),
-        { description: "fx usage at the largest price", quantity: MAX_DECIMAL, unitPrice: MAX_DECIMAL, amount: new Big(MAX_DECIMAL).times(MAX_DECIMAL).toFixed(0) },
+        ...Array.from({ length: 8 }, (_, i) => ({
+          description: `wire_${i} usage`,
+          quantity: "999999999999.999",
+          unitPrice: "99.999999999999",
+          amount,
+        })),
+        {
+          description: "fx usage at the largest price",
+          quantity: MAX_DECIMAL,
+          unitPrice: MAX_DECIMAL,
+          amount: new Big(MAX_DECIMAL).times(MAX_DECIMAL).toFixed(0),
+        },
       ];
       const subtotal = lines.reduce((sum, l) => sum.plus(l.amount), new Big(0));
       const total = subtotal.plus(tax);
@@ -109,8 +167,15 @@ describe("invoice PDF with the largest amounts", () => {
       const nbsp = (text: string) => text.replace(/\u00a0/g, " ");
       const text = nbsp(pdftotext(await renderInvoicePdf(pdfInput)));
       const rows = text.split("\n");
-      const amounts = [...words.lines.flatMap((cells) => cells.slice(1)), ...words.totals.map(([, value]) => value)].map(nbsp);
-      for (const figure of amounts) assert.ok(rows.some((row) => row.includes(figure)), `${figure} whole on one line\n${text}`);
+      const amounts = [
+        ...words.lines.flatMap((cells) => cells.slice(1)),
+        ...words.totals.map(([, value]) => value),
+      ].map(nbsp);
+      for (const figure of amounts)
+        assert.ok(
+          rows.some((row) => row.includes(figure)),
+          `${figure} whole on one line\n${text}`,
+        );
       const at = (label: string, value: string) => {
         const index = rows.findIndex((row) => new RegExp(`^\\s*${label}\\s+`).test(row));
         assert.ok(index >= 0, `${label}\n${text}`);
@@ -118,7 +183,10 @@ describe("invoice PDF with the largest amounts", () => {
         return index;
       };
       const [subtotalRow, taxRow, totalRow] = words.totals.map(([label, value]) => at(label, value));
-      assert.ok(subtotalRow! < taxRow! && taxRow! < totalRow!, `subtotal, tax and total in order on distinct lines\n${text}`);
+      assert.ok(
+        subtotalRow! < taxRow! && taxRow! < totalRow!,
+        `subtotal, tax and total in order on distinct lines\n${text}`,
+      );
       assert.match(rows[totalRow!]!, new RegExp(`Total due\\s+${nbsp(words.totals[2]![1]).replace(/[$.]/g, "\\$&")}`));
     });
   }

@@ -69,7 +69,14 @@ export function invoiceWords(input: InvoicePdfInput) {
     status: statusLine[invoice.status] ?? invoice.status,
     parties: [
       { label: "From", lines: [input.sellerName] },
-      { label: "Bill to", lines: [customer.name, ...(customer.address ? customer.address.split(/\r?\n/) : []), ...(customer.email ? [customer.email] : [])] },
+      {
+        label: "Bill to",
+        lines: [
+          customer.name,
+          ...(customer.address ? customer.address.split(/\r?\n/) : []),
+          ...(customer.email ? [customer.email] : []),
+        ],
+      },
     ],
     facts: [
       ["Invoice number", invoice.number],
@@ -108,8 +115,16 @@ function drawHeader(doc: Doc, words: InvoiceWords): void {
   const width = contentWidth(doc);
   if (words.banner !== null) drawBanner(doc, words.banner);
   doc.font(BOLD).fontSize(21).fillColor(COLOR_ACCENT).text(words.title, MARGIN_X, doc.y, { width });
-  doc.font(REGULAR).fontSize(10).fillColor(COLOR_MUTED).text(words.subtitle, MARGIN_X, doc.y + 2, { width });
-  doc.font(BOLD).fontSize(10).fillColor(COLOR_TEXT).text(words.status, MARGIN_X, doc.y + 4, { width });
+  doc
+    .font(REGULAR)
+    .fontSize(10)
+    .fillColor(COLOR_MUTED)
+    .text(words.subtitle, MARGIN_X, doc.y + 2, { width });
+  doc
+    .font(BOLD)
+    .fontSize(10)
+    .fillColor(COLOR_TEXT)
+    .text(words.status, MARGIN_X, doc.y + 4, { width });
   doc.y += 12;
 }
 
@@ -120,9 +135,17 @@ function drawParties(doc: Doc, parties: InvoiceWords["parties"]): void {
   let bottom = top;
   parties.forEach((party, i) => {
     const x = MARGIN_X + i * (width + gutter);
-    doc.font(BOLD).fontSize(7.5).fillColor(COLOR_MUTED).text(party.label.toUpperCase(), x, top, { width, characterSpacing: 0.4 });
+    doc
+      .font(BOLD)
+      .fontSize(7.5)
+      .fillColor(COLOR_MUTED)
+      .text(party.label.toUpperCase(), x, top, { width, characterSpacing: 0.4 });
     party.lines.forEach((line, n) => {
-      doc.font(n === 0 ? BOLD : REGULAR).fontSize(n === 0 ? 11 : 9.5).fillColor(COLOR_TEXT).text(line, x, doc.y + 2, { width });
+      doc
+        .font(n === 0 ? BOLD : REGULAR)
+        .fontSize(n === 0 ? 11 : 9.5)
+        .fillColor(COLOR_TEXT)
+        .text(line, x, doc.y + 2, { width });
     });
     bottom = Math.max(bottom, doc.y);
   });
@@ -160,7 +183,13 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
     lines: words.lines.map((cells) => cells.map(text)),
   };
   return renderPdf(
-    { title: words.title, author: input.sellerName, subject: `${words.title} for ${input.customer.name}`, keywords: "invoice", at: input.generatedAt },
+    {
+      title: words.title,
+      author: input.sellerName,
+      subject: `${words.title} for ${input.customer.name}`,
+      keywords: "invoice",
+      at: input.generatedAt,
+    },
     { watermark: words.watermark, footer: words.footer },
     (doc) => draw(doc, drawable),
   );

@@ -87,7 +87,10 @@ export async function findExistingPeriods(db: CompanyScope, keys: readonly Perio
   return rows.map((r) => ({ contractId: r.contract_id, periodStart: r.period_start }));
 }
 
-export async function findLinesOfInvoices(tx: CompanyScope, numbers: readonly string[]): Promise<(LineRow & { invoice_number: string })[]> {
+export async function findLinesOfInvoices(
+  tx: CompanyScope,
+  numbers: readonly string[],
+): Promise<(LineRow & { invoice_number: string })[]> {
   const { rows } = await tx.query<LineRow & { invoice_number: string }>(
     `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, rate::text,
             charge_total::text, capped_total::text
@@ -109,7 +112,11 @@ export interface NewInvoice {
 }
 
 /** Inserts empty draft invoices; a pair that got its invoice meanwhile keeps that one. Returns the inserted numbers. */
-export async function insertDraftInvoices(tx: CompanyScope, invoices: readonly NewInvoice[], now: Date): Promise<string[]> {
+export async function insertDraftInvoices(
+  tx: CompanyScope,
+  invoices: readonly NewInvoice[],
+  now: Date,
+): Promise<string[]> {
   const { rows } = await tx.query<{ number: string }>(
     `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
                            issued_date, due_date, created_at, updated_at)
@@ -158,7 +165,11 @@ export interface InvoiceStateWrite {
  */
 export async function saveDraftState(
   tx: CompanyScope,
-  state: { lines: readonly LineWrite[]; removed: readonly { invoiceNumber: string; key: string }[]; invoices: readonly InvoiceStateWrite[] },
+  state: {
+    lines: readonly LineWrite[];
+    removed: readonly { invoiceNumber: string; key: string }[];
+    invoices: readonly InvoiceStateWrite[];
+  },
   now: Date,
 ): Promise<void> {
   const { lines, removed, invoices } = state;
@@ -204,7 +215,11 @@ export async function saveDraftState(
 }
 
 /** One-time rules of a contract already billed on an invoice other than `exceptNumber`. */
-export async function findOneTimeRulesBilled(db: CompanyScope, contractId: string, exceptNumber: string): Promise<Set<string>> {
+export async function findOneTimeRulesBilled(
+  db: CompanyScope,
+  contractId: string,
+  exceptNumber: string,
+): Promise<Set<string>> {
   const { rows } = await db.query<{ rule_id: string }>(
     `SELECT DISTINCT l.rule_id FROM invoice_lines l
        JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
@@ -225,7 +240,9 @@ export async function findInvoice(db: CompanyScope, number: string): Promise<Inv
 }
 
 export async function findInvoiceSeq(db: CompanyScope, number: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ seq: string }>("SELECT seq FROM invoices WHERE company_id = $1 AND number = $2", [number]);
+  const { rows } = await db.query<{ seq: string }>("SELECT seq FROM invoices WHERE company_id = $1 AND number = $2", [
+    number,
+  ]);
   return rows[0]?.seq;
 }
 
@@ -237,7 +254,12 @@ export interface InvoiceFilter {
 }
 
 /** Newest first; fetches limit + 1 rows. */
-export async function listInvoices(db: CompanyScope, filter: InvoiceFilter, afterSeq: string | undefined, limit: number): Promise<InvoiceRow[]> {
+export async function listInvoices(
+  db: CompanyScope,
+  filter: InvoiceFilter,
+  afterSeq: string | undefined,
+  limit: number,
+): Promise<InvoiceRow[]> {
   const { rows } = await db.query<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS}
        FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
@@ -249,7 +271,14 @@ export async function listInvoices(db: CompanyScope, filter: InvoiceFilter, afte
         AND ($6::bigint IS NULL OR i.seq < $6)
       ORDER BY i.seq DESC
       LIMIT $7`,
-    [filter.contractId ?? null, filter.status ?? null, filter.from ?? null, filter.to ?? null, afterSeq ?? null, limit + 1],
+    [
+      filter.contractId ?? null,
+      filter.status ?? null,
+      filter.from ?? null,
+      filter.to ?? null,
+      afterSeq ?? null,
+      limit + 1,
+    ],
   );
   return rows;
 }
@@ -331,7 +360,11 @@ export async function voidInvoice(db: CompanyScope, number: string, at: Date): P
  * Drafts of every company whose billing period ended on or before `lastPeriodEnd` (the invoice worker's
  * search: it serves all companies, each row naming its own), oldest period first.
  */
-export async function findDraftsDue(db: Queryable, lastPeriodEnd: string, limit: number): Promise<{ company_id: string; number: string }[]> {
+export async function findDraftsDue(
+  db: Queryable,
+  lastPeriodEnd: string,
+  limit: number,
+): Promise<{ company_id: string; number: string }[]> {
   const { rows } = await db.query<{ company_id: string; number: string }>(
     `SELECT company_id, number FROM invoices
       WHERE status = 'draft' AND period_end <= $1

@@ -6,38 +6,44 @@ import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
 
-const lineItemSchema = z.object({
-  description: z.string(),
-  quantity: jsonDecimal,
-  unit_price: jsonDecimal,
-  amount: jsonDecimal,
-  kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
-  rule_id: z.string().nullable(),
-  metric: z.string().nullable(),
-}).meta({ id: "InvoiceLineItem" });
+const lineItemSchema = z
+  .object({
+    description: z.string(),
+    quantity: jsonDecimal,
+    unit_price: jsonDecimal,
+    amount: jsonDecimal,
+    kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
+    rule_id: z.string().nullable(),
+    metric: z.string().nullable(),
+  })
+  .meta({ id: "InvoiceLineItem" });
 
 /** An invoice without its lines, as lists answer it; `InvoiceSummary` in the OpenAPI document. */
-export const invoiceSchema = z.object({
-  object: z.literal("invoice"),
-  number: z.string(),
-  contract: z.string(),
-  status: z.enum(INVOICE_STATUSES).describe("draft → issued → paid; issued → void. Only a draft changes."),
-  subtotal: jsonDecimal,
-  tax: jsonDecimal,
-  total: jsonDecimal,
-  currency: z.string(),
-  billing_period: billingPeriodSchema,
-  issued_date: dateText(),
-  due_date: dateText(),
-  paid_date: dateText().nullable(),
-  metrics: z.array(z.string()),
-  created_at: instantText(),
-  updated_at: instantText(),
-}).meta({ id: "InvoiceSummary" });
+export const invoiceSchema = z
+  .object({
+    object: z.literal("invoice"),
+    number: z.string(),
+    contract: z.string(),
+    status: z.enum(INVOICE_STATUSES).describe("draft → issued → paid; issued → void. Only a draft changes."),
+    subtotal: jsonDecimal,
+    tax: jsonDecimal,
+    total: jsonDecimal,
+    currency: z.string(),
+    billing_period: billingPeriodSchema,
+    issued_date: dateText(),
+    due_date: dateText(),
+    paid_date: dateText().nullable(),
+    metrics: z.array(z.string()),
+    created_at: instantText(),
+    updated_at: instantText(),
+  })
+  .meta({ id: "InvoiceSummary" });
 export type Invoice = z.infer<typeof invoiceSchema>;
 
 /** An invoice with its line items; `Invoice` in the OpenAPI document. */
-export const invoiceWithLinesSchema = invoiceSchema.extend({ line_items: z.array(lineItemSchema) }).meta({ id: "Invoice" });
+export const invoiceWithLinesSchema = invoiceSchema
+  .extend({ line_items: z.array(lineItemSchema) })
+  .meta({ id: "Invoice" });
 export type InvoiceWithLines = z.infer<typeof invoiceWithLinesSchema>;
 
 const date = calendarDate();
@@ -50,18 +56,20 @@ export const projectInvoiceInput = z
   })
   .strict();
 
-export const invoiceProjectionSchema = z.object({
-  object: z.literal("invoice"),
-  number: z.string(),
-  contract: z.string(),
-  status: z.string(),
-  is_new: z.boolean().describe("true when the draft was created rather than updated"),
-  subtotal: jsonDecimal,
-  tax: jsonDecimal,
-  total: jsonDecimal,
-  currency: z.string(),
-  billing_period: billingPeriodSchema,
-}).meta({ id: "InvoiceProjection" });
+export const invoiceProjectionSchema = z
+  .object({
+    object: z.literal("invoice"),
+    number: z.string(),
+    contract: z.string(),
+    status: z.string(),
+    is_new: z.boolean().describe("true when the draft was created rather than updated"),
+    subtotal: jsonDecimal,
+    tax: jsonDecimal,
+    total: jsonDecimal,
+    currency: z.string(),
+    billing_period: billingPeriodSchema,
+  })
+  .meta({ id: "InvoiceProjection" });
 export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;
 
 /** The filters of an invoice list (GET /v1/billing/invoices and the dashboard's Invoices page). */
@@ -77,6 +85,10 @@ export const invoiceNumberParams = z.object({ number: z.string().min(1).max(64) 
 /** POST /v1/billing/invoices/{number}/pay: the date it was paid, by default the service's today (UTC). */
 export const payInvoiceInput = z
   .object({
-    paid_date: calendarDate().optional().describe("The day the payment was received (UTC); defaults to today. Not before issued_date, not in the future."),
+    paid_date: calendarDate()
+      .optional()
+      .describe(
+        "The day the payment was received (UTC); defaults to today. Not before issued_date, not in the future.",
+      ),
   })
   .strict();

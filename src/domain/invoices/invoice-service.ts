@@ -14,7 +14,14 @@ import { Big, toDecimalString, toJsonDecimal, toJsonMoney } from "../kernel/mone
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
 import { billInvoice, billRecords, freezeBill, thawBill, type BilledInvoice } from "./invoice-figures.js";
-import { dueDateOf, lastDuePeriodEnd, paidDateOf, transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
+import {
+  dueDateOf,
+  lastDuePeriodEnd,
+  paidDateOf,
+  transition,
+  type InvoiceAction,
+  type InvoiceStatus,
+} from "./invoice-lifecycle.js";
 import { projectLines } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 import { findLastStatementSeq, listStatementRows } from "../usage/usage-repository.js";
@@ -67,7 +74,10 @@ const STATEMENT_PAGE = 5000;
 
 /** 409 for a projection of a period whose invoice has left draft: the period is closed. */
 const notADraft = (status: InvoiceStatus, number: string) =>
-  new ConflictError(`Invoice ${number} is ${status}: its period is closed and its lines no longer change`, `invoice_is_${status}`);
+  new ConflictError(
+    `Invoice ${number} is ${status}: its period is closed and its lines no longer change`,
+    `invoice_is_${status}`,
+  );
 
 export function createInvoiceService({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
   /**
@@ -75,7 +85,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
    * lines, one-time fees not billed on another invoice, the usage rated onto it, the monthly minimum. Saves it;
    * returns its figures.
    */
-  async function bringUpToDate(tx: Tx, companyId: string, contract: RatingContextRow, draft: DraftInvoice): Promise<BilledInvoice> {
+  async function bringUpToDate(
+    tx: Tx,
+    companyId: string,
+    contract: RatingContextRow,
+    draft: DraftInvoice,
+  ): Promise<BilledInvoice> {
     const billedElsewhere = await repo.findOneTimeRulesBilled(forCompany(tx, companyId), contract.id, draft.number);
     const { lines, minimum } = projectLines([...draft.lines.values()], contract.rules, billedElsewhere);
     draft.lines = lines;
@@ -127,7 +142,9 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         currency: invoice.currency,
         paymentTerms: contract!.payment_terms,
       };
-      const draft = (await drafts.lock(tx, companyId, [wanted])).get(periodKey(invoice.contract_id, invoice.period_start))!;
+      const draft = (await drafts.lock(tx, companyId, [wanted])).get(
+        periodKey(invoice.contract_id, invoice.period_start),
+      )!;
       const billed = await bringUpToDate(tx, companyId, contract!, draft);
       const now = clock.now();
       const issuedDate = toDateString(now);
@@ -147,7 +164,8 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
         afterSeq = await repo.findInvoiceSeq(forCompany(db, actor.companyId), page.startingAfter);
-        if (afterSeq === undefined) throw new ValidationError("starting_after does not name an invoice of this company", "invalid_cursor");
+        if (afterSeq === undefined)
+          throw new ValidationError("starting_after does not name an invoice of this company", "invalid_cursor");
       }
       const rows = await repo.listInvoices(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
@@ -164,7 +182,10 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
      * lines, one-time fees not billed yet, the usage already rated onto it, and the minimum true-up.
      * Idempotent: projecting again changes nothing that is already right.
      */
-    async project(actor: Actor, input: { contractId: string; periodStart: string; periodEnd: string }): Promise<InvoiceProjection> {
+    async project(
+      actor: Actor,
+      input: { contractId: string; periodStart: string; periodEnd: string },
+    ): Promise<InvoiceProjection> {
       requireScope(actor, "invoices:write");
       if (!isCalendarMonth(input.periodStart, input.periodEnd)) {
         throw new ValidationError(
@@ -173,11 +194,17 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         );
       }
       if (!isBillingMonth(input.periodStart)) {
-        throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
+        throw new ValidationError(
+          `The billing period must be a month ${BILLING_RANGE_WORDS}`,
+          "invalid_billing_period",
+        );
       }
       const [contract] = await findRatingContexts(forCompany(db, actor.companyId), [input.contractId]);
       if (!contract) throw new NotFoundError("contract");
-      if (input.periodEnd < contract.start_date || (contract.end_date !== null && input.periodStart > contract.end_date)) {
+      if (
+        input.periodEnd < contract.start_date ||
+        (contract.end_date !== null && input.periodStart > contract.end_date)
+      ) {
         throw new ValidationError(
           `The billing period lies outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
           "outside_contract_term",
@@ -237,7 +264,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
         "pay",
         async (tx, invoice) => {
           const now = clock.now();
-          await repo.payInvoice(forCompany(tx, actor.companyId), number, paidDateOf(paidDate, invoice.issued_date, toDateString(now)), now);
+          await repo.payInvoice(
+            forCompany(tx, actor.companyId),
+            number,
+            paidDateOf(paidDate, invoice.issued_date, toDateString(now)),
+            now,
+          );
         },
         (invoice) => {
           if (paidDate !== undefined && invoice.paid_date !== paidDate) {
@@ -263,7 +295,10 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
      * process issued meanwhile is left as it is; one that fails stays a draft for the next round, and the
      * others go on. Returns how many drafts it found due, how many it issued, and those that failed.
      */
-    async issueDue(graceMs: number, limit: number): Promise<{ found: number; issued: number; failed: { number: string; error: unknown }[] }> {
+    async issueDue(
+      graceMs: number,
+      limit: number,
+    ): Promise<{ found: number; issued: number; failed: { number: string; error: unknown }[] }> {
       const due = await repo.findDraftsDue(db, lastDuePeriodEnd(clock.now(), graceMs), limit);
       let issued = 0;
       const failed: { number: string; error: unknown }[] = [];
@@ -295,7 +330,11 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
       const { renderInvoicePdf } = await import("./invoice-pdf.js");
       const pdf = await renderInvoicePdf({
         sellerName: company?.name ?? "",
-        customer: { name: customer?.name ?? contract?.customer_name ?? "", address: customer?.address ?? null, email: customer?.email ?? null },
+        customer: {
+          name: customer?.name ?? contract?.customer_name ?? "",
+          address: customer?.address ?? null,
+          email: customer?.email ?? null,
+        },
         invoice: {
           number: invoice.number,
           status: invoice.status,
@@ -305,7 +344,12 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
           dueDate: invoice.due_date,
           paidDate: invoice.paid_date,
           contract: invoice.contract,
-          lines: invoice.line_items.map((l) => ({ description: l.description, quantity: String(l.quantity), unitPrice: String(l.unit_price), amount: String(l.amount) })),
+          lines: invoice.line_items.map((l) => ({
+            description: l.description,
+            quantity: String(l.quantity),
+            unitPrice: String(l.unit_price),
+            amount: String(l.amount),
+          })),
           subtotal: String(invoice.subtotal),
           tax: String(invoice.tax),
           total: String(invoice.total),
@@ -320,7 +364,10 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
      * its content. The events are those stored on the invoice when the call began (up to their highest
      * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
      */
-    async usageStatement(actor: Actor, number: string): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
+    async usageStatement(
+      actor: Actor,
+      number: string,
+    ): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
       requireScope(actor, "invoices:read");
       const scope = forCompany(db, actor.companyId);
       const invoice = await repo.findInvoice(scope, number);
@@ -348,16 +395,31 @@ export function createInvoiceService({ db, clock, drafts }: { db: Database; cloc
     async monthToDate(
       actor: Actor,
       limit: number,
-    ): Promise<{ period: { start: string; end: string }; invoices: Page<Invoice>; totals: { currency: string; total: JsonNumber; invoices: number }[] }> {
+    ): Promise<{
+      period: { start: string; end: string };
+      invoices: Page<Invoice>;
+      totals: { currency: string; total: JsonNumber; invoices: number }[];
+    }> {
       requireScope(actor, "invoices:read");
       const period = periodOf(clock.now());
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
-      const rows = await repo.listInvoices(forCompany(db, actor.companyId), { status: "draft", from: period.start, to: period.end }, undefined, pageSize);
+      const rows = await repo.listInvoices(
+        forCompany(db, actor.companyId),
+        { status: "draft", from: period.start, to: period.end },
+        undefined,
+        pageSize,
+      );
       const page = toPage(rows, pageSize);
       // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
-        const states = await repo.listInvoiceStates(forCompany(db, actor.companyId), "draft", period.start, after, MONTH_PAGE);
+        const states = await repo.listInvoiceStates(
+          forCompany(db, actor.companyId),
+          "draft",
+          period.start,
+          after,
+          MONTH_PAGE,
+        );
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
           sums.set(state.currency, { total: sum.total.plus(billRecords(state).total), invoices: sum.invoices + 1 });

@@ -21,8 +21,14 @@ const row = (fields: Partial<Parameters<typeof statementLine>[0]> = {}): Paramet
 
 describe("usage statement rows", () => {
   it("writes the header and one CRLF-ended row per event, decimals as stored and absent values empty", () => {
-    assert.equal(STATEMENT_HEADER, "event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version\r\n");
-    assert.equal(statementLine(row()), "evt-1,2026-03-20T10:00:00.000Z,domestic_wire,,,,2,,20,40.000000000001,rule_1,3\r\n");
+    assert.equal(
+      STATEMENT_HEADER,
+      "event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version\r\n",
+    );
+    assert.equal(
+      statementLine(row()),
+      "evt-1,2026-03-20T10:00:00.000Z,domestic_wire,,,,2,,20,40.000000000001,rule_1,3\r\n",
+    );
   });
 
   const quoted: Array<[string, string]> = [
@@ -37,7 +43,12 @@ describe("usage statement rows", () => {
   ];
   for (const [value, written] of quoted) {
     it(`writes ${JSON.stringify(value)} as ${JSON.stringify(written)} (RFC 4180)`, () => {
-      assert.equal(statementLine(row({ counterparty: value })).split(",domestic_wire,")[1]!.startsWith(`${written},`), true);
+      assert.equal(
+        statementLine(row({ counterparty: value }))
+          .split(",domestic_wire,")[1]!
+          .startsWith(`${written},`),
+        true,
+      );
     });
   }
 });
@@ -63,11 +74,23 @@ describe("spreadsheetText: text a spreadsheet would run is written as text (OWAS
     [null, ""],
   ];
   for (const [value, written] of cases) {
-    it(`writes ${JSON.stringify(value)} as ${JSON.stringify(written)}`, () => assert.equal(spreadsheetText(value), written));
+    it(`writes ${JSON.stringify(value)} as ${JSON.stringify(written)}`, () =>
+      assert.equal(spreadsheetText(value), written));
   }
 
   it("applies to every text column and to no number", () => {
-    const line = statementLine(row({ id: "=id", metric: "+m", counterparty: "-c", counterparty_side: "@s", pair: "\tp", rule_id: "=r", quantity: "2", applied_rate: "0.5" }));
+    const line = statementLine(
+      row({
+        id: "=id",
+        metric: "+m",
+        counterparty: "-c",
+        counterparty_side: "@s",
+        pair: "\tp",
+        rule_id: "=r",
+        quantity: "2",
+        applied_rate: "0.5",
+      }),
+    );
     assert.equal(line, "'=id,2026-03-20T10:00:00.000Z,'+m,'-c,'@s,'\tp,2,,0.5,40.000000000001,'=r,3\r\n");
   });
 });

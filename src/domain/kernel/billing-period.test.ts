@@ -4,22 +4,87 @@ import { addDays, isCalendarMonth, parseDate, periodOf, termEnd, toDateString } 
 
 describe("periodOf", () => {
   const cases: Array<{ name: string; instant: string; start: string; end: string }> = [
-    { name: "holds an instant in the middle of a month", instant: "2026-03-15T12:00:00Z", start: "2026-03-01", end: "2026-03-31" },
-    { name: "puts the first millisecond of a month in that month", instant: "2026-04-01T00:00:00.000Z", start: "2026-04-01", end: "2026-04-30" },
-    { name: "puts the last millisecond of a month in that month", instant: "2026-04-30T23:59:59.999Z", start: "2026-04-01", end: "2026-04-30" },
-    { name: "ends a 30-day month on the 30th", instant: "2026-06-10T00:00:00Z", start: "2026-06-01", end: "2026-06-30" },
-    { name: "ends February of a common year on the 28th", instant: "2026-02-14T00:00:00Z", start: "2026-02-01", end: "2026-02-28" },
-    { name: "ends February of a leap year on the 29th", instant: "2028-02-01T00:00:00Z", start: "2028-02-01", end: "2028-02-29" },
+    {
+      name: "holds an instant in the middle of a month",
+      instant: "2026-03-15T12:00:00Z",
+      start: "2026-03-01",
+      end: "2026-03-31",
+    },
+    {
+      name: "puts the first millisecond of a month in that month",
+      instant: "2026-04-01T00:00:00.000Z",
+      start: "2026-04-01",
+      end: "2026-04-30",
+    },
+    {
+      name: "puts the last millisecond of a month in that month",
+      instant: "2026-04-30T23:59:59.999Z",
+      start: "2026-04-01",
+      end: "2026-04-30",
+    },
+    {
+      name: "ends a 30-day month on the 30th",
+      instant: "2026-06-10T00:00:00Z",
+      start: "2026-06-01",
+      end: "2026-06-30",
+    },
+    {
+      name: "ends February of a common year on the 28th",
+      instant: "2026-02-14T00:00:00Z",
+      start: "2026-02-01",
+      end: "2026-02-28",
+    },
+    {
+      name: "ends February of a leap year on the 29th",
+      instant: "2028-02-01T00:00:00Z",
+      start: "2028-02-01",
+      end: "2028-02-29",
+    },
     { name: "holds the leap day itself", instant: "2028-02-29T23:59:59.999Z", start: "2028-02-01", end: "2028-02-29" },
-    { name: "ends February 2100 on the 28th: a century is not a leap year", instant: "2100-02-10T00:00:00Z", start: "2100-02-01", end: "2100-02-28" },
-    { name: "ends February 2000 on the 29th: every fourth century is a leap year", instant: "2000-02-10T00:00:00Z", start: "2000-02-01", end: "2000-02-29" },
+    {
+      name: "ends February 2100 on the 28th: a century is not a leap year",
+      instant: "2100-02-10T00:00:00Z",
+      start: "2100-02-01",
+      end: "2100-02-28",
+    },
+    {
+      name: "ends February 2000 on the 29th: every fourth century is a leap year",
+      instant: "2000-02-10T00:00:00Z",
+      start: "2000-02-01",
+      end: "2000-02-29",
+    },
     { name: "ends December on the 31st", instant: "2026-12-31T23:59:59.999Z", start: "2026-12-01", end: "2026-12-31" },
     { name: "starts January on the 1st", instant: "2027-01-01T00:00:00Z", start: "2027-01-01", end: "2027-01-31" },
-    { name: "uses UTC, not the offset the instant was written with", instant: "2026-03-31T23:30:00-02:00", start: "2026-04-01", end: "2026-04-30" },
-    { name: "uses UTC for an instant written ahead of UTC", instant: "2026-04-01T01:00:00+02:00", start: "2026-03-01", end: "2026-03-31" },
-    { name: "keeps a year below 100 (Date.UTC would make it 19xx)", instant: "0001-01-01T00:00:00Z", start: "0001-01-01", end: "0001-01-31" },
-    { name: "ends February of year 4 on the 29th", instant: "0004-02-03T00:00:00Z", start: "0004-02-01", end: "0004-02-29" },
-    { name: "holds the last month of year 9999", instant: "9999-12-31T23:59:59.999Z", start: "9999-12-01", end: "9999-12-31" },
+    {
+      name: "uses UTC, not the offset the instant was written with",
+      instant: "2026-03-31T23:30:00-02:00",
+      start: "2026-04-01",
+      end: "2026-04-30",
+    },
+    {
+      name: "uses UTC for an instant written ahead of UTC",
+      instant: "2026-04-01T01:00:00+02:00",
+      start: "2026-03-01",
+      end: "2026-03-31",
+    },
+    {
+      name: "keeps a year below 100 (Date.UTC would make it 19xx)",
+      instant: "0001-01-01T00:00:00Z",
+      start: "0001-01-01",
+      end: "0001-01-31",
+    },
+    {
+      name: "ends February of year 4 on the 29th",
+      instant: "0004-02-03T00:00:00Z",
+      start: "0004-02-01",
+      end: "0004-02-29",
+    },
+    {
+      name: "holds the last month of year 9999",
+      instant: "9999-12-31T23:59:59.999Z",
+      start: "9999-12-01",
+      end: "9999-12-31",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -78,11 +143,31 @@ describe("isCalendarMonth", () => {
   const cases: Array<{ name: string; start: string; end: string; expected: boolean }> = [
     { name: "accepts a whole 31-day month", start: "2026-01-01", end: "2026-01-31", expected: true },
     { name: "accepts a whole 30-day month", start: "2026-04-01", end: "2026-04-30", expected: true },
-    { name: "accepts February of a common year ending on the 28th", start: "2026-02-01", end: "2026-02-28", expected: true },
-    { name: "accepts February of a leap year ending on the 29th", start: "2028-02-01", end: "2028-02-29", expected: true },
-    { name: "refuses February of a leap year ending on the 28th", start: "2028-02-01", end: "2028-02-28", expected: false },
+    {
+      name: "accepts February of a common year ending on the 28th",
+      start: "2026-02-01",
+      end: "2026-02-28",
+      expected: true,
+    },
+    {
+      name: "accepts February of a leap year ending on the 29th",
+      start: "2028-02-01",
+      end: "2028-02-29",
+      expected: true,
+    },
+    {
+      name: "refuses February of a leap year ending on the 28th",
+      start: "2028-02-01",
+      end: "2028-02-28",
+      expected: false,
+    },
     { name: "refuses a month that stops a day short", start: "2026-01-01", end: "2026-01-30", expected: false },
-    { name: "refuses a month-long span that does not start on the 1st", start: "2026-01-15", end: "2026-02-14", expected: false },
+    {
+      name: "refuses a month-long span that does not start on the 1st",
+      start: "2026-01-15",
+      end: "2026-02-14",
+      expected: false,
+    },
     { name: "refuses two months", start: "2026-01-01", end: "2026-02-28", expected: false },
     { name: "refuses a reversed period", start: "2026-01-31", end: "2026-01-01", expected: false },
     { name: "refuses an impossible end date", start: "2026-02-01", end: "2026-02-30", expected: false },
@@ -107,7 +192,12 @@ describe("addDays", () => {
     { name: "adds a whole year of days across a leap year", date: "2028-01-01", days: 366, expected: "2029-01-01" },
     { name: "is not disturbed by daylight-saving dates", date: "2026-03-28", days: 2, expected: "2026-03-30" },
     { name: "keeps years below 100", date: "0001-12-31", days: 1, expected: "0002-01-01" },
-    { name: "stays in year 9999 from the last billing month's end, its issue day and the longest payment terms", date: "9989-12-31", days: 1 + 3650, expected: "9999-12-30" },
+    {
+      name: "stays in year 9999 from the last billing month's end, its issue day and the longest payment terms",
+      date: "9989-12-31",
+      days: 1 + 3650,
+      expected: "9999-12-30",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -126,12 +216,37 @@ describe("addDays", () => {
 
 describe("termEnd", () => {
   const cases: Array<{ name: string; start: string; years: number; expected: string }> = [
-    { name: "ends a one-year term starting on January 1st on December 31st", start: "2026-01-01", years: 1, expected: "2026-12-31" },
-    { name: "ends a one-year term the day before its anniversary", start: "2026-07-15", years: 1, expected: "2027-07-14" },
-    { name: "ends a term starting March 1st on the leap day before it", start: "2027-03-01", years: 1, expected: "2028-02-29" },
-    { name: "ends a term starting on a leap day on February 28th of the next year", start: "2028-02-29", years: 1, expected: "2029-02-28" },
+    {
+      name: "ends a one-year term starting on January 1st on December 31st",
+      start: "2026-01-01",
+      years: 1,
+      expected: "2026-12-31",
+    },
+    {
+      name: "ends a one-year term the day before its anniversary",
+      start: "2026-07-15",
+      years: 1,
+      expected: "2027-07-14",
+    },
+    {
+      name: "ends a term starting March 1st on the leap day before it",
+      start: "2027-03-01",
+      years: 1,
+      expected: "2028-02-29",
+    },
+    {
+      name: "ends a term starting on a leap day on February 28th of the next year",
+      start: "2028-02-29",
+      years: 1,
+      expected: "2029-02-28",
+    },
     { name: "ends a term of several years", start: "2026-03-01", years: 3, expected: "2029-02-28" },
-    { name: "ends a term starting on the leap day after four years on the day before the next leap day", start: "2028-02-29", years: 4, expected: "2032-02-28" },
+    {
+      name: "ends a term starting on the leap day after four years on the day before the next leap day",
+      start: "2028-02-29",
+      years: 4,
+      expected: "2032-02-28",
+    },
     { name: "keeps years below 100", start: "0050-03-01", years: 1, expected: "0051-02-28" },
   ];
   for (const c of cases) {

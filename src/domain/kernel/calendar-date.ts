@@ -20,10 +20,16 @@ export const calendarDate = () =>
  * the service's range (time-range.ts). `billable`: it dates usage, so its UTC month must be a billing month.
  */
 export const instantInput = (billable = false) =>
-  z.string().superRefine((text, ctx) => {
-    const refusal = instantRefusal(text, billable);
-    if (refusal) ctx.addIssue({ code: "custom", message: refusal, input: text });
-  }).meta({ format: "date-time", description: `ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), ${INSTANT_RANGE_WORDS}` });
+  z
+    .string()
+    .superRefine((text, ctx) => {
+      const refusal = instantRefusal(text, billable);
+      if (refusal) ctx.addIssue({ code: "custom", message: refusal, input: text });
+    })
+    .meta({
+      format: "date-time",
+      description: `ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), ${INSTANT_RANGE_WORDS}`,
+    });
 
 /** Why a `from` after `to` is refused, beside `from` (the dashboard words it for a form: page-kit.ts). */
 export const DATES_OUT_OF_ORDER = "must be on or before to";
@@ -33,6 +39,11 @@ export const DATES_OUT_OF_ORDER = "must be on or before to";
  * empty list (or, within one month, with that month's events, the two dates being read as overlap bounds), which
  * a reader takes for "no data". The usage list's one rule, for the API and the dashboard alike.
  */
-export function datesInOrder<T extends z.ZodType<{ from?: string | undefined; to?: string | undefined }>>(schema: T): T {
-  return schema.refine((range) => range.from === undefined || range.to === undefined || range.from <= range.to, { path: ["from"], message: DATES_OUT_OF_ORDER });
+export function datesInOrder<T extends z.ZodType<{ from?: string | undefined; to?: string | undefined }>>(
+  schema: T,
+): T {
+  return schema.refine((range) => range.from === undefined || range.to === undefined || range.from <= range.to, {
+    path: ["from"],
+    message: DATES_OUT_OF_ORDER,
+  });
 }

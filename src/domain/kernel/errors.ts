@@ -8,7 +8,15 @@ export interface ErrorDetail {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly kind: "not_found" | "conflict" | "invalid" | "unauthenticated" | "forbidden" | "rate_limited" | "too_large" | "unsupported";
+  abstract readonly kind:
+    | "not_found"
+    | "conflict"
+    | "invalid"
+    | "unauthenticated"
+    | "forbidden"
+    | "rate_limited"
+    | "too_large"
+    | "unsupported";
   constructor(
     message: string,
     readonly code: string,
@@ -102,6 +110,10 @@ export class RateLimitedError extends DomainError {
    * bound it is past, its company's or the service's.
    */
   static tooManyUploads(retryAfterSeconds: number, why: string) {
-    return new RateLimitedError(retryAfterSeconds, `${why}; try this upload again in ${retryAfterSeconds} seconds`, "too_many_uploads");
+    return new RateLimitedError(
+      retryAfterSeconds,
+      `${why}; try this upload again in ${retryAfterSeconds} seconds`,
+      "too_many_uploads",
+    );
   }
 }

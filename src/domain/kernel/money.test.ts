@@ -48,16 +48,31 @@ describe("roundToMinorUnit", () => {
     { name: "rounds anything above the half up", amount: "0.1250000000001", currency: "USD", rounded: "0.13" },
     { name: "rounds anything below the half down", amount: "0.1349999999999", currency: "USD", rounded: "0.13" },
     { name: "leaves an amount already in cents as it is", amount: "1234.56", currency: "USD", rounded: "1234.56" },
-    { name: "rounds a negative half cent towards the even cent, like a positive one", amount: "-0.125", currency: "USD", rounded: "-0.12" },
+    {
+      name: "rounds a negative half cent towards the even cent, like a positive one",
+      amount: "-0.125",
+      currency: "USD",
+      rounded: "-0.12",
+    },
     { name: "rounds a negative 0.135 to -0.14", amount: "-0.135", currency: "USD", rounded: "-0.14" },
     { name: "rounds a half yen down to the even yen 2", amount: "2.5", currency: "JPY", rounded: "2" },
     { name: "rounds a half yen up to the even yen 4", amount: "3.5", currency: "JPY", rounded: "4" },
     { name: "rounds half a yen to zero", amount: "0.5", currency: "JPY", rounded: "0" },
     { name: "rounds a negative half yen to the even yen", amount: "-2.5", currency: "JPY", rounded: "-2" },
     { name: "rounds dinars to three digits, half to even downwards", amount: "1.0005", currency: "KWD", rounded: "1" },
-    { name: "rounds dinars to three digits, half to even upwards", amount: "1.0015", currency: "KWD", rounded: "1.002" },
+    {
+      name: "rounds dinars to three digits, half to even upwards",
+      amount: "1.0015",
+      currency: "KWD",
+      rounded: "1.002",
+    },
     { name: "rounds dinars above the half up", amount: "1.00051", currency: "KWD", rounded: "1.001" },
-    { name: "keeps large amounts exact", amount: "123456789012345.675", currency: "USD", rounded: "123456789012345.68" },
+    {
+      name: "keeps large amounts exact",
+      amount: "123456789012345.675",
+      currency: "USD",
+      rounded: "123456789012345.68",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -76,8 +91,16 @@ describe("roundCharge", () => {
   const cases: Array<{ name: string; amount: string; rounded: string }> = [
     { name: "keeps twelve fractional digits", amount: "0.123456789012", rounded: "0.123456789012" },
     { name: "rounds a thirteenth-digit half down to the even digit", amount: "0.0000000000005", rounded: "0" },
-    { name: "rounds a thirteenth-digit half up to the even digit", amount: "0.0000000000015", rounded: "0.000000000002" },
-    { name: "rounds beyond the twelfth digit above the half up", amount: "1.0000000000005001", rounded: "1.000000000001" },
+    {
+      name: "rounds a thirteenth-digit half up to the even digit",
+      amount: "0.0000000000015",
+      rounded: "0.000000000002",
+    },
+    {
+      name: "rounds beyond the twelfth digit above the half up",
+      amount: "1.0000000000005001",
+      rounded: "1.000000000001",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -98,10 +121,20 @@ describe("toMoneyString", () => {
     { name: "rounds half a yen to the even yen", amount: "2.5", currency: "JPY", text: "2" },
     { name: "keeps the sign of a negative amount", amount: "-0.135", currency: "USD", text: "-0.14" },
     { name: "prints zero as zero", amount: "0", currency: "USD", text: "0.00" },
-    { name: "never prints a negative zero for a negative amount that rounds to nothing", amount: "-0.001", currency: "USD", text: "0.00" },
+    {
+      name: "never prints a negative zero for a negative amount that rounds to nothing",
+      amount: "-0.001",
+      currency: "USD",
+      text: "0.00",
+    },
     { name: "never prints a negative zero for a negative half yen", amount: "-0.5", currency: "JPY", text: "0" },
     { name: "never prints a negative zero for minus zero", amount: "-0", currency: "USD", text: "0.00" },
-    { name: "never uses exponent notation for large amounts", amount: "1e21", currency: "USD", text: "1000000000000000000000.00" },
+    {
+      name: "never uses exponent notation for large amounts",
+      amount: "1e21",
+      currency: "USD",
+      text: "1000000000000000000000.00",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -252,6 +285,9 @@ describe("toJsonDecimal", () => {
     });
   }
   it("writes a Big without exponent notation", () => {
-    assert.equal(stringifyJson([toJsonDecimal(new Big("1e-7")), toJsonDecimal(new Big("1e21"))]), "[0.0000001,1000000000000000000000]");
+    assert.equal(
+      stringifyJson([toJsonDecimal(new Big("1e-7")), toJsonDecimal(new Big("1e21"))]),
+      "[0.0000001,1000000000000000000000]",
+    );
   });
 });

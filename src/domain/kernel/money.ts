@@ -13,15 +13,39 @@ export const CHARGE_DP = 12;
 
 /** ISO 4217 minor-unit exponents that differ from 2. Every other supported currency uses 2. */
 const EXPONENT_EXCEPTIONS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0,
-  VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /** Currencies the service accepts (ISO 4217 active codes in common commercial use). */
 export const SUPPORTED_CURRENCIES: ReadonlySet<string> = new Set([
-  ..."AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CNY COP CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD UYU UZS VES WST XCD YER ZAR ZMW ZWL".split(" "),
+  ..."AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CNY COP CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SYP SZL THB TJS TMT TOP TRY TTD TWD TZS UAH USD UYU UZS VES WST XCD YER ZAR ZMW ZWL".split(
+    " ",
+  ),
   ...Object.keys(EXPONENT_EXCEPTIONS),
 ]);
 
@@ -101,20 +125,29 @@ export function parseDecimal(text: string): Big | undefined {
  * exact-json.ts), not negative, below 10^15, at most `fractionDigits` decimals. Never rounded: a value is
  * taken exactly or refused. -0 is 0.
  */
-export function readDecimal(value: unknown, what: string, fractionDigitsAllowed: number = CHARGE_DP): Big | { message: string } {
+export function readDecimal(
+  value: unknown,
+  what: string,
+  fractionDigitsAllowed: number = CHARGE_DP,
+): Big | { message: string } {
   let parsed: Big | undefined;
   if (typeof value === "number") {
     // A plain number here held its text exactly (exact-json.ts), and a double prints its shortest decimal.
     parsed = Number.isFinite(value) ? new Big(value) : undefined;
   } else if (value instanceof JsonNumber || typeof value === "string") {
     const text = typeof value === "string" ? value.trim() : value.text;
-    if (text.length > MAX_DECIMAL_TEXT) return { message: `${what} has too many digits: at most 15 before the decimal point and ${fractionDigitsAllowed} after it` };
+    if (text.length > MAX_DECIMAL_TEXT)
+      return {
+        message: `${what} has too many digits: at most 15 before the decimal point and ${fractionDigitsAllowed} after it`,
+      };
     parsed = DECIMAL_INPUT.test(text) ? new Big(text) : undefined;
   }
   if (!parsed) return { message: `${what} must be a decimal number such as 12.5 (a JSON number or a string)` };
   if (parsed.lt(0)) return { message: `${what} must not be negative` };
-  if (parsed.gte(MAX_DECIMAL)) return { message: `${what} must be less than 10^15 (at most 15 digits before the decimal point)` };
-  if (fractionDigits(parsed) > fractionDigitsAllowed) return { message: `${what} has more than ${fractionDigitsAllowed} decimal places` };
+  if (parsed.gte(MAX_DECIMAL))
+    return { message: `${what} must be less than 10^15 (at most 15 digits before the decimal point)` };
+  if (fractionDigits(parsed) > fractionDigitsAllowed)
+    return { message: `${what} has more than ${fractionDigitsAllowed} decimal places` };
   return parsed.eq(0) ? new Big(0) : parsed;
 }
 

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { mayHoldUnstorableText, NUL_MESSAGE, SURROGATE_MESSAGE, unstorableReason, unstorableText } from "./storable-text.js";
+import {
+  mayHoldUnstorableText,
+  NUL_MESSAGE,
+  SURROGATE_MESSAGE,
+  unstorableReason,
+  unstorableText,
+} from "./storable-text.js";
 
 describe("storable text", () => {
   const reasons: [string, string, string | undefined][] = [
@@ -34,7 +40,8 @@ describe("storable text", () => {
   });
 
   it("spots the escapes that may produce them in JSON text", () => {
-    for (const text of ['"\\u0000"', '"\\ud800"', '"\\uDBFF"', '"\\udc00"', '"\\uDFFF"']) assert.ok(mayHoldUnstorableText(text), text);
+    for (const text of ['"\\u0000"', '"\\ud800"', '"\\uDBFF"', '"\\udc00"', '"\\uDFFF"'])
+      assert.ok(mayHoldUnstorableText(text), text);
     for (const text of ['"\\u00e9"', '"\\u202e"', '"a"']) assert.ok(!mayHoldUnstorableText(text), text);
   });
 });

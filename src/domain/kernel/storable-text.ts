@@ -56,7 +56,8 @@ export function unstorableText(value: unknown, limit = 10): TextProblem[] {
     } else if (frame.value !== null && typeof frame.value === "object") {
       const entries = Object.entries(frame.value);
       // pushed last to first, so that they come off the stack in document order
-      for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: frame });
+      for (let i = entries.length - 1; i >= 0; i--)
+        stack.push({ value: entries[i]![1], key: entries[i]![0], parent: frame });
     }
   }
   return found;
@@ -69,7 +70,11 @@ export function unstorableText(value: unknown, limit = 10): TextProblem[] {
 export function unstorableTextError(value: unknown): ValidationError | undefined {
   const problems = unstorableText(value);
   if (problems.length === 0) return undefined;
-  return new ValidationError(`Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`, "invalid_request", problems);
+  return new ValidationError(
+    `Invalid request. ${problems[0]!.path}: ${problems[0]!.message}`,
+    "invalid_request",
+    problems,
+  );
 }
 
 // Bytes that are not UTF-8 (an overlong form, a lone continuation byte, a truncated sequence, an encoded
@@ -81,7 +86,8 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const INVALID_ENCODING = "invalid_encoding";
 
 /** The error every surface answers for bytes that are not UTF-8; `what` names them ("The body", "The field `terms`"). */
-export const invalidEncodingError = (what: string) => new ValidationError(`${what} is not valid UTF-8 text`, INVALID_ENCODING);
+export const invalidEncodingError = (what: string) =>
+  new ValidationError(`${what} is not valid UTF-8 text`, INVALID_ENCODING);
 
 /** The text of UTF-8 bytes; throws invalidEncodingError(what) when they are not UTF-8. */
 export function decodeUtf8(bytes: Uint8Array, what: string): string {

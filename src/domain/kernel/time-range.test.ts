@@ -77,7 +77,13 @@ describe("dateRefusal", () => {
 });
 
 describe("isBillingMonth", () => {
-  for (const [month, billable] of [["1970-01", true], ["1969-12", false], ["9989-12-31", true], ["9990-01", false], ["2026-03-15", true]] as const) {
+  for (const [month, billable] of [
+    ["1970-01", true],
+    ["1969-12", false],
+    ["9989-12-31", true],
+    ["9990-01", false],
+    ["2026-03-15", true],
+  ] as const) {
     it(`${month} is ${billable ? "" : "not "}a billing month`, () => assert.equal(isBillingMonth(month), billable));
   }
 });

@@ -45,7 +45,8 @@ function redirectUriProblem(uri: unknown): string | undefined {
   if (!URL.canParse(uri)) return `${uri} is not a URL`;
   const url = new URL(uri);
   if (uri.includes("#")) return `${uri} must not contain a fragment`;
-  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname)) return `${uri}: http is for loopback hosts only; use https`;
+  if (url.protocol === "http:" && !LOOPBACK_HOSTS.has(url.hostname))
+    return `${uri}: http is for loopback hosts only; use https`;
   return undefined;
 }
 
@@ -62,7 +63,9 @@ function measure(value: unknown, maxBytes: number): { depth: number; bytes: numb
     if (item !== null && typeof item === "object") {
       depth = Math.max(depth, level + 1);
       // brackets and separators, then each key with its quotes and colon
-      const entries = Array.isArray(item) ? item.map((v) => ["", v] as const) : Object.entries(item).filter(([, v]) => v !== undefined);
+      const entries = Array.isArray(item)
+        ? item.map((v) => ["", v] as const)
+        : Object.entries(item).filter(([, v]) => v !== undefined);
       bytes += 2 + Math.max(0, entries.length - 1);
       for (const [key, child] of entries) {
         if (!Array.isArray(item)) bytes += Buffer.byteLength(JSON.stringify(key)) + 1;
@@ -90,7 +93,8 @@ export function clientMetadataProblem(metadata: Record<string, unknown>): Client
     return unstorable.path.startsWith("redirect_uris") ? badRedirect(message) : invalid(message);
   }
   const { depth, bytes } = measure(metadata, CLIENT_METADATA_LIMITS.metadataBytes);
-  if (depth > CLIENT_METADATA_LIMITS.depth) return invalid(`The client metadata may nest at most ${CLIENT_METADATA_LIMITS.depth} levels deep`);
+  if (depth > CLIENT_METADATA_LIMITS.depth)
+    return invalid(`The client metadata may nest at most ${CLIENT_METADATA_LIMITS.depth} levels deep`);
   if (bytes > CLIENT_METADATA_LIMITS.metadataBytes) {
     return invalid(`The client metadata may take at most ${CLIENT_METADATA_LIMITS.metadataBytes / 1024} KB as JSON`);
   }
@@ -101,13 +105,17 @@ export function clientMetadataProblem(metadata: Record<string, unknown>): Client
     if (typeof metadata.client_name !== "string") return invalid("client_name must be a string");
     const length = characters(metadata.client_name);
     if (length > CLIENT_METADATA_LIMITS.clientNameLength) {
-      return invalid(`client_name may have at most ${CLIENT_METADATA_LIMITS.clientNameLength} characters; it has ${length}`);
+      return invalid(
+        `client_name may have at most ${CLIENT_METADATA_LIMITS.clientNameLength} characters; it has ${length}`,
+      );
     }
   }
   const uris = metadata.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0) return badRedirect("Register at least one redirect URI");
   if (uris.length > CLIENT_METADATA_LIMITS.redirectUris) {
-    return badRedirect(`Register at most ${CLIENT_METADATA_LIMITS.redirectUris} redirect URIs; there are ${uris.length}`);
+    return badRedirect(
+      `Register at most ${CLIENT_METADATA_LIMITS.redirectUris} redirect URIs; there are ${uris.length}`,
+    );
   }
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);

@@ -9,7 +9,13 @@ export interface OAuthClientRow {
 export interface OAuthRequestRow {
   id: string;
   client_id: string;
-  params: { redirectUri: string; codeChallenge: string; state: string | null; scopes: string[]; resource: string | null };
+  params: {
+    redirectUri: string;
+    codeChallenge: string;
+    state: string | null;
+    scopes: string[];
+    resource: string | null;
+  };
   user_id: string | null;
   company_id: string | null;
   expires_at: Date;
@@ -50,7 +56,10 @@ export async function insertClient(db: Queryable, row: OAuthClientRow): Promise<
 }
 
 export async function findClient(db: Queryable, clientId: string): Promise<OAuthClientRow | undefined> {
-  const { rows } = await db.query<OAuthClientRow>("SELECT client_id, metadata, created_at FROM oauth_clients WHERE client_id = $1", [clientId]);
+  const { rows } = await db.query<OAuthClientRow>(
+    "SELECT client_id, metadata, created_at FROM oauth_clients WHERE client_id = $1",
+    [clientId],
+  );
   return rows[0];
 }
 
@@ -71,8 +80,19 @@ export async function findRequest(db: Queryable, id: string): Promise<OAuthReque
 }
 
 /** Records who logged in for a request, and moves it to a new id for the consent step. */
-export async function setRequestUser(db: Queryable, id: string, newId: string, userId: string, companyId: string): Promise<void> {
-  await db.query("UPDATE oauth_requests SET id = $2, user_id = $3, company_id = $4 WHERE id = $1 AND user_id IS NULL", [id, newId, userId, companyId]);
+export async function setRequestUser(
+  db: Queryable,
+  id: string,
+  newId: string,
+  userId: string,
+  companyId: string,
+): Promise<void> {
+  await db.query("UPDATE oauth_requests SET id = $2, user_id = $3, company_id = $4 WHERE id = $1 AND user_id IS NULL", [
+    id,
+    newId,
+    userId,
+    companyId,
+  ]);
 }
 
 /** Takes a request away (single use); returns it if it was there. */
@@ -89,7 +109,18 @@ export async function insertCode(db: Queryable, row: OAuthCodeRow, now: Date): P
     `INSERT INTO oauth_codes (code_hash, client_id, company_id, user_id, scopes, code_challenge, redirect_uri, resource,
                               expires_at, used_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
-    [row.code_hash, row.client_id, row.company_id, row.user_id, row.scopes, row.code_challenge, row.redirect_uri, row.resource, row.expires_at, now],
+    [
+      row.code_hash,
+      row.client_id,
+      row.company_id,
+      row.user_id,
+      row.scopes,
+      row.code_challenge,
+      row.redirect_uri,
+      row.resource,
+      row.expires_at,
+      now,
+    ],
   );
 }
 
@@ -104,7 +135,10 @@ export async function findCode(db: Queryable, codeHash: Buffer): Promise<OAuthCo
 
 /** Marks a code used; false if it was used already (by a concurrent exchange too). */
 export async function useCode(db: Queryable, codeHash: Buffer, now: Date): Promise<boolean> {
-  const result = await db.query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL", [codeHash, now]);
+  const result = await db.query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL", [
+    codeHash,
+    now,
+  ]);
   return result.rowCount === 1;
 }
 
@@ -112,12 +146,28 @@ export async function insertToken(db: Queryable, row: OAuthTokenRow, now: Date):
   await db.query(
     `INSERT INTO oauth_tokens (token_hash, kind, client_id, company_id, user_id, scopes, resource, family, expires_at, revoked_at, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULL, $10)`,
-    [row.token_hash, row.kind, row.client_id, row.company_id, row.user_id, row.scopes, row.resource, row.family, row.expires_at, now],
+    [
+      row.token_hash,
+      row.kind,
+      row.client_id,
+      row.company_id,
+      row.user_id,
+      row.scopes,
+      row.resource,
+      row.family,
+      row.expires_at,
+      now,
+    ],
   );
 }
 
 /** A live token whose user still exists. */
-export async function findLiveToken(db: Queryable, tokenHash: Buffer, kind: "access" | "refresh", now: Date): Promise<OAuthTokenRow | undefined> {
+export async function findLiveToken(
+  db: Queryable,
+  tokenHash: Buffer,
+  kind: "access" | "refresh",
+  now: Date,
+): Promise<OAuthTokenRow | undefined> {
   const { rows } = await db.query<OAuthTokenRow>(
     `SELECT t.token_hash, t.kind, t.client_id, t.company_id, t.user_id, t.scopes, t.resource, t.family, t.expires_at, t.revoked_at
        FROM oauth_tokens t JOIN users u ON u.id = t.user_id AND u.company_id = t.company_id
@@ -138,7 +188,10 @@ export async function findTokenAnyState(db: Queryable, tokenHash: Buffer): Promi
 
 /** Revokes one token; true if it was live. */
 export async function revokeToken(db: Queryable, tokenHash: Buffer, now: Date): Promise<boolean> {
-  const result = await db.query("UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL", [tokenHash, now]);
+  const result = await db.query(
+    "UPDATE oauth_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL",
+    [tokenHash, now],
+  );
   return result.rowCount === 1;
 }
 

@@ -89,16 +89,59 @@ export function actorForGrant(grant: { companyId: string; scopes: readonly strin
  * The authorization server's state: clients (RFC 7591), pending authorizations, codes (PKCE S256, single
  * use, bound to redirect_uri and resource), rotating refresh tokens and hashed access tokens.
  */
-export function createOAuthService({ db, clock, access, resource }: { db: Database; clock: Clock; access: AccessService; resource: string }) {
-  async function issueTokens(base: { client_id: string; company_id: string; user_id: string; scopes: string[]; resource: string | null; family: Buffer }): Promise<TokenSet> {
+export function createOAuthService({
+  db,
+  clock,
+  access,
+  resource,
+}: {
+  db: Database;
+  clock: Clock;
+  access: AccessService;
+  resource: string;
+}) {
+  async function issueTokens(base: {
+    client_id: string;
+    company_id: string;
+    user_id: string;
+    scopes: string[];
+    resource: string | null;
+    family: Buffer;
+  }): Promise<TokenSet> {
     const now = clock.now();
     const accessToken = secret("mcp_at_");
     const refreshToken = secret("mcp_rt_");
     await db.transaction(async (tx) => {
-      await repo.insertToken(tx, { ...base, token_hash: hash(accessToken), kind: "access", expires_at: new Date(now.getTime() + ACCESS_TTL_MS), revoked_at: null }, now);
-      await repo.insertToken(tx, { ...base, token_hash: hash(refreshToken), kind: "refresh", expires_at: new Date(now.getTime() + REFRESH_TTL_MS), revoked_at: null }, now);
+      await repo.insertToken(
+        tx,
+        {
+          ...base,
+          token_hash: hash(accessToken),
+          kind: "access",
+          expires_at: new Date(now.getTime() + ACCESS_TTL_MS),
+          revoked_at: null,
+        },
+        now,
+      );
+      await repo.insertToken(
+        tx,
+        {
+          ...base,
+          token_hash: hash(refreshToken),
+          kind: "refresh",
+          expires_at: new Date(now.getTime() + REFRESH_TTL_MS),
+          revoked_at: null,
+        },
+        now,
+      );
     });
-    return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TTL_MS / 1000, refresh_token: refreshToken, scope: base.scopes.join(" ") };
+    return {
+      access_token: accessToken,
+      token_type: "Bearer",
+      expires_in: ACCESS_TTL_MS / 1000,
+      refresh_token: refreshToken,
+      scope: base.scopes.join(" "),
+    };
   }
 
   function checkResource(requested: string | null | undefined): string | null {
@@ -128,7 +171,13 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     /** Starts an authorization: remembers its parameters until the user has logged in and consented. */
     async beginAuthorization(
       clientId: string,
-      params: { redirectUri: string; codeChallenge: string; state?: string | undefined; scopes?: string[] | undefined; resource?: string | undefined },
+      params: {
+        redirectUri: string;
+        codeChallenge: string;
+        state?: string | undefined;
+        scopes?: string[] | undefined;
+        resource?: string | undefined;
+      },
     ): Promise<{ requestId: string; scopes: OAuthScope[] }> {
       storable("client_id", clientId);
       storable("redirect_uri", params.redirectUri);
@@ -144,7 +193,11 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
       storable("resource", params.resource);
       const requested = params.scopes && params.scopes.length > 0 ? params.scopes : [...OAUTH_SCOPES];
       const unknown = requested.filter((s) => !(OAUTH_SCOPES as readonly string[]).includes(s));
-      if (unknown.length > 0) throw new OAuthProtocolError("invalid_scope", `Unknown scope: ${unknown.join(", ")}. This server serves ${OAUTH_SCOPES.join(", ")}`);
+      if (unknown.length > 0)
+        throw new OAuthProtocolError(
+          "invalid_scope",
+          `Unknown scope: ${unknown.join(", ")}. This server serves ${OAUTH_SCOPES.join(", ")}`,
+        );
       const scopes = [...new Set(requested)] as OAuthScope[];
       const requestId = randomBytes(32).toString("base64url");
       const now = clock.now();
@@ -153,7 +206,13 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
         {
           id: requestId,
           client_id: clientId,
-          params: { redirectUri: params.redirectUri, codeChallenge: params.codeChallenge, state: params.state ?? null, scopes, resource: checkResource(params.resource) },
+          params: {
+            redirectUri: params.redirectUri,
+            codeChallenge: params.codeChallenge,
+            state: params.state ?? null,
+            scopes,
+            resource: checkResource(params.resource),
+          },
           user_id: null,
           company_id: null,
           expires_at: new Date(now.getTime() + REQUEST_TTL_MS),
@@ -170,7 +229,11 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     },
 
     /** The login step: the user's company is the token's company. */
-    async login(requestId: string, email: string, password: string): Promise<repo.OAuthRequestRow | "bad_credentials" | undefined> {
+    async login(
+      requestId: string,
+      email: string,
+      password: string,
+    ): Promise<repo.OAuthRequestRow | "bad_credentials" | undefined> {
       storable("email", email);
       const request = await this.pendingRequest(requestId);
       if (!request) return undefined;
@@ -187,7 +250,8 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     async decide(requestId: string, allow: boolean): Promise<string | undefined> {
       storable("request_id", requestId);
       const request = await repo.deleteRequest(db, requestId);
-      if (!request || request.expires_at.getTime() <= clock.now().getTime() || !request.user_id || !request.company_id) return undefined;
+      if (!request || request.expires_at.getTime() <= clock.now().getTime() || !request.user_id || !request.company_id)
+        return undefined;
       const target = new URL(request.params.redirectUri);
       if (request.params.state !== null) target.searchParams.set("state", request.params.state);
       if (!allow) {
@@ -220,45 +284,74 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
     async challengeFor(clientId: string, code: string): Promise<string> {
       storable("code", code);
       const row = await repo.findCode(db, hash(code));
-      if (!row || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
+      if (!row || row.client_id !== clientId)
+        throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
       return row.code_challenge;
     },
 
     /** Code → tokens, once. A second use revokes every token issued from the code (OAuth 2.1, 4.1.3). */
-    async exchangeCode(clientId: string, code: string, redirectUri: string | undefined, requestedResource: string | undefined): Promise<TokenSet> {
+    async exchangeCode(
+      clientId: string,
+      code: string,
+      redirectUri: string | undefined,
+      requestedResource: string | undefined,
+    ): Promise<TokenSet> {
       storable("code", code);
       const codeHash = hash(code);
       const row = await repo.findCode(db, codeHash);
-      if (!row || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
+      if (!row || row.client_id !== clientId)
+        throw new OAuthProtocolError("invalid_grant", "Unknown authorization code");
       const now = clock.now();
       if (row.used_at || !(await repo.useCode(db, codeHash, now))) {
         await repo.revokeFamily(db, codeHash, now);
-        throw new OAuthProtocolError("invalid_grant", "Authorization code already used; the tokens issued from it are revoked");
+        throw new OAuthProtocolError(
+          "invalid_grant",
+          "Authorization code already used; the tokens issued from it are revoked",
+        );
       }
-      if (row.expires_at.getTime() <= now.getTime()) throw new OAuthProtocolError("invalid_grant", "Authorization code expired");
-      if (redirectUri !== row.redirect_uri) throw new OAuthProtocolError("invalid_grant", "redirect_uri does not match the authorization request");
+      if (row.expires_at.getTime() <= now.getTime())
+        throw new OAuthProtocolError("invalid_grant", "Authorization code expired");
+      if (redirectUri !== row.redirect_uri)
+        throw new OAuthProtocolError("invalid_grant", "redirect_uri does not match the authorization request");
       const resourceNow = requestedResource === undefined ? null : checkResource(requestedResource);
       if (row.resource !== null && resourceNow !== null && resourceNow !== row.resource) {
         throw new OAuthProtocolError("invalid_grant", "resource does not match the authorization request");
       }
-      if (row.resource === null && resourceNow !== null) throw new OAuthProtocolError("invalid_grant", "resource was not part of the authorization request");
-      return issueTokens({ client_id: clientId, company_id: row.company_id, user_id: row.user_id, scopes: row.scopes, resource: row.resource ?? resourceNow, family: codeHash });
+      if (row.resource === null && resourceNow !== null)
+        throw new OAuthProtocolError("invalid_grant", "resource was not part of the authorization request");
+      return issueTokens({
+        client_id: clientId,
+        company_id: row.company_id,
+        user_id: row.user_id,
+        scopes: row.scopes,
+        resource: row.resource ?? resourceNow,
+        family: codeHash,
+      });
     },
 
     /** Refresh tokens rotate: each is good once; a reused one revokes its whole family. */
-    async refresh(clientId: string, refreshToken: string, scopes: string[] | undefined, requestedResource: string | undefined): Promise<TokenSet> {
+    async refresh(
+      clientId: string,
+      refreshToken: string,
+      scopes: string[] | undefined,
+      requestedResource: string | undefined,
+    ): Promise<TokenSet> {
       storable("refresh_token", refreshToken);
       const row = await repo.findTokenAnyState(db, hash(refreshToken));
       const now = clock.now();
-      if (!row || row.kind !== "refresh" || row.client_id !== clientId) throw new OAuthProtocolError("invalid_grant", "Unknown refresh token");
+      if (!row || row.kind !== "refresh" || row.client_id !== clientId)
+        throw new OAuthProtocolError("invalid_grant", "Unknown refresh token");
       if (row.revoked_at) {
         await repo.revokeFamily(db, row.family, now);
         throw new OAuthProtocolError("invalid_grant", "Refresh token already used or revoked; its family is revoked");
       }
-      if (row.expires_at.getTime() <= now.getTime()) throw new OAuthProtocolError("invalid_grant", "Refresh token expired");
-      if (!(await repo.findLiveToken(db, row.token_hash, "refresh", now))) throw new OAuthProtocolError("invalid_grant", "The user no longer exists");
+      if (row.expires_at.getTime() <= now.getTime())
+        throw new OAuthProtocolError("invalid_grant", "Refresh token expired");
+      if (!(await repo.findLiveToken(db, row.token_hash, "refresh", now)))
+        throw new OAuthProtocolError("invalid_grant", "The user no longer exists");
       const narrowed = scopes && scopes.length > 0 ? scopes : row.scopes;
-      if (narrowed.some((s) => !row.scopes.includes(s))) throw new OAuthProtocolError("invalid_scope", "A refresh cannot widen the scopes");
+      if (narrowed.some((s) => !row.scopes.includes(s)))
+        throw new OAuthProtocolError("invalid_scope", "A refresh cannot widen the scopes");
       if (requestedResource !== undefined && checkResource(requestedResource) !== row.resource) {
         throw new OAuthProtocolError("invalid_grant", "resource does not match the grant");
       }
@@ -266,7 +359,14 @@ export function createOAuthService({ db, clock, access, resource }: { db: Databa
         await repo.revokeFamily(db, row.family, now);
         throw new OAuthProtocolError("invalid_grant", "Refresh token already used");
       }
-      return issueTokens({ client_id: clientId, company_id: row.company_id, user_id: row.user_id, scopes: narrowed, resource: row.resource, family: row.family });
+      return issueTokens({
+        client_id: clientId,
+        company_id: row.company_id,
+        user_id: row.user_id,
+        scopes: narrowed,
+        resource: row.resource,
+        family: row.family,
+      });
     },
 
     /** A live access token whose user still exists, or undefined. */

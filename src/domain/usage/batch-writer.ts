@@ -83,7 +83,10 @@ export function createBatchWriter({
       while (queue.pending.length > 0) {
         const group: Pending[] = [];
         let events = 0;
-        while (queue.pending.length > 0 && (group.length === 0 || events + queue.pending[0]!.writes.length <= MAX_EVENTS_PER_CALL)) {
+        while (
+          queue.pending.length > 0 &&
+          (group.length === 0 || events + queue.pending[0]!.writes.length <= MAX_EVENTS_PER_CALL)
+        ) {
           const next = queue.pending.shift()!;
           group.push(next);
           events += next.writes.length;
@@ -113,9 +116,12 @@ export function createBatchWriter({
           return true;
         }),
       );
-      let outcome;
+      let outcome: Awaited<ReturnType<typeof ingestRatedBatch>>;
       try {
-        outcome = merged.length === 0 ? nothingWritten() : await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
+        outcome =
+          merged.length === 0
+            ? nothingWritten()
+            : await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
         if (outcome.stale.length > 0) {
           // Requests rated against a changed contract start over; the others go again without them.
           const stale = new Set(outcome.stale);
@@ -133,7 +139,9 @@ export function createBatchWriter({
         if (outcome.missing.length > 0) {
           if (draftsCreated++ >= 3) throw new Error("draft invoices could not be created");
           const wanted = outcome.missing.map((m) =>
-            group.find((p) => p.writes.some((w) => w.contractId === m.contractId && w.periodStart === m.periodStart))!.wanted(m.contractId, m.periodStart),
+            group
+              .find((p) => p.writes.some((w) => w.contractId === m.contractId && w.periodStart === m.periodStart))!
+              .wanted(m.contractId, m.periodStart),
           );
           await drafts.ensure(companyId, wanted);
           continue;
@@ -194,20 +202,36 @@ export function createBatchWriter({
       p.resolve(written);
     } catch (failure) {
       // Parts stored before a later part went stale are the request's own when it goes again.
-      p.reject(failure instanceof StaleContracts ? new StaleContracts(failure.contractIds, [...failure.storedIds, ...stored]) : failure);
+      p.reject(
+        failure instanceof StaleContracts
+          ? new StaleContracts(failure.contractIds, [...failure.storedIds, ...stored])
+          : failure,
+      );
     }
   }
 
   /** One call for `writes` alone, with the group's retries, outside any queue (the caller holds the lane). */
-  function writeAlone(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
+  function writeAlone(
+    companyId: string,
+    writes: BatchEventWrite[],
+    wanted: Pending["wanted"],
+  ): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => void writeGroup(companyId, [{ writes, wanted, resolve, reject }]));
   }
 
-  function enqueue(companyId: string, lane: number, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
+  function enqueue(
+    companyId: string,
+    lane: number,
+    writes: BatchEventWrite[],
+    wanted: Pending["wanted"],
+  ): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => {
       const key = `${lane}|${companyId}`;
       let queue = queues.get(key);
-      if (!queue) queues.set(key, (queue = { pending: [], running: 0 }));
+      if (!queue) {
+        queue = { pending: [], running: 0 };
+        queues.set(key, queue);
+      }
       queue.pending.push({ writes, wanted, resolve, reject });
       if (queue.running < callsInFlight) void drain(key, companyId, queue);
     });
@@ -248,9 +272,16 @@ export function createBatchWriter({
   };
 }
 
-
 /** The outcome of a call left with no event to send (every one refused as closed). */
-const nothingWritten = () => ({ stale: [], missing: [], closed: [], stored: [], compared: false, differs: [], recheck: [] });
+const nothingWritten = () => ({
+  stale: [],
+  missing: [],
+  closed: [],
+  stored: [],
+  compared: false,
+  differs: [],
+  recheck: [],
+});
 
 function partition<T>(items: T[], test: (item: T) => boolean): [T[], T[]] {
   const yes: T[] = [];

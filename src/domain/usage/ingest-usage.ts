@@ -4,14 +4,20 @@ import type { RatingContextRow } from "../contracts/contract-repository.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { addCharge, capUsedByRule, lineIdentity } from "../invoices/invoice-lines.js";
-import { periodKey, RetryTransaction, withDrafts, type DraftInvoices, type WantedInvoice } from "../invoices/draft-invoices.js";
+import {
+  periodKey,
+  RetryTransaction,
+  withDrafts,
+  type DraftInvoices,
+  type WantedInvoice,
+} from "../invoices/draft-invoices.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { countUsageDuplicates } from "../../platform/metrics.js";
 import { rateEvent, ruleRate, selectRule, type RatableEvent, type Rating } from "./rate-event.js";
-import { type RejectionCode, type SubmitResult, type UsageEventInput } from "./usage-schemas.js";
+import type { RejectionCode, SubmitResult, UsageEventInput } from "./usage-schemas.js";
 import { parseUsageEvent } from "./parse-usage-event.js";
 import { createBatchWriter, StaleContracts, type IngestSettings } from "./batch-writer.js";
 import { mergeWritten, nothingRefused, writeIsolating, type WrittenDuplicates } from "./write-isolation.js";
@@ -38,7 +44,10 @@ interface Parsed {
 }
 
 /** The verdict on one parsed event: a candidate to rate, or its refusal. Pure. */
-function judgeParsed({ index, input }: Parsed, contracts: ReadonlyMap<string, RatingContextRow>): { candidate: Candidate } | { refusal: Outcome } {
+function judgeParsed(
+  { index, input }: Parsed,
+  contracts: ReadonlyMap<string, RatingContextRow>,
+): { candidate: Candidate } | { refusal: Outcome } {
   const ratable: RatableEvent = {
     metric: input.metric,
     quantity: input.quantity,
@@ -54,7 +63,17 @@ function judgeParsed({ index, input }: Parsed, contracts: ReadonlyMap<string, Ra
   const refusal = judge(input, toDateString(instant), contract, rule);
   if (refusal) return { refusal };
   const period = periodOf(instant);
-  return { candidate: { index, input, ratable, contract: contract!, rule: rule!, periodStart: period.start, periodEnd: period.end } };
+  return {
+    candidate: {
+      index,
+      input,
+      ratable,
+      contract: contract!,
+      rule: rule!,
+      periodStart: period.start,
+      periodEnd: period.end,
+    },
+  };
 }
 
 interface Candidate {
@@ -72,10 +91,20 @@ interface Candidate {
  * Judges an event against its contract (docs/decisions.md, "Rating" 1 to 3). `day` is the event's UTC date, `rule`
  * the contract's rule for it (selectRule), if any. Pure.
  */
-function judge(input: UsageEventInput, day: string, contract: RatingContextRow | undefined, rule: PricingRule | undefined): Outcome | undefined {
-  if (!contract) return { kind: "rejected", code: "contract_not_found", message: `No contract '${input.external_contract_id}'` };
+function judge(
+  input: UsageEventInput,
+  day: string,
+  contract: RatingContextRow | undefined,
+  rule: PricingRule | undefined,
+): Outcome | undefined {
+  if (!contract)
+    return { kind: "rejected", code: "contract_not_found", message: `No contract '${input.external_contract_id}'` };
   if (contract.status !== "active") {
-    return { kind: "rejected", code: "contract_not_active", message: `Contract '${contract.id}' is ${contract.status}, not active` };
+    return {
+      kind: "rejected",
+      code: "contract_not_active",
+      message: `Contract '${contract.id}' is ${contract.status}, not active`,
+    };
   }
   if (day < contract.start_date || (contract.end_date !== null && day > contract.end_date)) {
     return {
@@ -174,7 +203,11 @@ export function createUsageIngestion({
           ? { event_id: eventIds[index]!, status: "accepted" as const, duplicate: true, differs: true }
           : { event_id: eventIds[index]!, status: "accepted" as const, duplicate: outcome.duplicate };
       }
-      return { event_id: eventIds[index] ?? null, status: "rejected" as const, error: { code: outcome.code, message: outcome.message } };
+      return {
+        event_id: eventIds[index] ?? null,
+        status: "rejected" as const,
+        error: { code: outcome.code, message: outcome.message },
+      };
     });
     return { accepted, rejected: rawEvents.length - accepted, events };
   };
@@ -192,7 +225,9 @@ export function createUsageIngestion({
     let contracts = await contexts.get(db, companyId, ids);
     let verdicts = parsed.map((p) => judgeParsed(p, contracts));
     // A refusal is never based on a cached contract: confirm it against fresh rows.
-    const refusedContracts = [...new Set(parsed.filter((_, i) => !("candidate" in verdicts[i]!)).map((p) => p.input.external_contract_id))];
+    const refusedContracts = [
+      ...new Set(parsed.filter((_, i) => !("candidate" in verdicts[i]!)).map((p) => p.input.external_contract_id)),
+    ];
     if (refusedContracts.length > 0) {
       const fresh = await contexts.get(db, companyId, refusedContracts, true);
       contracts = new Map(contracts);
@@ -226,7 +261,9 @@ export function createUsageIngestion({
     //    (Rating 8). Candidates learn it from the write itself; refused ids are looked up here.
     const refusedIds = [
       ...new Set(
-        outcomes.flatMap((o, index) => (o?.kind === "rejected" && eventIds[index] !== null && !chosen.has(eventIds[index]!) ? [eventIds[index]!] : [])),
+        outcomes.flatMap((o, index) =>
+          o?.kind === "rejected" && eventIds[index] !== null && !chosen.has(eventIds[index]!) ? [eventIds[index]!] : [],
+        ),
       ),
     ];
     if (refusedIds.length > 0) {
@@ -266,7 +303,8 @@ export function createUsageIngestion({
     }
     parsed.forEach((p) => {
       const first = chosen.get(p.input.event_id);
-      if (first && first.index !== p.index && p.index > first.index) outcomes[p.index] = { kind: "accepted", duplicate: true };
+      if (first && first.index !== p.index && p.index > first.index)
+        outcomes[p.index] = { kind: "accepted", duplicate: true };
     });
   }
 
@@ -278,7 +316,12 @@ export function createUsageIngestion({
    * stored ids, repeats within the batch) take one query, only when there are such duplicates, so that new
    * events never pay for it. A copy that is not a valid event cannot be the stored one.
    */
-  async function markDiffering(companyId: string, parsed: Parsed[], outcomes: Outcome[], judged: (Candidate | undefined)[]): Promise<void> {
+  async function markDiffering(
+    companyId: string,
+    parsed: Parsed[],
+    outcomes: Outcome[],
+    judged: (Candidate | undefined)[],
+  ): Promise<void> {
     let duplicates = 0;
     let unjudged = 0;
     for (const outcome of outcomes) {
@@ -342,7 +385,10 @@ export function createUsageIngestion({
 
   /** The locking path for batches with capped rules: see rateAndStore. Stored duplicates never reach it. */
   async function lockingPath(companyId: string, candidates: Candidate[]): Promise<WrittenDuplicates> {
-    const stored = await findStoredEventIds(forCompany(db, companyId), candidates.map((c) => c.input.event_id));
+    const stored = await findStoredEventIds(
+      forCompany(db, companyId),
+      candidates.map((c) => c.input.event_id),
+    );
     const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
     const written = nothingRefused();
     for (const id of stored) written.duplicates.add(id);
@@ -356,14 +402,17 @@ export function createUsageIngestion({
         async (part) => {
           const attempt = { recheckStored: false };
           const closed = new Set<string>();
-          const meanwhile = await withDrafts(db, drafts, companyId, (tx) => rateAndStore(tx, companyId, [...part], attempt, closed));
+          const meanwhile = await withDrafts(db, drafts, companyId, (tx) =>
+            rateAndStore(tx, companyId, [...part], attempt, closed),
+          );
           return { ...nothingRefused(), duplicates: meanwhile, closed };
         },
         (ids) => storedParts.push(...ids),
       );
       return mergeWritten([written, report]);
     } catch (error) {
-      if (error instanceof StaleContracts && storedParts.length > 0) throw new StaleContracts(error.contractIds, [...error.storedIds, ...storedParts]);
+      if (error instanceof StaleContracts && storedParts.length > 0)
+        throw new StaleContracts(error.contractIds, [...error.storedIds, ...storedParts]);
       throw error;
     }
   }
@@ -382,12 +431,18 @@ export function createUsageIngestion({
     const wanted = new Map<string, WantedInvoice>();
     for (const c of candidates) wanted.set(periodKey(c.contract.id, c.periodStart), wantedInvoice(c));
     const locked = await drafts.lock(tx, companyId, [...wanted.values()]);
-    const stale = await findStaleContracts(forCompany(tx, companyId), new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])));
+    const stale = await findStaleContracts(
+      forCompany(tx, companyId),
+      new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])),
+    );
     if (stale.length > 0) throw new StaleContracts(stale);
 
     // After a clash with a concurrent request (below), look again for ids stored since the first check.
     const storedMeanwhile = attempt.recheckStored
-      ? await findStoredEventIds(forCompany(tx, companyId), candidates.map((c) => c.input.event_id))
+      ? await findStoredEventIds(
+          forCompany(tx, companyId),
+          candidates.map((c) => c.input.event_id),
+        )
       : new Set<string>();
     // An invoice that has left draft is closed: its period's events are refused (held by the lock, it stays so).
     closed.clear();
@@ -403,7 +458,10 @@ export function createUsageIngestion({
     for (const c of toStore) {
       const draft = locked.get(periodKey(c.contract.id, c.periodStart))!;
       let used = capUsed.get(draft.number);
-      if (!used) capUsed.set(draft.number, (used = capUsedByRule(draft.lines.values())));
+      if (!used) {
+        used = capUsedByRule(draft.lines.values());
+        capUsed.set(draft.number, used);
+      }
       const rule = c.rule;
       const rating = rateEvent(c.ratable, rule, used.get(rule.id) ?? new Big(0));
       if (rating.kind === "usage") used.set(rule.id, (used.get(rule.id) ?? new Big(0)).plus(rating.cappedCharge));

@@ -27,13 +27,21 @@ function shape(events: GroupableEvent[]) {
   const g = groupByLine(events);
   return {
     pairs: g.pairs.map((p) => `${p.contractId}@${p.version} ${p.periodStart}..${p.periodEnd}`),
-    lines: g.lines.map((l) => `${l.pair} ${l.key} ${l.kind} ${l.ruleId} q=${l.quantity.toFixed()} c=${l.charge.toFixed()}`),
+    lines: g.lines.map(
+      (l) => `${l.pair} ${l.key} ${l.kind} ${l.ruleId} q=${l.quantity.toFixed()} c=${l.charge.toFixed()}`,
+    ),
     eventLines: g.eventLines,
   };
 }
 
 describe("groupByLine", () => {
-  const cases: Array<{ name: string; events: GroupableEvent[]; pairs: string[]; lines: string[]; eventLines: number[] }> = [
+  const cases: Array<{
+    name: string;
+    events: GroupableEvent[];
+    pairs: string[];
+    lines: string[];
+    eventLines: number[];
+  }> = [
     { name: "no events, nothing to add", events: [], pairs: [], lines: [], eventLines: [] },
     {
       name: "one event is one pair and one line",
@@ -44,7 +52,11 @@ describe("groupByLine", () => {
     },
     {
       name: "events on one line add up exactly, decimals included",
-      events: [event({ q: "0.1", c: "0.000000000001" }), event({ q: "0.2", c: "0.000000000002" }), event({ q: "1e3", c: "999999999999999.999999999999" })],
+      events: [
+        event({ q: "0.1", c: "0.000000000001" }),
+        event({ q: "0.2", c: "0.000000000002" }),
+        event({ q: "1e3", c: "999999999999999.999999999999" }),
+      ],
       pairs: ["k1@1 2026-11-01..2026-11-30"],
       lines: ["0 usage|r1|20 usage r1 q=1000.3 c=1000000000000000.000000000002"],
       eventLines: [0, 0, 0],
@@ -80,8 +92,26 @@ describe("groupByLine", () => {
     {
       name: "fees of one metric share a line whatever their rule; the first event's rule names it",
       events: [
-        event({ lineKey: "fee|card", kind: "fee", ruleId: "r2", metric: "card", description: "card fees", unitPrice: null, q: "2", c: "1.25" }),
-        event({ lineKey: "fee|card", kind: "fee", ruleId: "r1", metric: "card", description: "card fees", unitPrice: null, q: "1", c: "0.5" }),
+        event({
+          lineKey: "fee|card",
+          kind: "fee",
+          ruleId: "r2",
+          metric: "card",
+          description: "card fees",
+          unitPrice: null,
+          q: "2",
+          c: "1.25",
+        }),
+        event({
+          lineKey: "fee|card",
+          kind: "fee",
+          ruleId: "r1",
+          metric: "card",
+          description: "card fees",
+          unitPrice: null,
+          q: "1",
+          c: "0.5",
+        }),
       ],
       pairs: ["k1@1 2026-11-01..2026-11-30"],
       lines: ["0 fee|card fee r2 q=3 c=1.75"],

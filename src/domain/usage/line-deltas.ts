@@ -71,7 +71,12 @@ export function groupByLine(events: readonly GroupableEvent[]): GroupedBatch {
     if (pair === undefined) {
       pair = pairs.length;
       pairIndex.set(pairKey, pair);
-      pairs.push({ contractId: e.contractId, version: e.pricingVersion, periodStart: e.periodStart, periodEnd: e.periodEnd });
+      pairs.push({
+        contractId: e.contractId,
+        version: e.pricingVersion,
+        periodStart: e.periodStart,
+        periodEnd: e.periodEnd,
+      });
     }
     const key = `${pair}\n${e.lineKey}`;
     let line = lineIndex.get(key);

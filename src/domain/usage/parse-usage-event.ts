@@ -1,13 +1,6 @@
 import { Big, readDecimal } from "../kernel/money.js";
 import { instantRefusal } from "../kernel/time-range.js";
-import {
-  ID_MAX,
-  ID_PATTERN,
-  METRIC_MAX,
-  SCOPE_MAX,
-  usageEventInput,
-  type UsageEventInput,
-} from "./usage-schemas.js";
+import { ID_MAX, ID_PATTERN, METRIC_MAX, SCOPE_MAX, usageEventInput, type UsageEventInput } from "./usage-schemas.js";
 
 export type ParsedEvent = { ok: true; input: UsageEventInput } | { ok: false; message: string };
 
@@ -57,7 +50,8 @@ function scope(value: unknown): string | null {
  * for anything unusual: the schema then decides). Never accepts what the schema refuses.
  */
 export function acceptWellFormed(raw: unknown): UsageEventInput | undefined {
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || Object.getPrototypeOf(raw) !== Object.prototype) return undefined;
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || Object.getPrototypeOf(raw) !== Object.prototype)
+    return undefined;
   const event = raw as Record<string, unknown>;
   for (const key of Object.keys(event)) if (!FIELDS.has(key)) return undefined;
 

@@ -5,7 +5,6 @@ import { Big } from "../kernel/money.js";
 import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
 import { rule } from "../../../test/fixtures/pricing-rules.js";
 
-
 const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
   metric: "m",
   quantity: new Big(1),
@@ -18,17 +17,98 @@ const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
 });
 
 describe("rateEvent", () => {
-  const cases: Array<{ name: string; rule: PricingRule; event: RatableEvent; capUsed?: string; charge: string; rate: string | null; capped: string }> = [
-    { name: "a flat rule charges quantity times the per-unit amount", rule: rule({ amount: "20.00" }), event: event({ quantity: new Big(3) }), charge: "60", rate: "20", capped: "60" },
-    { name: "a percentage rule charges quantity times rate", rule: rule({ model: "percentage", rate: "0.05" }), event: event({ quantity: new Big("1234.56") }), charge: "61.728", rate: "0.05", capped: "61.728" },
-    { name: "a fee is billed as it is and the rate is ignored", rule: rule({ model: "percentage", rate: "0" }), event: event({ quantity: new Big(1000), feeAmount: new Big("12.34") }), charge: "12.34", rate: null, capped: "0" },
-    { name: "an event's applied_rate overrides the rule's price", rule: rule({ amount: "20" }), event: event({ quantity: new Big(2), appliedRate: new Big("7.5") }), charge: "15", rate: "7.5", capped: "15" },
-    { name: "keeps twelve fractional digits, rounding half-even", rule: rule({ model: "percentage", rate: "0.0000000000005" }), event: event({ quantity: new Big(1) }), charge: "0", rate: "0.0000000000005", capped: "0" },
-    { name: "keeps twelve fractional digits on a tiny rate", rule: rule({ model: "percentage", rate: "0.0000000000015" }), event: event({ quantity: new Big(1) }), charge: "0.000000000002", rate: "0.0000000000015", capped: "0.000000000002" },
-    { name: "charges the remainder to the event that crosses the cap", rule: rule({ amount: "10", monthly_cap: "25.00" }), event: event({ quantity: new Big(1) }), capUsed: "20", charge: "5", rate: "10", capped: "5" },
-    { name: "charges 0 once the cap is used up", rule: rule({ amount: "10", monthly_cap: "25.00" }), event: event({ quantity: new Big(1) }), capUsed: "25", charge: "0", rate: "10", capped: "0" },
-    { name: "does not cap a fee", rule: rule({ amount: "10", monthly_cap: "25.00" }), event: event({ feeAmount: new Big(100) }), capUsed: "25", charge: "100", rate: null, capped: "0" },
-    { name: "a zero quantity costs nothing", rule: rule({ amount: "20" }), event: event({ quantity: new Big(0) }), charge: "0", rate: "20", capped: "0" },
+  const cases: Array<{
+    name: string;
+    rule: PricingRule;
+    event: RatableEvent;
+    capUsed?: string;
+    charge: string;
+    rate: string | null;
+    capped: string;
+  }> = [
+    {
+      name: "a flat rule charges quantity times the per-unit amount",
+      rule: rule({ amount: "20.00" }),
+      event: event({ quantity: new Big(3) }),
+      charge: "60",
+      rate: "20",
+      capped: "60",
+    },
+    {
+      name: "a percentage rule charges quantity times rate",
+      rule: rule({ model: "percentage", rate: "0.05" }),
+      event: event({ quantity: new Big("1234.56") }),
+      charge: "61.728",
+      rate: "0.05",
+      capped: "61.728",
+    },
+    {
+      name: "a fee is billed as it is and the rate is ignored",
+      rule: rule({ model: "percentage", rate: "0" }),
+      event: event({ quantity: new Big(1000), feeAmount: new Big("12.34") }),
+      charge: "12.34",
+      rate: null,
+      capped: "0",
+    },
+    {
+      name: "an event's applied_rate overrides the rule's price",
+      rule: rule({ amount: "20" }),
+      event: event({ quantity: new Big(2), appliedRate: new Big("7.5") }),
+      charge: "15",
+      rate: "7.5",
+      capped: "15",
+    },
+    {
+      name: "keeps twelve fractional digits, rounding half-even",
+      rule: rule({ model: "percentage", rate: "0.0000000000005" }),
+      event: event({ quantity: new Big(1) }),
+      charge: "0",
+      rate: "0.0000000000005",
+      capped: "0",
+    },
+    {
+      name: "keeps twelve fractional digits on a tiny rate",
+      rule: rule({ model: "percentage", rate: "0.0000000000015" }),
+      event: event({ quantity: new Big(1) }),
+      charge: "0.000000000002",
+      rate: "0.0000000000015",
+      capped: "0.000000000002",
+    },
+    {
+      name: "charges the remainder to the event that crosses the cap",
+      rule: rule({ amount: "10", monthly_cap: "25.00" }),
+      event: event({ quantity: new Big(1) }),
+      capUsed: "20",
+      charge: "5",
+      rate: "10",
+      capped: "5",
+    },
+    {
+      name: "charges 0 once the cap is used up",
+      rule: rule({ amount: "10", monthly_cap: "25.00" }),
+      event: event({ quantity: new Big(1) }),
+      capUsed: "25",
+      charge: "0",
+      rate: "10",
+      capped: "0",
+    },
+    {
+      name: "does not cap a fee",
+      rule: rule({ amount: "10", monthly_cap: "25.00" }),
+      event: event({ feeAmount: new Big(100) }),
+      capUsed: "25",
+      charge: "100",
+      rate: null,
+      capped: "0",
+    },
+    {
+      name: "a zero quantity costs nothing",
+      rule: rule({ amount: "20" }),
+      event: event({ quantity: new Big(0) }),
+      charge: "0",
+      rate: "20",
+      capped: "0",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

@@ -64,7 +64,10 @@ const ruleRates = new WeakMap<PricingRule, Big>();
 /** A rule's own rate or per-unit price, parsed once per rule object (rules and Big values are not mutated). */
 export function ruleRate(rule: PricingRule): Big {
   let rate = ruleRates.get(rule);
-  if (!rate) ruleRates.set(rule, (rate = new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0)));
+  if (!rate) {
+    rate = new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0);
+    ruleRates.set(rule, rate);
+  }
   return rate;
 }
 

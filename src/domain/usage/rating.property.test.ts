@@ -108,10 +108,12 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
 const units = (value: Big, scale = SCALE): bigint => toUnits(value.toFixed(), scale);
 
 /** A stored line's key in the reference's terms (`usage|<rule>|<unit price units>`, `fee|<metric>`). */
-const refKeyOf = (line: Line): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.rate!)}`);
+const refKeyOf = (line: Line): string =>
+  line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.rate!)}`;
 
 /** A billed line's key in the same terms: a usage line is billed at its rate, which is part of its key. */
-const refKeyOfBilled = (line: BilledLine): string => (line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`);
+const refKeyOfBilled = (line: BilledLine): string =>
+  line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`;
 
 /** The billed lines by their key in the reference's terms; each key once. */
 function billedByRefKey(lines: readonly BilledLine[]): Map<string, BilledLine> {
@@ -157,7 +159,11 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
     assert.equal(theirs.status, "rated");
     if (theirs.status !== "rated") return;
     assert.equal(mine.ruleId, theirs.ruleKey, `event ${e.id}: rule`);
-    assert.equal(units(mine.charge!), theirs.charge, `event ${e.id}: charge ${mine.charge!.toFixed()} vs reference ${fromUnits(theirs.charge)}`);
+    assert.equal(
+      units(mine.charge!),
+      theirs.charge,
+      `event ${e.id}: charge ${mine.charge!.toFixed()} vs reference ${fromUnits(theirs.charge)}`,
+    );
   });
 
   // (a) Per rule, the capped charges never exceed the cap: on the lines and summed over the events.
@@ -184,7 +190,11 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
     assert.equal(units(line.chargeTotal), exact, `line ${line.key}: chargeTotal is the exact sum of its charges`);
     const shown = billed.get(refKeyOf(line));
     assert.ok(shown, `line ${line.key}: billed`);
-    assert.equal(units(shown.amount, exponent), roundHalfEven(exact, SCALE, exponent), `line ${line.key}: amount ${shown.amount.toFixed()}`);
+    assert.equal(
+      units(shown.amount, exponent),
+      roundHalfEven(exact, SCALE, exponent),
+      `line ${line.key}: amount ${shown.amount.toFixed()}`,
+    );
   }
   let amounts = 0n;
   for (const line of code.invoice.lines) amounts += units(line.amount, exponent);
@@ -203,15 +213,31 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
     assert.equal(shown.description, theirs.description, `line ${key}: billed description`);
     assert.equal(units(mine.quantity), theirs.quantity, `line ${key}: quantity`);
     assert.equal(units(shown.quantity), theirs.quantity, `line ${key}: billed quantity`);
-    assert.equal(units(mine.chargeTotal), theirs.chargeTotal, `line ${key}: charge total ${mine.chargeTotal.toFixed()} vs ${fromUnits(theirs.chargeTotal)}`);
+    assert.equal(
+      units(mine.chargeTotal),
+      theirs.chargeTotal,
+      `line ${key}: charge total ${mine.chargeTotal.toFixed()} vs ${fromUnits(theirs.chargeTotal)}`,
+    );
     assert.equal(units(shown.amount, exponent), theirs.amountMinor, `line ${key}: amount`);
-    assert.equal(units(shown.unitPrice), theirs.unitPrice, `line ${key}: unit price ${shown.unitPrice.toFixed()} vs ${fromUnits(theirs.unitPrice!)}`);
+    assert.equal(
+      units(shown.unitPrice),
+      theirs.unitPrice,
+      `line ${key}: unit price ${shown.unitPrice.toFixed()} vs ${fromUnits(theirs.unitPrice!)}`,
+    );
   }
-  assert.equal(units(code.invoice.total, exponent), ref.totalMinor, `invoice total ${code.invoice.total.toFixed()} vs ${fromUnits(ref.totalMinor, exponent)}`);
+  assert.equal(
+    units(code.invoice.total, exponent),
+    ref.totalMinor,
+    `invoice total ${code.invoice.total.toFixed()} vs ${fromUnits(ref.totalMinor, exponent)}`,
+  );
 
   // With caps: what each capped rule charged is min(cap, what it would have charged uncapped).
   for (const [ruleKey, expected] of expectedCapped(scenario.rules, ref)) {
-    assert.equal(units(usedOnLines.get(ruleKey) ?? new Big(0)), expected, `rule ${ruleKey}: capped total = min(cap, uncapped sum)`);
+    assert.equal(
+      units(usedOnLines.get(ruleKey) ?? new Big(0)),
+      expected,
+      `rule ${ruleKey}: capped total = min(cap, uncapped sum)`,
+    );
   }
 }
 
@@ -235,14 +261,24 @@ describe("rating properties (pure)", () => {
         assert.equal(shuffled.invoice.total.toFixed(), inOrder.invoice.total.toFixed(), "total");
         const stored = (lines: Map<string, Line>) =>
           [...lines.values()]
-            .map((l) => [l.key, l.description, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.rate?.toFixed() ?? "-"].join(" "))
+            .map((l) =>
+              [l.key, l.description, l.quantity.toFixed(), l.chargeTotal.toFixed(), l.rate?.toFixed() ?? "-"].join(" "),
+            )
             .sort();
         assert.deepEqual(stored(shuffled.lines), stored(inOrder.lines), "stored lines");
         // The billed lines come in presentation order, so they are compared as billInvoice gives them. (A fee
         // line's rule is that of the last fee added to it, which the order does decide: fees are billed per metric.)
         const shown = (lines: readonly BilledLine[]) =>
           lines.map((l) =>
-            [l.kind, l.kind === "fee" ? "-" : l.ruleId, l.metric, l.description, l.quantity.toFixed(), l.amount.toFixed(), l.unitPrice.toFixed()].join(" "),
+            [
+              l.kind,
+              l.kind === "fee" ? "-" : l.ruleId,
+              l.metric,
+              l.description,
+              l.quantity.toFixed(),
+              l.amount.toFixed(),
+              l.unitPrice.toFixed(),
+            ].join(" "),
           );
         assert.deepEqual(shown(shuffled.invoice.lines), shown(inOrder.invoice.lines), "billed lines");
       }),
@@ -260,7 +296,11 @@ describe("rating properties (pure)", () => {
         for (const order of [events, shuffleBy(events, keys)]) {
           const used = capUsedByRule(rateWithCode(rules, order, currency).lines.values());
           for (const [ruleKey, total] of expected) {
-            assert.equal(units(used.get(ruleKey) ?? new Big(0)), total, `rule ${ruleKey}: min(cap, uncapped sum) in any order`);
+            assert.equal(
+              units(used.get(ruleKey) ?? new Big(0)),
+              total,
+              `rule ${ruleKey}: min(cap, uncapped sum) in any order`,
+            );
           }
         }
       }),

@@ -78,9 +78,10 @@ function ratedColumns(events: readonly Omit<RatedEventWrite, "invoiceNumber">[])
 /** Which of these event ids the company has stored already. */
 export async function findStoredEventIds(db: CompanyScope, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>("SELECT id FROM usage_events WHERE company_id = $1 AND id = ANY($2::text[])", [
-    ids,
-  ]);
+  const { rows } = await db.query<{ id: string }>(
+    "SELECT id FROM usage_events WHERE company_id = $1 AND id = ANY($2::text[])",
+    [ids],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
@@ -162,7 +163,11 @@ export async function findDifferingCopies(db: CompanyScope, copies: readonly Dup
  * Stores rated events in one statement. An id stored meanwhile by a concurrent request is skipped
  * (ON CONFLICT DO NOTHING); the caller compares the returned ids with what it sent.
  */
-export async function insertRatedEvents(tx: CompanyScope, events: readonly RatedEventWrite[], ingestedAt: Date): Promise<string[]> {
+export async function insertRatedEvents(
+  tx: CompanyScope,
+  events: readonly RatedEventWrite[],
+  ingestedAt: Date,
+): Promise<string[]> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
                                counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
@@ -208,7 +213,11 @@ export type BatchOutcome = {
  * invoice has been issued (then nothing was written), else which events it stored: all of them, or those listed (the others were duplicates),
  * and, for a call of replays, which duplicates differ from their stored events (migrations/functions/billing_ingest_usage_lines.sql).
  */
-export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchEventWrite[], now: Date): Promise<BatchOutcome> {
+export async function ingestRatedBatch(
+  db: CompanyScope,
+  events: readonly BatchEventWrite[],
+  now: Date,
+): Promise<BatchOutcome> {
   const { pairs, lines, eventLines } = groupByLine(events);
   // The parameter arrays, each filled in one pass; indexes become 1-based for SQL. An event's metric and
   // applied rate are its line's. A column that is NULL for every event goes as an empty array (unnest pads
@@ -245,7 +254,12 @@ export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchE
     if (e.counterpartySide !== null) anySide = true;
     if (e.pair !== null) anyPair = true;
   }
-  const { rows } = await db.query<{ outcome: string; contract_id: string | null; period_start: string | null; event_id: string | null }>(
+  const { rows } = await db.query<{
+    outcome: string;
+    contract_id: string | null;
+    period_start: string | null;
+    event_id: string | null;
+  }>(
     `SELECT outcome, contract_id, period_start, event_id FROM billing_ingest_usage_lines(
        $1, $2, $3::text[], $4::int[], $5::date[], $6::date[],
        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[],
@@ -278,14 +292,23 @@ export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchE
       anyPair ? scopePairs : [],
     ],
   );
-  const outcome: BatchOutcome = { stale: [], missing: [], closed: [], stored: [], compared: false, differs: [], recheck: [] };
+  const outcome: BatchOutcome = {
+    stale: [],
+    missing: [],
+    closed: [],
+    stored: [],
+    compared: false,
+    differs: [],
+    recheck: [],
+  };
   const stored: string[] = [];
   for (const row of rows) {
     if (row.outcome === "stored") {
       if (row.event_id === null) outcome.stored = "all";
       else stored.push(row.event_id);
     } else if (row.outcome === "stale") outcome.stale.push(row.contract_id!);
-    else if (row.outcome === "missing") outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
+    else if (row.outcome === "missing")
+      outcome.missing.push({ contractId: row.contract_id!, periodStart: row.period_start! });
     else if (row.outcome === "closed") outcome.closed.push(row.event_id!);
     else if (row.outcome === "compared") outcome.compared = true;
     else if (row.outcome === "differs") outcome.differs.push(row.event_id!);
@@ -297,10 +320,7 @@ export async function ingestRatedBatch(db: CompanyScope, events: readonly BatchE
 }
 
 /** Contracts (of these) that are not active at the given version any more. */
-export async function findStaleContracts(
-  db: CompanyScope,
-  versions: ReadonlyMap<string, number>,
-): Promise<string[]> {
+export async function findStaleContracts(db: CompanyScope, versions: ReadonlyMap<string, number>): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT w.id FROM unnest($2::text[], $3::int[]) AS w(id, version)
        LEFT JOIN contracts k ON k.company_id = $1 AND k.id = w.id
@@ -311,9 +331,10 @@ export async function findStaleContracts(
 }
 
 export async function findUsageEvent(db: CompanyScope, id: string): Promise<UsageEventRow | undefined> {
-  const { rows } = await db.query<UsageEventRow>(`SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2`, [
-    id,
-  ]);
+  const { rows } = await db.query<UsageEventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -330,9 +351,17 @@ export interface UsageFilter {
  * month overlaps them; when that is a single month it is matched by equality, so that the index
  * (company_id, contract_id, service_period_start, seq) serves the order and the cursor without a sort.
  */
-export async function listUsageEvents(db: CompanyScope, filter: UsageFilter, afterSeq: string | undefined, limit: number): Promise<UsageEventRow[]> {
+export async function listUsageEvents(
+  db: CompanyScope,
+  filter: UsageFilter,
+  afterSeq: string | undefined,
+  limit: number,
+): Promise<UsageEventRow[]> {
   const firstMonth = filter.from ? `${filter.from.slice(0, 7)}-01` : null;
-  const singleMonth = firstMonth !== null && filter.to !== undefined && filter.to.slice(0, 7) === filter.from!.slice(0, 7) ? firstMonth : null;
+  const singleMonth =
+    firstMonth !== null && filter.to !== undefined && filter.to.slice(0, 7) === filter.from!.slice(0, 7)
+      ? firstMonth
+      : null;
   const { rows } = await db.query<UsageEventRow>(
     `SELECT ${EVENT_COLUMNS} FROM usage_events
       WHERE company_id = $1
@@ -364,7 +393,11 @@ export async function listUsageEvents(db: CompanyScope, filter: UsageFilter, aft
  * absent. No index covers event_timestamp yet, so this reads all of the company's events; an index on
  * (company_id, event_timestamp) would serve it.
  */
-export async function countUsageEventsPerDay(db: CompanyScope, from: Date, to: Date): Promise<{ day: string; events: string }[]> {
+export async function countUsageEventsPerDay(
+  db: CompanyScope,
+  from: Date,
+  to: Date,
+): Promise<{ day: string; events: string }[]> {
   const { rows } = await db.query<{ day: string; events: string }>(
     `SELECT to_char(event_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::text AS events
        FROM usage_events
@@ -397,7 +430,10 @@ export interface StatementRow {
  * The highest event sequence number on an invoice of this contract and month now: a statement lists the
  * events up to it, so that reading it twice (once for its digest, once to send it) gives the same rows.
  */
-export async function findLastStatementSeq(db: CompanyScope, invoice: { contractId: string; periodStart: string; number: string }): Promise<string | null> {
+export async function findLastStatementSeq(
+  db: CompanyScope,
+  invoice: { contractId: string; periodStart: string; number: string },
+): Promise<string | null> {
   const { rows } = await db.query<{ seq: string | null }>(
     `SELECT max(seq)::text AS seq FROM usage_events
       WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND invoice_number = $4`,

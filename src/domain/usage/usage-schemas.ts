@@ -44,7 +44,11 @@ export type UsageEventInput = z.output<typeof usageEventInput>;
 export const submitUsageBody = z
   .object({
     events: z
-      .array(z.unknown().meta({ ...z.toJSONSchema(usageEventInput, { io: "input", unrepresentable: "any" }), $schema: undefined }))
+      .array(
+        z
+          .unknown()
+          .meta({ ...z.toJSONSchema(usageEventInput, { io: "input", unrepresentable: "any" }), $schema: undefined }),
+      )
       .min(1)
       .max(MAX_EVENTS_PER_REQUEST)
       .describe(`1 to ${MAX_EVENTS_PER_REQUEST} usage events`),
@@ -62,43 +66,52 @@ export const REJECTION_CODES = [
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 
 /** The answer to a submission, event by event; `SubmitUsageResult` in the OpenAPI document. */
-export const submitResultSchema = z.object({
-  accepted: z.number().int(),
-  rejected: z.number().int(),
-  events: z.array(
-    z.object({
-      event_id: z.string().nullable(),
-      status: z.enum(["accepted", "rejected"]),
-      duplicate: z.boolean().optional().describe("true when this event_id was already stored (or came earlier in the batch)"),
-      differs: z
-        .boolean()
-        .optional()
-        .describe("true on a duplicate whose body differs from the stored event (absent otherwise): the stored event stands; a new event needs a new event_id"),
-      error: z.object({ code: z.enum(REJECTION_CODES), message: z.string() }).optional(),
-    }),
-  ),
-}).meta({ id: "SubmitUsageResult" });
+export const submitResultSchema = z
+  .object({
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    events: z.array(
+      z.object({
+        event_id: z.string().nullable(),
+        status: z.enum(["accepted", "rejected"]),
+        duplicate: z
+          .boolean()
+          .optional()
+          .describe("true when this event_id was already stored (or came earlier in the batch)"),
+        differs: z
+          .boolean()
+          .optional()
+          .describe(
+            "true on a duplicate whose body differs from the stored event (absent otherwise): the stored event stands; a new event needs a new event_id",
+          ),
+        error: z.object({ code: z.enum(REJECTION_CODES), message: z.string() }).optional(),
+      }),
+    ),
+  })
+  .meta({ id: "SubmitUsageResult" });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
-export const usageEventSchema = z.object({
-  object: z.literal("usage_event"),
-  id: z.string(),
-  contract: z.string(),
-  metric: z.string(),
-  quantity: jsonDecimal,
-  fee_amount: jsonDecimal.optional(),
-  applied_rate: jsonDecimal.nullable(),
-  counterparty: z.string().optional(),
-  counterparty_side: z.string().optional(),
-  pair: z.string().optional(),
-  rated_amount: jsonDecimal,
-  rule_id: z.string().describe("The pricing rule that priced the event"),
-  pricing_version: z.number().int().describe("The program version that priced the event"),
-  invoice_number: z.string(),
-  service_period_start: dateText(),
-  service_period_end: dateText(),
-  timestamp: instantText(),
-  ingested_at: instantText(),
-  status: z.enum(["accepted", "rated"]),
-}).meta({ id: "UsageEvent" });
+export const usageEventSchema = z
+  .object({
+    object: z.literal("usage_event"),
+    id: z.string(),
+    contract: z.string(),
+    metric: z.string(),
+    quantity: jsonDecimal,
+    fee_amount: jsonDecimal.optional(),
+    applied_rate: jsonDecimal.nullable(),
+    counterparty: z.string().optional(),
+    counterparty_side: z.string().optional(),
+    pair: z.string().optional(),
+    rated_amount: jsonDecimal,
+    rule_id: z.string().describe("The pricing rule that priced the event"),
+    pricing_version: z.number().int().describe("The program version that priced the event"),
+    invoice_number: z.string(),
+    service_period_start: dateText(),
+    service_period_end: dateText(),
+    timestamp: instantText(),
+    ingested_at: instantText(),
+    status: z.enum(["accepted", "rated"]),
+  })
+  .meta({ id: "UsageEvent" });
 export type UsageEvent = z.infer<typeof usageEventSchema>;

@@ -53,7 +53,8 @@ export function createUsageService(deps: {
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
         afterSeq = (await repo.findUsageEvent(forCompany(db, actor.companyId), page.startingAfter))?.seq;
-        if (afterSeq === undefined) throw new ValidationError("starting_after does not name a usage event of this company", "invalid_cursor");
+        if (afterSeq === undefined)
+          throw new ValidationError("starting_after does not name a usage event of this company", "invalid_cursor");
       }
       const rows = await repo.listUsageEvents(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
@@ -78,7 +79,11 @@ export function createUsageService(deps: {
       const dayMs = 86_400_000;
       const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + dayMs;
       const first = tomorrow - span * dayMs;
-      const rows = await repo.countUsageEventsPerDay(forCompany(db, actor.companyId), new Date(first), new Date(tomorrow));
+      const rows = await repo.countUsageEventsPerDay(
+        forCompany(db, actor.companyId),
+        new Date(first),
+        new Date(tomorrow),
+      );
       const counts = new Map(rows.map((r) => [r.day, Number(r.events)]));
       return Array.from({ length: span }, (_, i) => {
         const date = new Date(first + i * dayMs).toISOString().slice(0, 10);

@@ -38,9 +38,15 @@ describe("writeIsolating", () => {
     it(`refuses ${c.name} alone, stores the rest once each, in batch order`, async () => {
       const w = writer(new Set(c.poisoned));
       const parts: string[] = [];
-      const report = await writeIsolating(ids(c.n), (id) => id, w.write, (stored) => parts.push(...stored));
+      const report = await writeIsolating(
+        ids(c.n),
+        (id) => id,
+        w.write,
+        (stored) => parts.push(...stored),
+      );
       assert.deepEqual([...report.unstorable.keys()].sort(), [...c.poisoned].sort());
-      for (const why of report.unstorable.values()) assert.match(why, /^The database cannot store this event: value out of range/);
+      for (const why of report.unstorable.values())
+        assert.match(why, /^The database cannot store this event: value out of range/);
       const expected = ids(c.n).filter((id) => !c.poisoned.includes(id));
       assert.deepEqual(w.stored, expected, "every other item stored exactly once, in order");
       assert.ok(w.calls.length <= 1 + 2 * c.poisoned.length * Math.ceil(Math.log2(c.n) + 1), `${w.calls.length} calls`);
@@ -49,7 +55,10 @@ describe("writeIsolating", () => {
 
   it("fails the whole on a failure that is not the data's, telling which parts were stored before it", async () => {
     const w = writer(new Set(["e6"]), "08006");
-    await assert.rejects(writeIsolating(ids(8), (id) => id, w.write), /value out of range/);
+    await assert.rejects(
+      writeIsolating(ids(8), (id) => id, w.write),
+      /value out of range/,
+    );
     assert.equal(w.calls.length, 1, "a lost connection is not bisected");
   });
 });
@@ -66,6 +75,7 @@ describe("refusesData", () => {
     [null, false],
   ];
   for (const [error, expected] of cases) {
-    it(`${JSON.stringify(error)} is ${expected ? "" : "not "}the data's fault`, () => assert.equal(refusesData(error), expected));
+    it(`${JSON.stringify(error)} is ${expected ? "" : "not "}the data's fault`, () =>
+      assert.equal(refusesData(error), expected));
   }
 });

@@ -49,7 +49,9 @@ export function mergeWritten(reports: readonly WrittenDuplicates[]): WrittenDupl
 
 /** The ids of `items` a report says were stored by its write. */
 export function storedBy<T>(items: readonly T[], idOf: (item: T) => string, report: WrittenDuplicates): string[] {
-  return items.map(idOf).filter((id) => !report.duplicates.has(id) && !report.closed.has(id) && !report.unstorable.has(id));
+  return items
+    .map(idOf)
+    .filter((id) => !report.duplicates.has(id) && !report.closed.has(id) && !report.unstorable.has(id));
 }
 
 /**

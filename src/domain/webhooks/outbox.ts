@@ -28,7 +28,13 @@ export function buildEnvelope(type: EventType, object: unknown, createdAt: Date,
  * "Webhooks"): they commit with the resource that caused them, or not at all. The body is serialised once,
  * here, so that every attempt and resend sends the same bytes.
  */
-export async function recordEvent(tx: Tx, clock: Clock, companyId: string, type: EventType, object: unknown): Promise<EventEnvelope> {
+export async function recordEvent(
+  tx: Tx,
+  clock: Clock,
+  companyId: string,
+  type: EventType,
+  object: unknown,
+): Promise<EventEnvelope> {
   const envelope = buildEnvelope(type, object, clock.now());
   const body = stringifyJson(envelope);
   const createdAt = new Date(envelope.created_at);

@@ -12,7 +12,13 @@ export const generateSigningSecret = (): string => `whsec_${randomBytes(32).toSt
  *   (what Stripe's verifier does with the same scheme);
  * - `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<t>.<body>">`, keyed with the bytes after `whsec_`.
  */
-export function deliveryHeaders(input: { secret: string; eventId: string; eventType: string; body: string; timestamp: number }): Record<string, string> {
+export function deliveryHeaders(input: {
+  secret: string;
+  eventId: string;
+  eventType: string;
+  body: string;
+  timestamp: number;
+}): Record<string, string> {
   const { secret, eventId, eventType, body, timestamp } = input;
   const v1 = createHmac("sha256", secret).update(`${timestamp}.${body}`, "utf8").digest("hex");
   const standardKey = Buffer.from(secret.startsWith("whsec_") ? secret.slice("whsec_".length) : secret, "base64");

@@ -48,9 +48,10 @@ export async function insertEndpoint(db: CompanyScope, e: EndpointRow): Promise<
 }
 
 export async function findEndpoint(db: CompanyScope, id: string): Promise<EndpointRow | undefined> {
-  const { rows } = await db.query<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE company_id = $1 AND id = $2`, [
-    id,
-  ]);
+  const { rows } = await db.query<EndpointRow>(
+    `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
@@ -101,32 +102,40 @@ export async function insertDeliveriesForEvent(
 }
 
 export async function insertDelivery(db: CompanyScope, d: DeliveryRow): Promise<void> {
-  await db.query(`INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-    d.id,
-    d.endpoint_id,
-    d.event_id,
-    d.event_type,
-    d.payload,
-    d.test,
-    d.status,
-    d.attempts,
-    d.last_status_code,
-    d.last_error,
-    d.next_attempt_at,
-    d.delivered_at,
-    d.created_at,
-  ]);
+  await db.query(
+    `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    [
+      d.id,
+      d.endpoint_id,
+      d.event_id,
+      d.event_type,
+      d.payload,
+      d.test,
+      d.status,
+      d.attempts,
+      d.last_status_code,
+      d.last_error,
+      d.next_attempt_at,
+      d.delivered_at,
+      d.created_at,
+    ],
+  );
 }
 
 export async function findDelivery(db: CompanyScope, id: string): Promise<DeliveryRow | undefined> {
-  const { rows } = await db.query<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND id = $2`, [
-    id,
-  ]);
+  const { rows } = await db.query<DeliveryRow>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
 /** The most recent deliveries of an endpoint (50: docs/webhooks.md, "Delivery rules"). */
-export async function listRecentDeliveries(db: CompanyScope, endpointId: string, limit: number): Promise<DeliveryRow[]> {
+export async function listRecentDeliveries(
+  db: CompanyScope,
+  endpointId: string,
+  limit: number,
+): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
     `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = $1 AND endpoint_id = $2 ORDER BY seq DESC LIMIT $3`,
     [endpointId, limit],
@@ -155,7 +164,12 @@ export async function listFailingDeliveries(db: CompanyScope, limit: number): Pr
  * rows) and counts the attempt at once, leasing each row until `leaseUntil`: if the worker dies while
  * sending, the lease runs out and the delivery is claimed again (at-least-once: docs/webhooks.md, "Delivery rules").
  */
-export async function claimDueDeliveries(db: Queryable, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Queryable,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
   const { rows } = await db.query<ClaimedDelivery>(
     `WITH due AS (
        SELECT d.company_id, d.id
@@ -222,7 +236,16 @@ export async function recordAttempt(
     `UPDATE webhook_deliveries
         SET status = $4, last_status_code = $5, last_error = $6, next_attempt_at = $7, delivered_at = COALESCE($8, delivered_at)
       WHERE company_id = $1 AND id = $2 AND attempts = $3 AND (status = 'pending' OR $4 = 'succeeded')`,
-    [d.companyId, d.id, d.attempts, outcome.status, outcome.statusCode, outcome.error, outcome.nextAttemptAt, outcome.deliveredAt],
+    [
+      d.companyId,
+      d.id,
+      d.attempts,
+      outcome.status,
+      outcome.statusCode,
+      outcome.error,
+      outcome.nextAttemptAt,
+      outcome.deliveredAt,
+    ],
   );
   return result.rowCount === 1;
 }

@@ -9,7 +9,12 @@ const eventType = z.enum(EVENT_TYPES);
 export const createEndpointInput = z
   .object({
     url: z.string().min(1).max(2048).meta({ format: "uri" }).describe("HTTPS URL resolving to a public address"),
-    events: z.array(eventType).min(1).max(EVENT_TYPES.length).optional().describe("Event types to receive; all when left out"),
+    events: z
+      .array(eventType)
+      .min(1)
+      .max(EVENT_TYPES.length)
+      .optional()
+      .describe("Event types to receive; all when left out"),
     description: z.string().trim().max(500).optional(),
   })
   .strict();
@@ -25,48 +30,54 @@ export const updateEndpointInput = z
 
 export const testEventInput = z.object({ type: eventType }).strict();
 
-export const endpointSchema = z.object({
-  object: z.literal("webhook_endpoint"),
-  id: z.string(),
-  url: urlText(),
-  description: z.string().nullable(),
-  events: z.array(eventType),
-  status: z.enum(["enabled", "disabled"]),
-  created_at: instantText(),
-  secret: z.string().optional().describe("Only on create, rotate-secret and update"),
-}).meta({ id: "WebhookEndpoint" });
+export const endpointSchema = z
+  .object({
+    object: z.literal("webhook_endpoint"),
+    id: z.string(),
+    url: urlText(),
+    description: z.string().nullable(),
+    events: z.array(eventType),
+    status: z.enum(["enabled", "disabled"]),
+    created_at: instantText(),
+    secret: z.string().optional().describe("Only on create, rotate-secret and update"),
+  })
+  .meta({ id: "WebhookEndpoint" });
 export type Endpoint = z.infer<typeof endpointSchema>;
 
 export const deletedEndpointSchema = z
   .object({ object: z.literal("webhook_endpoint"), id: z.string(), deleted: z.literal(true) })
   .meta({ id: "DeletedWebhookEndpoint" });
 
-export const deliverySchema = z.object({
-  object: z.literal("webhook_delivery"),
-  id: z.string(),
-  endpoint_id: z.string(),
-  event_id: z.string(),
-  event_type: eventType,
-  status: z.enum(["pending", "succeeded", "failed"]),
-  attempts: z.number().int(),
-  last_status_code: z.number().int().nullable(),
-  last_error: z.string().nullable(),
-  next_attempt_at: instantText().nullable(),
-  delivered_at: instantText().nullable(),
-  created_at: instantText(),
-  test: z.boolean(),
-  payload: z.record(z.string(), z.unknown()).describe("The exact event body sent"),
-}).meta({ id: "WebhookDelivery" });
+export const deliverySchema = z
+  .object({
+    object: z.literal("webhook_delivery"),
+    id: z.string(),
+    endpoint_id: z.string(),
+    event_id: z.string(),
+    event_type: eventType,
+    status: z.enum(["pending", "succeeded", "failed"]),
+    attempts: z.number().int(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    next_attempt_at: instantText().nullable(),
+    delivered_at: instantText().nullable(),
+    created_at: instantText(),
+    test: z.boolean(),
+    payload: z.record(z.string(), z.unknown()).describe("The exact event body sent"),
+  })
+  .meta({ id: "WebhookDelivery" });
 export type Delivery = z.infer<typeof deliverySchema>;
 
-export const testResultSchema = z.object({
-  object: z.literal("webhook_test"),
-  id: z.string().describe("The delivery that carried the test event"),
-  event_id: z.string(),
-  status: z.enum(["succeeded", "failed"]),
-  status_code: z.number().int().nullable(),
-  error: z.string().nullable(),
-}).meta({ id: "WebhookTestResult" });
+export const testResultSchema = z
+  .object({
+    object: z.literal("webhook_test"),
+    id: z.string().describe("The delivery that carried the test event"),
+    event_id: z.string(),
+    status: z.enum(["succeeded", "failed"]),
+    status_code: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "WebhookTestResult" });
 
 /**
  * The body of a webhook delivery (docs/webhooks.md, "What arrives"; built by buildEnvelope in outbox.ts):

@@ -37,7 +37,9 @@ export function refusedAsLocal(error: ValidationError): boolean {
 
 /** A refused endpoint URL: `message` for the API's error, `reason` beside the field; a local one says how to allow it. */
 function invalidUrl(message: string, reason: string, local: boolean): ValidationError {
-  return new ValidationError(local ? `${message}. ${ALLOW_PRIVATE_HINT}` : message, "invalid_url", [{ path: "url", message: reason }]);
+  return new ValidationError(local ? `${message}. ${ALLOW_PRIVATE_HINT}` : message, "invalid_url", [
+    { path: "url", message: reason },
+  ]);
 }
 
 /** The deliveries list shows this many, newest first (docs/webhooks.md, "Delivery rules"). */
@@ -134,11 +136,17 @@ export function createWebhookService({
       try {
         addresses = await lookup(host, { all: true, verbatim: true });
       } catch {
-        throw new ValidationError(`url host ${host} does not resolve`, "invalid_url", [{ path: "url", message: "host does not resolve" }]);
+        throw new ValidationError(`url host ${host} does not resolve`, "invalid_url", [
+          { path: "url", message: "host does not resolve" },
+        ]);
       }
       const refused = addresses.find((a) => !isPublicAddress(a.address));
       if (addresses.length === 0 || refused) {
-        throw invalidUrl(`url host ${host} resolves to a non-public address`, "must resolve to public addresses only", addresses.length > 0);
+        throw invalidUrl(
+          `url host ${host} resolves to a non-public address`,
+          "must resolve to public addresses only",
+          addresses.length > 0,
+        );
       }
     }
     return verdict.url.toString();
@@ -151,7 +159,10 @@ export function createWebhookService({
   }
 
   /** One attempt: sign with the endpoint's current secret, POST, classify (docs/webhooks.md, "Delivery rules"). */
-  async function attempt(delivery: { event_id: string; event_type: string; payload: string }, endpoint: { url: string; secret: string }) {
+  async function attempt(
+    delivery: { event_id: string; event_type: string; payload: string },
+    endpoint: { url: string; secret: string },
+  ) {
     const headers = deliveryHeaders({
       secret: endpoint.secret,
       eventId: delivery.event_id,
@@ -166,7 +177,11 @@ export function createWebhookService({
   }
 
   /** A resend or test: one attempt now, recorded; no automatic retries after it. */
-  async function manualAttempt(companyId: string, deliveryId: string, endpoint: repo.EndpointRow): Promise<repo.DeliveryRow> {
+  async function manualAttempt(
+    companyId: string,
+    deliveryId: string,
+    endpoint: repo.EndpointRow,
+  ): Promise<repo.DeliveryRow> {
     const started = await repo.beginManualAttempt(forCompany(db, companyId), deliveryId);
     if (!started) throw new NotFoundError("webhook_delivery");
     const outcome = await attempt(started, endpoint);
@@ -185,7 +200,10 @@ export function createWebhookService({
   }
 
   return {
-    async create(actor: Actor, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<Endpoint> {
+    async create(
+      actor: Actor,
+      input: { url: string; events?: EventType[] | undefined; description?: string | undefined },
+    ): Promise<Endpoint> {
       requireScope(actor, "webhooks:write");
       const now = clock.now();
       const row: repo.EndpointRow = {
@@ -217,7 +235,12 @@ export function createWebhookService({
     async update(
       actor: Actor,
       id: string,
-      input: { url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined; enabled?: boolean | undefined },
+      input: {
+        url?: string | undefined;
+        events?: EventType[] | undefined;
+        description?: string | null | undefined;
+        enabled?: boolean | undefined;
+      },
     ): Promise<Endpoint> {
       requireScope(actor, "webhooks:write");
       const row = await endpointOf(actor, id);
@@ -247,7 +270,8 @@ export function createWebhookService({
 
     async remove(actor: Actor, id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
       requireScope(actor, "webhooks:write");
-      if (!isUuid(id) || !(await repo.deleteEndpoint(forCompany(db, actor.companyId), id))) throw new NotFoundError("webhook_endpoint");
+      if (!isUuid(id) || !(await repo.deleteEndpoint(forCompany(db, actor.companyId), id)))
+        throw new NotFoundError("webhook_endpoint");
       return { object: "webhook_endpoint", id, deleted: true };
     },
 
@@ -289,7 +313,9 @@ export function createWebhookService({
     async recentDeliveries(actor: Actor, endpointId: string): Promise<Delivery[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
       const endpoint = await endpointOf(actor, endpointId);
-      return (await repo.listRecentDeliveries(forCompany(db, actor.companyId), endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
+      return (await repo.listRecentDeliveries(forCompany(db, actor.companyId), endpoint.id, RECENT_DELIVERIES)).map(
+        presentDelivery,
+      );
     },
 
     /** One delivery with its payload (dashboard delivery page), even when older than the recent list shows. */
@@ -303,13 +329,17 @@ export function createWebhookService({
     /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
     async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
       requireScope(actor, "webhooks:read", "webhooks:write");
-      return (await repo.listFailingDeliveries(forCompany(db, actor.companyId), Math.min(Math.max(limit, 1), 100))).map(presentDelivery);
+      return (await repo.listFailingDeliveries(forCompany(db, actor.companyId), Math.min(Math.max(limit, 1), 100))).map(
+        presentDelivery,
+      );
     },
 
     /** Sends the same event again (same id and body), now, as one more attempt. */
     async resend(actor: Actor, deliveryId: string): Promise<Delivery> {
       requireScope(actor, "webhooks:write");
-      const delivery = isUuid(deliveryId) ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId) : undefined;
+      const delivery = isUuid(deliveryId)
+        ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId)
+        : undefined;
       if (!delivery) throw new NotFoundError("webhook_delivery");
       const endpoint = (await repo.findEndpoint(forCompany(db, actor.companyId), delivery.endpoint_id))!;
       if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
@@ -339,18 +369,18 @@ export function createWebhookService({
               if (!endpoint) continue;
               const outcome = await attempt(d, endpoint);
               const finishedAt = clock.now();
-              const retryAt = outcome.ok ? null : d.attempts >= attempts ? null : nextAttemptAt(d.attempts, settings.retryScheduleMs, finishedAt);
-              await repo.recordAttempt(
-                db,
-                key,
-                {
-                  status: outcome.ok ? "succeeded" : retryAt ? "pending" : "failed",
-                  statusCode: outcome.statusCode,
-                  error: outcome.error,
-                  nextAttemptAt: retryAt,
-                  deliveredAt: outcome.ok ? finishedAt : null,
-                },
-              );
+              const retryAt = outcome.ok
+                ? null
+                : d.attempts >= attempts
+                  ? null
+                  : nextAttemptAt(d.attempts, settings.retryScheduleMs, finishedAt);
+              await repo.recordAttempt(db, key, {
+                status: outcome.ok ? "succeeded" : retryAt ? "pending" : "failed",
+                statusCode: outcome.statusCode,
+                error: outcome.error,
+                nextAttemptAt: retryAt,
+                deliveredAt: outcome.ok ? finishedAt : null,
+              });
             }
           });
           await Promise.all(lanes);

@@ -40,7 +40,10 @@ const commands: Record<string, (services: Services, flags: Flags, positional: st
   "api-keys create": (s, f) =>
     s.access.createApiKey(required(f, "company"), {
       name: f.name,
-      scopes: f.scopes?.split(",").map((x) => x.trim()).filter(Boolean),
+      scopes: f.scopes
+        ?.split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
       expiresAt: f["expires-at"] ? new Date(f["expires-at"]) : undefined,
     }),
   "api-keys revoke": (s, _f, pos) => {
@@ -106,7 +109,10 @@ export async function runCli(argv: string[]): Promise<number> {
 async function runUsageSend(file: string | undefined, url: string | undefined): Promise<number> {
   if (!file) throw new UsageError("usage send needs a file (or - for stdin)");
   const apiKey = process.env.BILLING_API_KEY;
-  if (!apiKey) throw new UsageError("usage send needs the API key in BILLING_API_KEY (not on the command line, where other users' ps would show it)");
+  if (!apiKey)
+    throw new UsageError(
+      "usage send needs the API key in BILLING_API_KEY (not on the command line, where other users' ps would show it)",
+    );
   const baseUrl = url ?? process.env.BILLING_URL ?? `http://127.0.0.1:${process.env.PORT || 8080}`;
   try {
     const report = await sendUsage({ file, baseUrl, apiKey });
@@ -114,7 +120,9 @@ async function runUsageSend(file: string | undefined, url: string | undefined): 
     return report.rejected > 0 ? 1 : 0;
   } catch (error) {
     if (error instanceof ApiAnswerError) {
-      process.stderr.write(`${JSON.stringify({ status: error.status, code: error.code, error: error.message, sent_before: error.sentSoFar.sent })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ status: error.status, code: error.code, error: error.message, sent_before: error.sentSoFar.sent })}\n`,
+      );
       return 1;
     }
     if (error instanceof UsageFileError || (error as NodeJS.ErrnoException).code === "ENOENT") {
@@ -122,7 +130,9 @@ async function runUsageSend(file: string | undefined, url: string | undefined): 
       return 1;
     }
     if (error instanceof TypeError && /fetch failed/.test(error.message)) {
-      process.stderr.write(`cannot reach the service at ${baseUrl}: ${String((error as { cause?: unknown }).cause ?? error.message)}\n`);
+      process.stderr.write(
+        `cannot reach the service at ${baseUrl}: ${String((error as { cause?: unknown }).cause ?? error.message)}\n`,
+      );
       return 1;
     }
     throw error;

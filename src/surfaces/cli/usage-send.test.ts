@@ -23,6 +23,9 @@ describe("the events of a usage file", () => {
   });
 
   it("names the line that is not JSON", () => {
-    assert.throws(() => eventsOf('{"event_id":"a"}\n{oops}\n'), (error: unknown) => error instanceof UsageFileError && /line 2/.test(error.message));
+    assert.throws(
+      () => eventsOf('{"event_id":"a"}\n{oops}\n'),
+      (error: unknown) => error instanceof UsageFileError && /line 2/.test(error.message),
+    );
   });
 });

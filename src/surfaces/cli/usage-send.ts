@@ -20,7 +20,8 @@ export function eventsOf(text: string): unknown[] {
     try {
       const value = parseJsonExact(trimmed) as unknown;
       if (Array.isArray(value)) return value;
-      if (value && typeof value === "object" && Array.isArray((value as { events?: unknown }).events)) return (value as { events: unknown[] }).events;
+      if (value && typeof value === "object" && Array.isArray((value as { events?: unknown }).events))
+        return (value as { events: unknown[] }).events;
       if (value && typeof value === "object" && !trimmed.includes("\n")) return [value];
     } catch {
       // not one JSON value: JSON Lines, below
@@ -59,7 +60,8 @@ export async function sendUsage(options: { file: string; baseUrl: string; apiKey
     report.rejected += data.rejected;
     for (const event of data.events) {
       if (event.duplicate) report.duplicates += 1;
-      if (event.error) report.rejections.push({ event_id: event.event_id, code: event.error.code, message: event.error.message });
+      if (event.error)
+        report.rejections.push({ event_id: event.event_id, code: event.error.code, message: event.error.message });
     }
   }
   return report;

@@ -22,7 +22,13 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
   return undefined;
 }
 
-export function setCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number, sameSite: "Lax" | "Strict" = "Lax"): void {
+export function setCookie(
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+  sameSite: "Lax" | "Strict" = "Lax",
+): void {
   const cookie = `${name}=${value}; Path=/; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}; HttpOnly; Secure; SameSite=${sameSite}`;
   const existing = reply.getHeader("set-cookie");
   const list = existing === undefined ? [] : Array.isArray(existing) ? existing.map(String) : [String(existing)];

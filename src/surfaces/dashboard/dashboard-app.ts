@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { decodeUtf8, invalidEncodingError, percentEscapesAreUtf8, unstorableText } from "../../domain/kernel/storable-text.js";
+import {
+  decodeUtf8,
+  invalidEncodingError,
+  percentEscapesAreUtf8,
+  unstorableText,
+} from "../../domain/kernel/storable-text.js";
 import { toHttpError } from "../http/error-handler.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
@@ -48,7 +53,13 @@ export function notFoundPage(deps: Pick<DashboardDeps, "services">) {
     const content = html`<div class="alert error" role="alert"><p>There is no page at <code>${path}</code>. The link may be mistyped, or the page may have moved.</p></div>
 <p><a href="/">${session ? "Back to the overview" : "Go to the dashboard"}</a></p>`;
     void reply.header("content-security-policy", CSP);
-    return sendPage(reply, session ? page(pageContext(session, request.url), "Page not found", content) : authPage("Page not found", content), 404);
+    return sendPage(
+      reply,
+      session
+        ? page(pageContext(session, request.url), "Page not found", content)
+        : authPage("Page not found", content),
+      404,
+    );
   };
 }
 
@@ -82,7 +93,12 @@ export function dashboardRoutes(deps: DashboardDeps) {
         // Every key and every value, repeated fields included: a page may read any copy of a field.
         const problems = unstorableText([...form].flat());
         if (problems.length > 0) {
-          done(Object.assign(new Error("The form holds characters that cannot be stored (NUL or a broken character)"), { statusCode: 400 }), undefined);
+          done(
+            Object.assign(new Error("The form holds characters that cannot be stored (NUL or a broken character)"), {
+              statusCode: 400,
+            }),
+            undefined,
+          );
           return;
         }
         done(null, form);
@@ -98,7 +114,8 @@ export function dashboardRoutes(deps: DashboardDeps) {
     });
 
     app.addHook("onSend", async (_request, reply) => {
-      if (String(reply.getHeader("content-type") ?? "").startsWith("text/html")) void reply.header("content-security-policy", CSP);
+      if (String(reply.getHeader("content-type") ?? "").startsWith("text/html"))
+        void reply.header("content-security-policy", CSP);
     });
 
     // Signed in, or sent to the login page; every POST also proves it came from our own form.
@@ -121,7 +138,14 @@ export function dashboardRoutes(deps: DashboardDeps) {
         if (!verdict.allowed) {
           const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
           void reply.header("retry-after", String(seconds));
-          return sendPage(reply, authPage("Too many requests", html`<p class="alert error" role="alert">Too many requests from this session. Try again in ${seconds} s.</p>`), 429);
+          return sendPage(
+            reply,
+            authPage(
+              "Too many requests",
+              html`<p class="alert error" role="alert">Too many requests from this session. Try again in ${seconds} s.</p>`,
+            ),
+            429,
+          );
         }
       }
       request.dashboard = { session, token };
@@ -130,9 +154,15 @@ export function dashboardRoutes(deps: DashboardDeps) {
     app.setErrorHandler((error, request, reply) => {
       const { status, body, unexpected } = toHttpError(error);
       if (unexpected) request.log.error({ err: error }, "unhandled dashboard error");
-      const message = unexpected ? "Something went wrong on our side. Please try again." : status === 404 ? "This page or record does not exist." : body.error;
+      const message = unexpected
+        ? "Something went wrong on our side. Please try again."
+        : status === 404
+          ? "This page or record does not exist."
+          : body.error;
       const content = html`<div class="alert error" role="alert"><p>${message}</p></div><p><a href="/">Back to the overview</a></p>`;
-      const markup = request.dashboard ? page(viewerOf(request).ctx, status === 404 ? "Not found" : "Something went wrong", content) : authPage("Something went wrong", content);
+      const markup = request.dashboard
+        ? page(viewerOf(request).ctx, status === 404 ? "Not found" : "Something went wrong", content)
+        : authPage("Something went wrong", content);
       void sendPage(reply, markup, status);
     });
 

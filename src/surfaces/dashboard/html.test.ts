@@ -13,6 +13,9 @@ describe("html template", () => {
 
   it("keeps nested html and raw markup as they are, and renders lists and empty values", () => {
     const rows = ["a<b", "c"].map((text) => html`<li>${text}</li>`);
-    assert.equal(html`<ul>${rows}</ul>${null}${undefined}${false}${raw("<hr>")}${0}`.value, "<ul><li>a&lt;b</li><li>c</li></ul><hr>0");
+    assert.equal(
+      html`<ul>${rows}</ul>${null}${undefined}${false}${raw("<hr>")}${0}`.value,
+      "<ul><li>a&lt;b</li><li>c</li></ul><hr>0",
+    );
   });
 });

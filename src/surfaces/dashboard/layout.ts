@@ -27,7 +27,10 @@ const NAV = [
 const isCurrent = (href: string, path: string) =>
   href === "/"
     ? path === "/"
-    : path === href || path.startsWith(`${href}/`) || (href.startsWith("/settings") && path.startsWith("/settings")) || (href === "/contracts" && path.startsWith("/upload-contract"));
+    : path === href ||
+      path.startsWith(`${href}/`) ||
+      (href.startsWith("/settings") && path.startsWith("/settings")) ||
+      (href === "/contracts" && path.startsWith("/upload-contract"));
 
 function head(title: string): SafeHtml {
   return html`<!doctype html>
@@ -42,7 +45,12 @@ function head(title: string): SafeHtml {
 }
 
 /** A signed-in page: header, navigation, a live region for announcements, and the content. */
-export function page(ctx: PageContext, title: string, content: HtmlValue, options: { flash?: Flash | undefined } = {}): string {
+export function page(
+  ctx: PageContext,
+  title: string,
+  content: HtmlValue,
+  options: { flash?: Flash | undefined } = {},
+): string {
   return html`${head(title)}
 <body>
 <a class="skip-link" href="#content">Skip to content</a>
@@ -102,7 +110,9 @@ export function doneFlash(table: Record<string, Flash>, key: unknown): Flash | u
 
 /** What a form shows under a field when it was refused: the message, tied to the field for screen readers. */
 export function fieldError(id: string, message: string | undefined): SafeHtml {
-  return message === undefined ? html`` : html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message}</p>`;
+  return message === undefined
+    ? html``
+    : html`<p class="field-error" id="${id}-error"><span class="visually-hidden">Error: </span>${message}</p>`;
 }
 
 /** The attributes that mark a refused field and point at its message. */
@@ -133,10 +143,12 @@ export function inputField(spec: InputSpec): SafeHtml {
 }
 
 /** The hidden CSRF field every state-changing form carries. */
-export const csrfField = (ctx: { csrfToken: string }) => html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}">`;
+export const csrfField = (ctx: { csrfToken: string }) =>
+  html`<input type="hidden" name="_csrf" value="${ctx.csrfToken}">`;
 
 /** An empty state: says what is missing and what to do about it. */
-export const emptyState = (message: string, action?: HtmlValue) => html`<div class="empty"><p>${message}</p>${action ?? ""}</div>`;
+export const emptyState = (message: string, action?: HtmlValue) =>
+  html`<div class="empty"><p>${message}</p>${action ?? ""}</div>`;
 
 export interface Column<T> {
   header: string;
@@ -156,9 +168,19 @@ export function dataTable<T>(caption: string, columns: Column<T>[], rows: readon
 }
 
 /** "Next page" for cursor pagination: keeps the filters, adds starting_after. */
-export function pager(basePath: string, query: Record<string, string | undefined>, hasMore: boolean, lastId: string | undefined): SafeHtml {
-  const first = query.starting_after ? html`<a href="${link(basePath, { ...query, starting_after: undefined })}">First page</a>` : html`<span></span>`;
-  const next = hasMore && lastId ? html`<a href="${link(basePath, { ...query, starting_after: lastId })}" rel="next">Next page</a>` : "";
+export function pager(
+  basePath: string,
+  query: Record<string, string | undefined>,
+  hasMore: boolean,
+  lastId: string | undefined,
+): SafeHtml {
+  const first = query.starting_after
+    ? html`<a href="${link(basePath, { ...query, starting_after: undefined })}">First page</a>`
+    : html`<span></span>`;
+  const next =
+    hasMore && lastId
+      ? html`<a href="${link(basePath, { ...query, starting_after: lastId })}" rel="next">Next page</a>`
+      : "";
   return html`<nav class="pager" aria-label="Pages">${first}${next}</nav>`;
 }
 
@@ -176,7 +198,10 @@ export const contractPath = (id: string) => `/contracts/${encodeURIComponent(id)
  * A list page's filters as typed (blank ones dropped), kept as text so a value the service refuses is shown
  * back as it was. Only the named filters: the rest of the query string is not the page's business.
  */
-export function rawFilters<Name extends string>(query: Record<string, unknown>, names: readonly Name[]): Partial<Record<Name, string>> {
+export function rawFilters<Name extends string>(
+  query: Record<string, unknown>,
+  names: readonly Name[],
+): Partial<Record<Name, string>> {
   const raw: Partial<Record<Name, string>> = {};
   for (const name of names) {
     const value = query[name];

@@ -23,18 +23,34 @@ describe("plain words for a form's errors", () => {
     ["is for flat rules; a percentage rule has a rate", "Give a price per unit or a rate, not both."],
     ["is for percentage rules; a flat rule has an amount", "Give a price per unit or a rate, not both."],
     ['Invalid option: expected one of "usage"|"minimum"', "Choose one of usage, minimum."],
-    ["amount must be a decimal number such as 12.5 (a JSON number or a string)", "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas)."],
-    ["must be a decimal number such as 12.5 (a JSON number or a string)", "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas)."],
+    [
+      "amount must be a decimal number such as 12.5 (a JSON number or a string)",
+      "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",
+    ],
+    [
+      "must be a decimal number such as 12.5 (a JSON number or a string)",
+      "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",
+    ],
     ["amount must not be negative", "Enter zero or more: a price cannot be negative."],
     ["has more than 12 decimal places", "Too many decimals: at most 12 after the point."],
-    ["amount has too many digits: at most 15 before the decimal point and 12 after it", "Too large: at most 15 digits before the decimal point."],
-    ["must be less than 10^15 (at most 15 digits before the decimal point)", "Too large: at most 15 digits before the decimal point."],
+    [
+      "amount has too many digits: at most 15 before the decimal point and 12 after it",
+      "Too large: at most 15 digits before the decimal point.",
+    ],
+    [
+      "must be less than 10^15 (at most 15 digits before the decimal point)",
+      "Too large: at most 15 digits before the decimal point.",
+    ],
     ["must be on or before to", "'From' must be on or before 'To'."],
   ];
-  for (const [message, words] of cases) it(`"${message}" reads "${words}"`, () => assert.equal(plainWords(message), words));
+  for (const [message, words] of cases)
+    it(`"${message}" reads "${words}"`, () => assert.equal(plainWords(message), words));
 
   it("names a field by its label, capitalizes and ends a sentence it does not know", () => {
-    assert.equal(plainWords("must be on or after start_date", { start_date: "the start date" }), "Must be on or after the start date.");
+    assert.equal(
+      plainWords("must be on or after start_date", { start_date: "the start date" }),
+      "Must be on or after the start date.",
+    );
     assert.equal(plainWords("Choose the rule to change."), "Choose the rule to change.");
   });
 });
@@ -46,15 +62,27 @@ describe("a refused form", () => {
       { path: "currency", message: "is not a currency the service bills in" },
       { path: "rules", message: "Too big: expected array to have <=100 items" },
     ]);
-    const failure = formFailure(error, (path) => (path === "rules.0.amount" ? "usage_amount_0" : path === "currency" ? "currency" : undefined));
+    const failure = formFailure(error, (path) =>
+      path === "rules.0.amount" ? "usage_amount_0" : path === "currency" ? "currency" : undefined,
+    );
     assert.equal(failure.status, 400);
-    assert.deepEqual(failure.fields, { usage_amount_0: "Enter a price per unit (or a rate, for a percentage price).", currency: "Is not a currency the service bills in." });
-    assert.equal(failure.flash.message, "2 fields need your attention: see the message beside each. Also: rules: Too big: expected array to have <=100 items.");
+    assert.deepEqual(failure.fields, {
+      usage_amount_0: "Enter a price per unit (or a rate, for a percentage price).",
+      currency: "Is not a currency the service bills in.",
+    });
+    assert.equal(
+      failure.flash.message,
+      "2 fields need your attention: see the message beside each. Also: rules: Too big: expected array to have <=100 items.",
+    );
   });
 
   it("keeps the service's sentence when no field is placed", () => {
     const failure = formFailure(new ConflictError("A contract with id 'x' already exists", "contract_exists"));
-    assert.deepEqual(failure, { status: 409, flash: { kind: "error", message: "A contract with id 'x' already exists" }, fields: {} });
+    assert.deepEqual(failure, {
+      status: 409,
+      flash: { kind: "error", message: "A contract with id 'x' already exists" },
+      fields: {},
+    });
   });
 
   it("lets an error that is not the domain's through (a 500 is a bug, not a form error)", () => {

@@ -51,7 +51,12 @@ export function viewerOf(request: FastifyRequest): Viewer {
 
 /** What a signed-in page shows of its viewer, for the page at `url`. */
 export function pageContext(session: DashboardSession, url: string): PageContext {
-  return { companyName: session.companyName, email: session.user.email, csrfToken: session.csrfToken, path: url.split("?")[0] ?? "/" };
+  return {
+    companyName: session.companyName,
+    email: session.user.email,
+    csrfToken: session.csrfToken,
+    path: url.split("?")[0] ?? "/",
+  };
 }
 
 export function formOf(request: FastifyRequest): FormBody {
@@ -109,10 +114,17 @@ export function formFailure(
     else fields[name] ??= plainWords(detail.message, labels);
   }
   if (Object.keys(fields).length > 0) {
-    return placedFailure(status, fields, unplaced.map((d) => `${labels[d.path] ?? d.path}: ${plainWords(d.message, labels)}`));
+    return placedFailure(
+      status,
+      fields,
+      unplaced.map((d) => `${labels[d.path] ?? d.path}: ${plainWords(d.message, labels)}`),
+    );
   }
   const detail = unplaced[0];
-  const message = detail && !body.error.includes(detail.message) ? `${body.error} (${detail.path}: ${plainWords(detail.message, labels)})` : body.error;
+  const message =
+    detail && !body.error.includes(detail.message)
+      ? `${body.error} (${detail.path}: ${plainWords(detail.message, labels)})`
+      : body.error;
   return { status, flash: { kind: "error", message }, fields };
 }
 
@@ -150,11 +162,20 @@ const PLAIN_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> =
   [/^is required on a usage rule$/, "Enter the metric: the name usage events send."],
   [/^is for flat rules; a percentage rule has a rate$/, "Give a price per unit or a rate, not both."],
   [/^is for percentage rules; a flat rule has an amount$/, "Give a price per unit or a rate, not both."],
-  [/^Invalid option: expected one of (.*)$/, (options) => `Choose one of ${options.replaceAll('"', "").replaceAll("|", ", ")}.`],
-  [/^(\w+ )?must be a decimal number such as 12\.5.*$/, "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas)."],
+  [
+    /^Invalid option: expected one of (.*)$/,
+    (options) => `Choose one of ${options.replaceAll('"', "").replaceAll("|", ", ")}.`,
+  ],
+  [
+    /^(\w+ )?must be a decimal number such as 12\.5.*$/,
+    "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",
+  ],
   [/^(\w+ )?must not be negative$/, "Enter zero or more: a price cannot be negative."],
   [/^(?:\w+ )?has more than (\d+) decimal places$/, (n) => `Too many decimals: at most ${n} after the point.`],
-  [/^(\w+ )?(has too many digits|must be less than 10\^15).*$/, "Too large: at most 15 digits before the decimal point."],
+  [
+    /^(\w+ )?(has too many digits|must be less than 10\^15).*$/,
+    "Too large: at most 15 digits before the decimal point.",
+  ],
   [new RegExp(`^${DATES_OUT_OF_ORDER}$`), "'From' must be on or before 'To'."],
 ];
 
@@ -174,7 +195,14 @@ export function plainWords(message: string, labels: Record<string, string> = {})
  * Form values through the API's own request schema (the same zod object the HTTP route validates with), so
  * a form accepts exactly what the API accepts. A refusal is a ValidationError naming the field.
  */
-export function parseWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown): T {
+export function parseWith<T>(
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  value: unknown,
+): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const details = result.error.issues.map((issue) => ({
@@ -183,5 +211,9 @@ export function parseWith<T>(schema: { safeParse(value: unknown): { success: tru
     message: /received undefined/.test(issue.message) ? "is required" : issue.message,
   }));
   const first = details[0];
-  throw new ValidationError(first ? `${first.path ? `${first.path}: ` : ""}${first.message}` : "Invalid input", "invalid_request", details);
+  throw new ValidationError(
+    first ? `${first.path ? `${first.path}: ` : ""}${first.message}` : "Invalid input",
+    "invalid_request",
+    details,
+  );
 }

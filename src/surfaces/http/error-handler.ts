@@ -30,13 +30,29 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
     code: "unsupported_media_type",
     message: "Send the body as application/json",
   },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: "invalid_request", message: "Content-Length does not match the body" },
-  FST_ERR_CTP_INVALID_TYPE: { status: 415, code: "unsupported_media_type", message: "Send the body as application/json" },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    status: 400,
+    code: "invalid_request",
+    message: "Content-Length does not match the body",
+  },
+  FST_ERR_CTP_INVALID_TYPE: {
+    status: 415,
+    code: "unsupported_media_type",
+    message: "Send the body as application/json",
+  },
   // A body sent without a Content-Type says nothing of what it is: as a body of a type we do not take.
-  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: { status: 415, code: "unsupported_media_type", message: "The body has no Content-Type: send it as application/json" },
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: {
+    status: 415,
+    code: "unsupported_media_type",
+    message: "The body has no Content-Type: send it as application/json",
+  },
   // These two reach this handler only because http-app.ts routes Fastify's `frameworkErrors` here.
   FST_ERR_BAD_URL: { status: 400, code: "invalid_request", message: "The URL is not valid" },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: "uri_too_long", message: "A segment of the path is longer than 2048 characters" },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    status: 414,
+    code: "uri_too_long",
+    message: "A segment of the path is longer than 2048 characters",
+  },
 };
 
 /**
@@ -67,7 +83,9 @@ export function toHttpError(error: unknown): { status: number; body: HttpErrorBo
   if (hasZodFastifySchemaValidationErrors(error)) {
     const details = error.validation.map((issue) => {
       const where = issue.instancePath.replace(/^\//, "").replaceAll("/", ".");
-      const field = [error.validationContext === "body" ? "" : error.validationContext, where].filter(Boolean).join(".");
+      const field = [error.validationContext === "body" ? "" : error.validationContext, where]
+        .filter(Boolean)
+        .join(".");
       const keys = (issue.params as { keys?: unknown }).keys;
       const message =
         issue.keyword === "unrecognized_keys" && Array.isArray(keys)
@@ -76,8 +94,16 @@ export function toHttpError(error: unknown): { status: number; body: HttpErrorBo
       return { path: field, message: message ?? "is invalid" };
     });
     const first = details[0];
-    const sentence = first ? (first.path && !first.message.startsWith("Unknown field") ? `${first.path}: ${first.message}` : first.message) : "Invalid request";
-    return { status: 400, body: { error: `Invalid request. ${sentence}`, code: "invalid_request", details }, unexpected: false };
+    const sentence = first
+      ? first.path && !first.message.startsWith("Unknown field")
+        ? `${first.path}: ${first.message}`
+        : first.message
+      : "Invalid request";
+    return {
+      status: 400,
+      body: { error: `Invalid request. ${sentence}`, code: "invalid_request", details },
+      unexpected: false,
+    };
   }
   const fastifyError = error as FastifyError;
   const known = fastifyError?.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;

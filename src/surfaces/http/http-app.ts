@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from "fastify";
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
@@ -78,7 +84,8 @@ function mcpRoutes(load: () => Promise<ExpressApp>) {
             reply.raw.setHeader("content-type", "application/json");
             reply.raw.end(JSON.stringify(body));
           };
-          const run = (expressApp: ExpressApp) => expressApp(request.raw, reply.raw, () => send(404, { error: "Not found", code: "not_found" }));
+          const run = (expressApp: ExpressApp) =>
+            expressApp(request.raw, reply.raw, () => send(404, { error: "Not found", code: "not_found" }));
           if (loaded) {
             run(loaded);
           } else {
@@ -108,7 +115,7 @@ function pinMethods(target: object): void {
   for (const name of Object.getOwnPropertyNames(proto)) {
     if (name === "constructor") continue;
     const descriptor = Object.getOwnPropertyDescriptor(proto, name);
-    if (descriptor && typeof descriptor.value === "function" && !Object.prototype.hasOwnProperty.call(target, name)) {
+    if (descriptor && typeof descriptor.value === "function" && !Object.hasOwn(target, name)) {
       Object.defineProperty(target, name, { value: descriptor.value, writable: true, configurable: true });
     }
   }
@@ -118,10 +125,22 @@ function pinMethods(target: object): void {
 // over node's 16 KiB, bytes that are not HTTP), answered in the API's `{ error, code }` shape, then the
 // connection is closed.
 const CLIENT_ERRORS: Record<string, { status: string; error: string; code: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: "408 Request Timeout", error: "The request was not received in time", code: "request_timeout" },
-  HPE_HEADER_OVERFLOW: { status: "431 Request Header Fields Too Large", error: "The request headers are too large", code: "headers_too_large" },
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    status: "408 Request Timeout",
+    error: "The request was not received in time",
+    code: "request_timeout",
+  },
+  HPE_HEADER_OVERFLOW: {
+    status: "431 Request Header Fields Too Large",
+    error: "The request headers are too large",
+    code: "headers_too_large",
+  },
   URI_TOO_LONG: { status: "414 URI Too Long", error: "The URL is too long", code: "uri_too_long" },
-  METHOD_NOT_ALLOWED: { status: "405 Method Not Allowed", error: "This method is not allowed on this path", code: "method_not_allowed" },
+  METHOD_NOT_ALLOWED: {
+    status: "405 Method Not Allowed",
+    error: "This method is not allowed on this path",
+    code: "method_not_allowed",
+  },
   NOT_FOUND: { status: "404 Not Found", error: "Not found", code: "not_found" },
 };
 
@@ -144,7 +163,8 @@ function answerClientError(methodsOf: (path: string) => string[]) {
     let known = CLIENT_ERRORS[error.code ?? ""];
     let allow: string[] = [];
     const { line, ended } = requestLineOf(error);
-    if (error.code === "HPE_HEADER_OVERFLOW" && (!ended || (line?.length ?? 0) > MAX_REQUEST_LINE)) known = CLIENT_ERRORS.URI_TOO_LONG;
+    if (error.code === "HPE_HEADER_OVERFLOW" && (!ended || (line?.length ?? 0) > MAX_REQUEST_LINE))
+      known = CLIENT_ERRORS.URI_TOO_LONG;
     if (error.code === "HPE_INVALID_METHOD" && line) {
       // A method node's parser does not know (QUERY, say): 405 on a path we serve, 404 elsewhere, as for
       // any method we do not route.
@@ -174,7 +194,9 @@ function routeMethods(app: FastifyInstance): (path: string) => string[] {
     const source = route.url
       .replace(/\/+$/, "")
       .split("/")
-      .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+      .map((segment) =>
+        segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
+      )
       .join("/");
     routes.push({ pattern: new RegExp(`^${source}/?$`), methods: [route.method].flat().map(String) });
   });
@@ -187,7 +209,17 @@ function routeMethods(app: FastifyInstance): (path: string) => string[] {
 
 // The first path segments of the API, the agent surface and the service endpoints: an unknown URL under them
 // answers the JSON 404 even to a browser, since a client of theirs reads `{ error, code }`.
-const API_SEGMENTS = new Set(["v1", "admin", "oauth", ".well-known", "healthz", "readyz", "metrics", "docs", ...MCP_PATHS.map((path) => path.split("/")[1]!)]);
+const API_SEGMENTS = new Set([
+  "v1",
+  "admin",
+  "oauth",
+  ".well-known",
+  "healthz",
+  "readyz",
+  "metrics",
+  "docs",
+  ...MCP_PATHS.map((path) => path.split("/")[1]!),
+]);
 
 /** Whether an unknown URL is a browser's among the dashboard's pages (it asks for HTML, outside the API's paths). */
 function wantsDashboardPage(request: FastifyRequest): boolean {
@@ -240,7 +272,13 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   const notRouted = (request: FastifyRequest, reply: FastifyReply) => {
     const allow = methodsOf((request.url.split("?")[0] ?? "/").replace(/\/+$/, ""));
     if (allow.length > 0 && !allow.includes(request.method)) {
-      return reply.code(405).header("allow", allow.join(", ")).send({ error: `${request.method} is not allowed here; this path takes ${allow.join(", ")}`, code: "method_not_allowed" });
+      return reply
+        .code(405)
+        .header("allow", allow.join(", "))
+        .send({
+          error: `${request.method} is not allowed here; this path takes ${allow.join(", ")}`,
+          code: "method_not_allowed",
+        });
     }
     if (wantsDashboardPage(request)) return dashboardNotFound(request, reply);
     return reply.code(404).send({ error: "Not found", code: "not_found" });
@@ -269,7 +307,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     done(null, value);
   });
   app.addHook("onRequest", async (request) => {
-    if (/%00/.test(request.url)) throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");
+    if (/%00/.test(request.url))
+      throw new ValidationError("The URL must not contain NUL characters (%00)", "invalid_request");
     // A path or query whose escapes are not UTF-8 (`%FF`, `%C0%AF`) would reach the routes as U+FFFD.
     if (!percentEscapesAreUtf8(request.url)) throw invalidEncodingError("The URL");
   });
@@ -318,9 +357,16 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   if (mcpAvailable(deps.publicUrl)) {
     // Imported on first use: the MCP SDK and express cost ~17 MB of memory once loaded (docs/performance.md, peak RSS).
     const { services, publicUrl, logger, authFailures } = deps;
-    await app.register(mcpRoutes(async () => (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger, authFailures, rateLimiter })));
+    await app.register(
+      mcpRoutes(async () =>
+        (await import("../mcp/mcp-app.js")).createMcpApp({ services, publicUrl, logger, authFailures, rateLimiter }),
+      ),
+    );
   } else {
-    deps.logger.warn({ public_url: deps.publicUrl }, "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or a loopback address: localhost, 127.0.0.1, [::1])");
+    deps.logger.warn(
+      { public_url: deps.publicUrl },
+      "MCP and OAuth are off: BILLING_PUBLIC_URL must be https (or a loopback address: localhost, 127.0.0.1, [::1])",
+    );
   }
   await app.register(agreementRoutes(deps.services));
   // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).

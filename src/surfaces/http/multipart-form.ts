@@ -47,8 +47,17 @@ export function acceptMultipart(app: FastifyInstance): void {
 }
 
 export function readMultipartForm(request: FastifyRequest, limits: MultipartLimits): Promise<MultipartForm> {
-  if (!String(request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/form-data")) {
-    return Promise.reject(new UnsupportedContentError(`Send the form as multipart/form-data, with the file in the part \`${limits.fileField}\``, "unsupported_media_type"));
+  if (
+    !String(request.headers["content-type"] ?? "")
+      .toLowerCase()
+      .startsWith("multipart/form-data")
+  ) {
+    return Promise.reject(
+      new UnsupportedContentError(
+        `Send the form as multipart/form-data, with the file in the part \`${limits.fileField}\``,
+        "unsupported_media_type",
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     let busboy: BusboyInstance;
@@ -69,7 +78,9 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         },
       });
     } catch (error) {
-      reject(new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"));
+      reject(
+        new ValidationError(`The multipart body cannot be read: ${(error as Error).message}`, "invalid_multipart"),
+      );
       return;
     }
     const fields = new URLSearchParams();
@@ -97,7 +108,12 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
       void Promise.all(partsDone).then(() => {
         if (failure) return reject(failure);
         if (misplacedFile !== undefined) {
-          return reject(new ValidationError(`Unexpected file in the part \`${misplacedFile}\`: send the file as \`${limits.fileField}\``, "unexpected_file"));
+          return reject(
+            new ValidationError(
+              `Unexpected file in the part \`${misplacedFile}\`: send the file as \`${limits.fileField}\``,
+              "unexpected_file",
+            ),
+          );
         }
         const refusal = unstorableTextError([...fields].flat());
         if (refusal) return reject(refusal);
@@ -107,7 +123,12 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
     // The bytes of a part, up to `max` (past it, `onLimit` and nothing more is kept), handed to `onEnd` as the
     // part ends: at once, so that a field is in `fields` before the next part starts (a form's CSRF token is
     // checked as its file begins).
-    const readPart = (stream: NodeJS.ReadableStream, max: number, onLimit: () => void, onEnd: (bytes: Buffer) => void) =>
+    const readPart = (
+      stream: NodeJS.ReadableStream,
+      max: number,
+      onLimit: () => void,
+      onEnd: (bytes: Buffer) => void,
+    ) =>
       new Promise<void>((done) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -124,62 +145,80 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
         stream.on("error", () => done());
       });
 
-    busboy.on("file", (name: string, stream: NodeJS.ReadableStream, filename: string | undefined, _encoding: string, mimeType: string) => {
-      // A named text part stays text even when sent as a file; any other part with a file name is a file.
-      const isFile = !(limits.textParts ?? []).includes(name) && (filename !== undefined || mimeType === "application/octet-stream");
-      if (failure) {
-        stream.resume();
-        return;
-      }
-      if (!isFile) {
-        if (++textFields > limits.maxFields) {
+    busboy.on(
+      "file",
+      (
+        name: string,
+        stream: NodeJS.ReadableStream,
+        filename: string | undefined,
+        _encoding: string,
+        mimeType: string,
+      ) => {
+        // A named text part stays text even when sent as a file; any other part with a file name is a file.
+        const isFile =
+          !(limits.textParts ?? []).includes(name) &&
+          (filename !== undefined || mimeType === "application/octet-stream");
+        if (failure) {
           stream.resume();
-          return refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields"));
+          return;
         }
-        const tooLarge = () => fail(new TooLargeError(`The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`, "field_too_large"));
+        if (!isFile) {
+          if (++textFields > limits.maxFields) {
+            stream.resume();
+            return refuse(new TooLargeError(`The form has more than ${limits.maxFields} fields`, "too_many_fields"));
+          }
+          const tooLarge = () =>
+            fail(
+              new TooLargeError(
+                `The field \`${name}\` is longer than ${limits.maxFieldBytes} bytes`,
+                "field_too_large",
+              ),
+            );
+          partsDone.push(
+            readPart(stream, limits.maxFieldBytes, tooLarge, (bytes) => {
+              try {
+                fields.append(name, decodeUtf8(bytes, `The field \`${name}\``));
+              } catch (error) {
+                fail(error as DomainError);
+              }
+            }),
+          );
+          return;
+        }
+        // Every file part counts, whatever its name: a second one is too_many_files in any order of the parts.
+        if (++files > 1) {
+          stream.resume();
+          return refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files"));
+        }
+        if (name !== limits.fileField) {
+          misplacedFile = name;
+          stream.resume();
+          return;
+        }
+        // The fields before the file are complete once their parts have ended (a part's end is told after the
+        // next part starts): the file waits for them, unread, then the form's check runs before it is read.
+        const fieldsRead = Promise.all(partsDone);
         partsDone.push(
-          readPart(stream, limits.maxFieldBytes, tooLarge, (bytes) => {
+          fieldsRead.then(() => {
             try {
-              fields.append(name, decodeUtf8(bytes, `The field \`${name}\``));
+              limits.beforeFile?.(fields);
             } catch (error) {
-              fail(error as DomainError);
+              if (!(error instanceof DomainError)) throw error;
+              fail(error);
             }
+            if (failure) {
+              stream.resume();
+              return;
+            }
+            const tooLarge = () =>
+              fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
+            return readPart(stream, limits.maxFileBytes, tooLarge, (bytes) => {
+              file = { filename: filename ?? "", bytes };
+            });
           }),
         );
-        return;
-      }
-      // Every file part counts, whatever its name: a second one is too_many_files in any order of the parts.
-      if (++files > 1) {
-        stream.resume();
-        return refuse(new TooLargeError(`Send one file, in the part \`${limits.fileField}\``, "too_many_files"));
-      }
-      if (name !== limits.fileField) {
-        misplacedFile = name;
-        stream.resume();
-        return;
-      }
-      // The fields before the file are complete once their parts have ended (a part's end is told after the
-      // next part starts): the file waits for them, unread, then the form's check runs before it is read.
-      const fieldsRead = Promise.all(partsDone);
-      partsDone.push(
-        fieldsRead.then(() => {
-          try {
-            limits.beforeFile?.(fields);
-          } catch (error) {
-            if (!(error instanceof DomainError)) throw error;
-            fail(error);
-          }
-          if (failure) {
-            stream.resume();
-            return;
-          }
-          const tooLarge = () => fail(new TooLargeError(`The file is larger than ${limits.maxFileWords}`, "file_too_large"));
-          return readPart(stream, limits.maxFileBytes, tooLarge, (bytes) => {
-            file = { filename: filename ?? "", bytes };
-          });
-        }),
-      );
-    });
+      },
+    );
     // A count over its limit refuses the form at once. busboy skips the parts past a limit, and never finishes a
     // skipped part larger than its buffer (@fastify/busboy 3.2.6): waiting for its `finish` left the request
     // unanswered (a second PDF, say) until the request timeout.
@@ -187,10 +226,19 @@ export function readMultipartForm(request: FastifyRequest, limits: MultipartLimi
       fail(error);
       finish();
     };
-    busboy.on("filesLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
-    busboy.on("partsLimit", () => refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")));
+    busboy.on("filesLimit", () =>
+      refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")),
+    );
+    busboy.on("partsLimit", () =>
+      refuse(new TooLargeError(`The form has more than ${limits.maxFields + 1} parts`, "too_many_fields")),
+    );
     busboy.on("error", (error: unknown) => {
-      fail(new ValidationError(`The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`, "invalid_multipart"));
+      fail(
+        new ValidationError(
+          `The multipart body is malformed: ${(error as Error)?.message ?? "unreadable"}`,
+          "invalid_multipart",
+        ),
+      );
       finish();
     });
     busboy.on("finish", finish);

@@ -15,7 +15,10 @@ const TAGS = [
   { name: "Contracts", description: "Contracts and their agreements. Emits `contract.created`." },
   { name: "Pricing", description: "A contract's pricing program: versioned rules that price its usage and fees." },
   { name: "Usage", description: "Usage events: rated as they arrive, onto the month's draft invoice." },
-  { name: "Invoices", description: "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement." },
+  {
+    name: "Invoices",
+    description: "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement.",
+  },
   { name: "Webhook endpoints", description: "Where the service sends its signed events (see `webhooks`)." },
   { name: "Webhooks", description: "What the service POSTs to your endpoints, signed with the endpoint's secret." },
 ];
@@ -38,7 +41,12 @@ export function openapiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
       components: {
         securitySchemes: {
           bearerAuth: { type: "http", scheme: "bearer", description: "API key as a bearer token" },
-          apiKeyHeader: { type: "apiKey", in: "header", name: "X-Api-Key", description: "API key in a header of its own" },
+          apiKeyHeader: {
+            type: "apiKey",
+            in: "header",
+            name: "X-Api-Key",
+            description: "API key in a header of its own",
+          },
         },
       },
       security: [{ bearerAuth: [] }, { apiKeyHeader: [] }],
@@ -81,19 +89,35 @@ const schemaRef = (schema: z.ZodType) => ({ $ref: `#/components/schemas/${z.glob
 const DELIVERY_HEADERS = [
   {
     name: "Service-Signature",
-    description: "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">`, keyed with the endpoint's secret as text (Stripe's scheme)",
+    description:
+      "`t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\">`, keyed with the endpoint's secret as text (Stripe's scheme)",
     pattern: "^t=\\d+,v1=[0-9a-f]{64}$",
   },
-  { name: "Service-Event-Id", description: "The event's id, as `id` in the body: the idempotency key", pattern: "^evt_[0-9a-f]{32}$" },
+  {
+    name: "Service-Event-Id",
+    description: "The event's id, as `id` in the body: the idempotency key",
+    pattern: "^evt_[0-9a-f]{32}$",
+  },
   { name: "Service-Event-Type", description: "The event's type, as `type` in the body" },
   { name: "Webhook-Id", description: "Standard Webhooks: the event's id" },
-  { name: "Webhook-Timestamp", description: "Standard Webhooks: the time of signing, in Unix seconds", pattern: "^\\d+$" },
+  {
+    name: "Webhook-Timestamp",
+    description: "Standard Webhooks: the time of signing, in Unix seconds",
+    pattern: "^\\d+$",
+  },
   {
     name: "Webhook-Signature",
-    description: "Standard Webhooks: `v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<raw body>\">`, keyed with the base64-decoded bytes after `whsec_`",
+    description:
+      'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_`',
     pattern: "^v1,[A-Za-z0-9+/]+=*$",
   },
-].map(({ name, description, pattern }) => ({ name, in: "header", required: true, description, schema: { type: "string", ...(pattern ? { pattern } : {}) } }));
+].map(({ name, description, pattern }) => ({
+  name,
+  in: "header",
+  required: true,
+  description,
+  schema: { type: "string", ...(pattern ? { pattern } : {}) },
+}));
 
 const webhook = (operationId: string, summary: string, schema: z.ZodType) => ({
   post: {
@@ -107,7 +131,10 @@ const webhook = (operationId: string, summary: string, schema: z.ZodType) => ({
     requestBody: { required: true, content: { "application/json": { schema: schemaRef(schema) } } },
     responses: {
       "2XX": { description: "Received: answer any 2xx within 10 seconds; the body is ignored" },
-      "4XX": { description: "Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed" },
+      "4XX": {
+        description:
+          "Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed",
+      },
       "5XX": { description: "Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection)" },
     },
   },
@@ -129,10 +156,14 @@ function withoutUnusedSchemas<T extends object>(document: T): T {
   const schemas = doc.components?.schemas ?? {};
   const used = new Set<string>();
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
     if (node === null || typeof node !== "object") return;
     for (const [key, value] of Object.entries(node)) {
-      const name = key === "$ref" && typeof value === "string" ? /^#\/components\/schemas\/(.+)$/.exec(value)?.[1] : undefined;
+      const name =
+        key === "$ref" && typeof value === "string" ? /^#\/components\/schemas\/(.+)$/.exec(value)?.[1] : undefined;
       if (name !== undefined && !used.has(name)) {
         used.add(name);
         visit(schemas[name]);

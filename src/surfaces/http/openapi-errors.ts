@@ -10,9 +10,15 @@ import { z } from "zod";
 export const errorSchema = z
   .object({
     error: z.string().describe("A sentence for people: what was refused, and why"),
-    code: z.string().describe("snake_case and stable: what a client branches on (the operation's responses list the codes it can answer)"),
+    code: z
+      .string()
+      .describe(
+        "snake_case and stable: what a client branches on (the operation's responses list the codes it can answer)",
+      ),
     details: z
-      .array(z.object({ path: z.string().describe("The field, dot-separated (`rules.0.amount`)"), message: z.string() }))
+      .array(
+        z.object({ path: z.string().describe("The field, dot-separated (`rules.0.amount`)"), message: z.string() }),
+      )
       .optional()
       .describe("One entry per refused field, where there are several"),
   })
@@ -33,10 +39,15 @@ type RouteErrorStatus = 400 | 404 | 409 | 413 | 415 | 429;
  * a route's `response`: by status, the codes and when. A status whose answer carries more than `Error` (the
  * existing customer of a 409 `customer_exists`) gives its schema with its codes.
  */
-export function errorResponses(byStatus: { [S in RouteErrorStatus]?: Codes | { schema: z.ZodType; codes: Codes } }): Record<string, z.ZodType> {
+export function errorResponses(
+  byStatus: { [S in RouteErrorStatus]?: Codes | { schema: z.ZodType; codes: Codes } },
+): Record<string, z.ZodType> {
   return Object.fromEntries(
     Object.entries(byStatus).map(([status, spec]) => {
-      const { schema, codes } = spec.schema instanceof z.ZodType ? (spec as { schema: z.ZodType; codes: Codes }) : { schema: errorSchema, codes: spec as Codes };
+      const { schema, codes } =
+        spec.schema instanceof z.ZodType
+          ? (spec as { schema: z.ZodType; codes: Codes })
+          : { schema: errorSchema, codes: spec as Codes };
       const declared = schema.clone(); // the same schema (documented as a reference to it), an object of its own
       declaredCodes.set(declared, codes);
       return [status, declared];
@@ -48,7 +59,9 @@ export function errorResponses(byStatus: { [S in RouteErrorStatus]?: Codes | { s
 export function withRouteErrorCodes(transform: SwaggerTransform): SwaggerTransform {
   return (route) => {
     const responses = Object.entries((route.schema?.response ?? {}) as Record<string, object>);
-    const codes = Object.fromEntries(responses.flatMap(([status, schema]) => (declaredCodes.has(schema) ? [[status, declaredCodes.get(schema)]] : [])));
+    const codes = Object.fromEntries(
+      responses.flatMap(([status, schema]) => (declaredCodes.has(schema) ? [[status, declaredCodes.get(schema)]] : [])),
+    );
     const result = transform(route);
     return Object.keys(codes).length === 0 ? result : { ...result, schema: { ...result.schema, [CODES_KEY]: codes } };
   };
@@ -57,8 +70,10 @@ export function withRouteErrorCodes(transform: SwaggerTransform): SwaggerTransfo
 /** What every operation can answer (each needs an API key): docs/api.md, "Conventions" and "Errors". */
 const EVERY_OPERATION: Record<string, Codes> = {
   400: {
-    invalid_request: "a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields",
-    invalid_encoding: "text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)",
+    invalid_request:
+      "a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields",
+    invalid_encoding:
+      "text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)",
   },
   401: {
     missing_api_key: "no `Authorization: Bearer` and no `X-Api-Key` header",
@@ -66,8 +81,10 @@ const EVERY_OPERATION: Record<string, Codes> = {
   },
   403: { insufficient_scope: "the API key lacks the operation's scope; the sentence names the scopes that would do" },
   429: {
-    rate_limited: "the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again",
-    too_many_failed_attempts: "in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again",
+    rate_limited:
+      "the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again",
+    too_many_failed_attempts:
+      "in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again",
   },
   408: { request_timeout: "the request was not received within the service's time for it (30 s by default)" },
   414: { uri_too_long: "a segment of the path is longer than 2048 characters, or the request line longer than 8 KiB" },
@@ -97,13 +114,27 @@ const SHARED_NAMES: Record<string, string> = {
 };
 
 // Always sent with a 429 (error-handler.ts): required.
-const RETRY_AFTER = { "Retry-After": { description: "Seconds to wait before trying again", required: true, schema: { type: "integer", minimum: 1 } } };
+const RETRY_AFTER = {
+  "Retry-After": {
+    description: "Seconds to wait before trying again",
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
+};
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
 type Schema = Record<string, unknown>;
-type Response = { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: Schema }>; $ref?: string };
+type Response = {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: Schema }>;
+  $ref?: string;
+};
 type Operation = { responses?: Record<string, Response>; [CODES_KEY]?: Record<string, Codes> };
-type Document = { paths?: Record<string, Record<string, Operation>>; components?: { responses?: Record<string, unknown> } };
+type Document = {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { responses?: Record<string, unknown> };
+};
 
 const codeList = (codes: Codes): string =>
   Object.entries(codes)
@@ -117,7 +148,12 @@ const errorAnswer = (status: string, codes: Codes, schema: Schema = ERROR_REF): 
   ...(status === "429" ? { headers: RETRY_AFTER } : {}),
   content: {
     "application/json": {
-      schema: { type: "object", allOf: [schema], properties: { code: { type: "string", enum: Object.keys(codes) } }, required: ["code"] },
+      schema: {
+        type: "object",
+        allOf: [schema],
+        properties: { code: { type: "string", enum: Object.keys(codes) } },
+        required: ["code"],
+      },
     },
   },
 });
@@ -136,11 +172,13 @@ export function describeCommonErrors<T extends object>(document: T): T {
       const own = operation[CODES_KEY] ?? {};
       delete operation[CODES_KEY];
       for (const [status, response] of Object.entries(responses)) {
-        if (status >= "400" && !own[status]) throw new Error(`${method.toUpperCase()} ${path}: declare its ${status} with errorResponses()`);
+        if (status >= "400" && !own[status])
+          throw new Error(`${method.toUpperCase()} ${path}: declare its ${status} with errorResponses()`);
         if (response.description === "Default Response") response.description = STATUS_CODES[Number(status)] ?? status;
       }
       const common: Record<string, Codes> = { ...EVERY_OPERATION };
-      if (READS_BODY.has(method)) for (const [status, codes] of Object.entries(WITH_BODY)) common[status] = { ...common[status], ...codes };
+      if (READS_BODY.has(method))
+        for (const [status, codes] of Object.entries(WITH_BODY)) common[status] = { ...common[status], ...codes };
       for (const status of new Set([...Object.keys(common), ...Object.keys(own)])) {
         const name = SHARED_NAMES[status];
         if (name && !own[status]) {
@@ -148,7 +186,11 @@ export function describeCommonErrors<T extends object>(document: T): T {
           responses[status] = { $ref: `#/components/responses/${name}` };
         } else {
           // The route's wording of a code wins; its schema too (the existing resource beside the error).
-          responses[status] = errorAnswer(status, { ...common[status], ...own[status] }, responses[status]?.content?.["application/json"]?.schema);
+          responses[status] = errorAnswer(
+            status,
+            { ...common[status], ...own[status] },
+            responses[status]?.content?.["application/json"]?.schema,
+          );
           // (The route's schema is the one errorResponses cloned: Error, or one that carries more.)
         }
       }

@@ -20,13 +20,22 @@ export function describeFileOperations<T extends object>(document: T): T {
     if (operation) operation.responses = { [status]: response, ...operation.responses };
   };
   answer("/v1/billing/invoices/{number}/pdf", "get", "200", binary("application/pdf", "The invoice as a PDF"));
-  answer("/v1/billing/contracts/{ext_id}/agreement.pdf", "get", "200", binary("application/pdf", "The agreement: as uploaded, or generated"));
+  answer(
+    "/v1/billing/contracts/{ext_id}/agreement.pdf",
+    "get",
+    "200",
+    binary("application/pdf", "The agreement: as uploaded, or generated"),
+  );
   answer(
     "/v1/billing/invoices/{number}/usage.csv",
     "get",
     "200",
     binary("text/csv", "The usage statement, streamed", {
-      "Content-Digest": { description: "`sha-256=:<base64>:`, the SHA-256 of the file's bytes (RFC 9530)", required: true, schema: { type: "string" } },
+      "Content-Digest": {
+        description: "`sha-256=:<base64>:`, the SHA-256 of the file's bytes (RFC 9530)",
+        required: true,
+        schema: { type: "string" },
+      },
     }),
   );
   const upload = paths["/v1/billing/contracts/upload"]?.post;
@@ -39,11 +48,20 @@ export function describeFileOperations<T extends object>(document: T): T {
             type: "object",
             required: ["file", "terms"],
             properties: {
-              file: { type: "string", format: "binary", contentMediaType: "application/pdf", description: "The signed agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted" },
+              file: {
+                type: "string",
+                format: "binary",
+                contentMediaType: "application/pdf",
+                description: "The signed agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted",
+              },
               terms: {
                 type: "string",
                 contentMediaType: "application/json",
-                contentSchema: z.toJSONSchema(uploadTermsInput, { io: "input", unrepresentable: "any", target: "draft-2020-12" }),
+                contentSchema: z.toJSONSchema(uploadTermsInput, {
+                  io: "input",
+                  unrepresentable: "any",
+                  target: "draft-2020-12",
+                }),
                 description: "The contract's terms as a JSON text",
               },
             },

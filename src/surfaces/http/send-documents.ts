@@ -29,7 +29,10 @@ export function sendPdf(reply: AnyReply, document: PdfDocument, disposition: "in
     void reply.header("content-security-policy", UPLOADED_PDF_CSP).header("x-content-type-options", "nosniff");
   }
   const sentAs = document.uploaded ? "attachment" : disposition;
-  return reply.type("application/pdf").header("content-disposition", contentDisposition(sentAs, document.filename)).send(document.pdf);
+  return reply
+    .type("application/pdf")
+    .header("content-disposition", contentDisposition(sentAs, document.filename))
+    .send(document.pdf);
 }
 
 /** A Content-Disposition: an ASCII name for old clients, and the exact one (RFC 6266) for the rest. */
@@ -40,7 +43,10 @@ function contentDisposition(disposition: "inline" | "attachment", filename: stri
     : `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export function sendUsageStatement(reply: AnyReply, statement: { filename: string; sha256: string; chunks: () => AsyncGenerator<string> }): AnyReply {
+export function sendUsageStatement(
+  reply: AnyReply,
+  statement: { filename: string; sha256: string; chunks: () => AsyncGenerator<string> },
+): AnyReply {
   return reply
     .type("text/csv; charset=utf-8")
     .header("content-disposition", contentDisposition("attachment", statement.filename))

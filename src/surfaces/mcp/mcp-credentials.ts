@@ -68,7 +68,10 @@ export function authenticateMcp({
       next();
     };
     const refuse = (description: string) => {
-      res.set("WWW-Authenticate", `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadataUrl(req)}"`);
+      res.set(
+        "WWW-Authenticate",
+        `Bearer error="invalid_token", error_description="${description}", resource_metadata="${resourceMetadataUrl(req)}"`,
+      );
       res.status(401).json({ error: "invalid_token", error_description: description });
     };
     try {
@@ -101,7 +104,10 @@ export function authenticateMcp({
         const wait = authFailures?.refusal(address, "api");
         if (wait !== undefined) {
           res.set("Retry-After", String(wait));
-          res.status(429).json({ error: "too_many_failed_attempts", error_description: `Too many failed authentication attempts from this address; retry after ${wait} s` });
+          res.status(429).json({
+            error: "too_many_failed_attempts",
+            error_description: `Too many failed authentication attempts from this address; retry after ${wait} s`,
+          });
           return;
         }
         authFailures?.countFailure(address);

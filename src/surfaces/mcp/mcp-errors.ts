@@ -12,7 +12,12 @@ import {
   ServerError,
   TooManyRequestsError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { decodeUtf8, invalidEncodingError, percentEscapesAreUtf8, unstorableText } from "../../domain/kernel/storable-text.js";
+import {
+  decodeUtf8,
+  invalidEncodingError,
+  percentEscapesAreUtf8,
+  unstorableText,
+} from "../../domain/kernel/storable-text.js";
 import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
 import type { Logger } from "../../platform/logger.js";
 import { errorPage, PAGE_HEADERS } from "./oauth-pages.js";
@@ -50,15 +55,20 @@ export interface ClientError {
   rpcCode: number;
 }
 
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : bytes >= 1024 ? `${bytes / 1024} KB` : `${bytes} bytes`);
+const size = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : bytes >= 1024 ? `${bytes / 1024} KB` : `${bytes} bytes`;
 
 /** body-parser's errors (and BodyError) by type: the sentence answered, and the JSON-RPC code on /mcp. */
 const BODY_ERRORS: Record<string, (error: Record<string, unknown>) => { description: string; rpcCode?: number }> = {
   "entity.parse.failed": () => ({ description: "The body is not valid JSON", rpcCode: -32700 }),
-  "entity.too.large": (e) => ({ description: typeof e.limit === "number" ? `The body is larger than ${size(e.limit)}` : "The body is too large" }),
+  "entity.too.large": (e) => ({
+    description: typeof e.limit === "number" ? `The body is larger than ${size(e.limit)}` : "The body is too large",
+  }),
   "parameters.too.many": () => ({ description: "The form has too many fields" }),
   "querystring.parse.rangeError": () => ({ description: "The form nests its fields too deeply" }),
-  "charset.unsupported": (e) => ({ description: `The charset ${String(e.charset ?? "")} is not supported: send UTF-8` }),
+  "charset.unsupported": (e) => ({
+    description: `The charset ${String(e.charset ?? "")} is not supported: send UTF-8`,
+  }),
   "encoding.unsupported": (e) => ({ description: `The content encoding ${String(e.encoding ?? "")} is not supported` }),
   "request.aborted": () => ({ description: "The request was aborted before its body was received" }),
   "request.size.invalid": () => ({ description: "The body's length does not match its Content-Length" }),
@@ -78,13 +88,22 @@ function oauthStatus(error: OAuthError): number | undefined {
 
 /** The client error this is, or undefined for a bug. */
 export function clientErrorOf(error: unknown): ClientError | undefined {
-  if (error instanceof OAuthProtocolError) return { status: 400, code: error.code, description: error.message, rpcCode: -32600 };
+  if (error instanceof OAuthProtocolError)
+    return { status: 400, code: error.code, description: error.message, rpcCode: -32600 };
   if (error instanceof OAuthError) {
     const status = oauthStatus(error);
-    return status === undefined ? undefined : { status, code: error.errorCode, description: error.message, rpcCode: -32000 };
+    return status === undefined
+      ? undefined
+      : { status, code: error.errorCode, description: error.message, rpcCode: -32000 };
   }
   // decodeURIComponent of malformed percent-encoding (a path or query the router had to decode)
-  if (error instanceof URIError) return { status: 400, code: "invalid_request", description: "The URL holds malformed percent-encoding", rpcCode: -32000 };
+  if (error instanceof URIError)
+    return {
+      status: 400,
+      code: "invalid_request",
+      description: "The URL holds malformed percent-encoding",
+      rpcCode: -32000,
+    };
   if (error === null || typeof error !== "object") return undefined;
   const fields = error as Record<string, unknown>;
   const status = typeof fields.status === "number" ? fields.status : fields.statusCode;
@@ -137,7 +156,12 @@ interface ArgumentIssue {
 /** zod's own wording ("Invalid input: expected string, received number"): rewritten; a schema's own message is kept. */
 const ZOD_WORDING = /^(Invalid|Too (small|big)|Unrecognized key)/;
 const article = (noun: string) => (/^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`);
-const TYPE_WORDS: Record<string, string> = { int: "an integer", boolean: "true or false", record: "an object", nan: "a number" };
+const TYPE_WORDS: Record<string, string> = {
+  int: "an integer",
+  boolean: "true or false",
+  record: "an object",
+  nan: "a number",
+};
 const FORMAT_WORDS: Record<string, string> = {
   url: "a URL",
   uri: "a URI",
@@ -150,15 +174,18 @@ const items = (count: unknown, unit: string) => `${String(count)} ${unit}${count
 
 function lengthWords(origin: unknown, bound: unknown, least: boolean): string {
   const side = least ? "at least" : "at most";
-  if (origin === "string") return least && bound === 1 ? "must not be empty" : `must be ${side} ${items(bound, "character")}`;
-  if (origin === "array" || origin === "set") return least && bound === 1 ? "must hold at least one item" : `must hold ${side} ${items(bound, "item")}`;
+  if (origin === "string")
+    return least && bound === 1 ? "must not be empty" : `must be ${side} ${items(bound, "character")}`;
+  if (origin === "array" || origin === "set")
+    return least && bound === 1 ? "must hold at least one item" : `must hold ${side} ${items(bound, "item")}`;
   return `must be ${side} ${String(bound)}`;
 }
 
 /** What is wrong with one argument, in words that follow its name ("must not be empty"). */
 function issueWords(issue: ArgumentIssue, name: string): string {
   // A schema's own message ("quantity must be a decimal number such as 12.5") may start with the name.
-  if (!ZOD_WORDING.test(issue.message)) return issue.message.startsWith(`${name} `) ? issue.message.slice(name.length + 1) : issue.message;
+  if (!ZOD_WORDING.test(issue.message))
+    return issue.message.startsWith(`${name} `) ? issue.message.slice(name.length + 1) : issue.message;
   switch (issue.code) {
     case "invalid_type":
       return `must be ${TYPE_WORDS[String(issue.expected)] ?? article(String(issue.expected))}`;
@@ -180,7 +207,11 @@ function issueWords(issue: ArgumentIssue, name: string): string {
 }
 
 const valueAt = (args: unknown, path: readonly PropertyKey[]): unknown =>
-  path.reduce<unknown>((value, key) => (value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined), args);
+  path.reduce<unknown>(
+    (value, key) =>
+      value !== null && typeof value === "object" ? (value as Record<PropertyKey, unknown>)[key] : undefined,
+    args,
+  );
 
 /**
  * Validation issues as one clause that names the field ("quantity: must be a decimal …",
@@ -193,7 +224,9 @@ function issuesSentence(issues: readonly ArgumentIssue[], input?: unknown): stri
   if (first === undefined) return "the request is not valid";
   const name = first.path.map(String).join(".");
   const missing =
-    first.code === "invalid_type" && name !== "" && (/received undefined$/.test(first.message) || (input !== undefined && valueAt(input, first.path) === undefined));
+    first.code === "invalid_type" &&
+    name !== "" &&
+    (/received undefined$/.test(first.message) || (input !== undefined && valueAt(input, first.path) === undefined));
   let problem: string;
   if (first.code === "unrecognized_keys") {
     const keys = (first.keys ?? []).map((key) => (name ? `${name}.${key}` : key));
@@ -226,9 +259,20 @@ export function oauthDescription(description: string): string {
   } catch {
     return "The request's parameters are not valid";
   }
-  const valid = Array.isArray(issues) && issues.every((i) => i !== null && typeof i === "object" && typeof i.code === "string" && Array.isArray(i.path) && typeof i.message === "string");
+  const valid =
+    Array.isArray(issues) &&
+    issues.every(
+      (i) =>
+        i !== null &&
+        typeof i === "object" &&
+        typeof i.code === "string" &&
+        Array.isArray(i.path) &&
+        typeof i.message === "string",
+    );
   if (!valid) return "The request's parameters are not valid";
-  const sentence = issuesSentence(issues as ArgumentIssue[]).replace(/^unknown argument/, "unknown parameter").replace(/^the arguments/, "the request");
+  const sentence = issuesSentence(issues as ArgumentIssue[])
+    .replace(/^unknown argument/, "unknown parameter")
+    .replace(/^the arguments/, "the request");
   return sentence;
 }
 
@@ -240,7 +284,11 @@ export function oauthDescription(description: string): string {
 export const describeOAuthErrors: RequestHandler = (req, res, next) => {
   const json = res.json.bind(res);
   res.json = (body: unknown) => {
-    if (body !== null && typeof body === "object" && typeof (body as { error_description?: unknown }).error_description === "string") {
+    if (
+      body !== null &&
+      typeof body === "object" &&
+      typeof (body as { error_description?: unknown }).error_description === "string"
+    ) {
       const fields = body as { error_description: string };
       return json({ ...fields, error_description: oauthDescription(fields.error_description) });
     }
@@ -248,7 +296,8 @@ export const describeOAuthErrors: RequestHandler = (req, res, next) => {
   };
   const redirect = res.redirect.bind(res) as (status: number, url: string) => void;
   res.redirect = ((status: number | string, url?: string | number) => {
-    const [code, target] = typeof status === "number" ? [status, String(url)] : [typeof url === "number" ? url : 302, status];
+    const [code, target] =
+      typeof status === "number" ? [status, String(url)] : [typeof url === "number" ? url : 302, status];
     let location = target;
     try {
       const parsed = new URL(target);
@@ -258,7 +307,8 @@ export const describeOAuthErrors: RequestHandler = (req, res, next) => {
         // RFC 6749, 4.1.2.1: the error carries the request's state. The SDK leaves it out when the refused
         // parameters are the ones it reads the state with.
         const sent = (req.method === "POST" ? (req.body as Record<string, unknown> | undefined) : req.query)?.state;
-        if (!parsed.searchParams.has("state") && typeof sent === "string" && sent !== "") parsed.searchParams.set("state", sent);
+        if (!parsed.searchParams.has("state") && typeof sent === "string" && sent !== "")
+          parsed.searchParams.set("state", sent);
         location = parsed.href;
       }
     } catch {
@@ -278,7 +328,8 @@ export function toolCallProblem(params: unknown): string | undefined {
   if (!isObject(params)) return "Invalid params: tools/call takes an object with the tool's name and its arguments";
   const { name, arguments: args, _meta: meta, task } = params as Record<string, unknown>;
   if (typeof name !== "string" || name === "") return "Invalid params: name is required: the name of the tool to call";
-  if (args !== undefined && !isObject(args)) return "Invalid params: arguments must be an object of the tool's arguments by name";
+  if (args !== undefined && !isObject(args))
+    return "Invalid params: arguments must be an object of the tool's arguments by name";
   if (meta !== undefined && !isObject(meta)) return "Invalid params: _meta must be an object";
   if (task !== undefined && !isObject(task)) return "Invalid params: task must be an object";
   return undefined;
@@ -299,7 +350,8 @@ export const refuseUnstorableBodies: RequestHandler = (req, _res, next) => {
   const chunks: Buffer[] = [];
   const emit = req.emit;
   req.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
-    if (event === "data" && (Buffer.isBuffer(args[0]) || typeof args[0] === "string")) chunks.push(Buffer.from(args[0] as Buffer));
+    if (event === "data" && (Buffer.isBuffer(args[0]) || typeof args[0] === "string"))
+      chunks.push(Buffer.from(args[0] as Buffer));
     return emit.call(this, event, ...args);
   } as typeof req.emit;
   Object.defineProperty(req, "body", {
@@ -310,13 +362,19 @@ export const refuseUnstorableBodies: RequestHandler = (req, _res, next) => {
       if (chunks.length > 0) {
         try {
           const text = decodeUtf8(Buffer.concat(chunks), "The body");
-          if (req.is("application/x-www-form-urlencoded") && !percentEscapesAreUtf8(text)) throw invalidEncodingError("The form");
+          if (req.is("application/x-www-form-urlencoded") && !percentEscapesAreUtf8(text))
+            throw invalidEncodingError("The form");
         } catch (error) {
           throw new BodyError(400, "entity.encoding.invalid", (error as Error).message);
         }
       }
       const [problem] = Buffer.isBuffer(value) ? [] : unstorableText(value, 1);
-      if (problem) throw new BodyError(400, "entity.unstorable", problem.path ? `${printable(problem.path)}: ${problem.message}` : `The body ${problem.message}`);
+      if (problem)
+        throw new BodyError(
+          400,
+          "entity.unstorable",
+          problem.path ? `${printable(problem.path)}: ${problem.message}` : `The body ${problem.message}`,
+        );
       body = value;
     },
   });
@@ -346,17 +404,36 @@ export function mcpErrorHandler(logger: Logger): ErrorRequestHandler {
     const surface = surfaceOf(req);
     if (surface === "page") {
       const message = known ? known.description : "Something went wrong on our side. Start again from your MCP client.";
-      res.status(known?.status ?? 500).type("html").set(PAGE_HEADERS).send(errorPage(message));
+      res
+        .status(known?.status ?? 500)
+        .type("html")
+        .set(PAGE_HEADERS)
+        .send(errorPage(message));
     } else if (surface === "mcp") {
-      if (!known) res.status(500).json({ jsonrpc: "2.0", error: { code: INTERNAL_ERROR, message: internalRpcError().message }, id: null });
-      else res.status(known.status).json({ jsonrpc: "2.0", error: { code: known.rpcCode, message: known.description }, id: null });
+      if (!known)
+        res
+          .status(500)
+          .json({ jsonrpc: "2.0", error: { code: INTERNAL_ERROR, message: internalRpcError().message }, id: null });
+      else
+        res
+          .status(known.status)
+          .json({ jsonrpc: "2.0", error: { code: known.rpcCode, message: known.description }, id: null });
     } else if (!known) {
-      res.status(500).set("Cache-Control", "no-store").json(new ServerError("Internal Server Error").toResponseObject());
+      res
+        .status(500)
+        .set("Cache-Control", "no-store")
+        .json(new ServerError("Internal Server Error").toResponseObject());
     } else {
       // A registration's bad text is bad client metadata (RFC 7591); anywhere else a bad request.
       const registration = (req.originalUrl.split("?")[0] ?? "").replace(/\/+$/, "") === "/register";
-      const code = registration && (error as { type?: unknown }).type === "entity.unstorable" ? "invalid_client_metadata" : known.code;
-      res.status(known.status).set("Cache-Control", "no-store").json({ error: code, error_description: known.description });
+      const code =
+        registration && (error as { type?: unknown }).type === "entity.unstorable"
+          ? "invalid_client_metadata"
+          : known.code;
+      res
+        .status(known.status)
+        .set("Cache-Control", "no-store")
+        .json({ error: code, error_description: known.description });
     }
   };
 }

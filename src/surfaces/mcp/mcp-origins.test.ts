@@ -22,7 +22,16 @@ describe("resourceOrigins", () => {
     assert.equal(origins.of("127.0.0.1:8080").href, "http://127.0.0.1:8080/");
     assert.equal(origins.of("[::1]:8080").href, "http://[::1]:8080/");
     assert.equal(origins.of("LOCALHOST:8080").href, "http://localhost:8080/");
-    for (const host of [undefined, "", "127.0.0.1", "127.0.0.1:8081", "127.0.0.2:8080", "evil.example", "evil.example:8080", "user@127.0.0.1:8080"]) {
+    for (const host of [
+      undefined,
+      "",
+      "127.0.0.1",
+      "127.0.0.1:8081",
+      "127.0.0.2:8080",
+      "evil.example",
+      "evil.example:8080",
+      "user@127.0.0.1:8080",
+    ]) {
       assert.equal(origins.of(host).href, "http://localhost:8080/", String(host));
     }
     // A default port is left out of the Host header, as of URL.host.
@@ -33,7 +42,13 @@ describe("resourceOrigins", () => {
     const origins = resourceOrigins("http://localhost:8080");
     assert.equal(origins.canonicalResource("http://127.0.0.1:8080/mcp"), "http://localhost:8080/mcp");
     assert.equal(origins.canonicalResource("http://[::1]:8080/mcp/"), "http://localhost:8080/mcp");
-    for (const resource of ["http://localhost:8080/mcp", "http://127.0.0.1:8081/mcp", "http://127.0.0.1:8080/other", "https://127.0.0.1:8080/mcp", "https://evil.example/mcp"]) {
+    for (const resource of [
+      "http://localhost:8080/mcp",
+      "http://127.0.0.1:8081/mcp",
+      "http://127.0.0.1:8080/other",
+      "https://127.0.0.1:8080/mcp",
+      "https://evil.example/mcp",
+    ]) {
       assert.equal(origins.canonicalResource(resource), resource);
     }
   });
@@ -53,7 +68,14 @@ describe("resourceOrigins", () => {
 
 describe("mcpAvailable", () => {
   it("serves MCP on https and on the loopback hosts only", () => {
-    for (const url of ["https://billing.example.com", "http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080"]) assert.equal(mcpAvailable(url), true, url);
-    for (const url of ["http://billing.example.com", "http://10.0.0.7:8080", "http://127.0.0.2:8080"]) assert.equal(mcpAvailable(url), false, url);
+    for (const url of [
+      "https://billing.example.com",
+      "http://localhost:8080",
+      "http://127.0.0.1:8080",
+      "http://[::1]:8080",
+    ])
+      assert.equal(mcpAvailable(url), true, url);
+    for (const url of ["http://billing.example.com", "http://10.0.0.7:8080", "http://127.0.0.2:8080"])
+      assert.equal(mcpAvailable(url), false, url);
   });
 });

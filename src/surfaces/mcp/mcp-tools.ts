@@ -1,7 +1,11 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { CONTRACT_STATUSES, addPricingRuleInput, updatePricingRuleInput } from "../../domain/contracts/contract-schemas.js";
+import {
+  CONTRACT_STATUSES,
+  addPricingRuleInput,
+  updatePricingRuleInput,
+} from "../../domain/contracts/contract-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
 import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
@@ -17,7 +21,12 @@ import { argumentsProblem, INVALID_PARAMS, internalRpcError, RpcError, toolCallP
 
 const page = {
   limit: z.number().int().min(1).max(100).optional().describe("1 to 100, default 50"),
-  starting_after: z.string().min(1).max(255).optional().describe("Cursor: the id (or invoice number) of the last item of the previous page"),
+  starting_after: z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .describe("Cursor: the id (or invoice number) of the last item of the previous page"),
 };
 const date = calendarDate();
 
@@ -33,8 +42,12 @@ const failure = (body: { error: string; code: string; [k: string]: unknown }): C
   isError: true,
 });
 
-const list = <T>(page: { items: T[]; hasMore: boolean }) => ({ object: "list", data: page.items, has_more: page.hasMore, total_count: page.items.length });
-
+const list = <T>(page: { items: T[]; hasMore: boolean }) => ({
+  object: "list",
+  data: page.items,
+  has_more: page.hasMore,
+  total_count: page.items.length,
+});
 
 /** Who calls the tools: an OAuth token's grant, or an API key. */
 export interface McpCaller {
@@ -53,7 +66,11 @@ export interface McpCaller {
  * arguments, calls one service function as the caller's company, and presents: no rule lives here.
  * Every caller is offered every tool (docs/mcp.md, "API keys"): what it may do is decided per call.
  */
-export function buildMcpServer(services: Services, caller: McpCaller, links: { publicUrl: string; logger: Logger }): McpServer {
+export function buildMcpServer(
+  services: Services,
+  caller: McpCaller,
+  links: { publicUrl: string; logger: Logger },
+): McpServer {
   const server = new McpServer({ name: "usage-billing", version: "1.0.0" }, { capabilities: { tools: {} } });
   const { actor, oauthScopes } = caller;
   const tools = new Map<string, { schema: z.ZodObject; call: (args: never) => Promise<CallToolResult> }>();
@@ -84,7 +101,15 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
       }
     };
     // Registered with the SDK for tools/list (its JSON Schema, annotations); calls go through `callTool` below.
-    server.registerTool(name, { description: `${description} Needs scope ${scope}.`, inputSchema: schema, annotations: { readOnlyHint: scope === "read:invoices" } }, call as never);
+    server.registerTool(
+      name,
+      {
+        description: `${description} Needs scope ${scope}.`,
+        inputSchema: schema,
+        annotations: { readOnlyHint: scope === "read:invoices" },
+      },
+      call as never,
+    );
     tools.set(name, { schema, call: call as (args: never) => Promise<CallToolResult> });
   }
 
@@ -94,21 +119,38 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
    * refused arguments are JSON-RPC Invalid params with one sentence; a domain refusal is a tool error in
    * the API's shape; anything else is an internal error that says nothing of itself (docs/mcp.md, "Tools").
    */
-  async function callTool(params: { name: string; arguments?: Record<string, unknown> | undefined }): Promise<CallToolResult> {
+  async function callTool(params: {
+    name: string;
+    arguments?: Record<string, unknown> | undefined;
+  }): Promise<CallToolResult> {
     const found = tools.get(params.name);
-    if (!found) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools`);
+    if (!found)
+      throw new RpcError(INVALID_PARAMS, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools`);
     const parsed = await found.schema.safeParseAsync(params.arguments ?? {});
-    if (!parsed.success) throw new RpcError(INVALID_PARAMS, argumentsProblem(params.name, parsed.error.issues, params.arguments ?? {}));
+    if (!parsed.success)
+      throw new RpcError(INVALID_PARAMS, argumentsProblem(params.name, parsed.error.issues, params.arguments ?? {}));
     return found.call(parsed.data as never);
   }
 
   const { contracts, customers, usage, invoices } = services;
 
-  tool("list_contracts", "read:invoices", "Lists the company's contracts, newest first, optionally by status.", { status: z.enum(CONTRACT_STATUSES).optional() }, async (a) => {
-    const data = await contracts.list(actor, a.status);
-    return { object: "list", data, has_more: false, total_count: data.length };
-  });
-  tool("get_contract", "read:invoices", "Gets one contract by its external id.", { contract_id: z.string().min(1).max(255) }, (a) => contracts.get(actor, a.contract_id));
+  tool(
+    "list_contracts",
+    "read:invoices",
+    "Lists the company's contracts, newest first, optionally by status.",
+    { status: z.enum(CONTRACT_STATUSES).optional() },
+    async (a) => {
+      const data = await contracts.list(actor, a.status);
+      return { object: "list", data, has_more: false, total_count: data.length };
+    },
+  );
+  tool(
+    "get_contract",
+    "read:invoices",
+    "Gets one contract by its external id.",
+    { contract_id: z.string().min(1).max(255) },
+    (a) => contracts.get(actor, a.contract_id),
+  );
   tool(
     "get_contract_pricing",
     "read:invoices",
@@ -165,8 +207,12 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
         ),
       ),
   );
-  tool("get_usage_event", "read:invoices", "Gets one usage event with its charge, rule and invoice.", { event_id: z.string().min(1).max(255) }, (a) =>
-    usage.get(actor, a.event_id),
+  tool(
+    "get_usage_event",
+    "read:invoices",
+    "Gets one usage event with its charge, rule and invoice.",
+    { event_id: z.string().min(1).max(255) },
+    (a) => usage.get(actor, a.event_id),
   );
   tool(
     "list_invoices",
@@ -174,9 +220,17 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
     "Lists invoices, newest first, by contract, status (draft, issued, paid or void) or billing-period dates (YYYY-MM-DD).",
     { ...invoiceListFilters.shape, ...page },
     async (a) =>
-      list(await invoices.list(actor, { contractId: a.contract, status: a.status, from: a.from, to: a.to }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
+      list(
+        await invoices.list(
+          actor,
+          { contractId: a.contract, status: a.status, from: a.from, to: a.to },
+          { limit: a.limit ?? 50, startingAfter: a.starting_after },
+        ),
+      ),
   );
-  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", invoiceNumberParams.shape, (a) => invoices.get(actor, a.number));
+  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", invoiceNumberParams.shape, (a) =>
+    invoices.get(actor, a.number),
+  );
   tool(
     "get_invoice_documents",
     "read:invoices",
@@ -185,14 +239,22 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
     async (a) => {
       const invoice = await invoices.get(actor, a.number);
       const base = `${links.publicUrl}/v1/billing/invoices/${encodeURIComponent(invoice.number)}`;
-      return { number: invoice.number, status: invoice.status, pdf_url: `${base}/pdf`, usage_statement_url: `${base}/usage.csv` };
+      return {
+        number: invoice.number,
+        status: invoice.status,
+        pdf_url: `${base}/pdf`,
+        usage_statement_url: `${base}/usage.csv`,
+      };
     },
   );
   tool(
     "finalize_invoice",
     "write:invoices",
     "Issues a draft invoice: brings it up to date as projection does, then freezes its lines and totals and sets its issued and due dates. It cannot be undone (an issued invoice can only be paid or voided), so it needs confirm: true, which should follow the user's explicit approval. Finalizing an issued invoice answers it unchanged.",
-    { ...invoiceNumberParams.shape, confirm: z.literal(true).describe("true: the user has approved issuing this invoice") },
+    {
+      ...invoiceNumberParams.shape,
+      confirm: z.literal(true).describe("true: the user has approved issuing this invoice"),
+    },
     (a) => invoices.finalize(actor, a.number),
   );
   tool(
@@ -201,17 +263,32 @@ export function buildMcpServer(services: Services, caller: McpCaller, links: { p
     "Creates or updates the draft invoice of a contract for one calendar month: subscription lines, usage, and the monthly-minimum true-up.",
     projectInvoiceInput.shape,
     (a) =>
-      invoices.project(actor, { contractId: a.external_contract_id, periodStart: a.billing_period_start, periodEnd: a.billing_period_end }),
+      invoices.project(actor, {
+        contractId: a.external_contract_id,
+        periodStart: a.billing_period_start,
+        periodEnd: a.billing_period_end,
+      }),
   );
-  tool("create_customer", "write:invoices", "Creates a customer (name required; external_id unique per company).", createCustomerInput.shape, (a) =>
-    customers.create(actor, a),
+  tool(
+    "create_customer",
+    "write:invoices",
+    "Creates a customer (name required; external_id unique per company).",
+    createCustomerInput.shape,
+    (a) => customers.create(actor, a),
   );
   tool(
     "list_customers",
     "read:invoices",
     "Lists customers, newest first, optionally the one with an external_id.",
     { external_id: z.string().min(1).max(255).optional(), ...page },
-    async (a) => list(await customers.list(actor, { externalId: a.external_id }, { limit: a.limit ?? 50, startingAfter: a.starting_after })),
+    async (a) =>
+      list(
+        await customers.list(
+          actor,
+          { externalId: a.external_id },
+          { limit: a.limit ?? 50, startingAfter: a.starting_after },
+        ),
+      ),
   );
 
   // The request's params are checked by a transform that throws: a zod issue would be answered as the SDK's

@@ -7,7 +7,7 @@ export const PAGE_HEADERS = {
   "cache-control": "no-store",
 } as const;
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const SCOPE_TEXT: Record<string, string> = {
@@ -21,7 +21,7 @@ function page(title: string, body: string): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
   main { max-width: 26rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: 8px; box-shadow: 0 1px 4px #0002; }
@@ -41,10 +41,10 @@ function page(title: string, body: string): string {
 export function loginPage(input: { requestId: string; clientName: string; error?: string }): string {
   return page(
     "Sign in to authorize",
-    `<h1>Sign in to let ${escape(input.clientName)} use your billing account</h1>
-${input.error ? `<p class="error" role="alert">${escape(input.error)}</p>` : ""}
+    `<h1>Sign in to let ${escapeHtml(input.clientName)} use your billing account</h1>
+${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ""}
 <form method="post" action="/oauth/login">
-  <input type="hidden" name="request_id" value="${escape(input.requestId)}">
+  <input type="hidden" name="request_id" value="${escapeHtml(input.requestId)}">
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="username" required autofocus>
   <label for="password">Password</label>
@@ -57,11 +57,11 @@ ${input.error ? `<p class="error" role="alert">${escape(input.error)}</p>` : ""}
 export function consentPage(input: { requestId: string; clientName: string; email: string; scopes: string[] }): string {
   return page(
     "Allow access",
-    `<h1>Allow ${escape(input.clientName)} to use your billing account?</h1>
-<p>Signed in as ${escape(input.email)}. It asks to:</p>
-<ul>${input.scopes.map((s) => `<li><strong>${escape(s)}</strong>: ${escape(SCOPE_TEXT[s] ?? s)}</li>`).join("")}</ul>
+    `<h1>Allow ${escapeHtml(input.clientName)} to use your billing account?</h1>
+<p>Signed in as ${escapeHtml(input.email)}. It asks to:</p>
+<ul>${input.scopes.map((s) => `<li><strong>${escapeHtml(s)}</strong>: ${escapeHtml(SCOPE_TEXT[s] ?? s)}</li>`).join("")}</ul>
 <form method="post" action="/oauth/consent">
-  <input type="hidden" name="request_id" value="${escape(input.requestId)}">
+  <input type="hidden" name="request_id" value="${escapeHtml(input.requestId)}">
   <button type="submit" name="decision" value="allow">Allow</button>
   <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </form>`,
@@ -69,5 +69,8 @@ export function consentPage(input: { requestId: string; clientName: string; emai
 }
 
 export function errorPage(message: string): string {
-  return page("Authorization failed", `<h1>Authorization failed</h1><p class="error" role="alert">${escape(message)}</p>`);
+  return page(
+    "Authorization failed",
+    `<h1>Authorization failed</h1><p class="error" role="alert">${escapeHtml(message)}</p>`,
+  );
 }

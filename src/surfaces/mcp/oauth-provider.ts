@@ -13,7 +13,11 @@ import {
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { AuthorizationParams, OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
 import { OAuthProtocolError, type OAuthService } from "../../domain/oauth/oauth-service.js";
 import { loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 
@@ -46,7 +50,8 @@ async function mapped<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export const clientName = (client: { client_name?: string | undefined; client_id: string }) => client.client_name || client.client_id;
+export const clientName = (client: { client_name?: string | undefined; client_id: string }) =>
+  client.client_name || client.client_id;
 
 /**
  * Our database-backed provider for the SDK's OAuth router (which does the protocol plumbing: metadata,
@@ -54,7 +59,10 @@ export const clientName = (client: { client_name?: string | undefined; client_id
  * `canonicalResource` maps a resource indicator to the one the OAuth service binds grants to (on a loopback
  * URL, the MCP URL under another loopback host is the same resource: mcp-origins.ts).
  */
-export function createOAuthProvider(oauth: OAuthService, canonicalResource: (resource: string) => string): OAuthServerProvider {
+export function createOAuthProvider(
+  oauth: OAuthService,
+  canonicalResource: (resource: string) => string,
+): OAuthServerProvider {
   const resourceOf = (resource: URL | undefined) => (resource ? canonicalResource(resource.href) : undefined);
   const clientsStore: OAuthRegisteredClientsStore = {
     async getClient(clientId) {
@@ -63,7 +71,9 @@ export function createOAuthProvider(oauth: OAuthService, canonicalResource: (res
     async registerClient(client) {
       const full = client as OAuthClientInformationFull;
       if (full.client_secret) {
-        throw new InvalidClientMetadataError("Only public clients are supported: register with token_endpoint_auth_method \"none\"");
+        throw new InvalidClientMetadataError(
+          'Only public clients are supported: register with token_endpoint_auth_method "none"',
+        );
       }
       await mapped(() => oauth.registerClient(full as unknown as Record<string, unknown> & { client_id: string }));
       return full;
@@ -84,7 +94,11 @@ export function createOAuthProvider(oauth: OAuthService, canonicalResource: (res
           scopes: params.scopes,
           resource: resourceOf(params.resource),
         });
-        res.status(200).type("html").set(PAGE_HEADERS).send(loginPage({ requestId, clientName: clientName(client) }));
+        res
+          .status(200)
+          .type("html")
+          .set(PAGE_HEADERS)
+          .send(loginPage({ requestId, clientName: clientName(client) }));
       } catch (error) {
         if (!(error instanceof OAuthProtocolError)) throw error;
         // Errors after the redirect URI is known go back to the client (RFC 6749, 4.1.2.1).
@@ -126,4 +140,3 @@ export function createOAuthProvider(oauth: OAuthService, canonicalResource: (res
     },
   };
 }
-

@@ -13,7 +13,11 @@ const ROUND = 100;
  * each draft is issued under its row lock and an issued one is left as it is, and a crash mid-way rolls
  * back that one draft, which the next round issues.
  */
-export function createInvoiceWorker(invoices: Services["invoices"], logger: Logger, options: { graceMs: number; intervalMs?: number }) {
+export function createInvoiceWorker(
+  invoices: Services["invoices"],
+  logger: Logger,
+  options: { graceMs: number; intervalMs?: number },
+) {
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
 
   /** Issues what is due now, in rounds of 100; returns how many this process issued. */
@@ -23,7 +27,11 @@ export function createInvoiceWorker(invoices: Services["invoices"], logger: Logg
       for (;;) {
         const round = await invoices.issueDue(options.graceMs, ROUND);
         total += round.issued;
-        for (const f of round.failed) logger.error({ err: f.error, invoice: f.number }, "issuing a due invoice failed; it stays a draft until the next round");
+        for (const f of round.failed)
+          logger.error(
+            { err: f.error, invoice: f.number },
+            "issuing a due invoice failed; it stays a draft until the next round",
+          );
         // A full round that issued nothing is drafts that keep failing (or that others issue): wait for the next.
         if (round.found < ROUND || round.issued === 0) break;
       }

@@ -4,15 +4,39 @@ import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { parseDate } from "../../../domain/kernel/billing-period.js";
 import { dateRefusal } from "../../../domain/kernel/time-range.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, placedFailure, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
+import {
+  type DashboardDeps,
+  field,
+  type FieldErrors,
+  formFailure,
+  formOf,
+  placedFailure,
+  seeOther,
+  sendPage,
+  type Viewer,
+  viewerOf,
+} from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, csrfField, dataTable, doneFlash, emptyState, fieldError, inputField, invalidAttributes, page, when, type Flash } from "../layout.js";
+import {
+  badge,
+  csrfField,
+  dataTable,
+  doneFlash,
+  emptyState,
+  fieldError,
+  inputField,
+  invalidAttributes,
+  page,
+  when,
+  type Flash,
+} from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   revoked: { kind: "ok", message: "The key is revoked: requests with it now answer 401." },
 };
 
-const keyState = (key: ApiKeyListing): SafeHtml => badge(key.state, key.state === "active" ? "ok" : key.state === "revoked" ? "bad" : "warn");
+const keyState = (key: ApiKeyListing): SafeHtml =>
+  badge(key.state, key.state === "active" ? "ok" : key.state === "revoked" ? "bad" : "warn");
 
 interface KeyFormValues {
   name?: string;
@@ -50,27 +74,38 @@ function keyFailure(error: unknown, values: KeyFormValues): { status: number; fl
     });
   }
   if (error instanceof ValidationError && error.details?.[0]?.message === "must be in the future") {
-    return placed({ expires_on: "Choose a day after today: the key stops working at the start of that day (midnight UTC)." });
+    return placed({
+      expires_on: "Choose a day after today: the key stops working at the start of that day (midnight UTC).",
+    });
   }
   // The access service names the field: `name`, or `expires_at` for the form's `expires_on`.
-  return formFailure(error, (path) => (path === "expires_at" ? "expires_on" : ["name", "scopes", "expires_on"].includes(path) ? path : undefined));
+  return formFailure(error, (path) =>
+    path === "expires_at" ? "expires_on" : ["name", "scopes", "expires_on"].includes(path) ? path : undefined,
+  );
 }
 
 function keysTable(keys: ApiKeyListing[]): SafeHtml {
   if (keys.length === 0) return emptyState("No API keys yet. Create one above to call the API.");
-  return dataTable("API keys", [
-    { header: "Name", cell: (k) => k.name ?? "—" },
-    { header: "Key", cell: (k) => html`<code>${k.prefix}…</code>` },
-    { header: "Scopes", cell: (k) => (k.scopes.length === ALL_SCOPES.length ? "all" : k.scopes.join(", ")) },
-    { header: "State", cell: (k) => keyState(k) },
-    { header: "Created", cell: (k) => when(k.created_at) },
-    { header: "Last used", cell: (k) => (k.last_used_at ? when(k.last_used_at) : "never") },
-    { header: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never") },
-    {
-      header: "Actions",
-      cell: (k) => (k.revoked_at ? "" : html`<a href="/settings/api-keys/${k.id}/revoke" aria-label="Revoke ${k.name ?? k.prefix}">Revoke</a>`),
-    },
-  ], keys);
+  return dataTable(
+    "API keys",
+    [
+      { header: "Name", cell: (k) => k.name ?? "—" },
+      { header: "Key", cell: (k) => html`<code>${k.prefix}…</code>` },
+      { header: "Scopes", cell: (k) => (k.scopes.length === ALL_SCOPES.length ? "all" : k.scopes.join(", ")) },
+      { header: "State", cell: (k) => keyState(k) },
+      { header: "Created", cell: (k) => when(k.created_at) },
+      { header: "Last used", cell: (k) => (k.last_used_at ? when(k.last_used_at) : "never") },
+      { header: "Expires", cell: (k) => (k.expires_at ? when(k.expires_at) : "never") },
+      {
+        header: "Actions",
+        cell: (k) =>
+          k.revoked_at
+            ? ""
+            : html`<a href="/settings/api-keys/${k.id}/revoke" aria-label="Revoke ${k.name ?? k.prefix}">Revoke</a>`,
+      },
+    ],
+    keys,
+  );
 }
 
 async function listPage(deps: DashboardDeps, viewer: Viewer, top: SafeHtml | string, flash?: Flash): Promise<string> {
@@ -89,17 +124,25 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
   app.post("/settings/api-keys", async (request, reply) => {
     const viewer = viewerOf(request);
     const form = formOf(request);
-    const values = { name: field(form, "name") ?? "", scopes: form.getAll("scopes"), expires_on: field(form, "expires_on") };
+    const values = {
+      name: field(form, "name") ?? "",
+      scopes: form.getAll("scopes"),
+      expires_on: field(form, "expires_on"),
+    };
     try {
       // parseDate refuses a date that does not exist (2026-02-30), which Date would move to the next month.
       const expiresAt = values.expires_on === undefined ? undefined : parseDate(values.expires_on);
       if (values.expires_on !== undefined && expiresAt === undefined) {
-        throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at", [{ path: "expires_on", message: "Invalid date" }]);
+        throw new ValidationError("expires_on must be a date (YYYY-MM-DD)", "invalid_expires_at", [
+          { path: "expires_on", message: "Invalid date" },
+        ]);
       }
       // A real date, but outside the dates the service keeps (time-range.ts).
       const outOfRange = values.expires_on === undefined ? undefined : dateRefusal(values.expires_on);
       if (outOfRange !== undefined) {
-        throw new ValidationError(`expires_on ${outOfRange}`, "invalid_expires_at", [{ path: "expires_on", message: `The date ${outOfRange}.` }]);
+        throw new ValidationError(`expires_on ${outOfRange}`, "invalid_expires_at", [
+          { path: "expires_on", message: `The date ${outOfRange}.` },
+        ]);
       }
       const created = await deps.services.access.createOwnApiKey(viewer.session.actor, {
         name: values.name,
@@ -123,7 +166,16 @@ export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Pr
   app.get<{ Params: { id: string } }>("/settings/api-keys/:id/revoke", async (request, reply) => {
     const viewer = viewerOf(request);
     const key = await deps.services.access.getOwnApiKey(viewer.session.actor, request.params.id);
-    if (key.revoked_at) return sendPage(reply, page(viewer.ctx, "Already revoked", html`<p class="alert error" role="alert">This key is already revoked.</p><p><a href="/settings/api-keys">Back to API keys</a></p>`), 409);
+    if (key.revoked_at)
+      return sendPage(
+        reply,
+        page(
+          viewer.ctx,
+          "Already revoked",
+          html`<p class="alert error" role="alert">This key is already revoked.</p><p><a href="/settings/api-keys">Back to API keys</a></p>`,
+        ),
+        409,
+      );
     return sendPage(
       reply,
       page(

@@ -5,7 +5,16 @@ import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
 import { ConflictError } from "../../../domain/kernel/errors.js";
-import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, placedFailure, seeOther, sendPage } from "../page-kit.js";
+import {
+  type DashboardDeps,
+  field,
+  type FieldErrors,
+  formFailure,
+  formOf,
+  placedFailure,
+  seeOther,
+  sendPage,
+} from "../page-kit.js";
 import { html, type HtmlValue } from "../html.js";
 import { authPage, fieldError, flashBox, invalidAttributes, type Flash } from "../layout.js";
 
@@ -14,7 +23,8 @@ const LOGIN_PER_EMAIL = { capacity: 10, perSecond: 1 / 6 };
 
 /** Only a path on this site: never `//evil.example` or `/\evil.example` (no open redirect). */
 function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /[\u0000-\u001f]/.test(next)) return "/";
+  if (!next || !next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /[\u0000-\u001f]/.test(next))
+    return "/";
   return next;
 }
 
@@ -33,7 +43,10 @@ function preloginValid(request: FastifyRequest): boolean {
   return !!cookie && !!presented && secretsEqual(cookie, presented);
 }
 
-const expiredForm: Flash = { kind: "error", message: "The form expired. It has been reloaded: please submit it again." };
+const expiredForm: Flash = {
+  kind: "error",
+  message: "The form expired. It has been reloaded: please submit it again.",
+};
 
 function loginForm(token: string, values: { email?: string; next?: string }, flash?: Flash): string {
   return authPage(
@@ -51,7 +64,12 @@ function loginForm(token: string, values: { email?: string; next?: string }, fla
 }
 
 // Written out rather than with inputField: these inputs carry autocomplete, autofocus and minlength.
-function signupForm(token: string, values: { company?: string; email?: string }, flash?: Flash, errors: FieldErrors = {}): string {
+function signupForm(
+  token: string,
+  values: { company?: string; email?: string },
+  flash?: Flash,
+  errors: FieldErrors = {},
+): string {
   const content: HtmlValue = html`${flash ? flashBox(flash) : ""}
 <form class="stack" method="post" action="/signup">
   <input type="hidden" name="_csrf" value="${token}">
@@ -67,12 +85,19 @@ function signupForm(token: string, values: { company?: string; email?: string },
 /** A refused sign-up, each error beside its field (the access service names it); the password is never shown back. */
 function signupFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ConflictError && error.code === "email_taken") {
-    return placedFailure(409, { email: "An account with this email already exists: log in instead, or use another email." });
+    return placedFailure(409, {
+      email: "An account with this email already exists: log in instead, or use another email.",
+    });
   }
   return formFailure(error, (path) => (["company", "email", "password"].includes(path) ? path : undefined));
 }
 
-async function signIn(deps: DashboardDeps, reply: FastifyReply, user: Parameters<DashboardDeps["services"]["access"]["startSession"]>[0], next: string) {
+async function signIn(
+  deps: DashboardDeps,
+  reply: FastifyReply,
+  user: Parameters<DashboardDeps["services"]["access"]["startSession"]>[0],
+  next: string,
+) {
   const { token } = await deps.services.access.startSession(user);
   setCookie(reply, SESSION_COOKIE, token, SESSION_LIFETIME_MS / 1000);
   clearCookie(reply, PRELOGIN_COOKIE);
@@ -83,7 +108,13 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
   const perEmail = createRateLimiter(LOGIN_PER_EMAIL);
   const perAddress = deps.authRateLimit ? createRateLimiter(deps.authRateLimit) : null;
   const open = { config: { dashboardPublic: true } };
-  const tooMany = (reply: FastifyReply, token: string, values: { email: string; next: string }, message: string, seconds: number) => {
+  const tooMany = (
+    reply: FastifyReply,
+    token: string,
+    values: { email: string; next: string },
+    message: string,
+    seconds: number,
+  ) => {
     void reply.header("retry-after", String(seconds));
     return sendPage(reply, loginForm(token, values, { kind: "error", message }), 429);
   };
@@ -101,7 +132,13 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     // Refused before the password is checked: argon2 is the expensive part of a guess.
     const wait = deps.authFailures?.refusal(request.ip, "dashboard");
     if (wait !== undefined) {
-      return tooMany(reply, token, { email, next }, `Too many failed sign-in attempts from this address. Try again in ${wait} s.`, wait);
+      return tooMany(
+        reply,
+        token,
+        { email, next },
+        `Too many failed sign-in attempts from this address. Try again in ${wait} s.`,
+        wait,
+      );
     }
     const verdict = perEmail.take(`email:${email.toLowerCase()}`);
     if (!verdict.allowed) {
@@ -111,7 +148,11 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     const user = await deps.services.access.verifyUserPassword(email, form.get("password") ?? "");
     if (!user) {
       deps.authFailures?.countFailure(request.ip);
-      return sendPage(reply, loginForm(token, { email, next }, { kind: "error", message: "The email or the password is wrong." }), 401);
+      return sendPage(
+        reply,
+        loginForm(token, { email, next }, { kind: "error", message: "The email or the password is wrong." }),
+        401,
+      );
     }
     return signIn(deps, reply, user, next);
   });
@@ -125,7 +166,14 @@ export async function authPages(app: FastifyInstance, deps: DashboardDeps): Prom
     if (!preloginValid(request)) return sendPage(reply, signupForm(token, values, expiredForm), 403);
     const verdict = perAddress?.take(request.ip) ?? { allowed: true };
     if (!verdict.allowed) {
-      return sendPage(reply, signupForm(token, values, { kind: "error", message: "Too many attempts from this address. Try again in a minute." }), 429);
+      return sendPage(
+        reply,
+        signupForm(token, values, {
+          kind: "error",
+          message: "Too many attempts from this address. Try again in a minute.",
+        }),
+        429,
+      );
     }
     const password = form.get("password") ?? "";
     try {

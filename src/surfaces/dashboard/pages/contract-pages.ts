@@ -1,19 +1,60 @@
 import type { FastifyInstance } from "fastify";
-import { addPricingRuleInput, CONTRACT_STATUSES, createSampleContractInput, updatePricingRuleInput, type Contract } from "../../../domain/contracts/contract-schemas.js";
-import { versionHistoryDiff, type DiffedRuleField, type RuleDiff, type VersionDiff } from "../../../domain/contracts/pricing-diff.js";
+import {
+  addPricingRuleInput,
+  CONTRACT_STATUSES,
+  createSampleContractInput,
+  updatePricingRuleInput,
+  type Contract,
+} from "../../../domain/contracts/contract-schemas.js";
+import {
+  versionHistoryDiff,
+  type DiffedRuleField,
+  type RuleDiff,
+  type VersionDiff,
+} from "../../../domain/contracts/pricing-diff.js";
 import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
 import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
-import { field, formFailure, formOf, parseWith, seeOther, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type FormBody, type Viewer } from "../page-kit.js";
+import {
+  field,
+  formFailure,
+  formOf,
+  parseWith,
+  seeOther,
+  sendPage,
+  viewerOf,
+  type DashboardDeps,
+  type FieldErrors,
+  type FormBody,
+  type Viewer,
+} from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { uploadCard } from "./contract-upload-pages.js";
-import { badge, contractPath, csrfField, dataTable, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, money, page, when, type Flash } from "../layout.js";
+import {
+  badge,
+  contractPath,
+  csrfField,
+  dataTable,
+  doneFlash,
+  emptyState,
+  fieldError,
+  inputField,
+  invalidAttributes,
+  link,
+  money,
+  page,
+  when,
+  type Flash,
+} from "../layout.js";
 
 const DONE: Record<string, Flash> = {
   created: { kind: "ok", message: "Sample contract created." },
-  uploaded: { kind: "ok", message: "Contract saved with its signed agreement. Usage sent with its id is rated from now on." },
+  uploaded: {
+    kind: "ok",
+    message: "Contract saved with its signed agreement. Usage sent with its id is rated from now on.",
+  },
   "rule-added": { kind: "ok", message: "Rule added: the program has a new version, used for usage from now on." },
   "rule-changed": { kind: "ok", message: "Rule changed: the program has a new version, used for usage from now on." },
 };
@@ -73,32 +114,57 @@ async function newContractForms(deps: DashboardDeps, viewer: Viewer, selected?: 
 }
 
 function contractsTable(contracts: Contract[]): SafeHtml {
-  return dataTable("Contracts", [
-    { header: "Contract", cell: (c) => html`<a href="${contractPath(c.id)}">${c.id}</a>` },
-    { header: "Number", cell: (c) => c.contract_number },
-    { header: "Customer", cell: (c) => html`<a href="/customers/${c.customer_id}">${c.customer_name}</a>` },
-    { header: "Status", cell: (c) => statusBadge(c.status) },
-    { header: "Starts", cell: (c) => c.start_date },
-    { header: "Ends", cell: (c) => c.end_date ?? "open-ended" },
-    { header: "Metrics", cell: (c) => (c.metrics.length === 0 ? "—" : html`${c.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`) },
-  ], contracts);
+  return dataTable(
+    "Contracts",
+    [
+      { header: "Contract", cell: (c) => html`<a href="${contractPath(c.id)}">${c.id}</a>` },
+      { header: "Number", cell: (c) => c.contract_number },
+      { header: "Customer", cell: (c) => html`<a href="/customers/${c.customer_id}">${c.customer_name}</a>` },
+      { header: "Status", cell: (c) => statusBadge(c.status) },
+      { header: "Starts", cell: (c) => c.start_date },
+      { header: "Ends", cell: (c) => c.end_date ?? "open-ended" },
+      {
+        header: "Metrics",
+        cell: (c) =>
+          c.metrics.length === 0 ? "—" : html`${c.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`,
+      },
+    ],
+    contracts,
+  );
 }
 
-const isStatus = (value: string): value is Contract["status"] => (CONTRACT_STATUSES as readonly string[]).includes(value);
+const isStatus = (value: string): value is Contract["status"] =>
+  (CONTRACT_STATUSES as readonly string[]).includes(value);
 
-async function listPage(deps: DashboardDeps, viewer: Viewer, query: { status?: string | undefined }, form: SafeHtml, flash?: Flash): Promise<{ markup: string; status: number }> {
+async function listPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  query: { status?: string | undefined },
+  form: SafeHtml,
+  flash?: Flash,
+): Promise<{ markup: string; status: number }> {
   const wanted = query.status?.trim() || undefined;
   if (wanted !== undefined && !isStatus(wanted)) {
     const message = `There is no contract status “${wanted}”; choose one of ${CONTRACT_STATUSES.join(", ")}.`;
-    return { markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(undefined)}`, { flash: { kind: "error", message } }), status: 400 };
+    return {
+      markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(undefined)}`, {
+        flash: { kind: "error", message },
+      }),
+      status: 400,
+    };
   }
   const contracts = await deps.services.contracts.list(viewer.session.actor, wanted);
   const body =
     contracts.length === 0
-      ? emptyState(wanted ? `No ${wanted} contracts.` : "No contracts yet. Create a sample contract above to try the service.")
+      ? emptyState(
+          wanted ? `No ${wanted} contracts.` : "No contracts yet. Create a sample contract above to try the service.",
+        )
       : contractsTable(contracts);
   const heading = wanted ? `${wanted[0]!.toUpperCase()}${wanted.slice(1)} contracts` : "All contracts";
-  return { markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(wanted)}<h2>${heading}</h2>${body}`, { flash }), status: 200 };
+  return {
+    markup: page(viewer.ctx, "Contracts", html`${form}${statusFilter(wanted)}<h2>${heading}</h2>${body}`, { flash }),
+    status: 200,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -131,17 +197,21 @@ function scopeOf(rule: PresentedRule): string {
 
 function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml {
   if (rules.length === 0) return emptyState("This pricing program has no rules.");
-  return dataTable(caption, [
-    { header: "Name", cell: (r) => r.name },
-    { header: "Type", cell: (r) => r.type.replace("_", "-") },
-    { header: "Model", cell: (r) => r.model },
-    { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
-    { header: "Price", cell: (r) => rulePriceWords(r), numeric: true },
-    { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
-    { header: "Frequency", cell: (r) => r.frequency ?? "—" },
-    { header: "Applies to", cell: (r) => scopeOf(r) },
-    { header: "Rule id", cell: (r) => html`<code>${r.id}</code>` },
-  ], rules);
+  return dataTable(
+    caption,
+    [
+      { header: "Name", cell: (r) => r.name },
+      { header: "Type", cell: (r) => r.type.replace("_", "-") },
+      { header: "Model", cell: (r) => r.model },
+      { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
+      { header: "Price", cell: (r) => rulePriceWords(r), numeric: true },
+      { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
+      { header: "Frequency", cell: (r) => r.frequency ?? "—" },
+      { header: "Applies to", cell: (r) => scopeOf(r) },
+      { header: "Rule id", cell: (r) => html`<code>${r.id}</code>` },
+    ],
+    rules,
+  );
 }
 
 /** One line about a rule for the history: its name and what it charges. */
@@ -154,11 +224,14 @@ const shown = (value: string | null) => (value === null ? html`<em>none</em>` : 
 
 function diffItem(diff: RuleDiff): SafeHtml {
   // The words carry the meaning; the colours (diff-add, diff-del, diff-chg) only repeat it.
-  if (diff.kind === "added") return html`<li class="diff-add"><span class="diff-kind">Added</span> ${ruleLine(diff.rule)}</li>`;
-  if (diff.kind === "removed") return html`<li class="diff-del"><span class="diff-kind">Removed</span> ${ruleLine(diff.rule)}</li>`;
+  if (diff.kind === "added")
+    return html`<li class="diff-add"><span class="diff-kind">Added</span> ${ruleLine(diff.rule)}</li>`;
+  if (diff.kind === "removed")
+    return html`<li class="diff-del"><span class="diff-kind">Removed</span> ${ruleLine(diff.rule)}</li>`;
   return html`<li class="diff-chg"><span class="diff-kind">Changed</span> <strong>${diff.after.name}</strong> <span class="hint">(<code>${diff.after.id}</code>)</span>
 <ul class="diff-fields">${diff.changes.map(
-    (c) => html`<li>${FIELD_LABEL[c.field]}: <del>${shown(c.before)}</del> <span aria-hidden="true">→</span><span class="visually-hidden">changed to</span> <ins>${shown(c.after)}</ins></li>`,
+    (c) =>
+      html`<li>${FIELD_LABEL[c.field]}: <del>${shown(c.before)}</del> <span aria-hidden="true">→</span><span class="visually-hidden">changed to</span> <ins>${shown(c.after)}</ins></li>`,
   )}</ul></li>`;
 }
 
@@ -166,9 +239,14 @@ function historySection(history: VersionDiff[], current: number): SafeHtml {
   if (history.length === 0) return emptyState("This contract has no pricing program versions.");
   return html`<ol class="versions" reversed>${history.map((v) => {
     const headingId = `version-${v.version}`;
-    const kept = v.unchanged > 0 ? html`<p class="hint">${v.unchanged === 1 ? "1 rule" : `${v.unchanged} rules`} unchanged.</p>` : "";
+    const kept =
+      v.unchanged > 0
+        ? html`<p class="hint">${v.unchanged === 1 ? "1 rule" : `${v.unchanged} rules`} unchanged.</p>`
+        : "";
     const changes: HtmlValue =
-      v.diffs.length === 0 ? html`<p>No rule changed in this version.</p>` : html`<ul class="diff-list">${v.diffs.map(diffItem)}</ul>`;
+      v.diffs.length === 0
+        ? html`<p>No rule changed in this version.</p>`
+        : html`<ul class="diff-list">${v.diffs.map(diffItem)}</ul>`;
     return html`<li class="card version">
 <h3 id="${headingId}">Version ${v.version}${v.version === current ? html` ${badge("current", "ok")}` : ""}</h3>
 <p class="hint">Effective ${v.effective_date}${v.created_at ? html` · written ${when(v.created_at)}` : ""}${v.version === 1 ? " · the first version" : ` · compared with version ${v.version - 1}`}</p>
@@ -205,7 +283,15 @@ function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partia
   return values;
 }
 
-function choice(id: string, name: string, label: string, options: readonly string[], selected: string | undefined, blank: string, error?: string): SafeHtml {
+function choice(
+  id: string,
+  name: string,
+  label: string,
+  options: readonly string[],
+  selected: string | undefined,
+  blank: string,
+  error?: string,
+): SafeHtml {
   return html`<div><label for="${id}">${label}</label><select id="${id}" name="${name}"${invalidAttributes(id, error)}>
   <option value="">${blank}</option>
   ${options.map((o) => html`<option value="${o}"${o === selected ? html` selected` : ""}>${o.replace("_", "-")}</option>`)}
@@ -215,7 +301,15 @@ function choice(id: string, name: string, label: string, options: readonly strin
 function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | undefined, errors: FieldErrors): SafeHtml {
   const v = values ?? {};
   const text = (name: keyof AddValues, label: string, hint: string, mode = "text") =>
-    inputField({ id: `add-${name}`, name, label, hint, value: v[name], ...(mode === "decimal" ? { inputmode: "decimal" as const } : {}), error: errors[name] });
+    inputField({
+      id: `add-${name}`,
+      name,
+      label,
+      hint,
+      value: v[name],
+      ...(mode === "decimal" ? { inputmode: "decimal" as const } : {}),
+      error: errors[name],
+    });
   return html`<details class="card"${values ? html` open` : ""}>
 <summary><strong>Add a pricing rule</strong></summary>
 <form class="stack" method="post" action="${contractPath(contract.id)}/rules">
@@ -232,7 +326,13 @@ function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | und
 </details>`;
 }
 
-function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly PresentedRule[], values: ChangeValues | undefined, errors: FieldErrors): SafeHtml {
+function changeRuleForm(
+  viewer: Viewer,
+  contract: Contract,
+  rules: readonly PresentedRule[],
+  values: ChangeValues | undefined,
+  errors: FieldErrors,
+): SafeHtml {
   if (rules.length === 0) return html``;
   const v = values ?? {};
   return html`<details class="card"${values ? html` open` : ""}>
@@ -249,7 +349,13 @@ function changeRuleForm(viewer: Viewer, contract: Contract, rules: readonly Pres
 </details>`;
 }
 
-async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: string, flash?: Flash, forms: RuleForms = {}): Promise<string> {
+async function detailPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  contractId: string,
+  flash?: Flash,
+  forms: RuleForms = {},
+): Promise<string> {
   const actor = viewer.session.actor;
   const contract = await deps.services.contracts.get(actor, contractId);
   const versions = await deps.services.contracts.pricingHistory(actor, contract.id);
@@ -283,13 +389,24 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, contractId: strin
     versionHistoryDiff(versions),
     currentProgram?.version ?? 0,
   )}`;
-  return page(viewer.ctx, `Contract ${contract.id}`, html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${history}`, { flash });
+  return page(
+    viewer.ctx,
+    `Contract ${contract.id}`,
+    html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${history}`,
+    { flash },
+  );
 }
 
 export async function contractPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get<{ Querystring: { status?: string; done?: string } }>("/contracts", async (request, reply) => {
     const viewer = viewerOf(request);
-    const { markup, status } = await listPage(deps, viewer, request.query, await newContractForms(deps, viewer), doneFlash(DONE, request.query.done));
+    const { markup, status } = await listPage(
+      deps,
+      viewer,
+      request.query,
+      await newContractForms(deps, viewer),
+      doneFlash(DONE, request.query.done),
+    );
     return sendPage(reply, markup, status);
   });
 
@@ -308,7 +425,11 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
   });
 
   app.get<{ Params: { id: string } }>("/contracts/:id/agreement.pdf", async (request, reply) => {
-    return sendPdf(reply, await deps.services.contracts.agreementFile(viewerOf(request).session.actor, request.params.id), "inline");
+    return sendPdf(
+      reply,
+      await deps.services.contracts.agreementFile(viewerOf(request).session.actor, request.params.id),
+      "inline",
+    );
   });
 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/contracts/:id", async (request, reply) => {
@@ -325,7 +446,11 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
       return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
     } catch (error) {
       const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
-      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { add: values, errors: fields }), status);
+      return sendPage(
+        reply,
+        await detailPage(deps, viewer, request.params.id, flash, { add: values, errors: fields }),
+        status,
+      );
     }
   });
 
@@ -333,18 +458,30 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
     const viewer = viewerOf(request);
     const { rule_id: ruleId, ...prices } = valuesOf(formOf(request), CHANGE_FIELDS);
     try {
-      if (ruleId === undefined) throw new ValidationError("Choose the rule to change", "invalid_request", [{ path: "rule_id", message: "Choose the rule to change." }]);
-      if (prices.amount === undefined && prices.rate === undefined) {
-        throw new ValidationError("Give a new amount (flat rules) or a new rate (percentage rules)", "invalid_request", [
-          { path: "amount", message: "Give a new amount (flat rules) or a new rate (percentage rules)." },
+      if (ruleId === undefined)
+        throw new ValidationError("Choose the rule to change", "invalid_request", [
+          { path: "rule_id", message: "Choose the rule to change." },
         ]);
+      if (prices.amount === undefined && prices.rate === undefined) {
+        throw new ValidationError(
+          "Give a new amount (flat rules) or a new rate (percentage rules)",
+          "invalid_request",
+          [{ path: "amount", message: "Give a new amount (flat rules) or a new rate (percentage rules)." }],
+        );
       }
       const input = parseWith(updatePricingRuleInput, prices);
       const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, input);
       return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
     } catch (error) {
       const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
-      return sendPage(reply, await detailPage(deps, viewer, request.params.id, flash, { change: { rule_id: ruleId, ...prices }, errors: fields }), status);
+      return sendPage(
+        reply,
+        await detailPage(deps, viewer, request.params.id, flash, {
+          change: { rule_id: ruleId, ...prices },
+          errors: fields,
+        }),
+        status,
+      );
     }
   });
 }

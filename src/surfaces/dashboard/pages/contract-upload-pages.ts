@@ -7,12 +7,41 @@ import type { AgreementReading, ReadRule } from "../../../domain/contracts/agree
 import { MAX_UPLOAD_RULES } from "../../../domain/contracts/contract-schemas.js";
 import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
-import { ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitedError } from "../../../domain/kernel/errors.js";
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+} from "../../../domain/kernel/errors.js";
 import { readMultipartForm, UPLOAD_LIMITS } from "../../http/multipart-form.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { html, type SafeHtml } from "../html.js";
-import { contractPath, csrfField, fieldError, inputField, invalidAttributes, link, page, type Flash } from "../layout.js";
-import { type DashboardDeps, field, type FieldErrors, type FormBody, type FormFailure, formFailure, formOf, placedFailure, seeOther, sendFormExpired, sendPage, type Viewer, viewerOf } from "../page-kit.js";
+import {
+  contractPath,
+  csrfField,
+  fieldError,
+  inputField,
+  invalidAttributes,
+  link,
+  page,
+  type Flash,
+} from "../layout.js";
+import {
+  type DashboardDeps,
+  field,
+  type FieldErrors,
+  type FormBody,
+  type FormFailure,
+  formFailure,
+  formOf,
+  placedFailure,
+  seeOther,
+  sendFormExpired,
+  sendPage,
+  type Viewer,
+  viewerOf,
+} from "../page-kit.js";
 
 /** The review form's usage rows: those read from the PDF and this many blank ones to add more. */
 const BLANK_USAGE_ROWS = 2;
@@ -68,7 +97,14 @@ function valuesFromReading(reading: AgreementReading | null): { values: ReviewVa
   values.currency = reading.currency ?? undefined;
   for (const rule of reading.rules) {
     if (rule.type === "usage") {
-      values.usage.push({ metric: rule.metric, name: rule.name, amount: rule.amount, rate: rule.rate, cap: rule.monthly_cap, counterparty: rule.counterparty });
+      values.usage.push({
+        metric: rule.metric,
+        name: rule.name,
+        amount: rule.amount,
+        rate: rule.rate,
+        cap: rule.monthly_cap,
+        counterparty: rule.counterparty,
+      });
     } else if (rule.type === "minimum" && values.minimum === undefined && rule.amount !== undefined) {
       values.minimum = rule.amount;
     } else if (rule.type === "subscription" && values.subscription === undefined && rule.amount !== undefined) {
@@ -117,7 +153,10 @@ const blankRow = (row: UsageRow) => Object.values(row).every((value) => value ==
  * The API's terms from the form, and where each rule's errors go: the service names a rule by its place in
  * `rules`, the form by its field.
  */
-function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fieldOf: (path: string) => string | undefined } {
+function termsFromValues(v: ReviewValues): {
+  terms: Record<string, unknown>;
+  fieldOf: (path: string) => string | undefined;
+} {
   const rules: Record<string, unknown>[] = [];
   const ruleFields: Array<(name: string) => string> = [];
   if (v.minimum !== undefined) {
@@ -125,7 +164,12 @@ function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fie
     ruleFields.push(() => "minimum");
   }
   if (v.subscription !== undefined || v.subscription_name !== undefined) {
-    rules.push({ name: v.subscription_name ?? "Subscription", type: "subscription", model: "flat", amount: v.subscription });
+    rules.push({
+      name: v.subscription_name ?? "Subscription",
+      type: "subscription",
+      model: "flat",
+      amount: v.subscription,
+    });
     ruleFields.push((name) => (name === "name" ? "subscription_name" : "subscription"));
   }
   v.usage.forEach((row, i) => {
@@ -139,13 +183,26 @@ function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fie
       ...(row.cap !== undefined ? { monthly_cap: row.cap } : {}),
       ...(row.counterparty !== undefined ? { counterparty: row.counterparty } : {}),
     });
-    const byField: Record<string, string> = { metric: "metric", type: "metric", name: "name", amount: "amount", rate: "rate", model: "rate", monthly_cap: "cap", counterparty: "counterparty" };
+    const byField: Record<string, string> = {
+      metric: "metric",
+      type: "metric",
+      name: "name",
+      amount: "amount",
+      rate: "rate",
+      model: "rate",
+      monthly_cap: "cap",
+      counterparty: "counterparty",
+    };
     ruleFields.push((name) => `usage_${byField[name] ?? "amount"}_${i}`);
   });
   const customer =
     v.customer_mode === "existing"
       ? { id: v.customer_id }
-      : { name: v.customer_name, ...(v.customer_external_id ? { external_id: v.customer_external_id } : {}), ...(v.customer_email ? { email: v.customer_email } : {}) };
+      : {
+          name: v.customer_name,
+          ...(v.customer_external_id ? { external_id: v.customer_external_id } : {}),
+          ...(v.customer_email ? { email: v.customer_email } : {}),
+        };
   const terms = {
     customer,
     contract_id: v.contract_id,
@@ -157,7 +214,8 @@ function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fie
   const fieldOf = (path: string): string | undefined => {
     const [head, second, ...rest] = path.split(".");
     if (head === "customer") return second === "id" ? "customer_id" : `customer_${second}`;
-    if (head === "rules" && second !== undefined && rest.length > 0) return ruleFields[Number(second)]?.(rest.join("."));
+    if (head === "rules" && second !== undefined && rest.length > 0)
+      return ruleFields[Number(second)]?.(rest.join("."));
     return ["contract_id", "start_date", "end_date", "currency"].includes(head ?? "") ? head : undefined;
   };
   return { terms, fieldOf };
@@ -165,14 +223,16 @@ function termsFromValues(v: ReviewValues): { terms: Record<string, unknown>; fie
 
 /** Errors the service answers without a field path, placed beside the field they are about. */
 function uploadFailure(error: unknown, fieldOf: (path: string) => string | undefined): FormFailure {
-  if (error instanceof NotFoundError && error.resource === "customer") return placedFailure(404, { customer_id: "This customer no longer exists; choose another one." });
+  if (error instanceof NotFoundError && error.resource === "customer")
+    return placedFailure(404, { customer_id: "This customer no longer exists; choose another one." });
   if (error instanceof ConflictError && error.code === "customer_exists") {
     const existing = (error.extra?.customer as { name?: string } | undefined)?.name;
     return placedFailure(409, {
       customer_external_id: `${existing ? `${existing} already has` : "Another customer already has"} this external id: choose that customer under “An existing customer”, or give a different id.`,
     });
   }
-  if (error instanceof ConflictError && error.code === "contract_exists") return placedFailure(409, { contract_id: "Another contract already has this id; contract ids are unique." });
+  if (error instanceof ConflictError && error.code === "contract_exists")
+    return placedFailure(409, { contract_id: "Another contract already has this id; contract ids are unique." });
   return formFailure(error, fieldOf, LABELS);
 }
 
@@ -193,7 +253,10 @@ function uploadStep(viewer: Viewer, error?: string): SafeHtml {
 
 function customerSection(v: ReviewValues, customers: readonly Customer[], errors: FieldErrors): SafeHtml {
   const label = (c: Customer) => (c.external_id ? `${c.name} (${c.external_id})` : c.name);
-  const sameName = v.customer_mode === "new" && v.customer_name ? customers.find((c) => c.name.toLowerCase() === v.customer_name!.toLowerCase()) : undefined;
+  const sameName =
+    v.customer_mode === "new" && v.customer_name
+      ? customers.find((c) => c.name.toLowerCase() === v.customer_name!.toLowerCase())
+      : undefined;
   return html`<fieldset class="card"><legend>Customer</legend>
 <div><label><input type="radio" name="customer_mode" value="new"${v.customer_mode === "new" ? html` checked` : ""}> A new customer</label></div>
 ${inputField({ id: "upload-customer-name", name: "customer_name", label: "Name", value: v.customer_name, maxlength: 200, error: errors.customer_name })}
@@ -214,13 +277,16 @@ function usageRows(v: ReviewValues, currency: string, errors: FieldErrors): Safe
   let end = v.usage.length;
   while (end > 0 && blankRow(v.usage[end - 1]!)) end--;
   const filled = v.usage.slice(0, end);
-  const rows = [...filled, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(0, MAX_UPLOAD_RULES);
+  const rows = [...filled, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(
+    0,
+    MAX_UPLOAD_RULES,
+  );
   return html`<fieldset class="card"><legend>Usage prices</legend>
 <p class="hint">One row per metric: a price per unit, or a rate (a fraction: 0.029 is 2.9% of the event's value). Leave a row blank to skip it.</p>
 <input type="hidden" name="usage_rows" value="${String(rows.length)}">
 ${rows.map((row, i) => {
-    const id = (name: string) => `upload-usage-${name}-${i}`;
-    return html`<div class="usage-row" role="group" aria-label="Usage price ${String(i + 1)}">
+  const id = (name: string) => `upload-usage-${name}-${i}`;
+  return html`<div class="usage-row" role="group" aria-label="Usage price ${String(i + 1)}">
 ${inputField({ id: id("metric"), name: `usage_metric_${i}`, label: `Metric ${i + 1}`, hint: "(as usage events send it)", value: row.metric, maxlength: 100, error: errors[`usage_metric_${i}`] })}
 ${inputField({ id: id("name"), name: `usage_name_${i}`, label: "Name", hint: "(optional)", value: row.name, maxlength: 200, error: errors[`usage_name_${i}`] })}
 ${inputField({ id: id("amount"), name: `usage_amount_${i}`, label: `Price per unit, ${currency}`, value: row.amount, inputmode: "decimal", error: errors[`usage_amount_${i}`] })}
@@ -228,7 +294,7 @@ ${inputField({ id: id("rate"), name: `usage_rate_${i}`, label: "Rate", hint: "(i
 ${inputField({ id: id("cap"), name: `usage_cap_${i}`, label: `Monthly cap, ${currency}`, hint: "(optional)", value: row.cap, inputmode: "decimal", error: errors[`usage_cap_${i}`] })}
 ${inputField({ id: id("counterparty"), name: `usage_counterparty_${i}`, label: "Counterparty", hint: "(optional: only its usage)", value: row.counterparty, maxlength: 255, error: errors[`usage_counterparty_${i}`] })}
 </div>`;
-  })}
+})}
 </fieldset>`;
 }
 
@@ -242,12 +308,14 @@ async function reviewPage(
   const errors = options.errors ?? {};
   const customers = (await deps.services.customers.list(viewer.session.actor, {}, { limit: CUSTOMER_CHOICES })).items;
   const currency = values.currency ?? "in the contract's currency";
-  const read = staged.reading === null
-    ? html`<div class="alert warn" role="status">This PDF does not follow the layout of this service's agreements, so nothing was read from it: type the terms below.</div>`
-    : html`<div class="alert ok" role="status">The terms below were read from the PDF's text. Check every field against the agreement before saving.</div>`;
-  const leftOver = (options.leftOver ?? []).length === 0
-    ? ""
-    : html`<div class="alert warn" role="status">The agreement also lists ${(options.leftOver ?? []).map((r, i) => html`${i > 0 ? ", " : ""}<strong>${r.name}</strong> (${rulePriceWords(r, values.currency)})`)}, which this form has no field for: add ${(options.leftOver ?? []).length === 1 ? "it" : "them"} on the contract's page once it is saved.</div>`;
+  const read =
+    staged.reading === null
+      ? html`<div class="alert warn" role="status">This PDF does not follow the layout of this service's agreements, so nothing was read from it: type the terms below.</div>`
+      : html`<div class="alert ok" role="status">The terms below were read from the PDF's text. Check every field against the agreement before saving.</div>`;
+  const leftOver =
+    (options.leftOver ?? []).length === 0
+      ? ""
+      : html`<div class="alert warn" role="status">The agreement also lists ${(options.leftOver ?? []).map((r, i) => html`${i > 0 ? ", " : ""}<strong>${r.name}</strong> (${rulePriceWords(r, values.currency)})`)}, which this form has no field for: add ${(options.leftOver ?? []).length === 1 ? "it" : "them"} on the contract's page once it is saved.</div>`;
   const content = html`<p><a href="/contracts">← All contracts</a></p>
 ${read}${leftOver}
 <p>Agreement: <a href="/upload-contract/${staged.id}/file.pdf" download>${staged.filename}</a> <span class="hint">(downloads the uploaded PDF)</span></p>
@@ -291,30 +359,54 @@ class FormExpired extends DomainError {
 export async function contractUploadPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get("/upload-contract", async (request, reply) => {
     const viewer = viewerOf(request);
-    return sendPage(reply, page(viewer.ctx, "Upload a contract", html`<p><a href="/contracts">← All contracts</a></p>${uploadStep(viewer)}`));
+    return sendPage(
+      reply,
+      page(viewer.ctx, "Upload a contract", html`<p><a href="/contracts">← All contracts</a></p>${uploadStep(viewer)}`),
+    );
   });
 
-  app.post("/upload-contract", { config: { multipartForm: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const viewer = viewerOf(request);
-    const token = request.dashboard!.token;
-    const csrf = (fields: URLSearchParams) => {
-      if (!deps.services.access.csrfTokenMatches(token, fields.get("_csrf") ?? undefined)) throw new FormExpired();
-    };
-    try {
-      const form = await readMultipartForm(request, { ...UPLOAD_LIMITS, maxFieldBytes: 4096, maxFields: 5, beforeFile: csrf });
-      csrf(form.fields);
-      const staged = await deps.services.contracts.stageUpload(viewer.session.actor, form.file ?? { filename: undefined, bytes: Buffer.alloc(0) });
-      return seeOther(reply, `/upload-contract/${staged.id}`);
-    } catch (error) {
-      if (error instanceof FormExpired) return sendFormExpired(reply);
-      if (error instanceof ForbiddenError) throw error;
-      const { status, fields, flash } = formFailure(error, () => "file");
-      const message = fields.file ?? flash.message;
-      // Too many uploads being checked: the sentence says when to try again, the header says it to a machine.
-      if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
-      return sendPage(reply, page(viewer.ctx, "Upload a contract", html`<p><a href="/contracts">← All contracts</a></p>${uploadStep(viewer, message)}`, { flash: { kind: "error", message: "The agreement could not be taken: see the message beside the file." } }), status);
-    }
-  });
+  app.post(
+    "/upload-contract",
+    { config: { multipartForm: true } },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const viewer = viewerOf(request);
+      const token = request.dashboard!.token;
+      const csrf = (fields: URLSearchParams) => {
+        if (!deps.services.access.csrfTokenMatches(token, fields.get("_csrf") ?? undefined)) throw new FormExpired();
+      };
+      try {
+        const form = await readMultipartForm(request, {
+          ...UPLOAD_LIMITS,
+          maxFieldBytes: 4096,
+          maxFields: 5,
+          beforeFile: csrf,
+        });
+        csrf(form.fields);
+        const staged = await deps.services.contracts.stageUpload(
+          viewer.session.actor,
+          form.file ?? { filename: undefined, bytes: Buffer.alloc(0) },
+        );
+        return seeOther(reply, `/upload-contract/${staged.id}`);
+      } catch (error) {
+        if (error instanceof FormExpired) return sendFormExpired(reply);
+        if (error instanceof ForbiddenError) throw error;
+        const { status, fields, flash } = formFailure(error, () => "file");
+        const message = fields.file ?? flash.message;
+        // Too many uploads being checked: the sentence says when to try again, the header says it to a machine.
+        if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
+        return sendPage(
+          reply,
+          page(
+            viewer.ctx,
+            "Upload a contract",
+            html`<p><a href="/contracts">← All contracts</a></p>${uploadStep(viewer, message)}`,
+            { flash: { kind: "error", message: "The agreement could not be taken: see the message beside the file." } },
+          ),
+          status,
+        );
+      }
+    },
+  );
 
   app.get<{ Params: { id: string } }>("/upload-contract/:id", async (request, reply) => {
     const viewer = viewerOf(request);

@@ -1,13 +1,48 @@
 import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
-import { invoiceListFilters, payInvoiceInput, projectInvoiceInput, type Invoice, type InvoiceProjection } from "../../../domain/invoices/invoice-schemas.js";
+import {
+  invoiceListFilters,
+  payInvoiceInput,
+  projectInvoiceInput,
+  type Invoice,
+  type InvoiceProjection,
+} from "../../../domain/invoices/invoice-schemas.js";
 import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";
 import { pageQuery } from "../../http/list-envelope.js";
-import { type DashboardDeps, field, type FieldErrors, formFailure, formOf, parseWith, placedFailure, sendPage, type Viewer, viewerOf } from "../page-kit.js";
+import {
+  type DashboardDeps,
+  field,
+  type FieldErrors,
+  formFailure,
+  formOf,
+  parseWith,
+  placedFailure,
+  sendPage,
+  type Viewer,
+  viewerOf,
+} from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, contractPath, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
+import {
+  badge,
+  contractPath,
+  csrfField,
+  dataTable,
+  decimal,
+  doneFlash,
+  emptyState,
+  fieldError,
+  inputField,
+  invalidAttributes,
+  link,
+  money,
+  page,
+  pager,
+  rawFilters,
+  when,
+  type Flash,
+} from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -16,7 +51,13 @@ const invoiceFilterQuery = invoiceListFilters.extend({ starting_after: pageQuery
 
 const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
 // The statuses an invoice moves through (invoice-lifecycle.ts); the API's `status` filter takes any text.
-const INVOICE_STATUS_CHOICES = [["", "Any status"], ["draft", "draft"], ["issued", "issued"], ["paid", "paid"], ["void", "void"]] as const;
+const INVOICE_STATUS_CHOICES = [
+  ["", "Any status"],
+  ["draft", "draft"],
+  ["issued", "issued"],
+  ["paid", "paid"],
+  ["void", "void"],
+] as const;
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
 interface ProjectValues {
@@ -29,7 +70,8 @@ export const invoicePath = (number: string) => `/invoices/${encodeURIComponent(n
 
 const MONTH_NAME = new Intl.DateTimeFormat("en", { month: "long", year: "numeric", timeZone: "UTC" });
 
-const invoiceStatusBadge = (status: string) => badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
+const invoiceStatusBadge = (status: string) =>
+  badge(status, status === "paid" ? "ok" : status === "draft" ? "warn" : "plain");
 
 function contractOptions(contracts: readonly Contract[], selected: string | undefined, blank: string): SafeHtml {
   const known = contracts.some((c) => c.id === selected);
@@ -48,7 +90,12 @@ function filterForm(contracts: readonly Contract[], raw: RawFilters): SafeHtml {
 </form>`;
 }
 
-function projectForm(viewer: Viewer, contracts: readonly Contract[], values: ProjectValues = {}, errors: FieldErrors = {}): SafeHtml {
+function projectForm(
+  viewer: Viewer,
+  contracts: readonly Contract[],
+  values: ProjectValues = {},
+  errors: FieldErrors = {},
+): SafeHtml {
   const open = Object.values(values).some((v) => v !== undefined);
   return html`<details class="card"${open ? html` open` : ""}>
 <summary><strong>Project a period</strong></summary>
@@ -85,17 +132,21 @@ function projectionResult(projection: InvoiceProjection): SafeHtml {
 /** Invoices as a table; `contracts` gives each invoice its customer's name (the contract's customer). */
 export function invoicesTable(caption: string, invoices: readonly Invoice[], contracts: readonly Contract[]): SafeHtml {
   const customerOf = new Map(contracts.map((c) => [c.id, c.customer_name]));
-  return dataTable(caption, [
-    { header: "Number", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
-    { header: "Customer", cell: (i) => customerOf.get(i.contract) ?? "—" },
-    { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
-    { header: "Period", cell: (i) => `${i.billing_period.start} to ${i.billing_period.end}` },
-    { header: "Status", cell: (i) => invoiceStatusBadge(i.status) },
-    { header: "Subtotal", cell: (i) => money(i.subtotal, i.currency), numeric: true },
-    { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
-    { header: "Issue date", cell: (i) => i.issued_date },
-    { header: "Due date", cell: (i) => i.due_date },
-  ], invoices);
+  return dataTable(
+    caption,
+    [
+      { header: "Number", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
+      { header: "Customer", cell: (i) => customerOf.get(i.contract) ?? "—" },
+      { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
+      { header: "Period", cell: (i) => `${i.billing_period.start} to ${i.billing_period.end}` },
+      { header: "Status", cell: (i) => invoiceStatusBadge(i.status) },
+      { header: "Subtotal", cell: (i) => money(i.subtotal, i.currency), numeric: true },
+      { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
+      { header: "Issue date", cell: (i) => i.issued_date },
+      { header: "Due date", cell: (i) => i.due_date },
+    ],
+    invoices,
+  );
 }
 
 async function listPage(
@@ -122,7 +173,9 @@ async function listPage(
       result.items.length === 0
         ? filtered
           ? emptyState("No invoices match these filters.", html`<p><a href="/invoices">Show all invoices</a></p>`)
-          : emptyState("No invoices yet. A draft invoice appears when usage is rated onto a contract, or when you project a period above.")
+          : emptyState(
+              "No invoices yet. A draft invoice appears when usage is rated onto a contract, or when you project a period above.",
+            )
         : html`${invoicesTable("Invoices, newest first", result.items, contracts)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
   } catch (error) {
     ({ status, flash } = formFailure(error));
@@ -143,9 +196,16 @@ interface LifecycleFailure {
 type LifecycleVerb = "finalize" | "pay" | "void";
 
 /** The forms an invoice in this status offers. */
-const formsOf = (status: string): readonly LifecycleVerb[] => (status === "draft" ? ["finalize"] : status === "issued" ? ["pay", "void"] : []);
+const formsOf = (status: string): readonly LifecycleVerb[] =>
+  status === "draft" ? ["finalize"] : status === "issued" ? ["pay", "void"] : [];
 
-async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, flash?: Flash, failure?: LifecycleFailure): Promise<string> {
+async function detailPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  number: string,
+  flash?: Flash,
+  failure?: LifecycleFailure,
+): Promise<string> {
   const invoice = await deps.services.invoices.get(viewer.session.actor, number);
   // An error beside a form the page no longer shows (the invoice moved on) is said at the top instead.
   if (failure && !formsOf(invoice.status).includes(failure.verb)) {
@@ -168,14 +228,18 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, f
   const lines =
     invoice.line_items.length === 0
       ? emptyState("No line items yet: project the period to add subscription and minimum lines.")
-      : dataTable(`Line items of invoice ${invoice.number}`, [
-          { header: "Description", cell: (l) => l.description },
-          { header: "Kind", cell: (l) => l.kind },
-          { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
-          { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
-          { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
-          { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
-        ], invoice.line_items);
+      : dataTable(
+          `Line items of invoice ${invoice.number}`,
+          [
+            { header: "Description", cell: (l) => l.description },
+            { header: "Kind", cell: (l) => l.kind },
+            { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
+            { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
+            { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
+            { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
+          ],
+          invoice.line_items,
+        );
   const totals = html`<div class="card"><dl class="facts">
 <dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
 <dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
@@ -187,7 +251,11 @@ async function detailPage(deps: DashboardDeps, viewer: Viewer, number: string, f
 <input type="hidden" name="contract" value="${invoice.contract}"><input type="hidden" name="billing_period_start" value="${invoice.billing_period.start}"><input type="hidden" name="billing_period_end" value="${invoice.billing_period.end}">
 <button type="submit" class="secondary">Project this period again</button></form>`
       : "";
-  const usage = link("/usage", { contract: invoice.contract, from: invoice.billing_period.start, to: invoice.billing_period.end });
+  const usage = link("/usage", {
+    contract: invoice.contract,
+    from: invoice.billing_period.start,
+    to: invoice.billing_period.end,
+  });
   const documents = html`<p class="actions"><a href="${invoicePath(invoice.number)}/invoice.pdf">Download the PDF</a> · <a href="${invoicePath(invoice.number)}/usage.csv">Download the usage statement (CSV)</a></p>`;
   const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
   return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
@@ -233,7 +301,12 @@ ${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes i
  * a field: the period's rule (one calendar month) and the contract's term are said beside the dates, an
  * unknown contract beside the contract.
  */
-async function projectFailure(deps: DashboardDeps, viewer: Viewer, error: unknown, values: ProjectValues): Promise<{ status: number; flash: Flash; fields: FieldErrors }> {
+async function projectFailure(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  error: unknown,
+  values: ProjectValues,
+): Promise<{ status: number; flash: Flash; fields: FieldErrors }> {
   if (error instanceof ValidationError && error.code === "invalid_billing_period") {
     const start = values.billing_period_start === undefined ? undefined : parseDate(values.billing_period_start);
     const month = start ? periodOf(start) : undefined;
@@ -251,15 +324,23 @@ async function projectFailure(deps: DashboardDeps, viewer: Viewer, error: unknow
   if (error instanceof ValidationError && error.code === "outside_contract_term" && values.contract !== undefined) {
     const contract = await deps.services.contracts.get(viewer.session.actor, values.contract).catch(() => undefined);
     if (contract) {
-      const term = contract.end_date ? `runs from ${contract.start_date} to ${contract.end_date}` : `starts on ${contract.start_date}, with no end date`;
-      return placedFailure(400, { billing_period_start: `This month is outside the contract's term: the contract ${term}. Choose a month within it.` });
+      const term = contract.end_date
+        ? `runs from ${contract.start_date} to ${contract.end_date}`
+        : `starts on ${contract.start_date}, with no end date`;
+      return placedFailure(400, {
+        billing_period_start: `This month is outside the contract's term: the contract ${term}. Choose a month within it.`,
+      });
     }
   }
   if (error instanceof NotFoundError && error.resource === "contract") {
     return placedFailure(404, { contract: "There is no such contract in your account: choose one from the list." });
   }
   return formFailure(error, (path) =>
-    path === "external_contract_id" ? "contract" : path === "billing_period_start" || path === "billing_period_end" ? path : undefined,
+    path === "external_contract_id"
+      ? "contract"
+      : path === "billing_period_start" || path === "billing_period_end"
+        ? path
+        : undefined,
   );
 }
 
@@ -267,11 +348,15 @@ async function projectFailure(deps: DashboardDeps, viewer: Viewer, error: unknow
 function lifecycleFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ValidationError && error.code === "paid_date_before_issue") {
     const issued = /(\d{4}-\d{2}-\d{2})$/.exec(error.details?.[0]?.message ?? "")?.[1];
-    return placedFailure(400, { paid_date: `A payment cannot be dated before the invoice was issued${issued ? `, on ${issued}` : ""}.` });
+    return placedFailure(400, {
+      paid_date: `A payment cannot be dated before the invoice was issued${issued ? `, on ${issued}` : ""}.`,
+    });
   }
   if (error instanceof ValidationError && error.code === "paid_date_in_future") {
     const today = /(\d{4}-\d{2}-\d{2})$/.exec(error.details?.[0]?.message ?? "")?.[1];
-    return placedFailure(400, { paid_date: `This date is in the future: enter the day the payment arrived${today ? `, ${today} (today) at the latest` : ""}.` });
+    return placedFailure(400, {
+      paid_date: `This date is in the future: enter the day the payment arrived${today ? `, ${today} (today) at the latest` : ""}.`,
+    });
   }
   return formFailure(error, (path) => (path === "confirm" || path === "paid_date" ? path : undefined));
 }
@@ -306,14 +391,25 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
       return sendPage(reply, markup);
     } catch (error) {
       const failure = await projectFailure(deps, viewer, error, values);
-      const { markup } = await listPage(deps, viewer, {}, { project: values, projectErrors: failure.fields, flash: failure.flash });
+      const { markup } = await listPage(
+        deps,
+        viewer,
+        {},
+        { project: values, projectErrors: failure.fields, flash: failure.flash },
+      );
       return sendPage(reply, markup, failure.status);
     }
   });
 
-  app.get<{ Params: { number: string }; Querystring: { done?: string } }>("/invoices/:number", async (request, reply) => {
-    return sendPage(reply, await detailPage(deps, viewerOf(request), request.params.number, doneFlash(DONE, request.query.done)));
-  });
+  app.get<{ Params: { number: string }; Querystring: { done?: string } }>(
+    "/invoices/:number",
+    async (request, reply) => {
+      return sendPage(
+        reply,
+        await detailPage(deps, viewerOf(request), request.params.number, doneFlash(DONE, request.query.done)),
+      );
+    },
+  );
 
   // Finalize, pay and void: the API's operations (invoice-routes.ts), each confirmed with a ticked box.
   for (const [verb, done] of [
@@ -334,11 +430,21 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
         const actor = viewer.session.actor;
         if (verb === "finalize") await deps.services.invoices.finalize(actor, number);
         else if (verb === "void") await deps.services.invoices.void(actor, number);
-        else await deps.services.invoices.pay(actor, number, parseWith(payInvoiceInput, { paid_date: field(form, "paid_date") }).paid_date);
+        else
+          await deps.services.invoices.pay(
+            actor,
+            number,
+            parseWith(payInvoiceInput, { paid_date: field(form, "paid_date") }).paid_date,
+          );
         return reply.redirect(`${invoicePath(number)}?done=${done}`, 303);
       } catch (error) {
         const { status, flash, fields } = lifecycleFailure(error);
-        const failure: LifecycleFailure = { verb, paidDate: field(form, "paid_date"), errors: fields, unplaced: formFailure(error).flash };
+        const failure: LifecycleFailure = {
+          verb,
+          paidDate: field(form, "paid_date"),
+          errors: fields,
+          unplaced: formFailure(error).flash,
+        };
         return sendPage(reply, await detailPage(deps, viewer, number, flash, failure), status);
       }
     });
@@ -346,9 +452,16 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
 
   // The documents, for the signed-in user (the API's /pdf and /usage.csv take an API key).
   app.get<{ Params: { number: string } }>("/invoices/:number/invoice.pdf", async (request, reply) => {
-    return sendPdf(reply, await deps.services.invoices.pdf(viewerOf(request).session.actor, request.params.number), "attachment");
+    return sendPdf(
+      reply,
+      await deps.services.invoices.pdf(viewerOf(request).session.actor, request.params.number),
+      "attachment",
+    );
   });
   app.get<{ Params: { number: string } }>("/invoices/:number/usage.csv", async (request, reply) => {
-    return sendUsageStatement(reply, await deps.services.invoices.usageStatement(viewerOf(request).session.actor, request.params.number));
+    return sendUsageStatement(
+      reply,
+      await deps.services.invoices.usageStatement(viewerOf(request).session.actor, request.params.number),
+    );
   });
 }

@@ -22,13 +22,19 @@ function monthSection(month: MonthToDate): SafeHtml {
   const more = link("/invoices", { status: "draft", from: month.period.start, to: month.period.end });
   const body =
     month.invoices.items.length === 0
-      ? emptyState(`Nothing billed in ${name} yet. A draft invoice appears when usage is rated onto a contract or a period is projected.`)
-      : html`${dataTable(`Billed in ${name} per contract`, [
-          { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
-          { header: "Invoice", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
-          { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
-          { header: "Currency", cell: (i) => i.currency },
-        ], month.invoices.items)}
+      ? emptyState(
+          `Nothing billed in ${name} yet. A draft invoice appears when usage is rated onto a contract or a period is projected.`,
+        )
+      : html`${dataTable(
+          `Billed in ${name} per contract`,
+          [
+            { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
+            { header: "Invoice", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
+            { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
+            { header: "Currency", cell: (i) => i.currency },
+          ],
+          month.invoices.items,
+        )}
 ${month.invoices.hasMore ? html`<p><a href="${more}">All draft invoices of ${name}</a></p>` : ""}
 <h3>Total per currency</h3>
 <ul class="totals">${month.totals.map((t) => html`<li><strong>${money(t.total, t.currency)}</strong> <span class="hint">over ${plural(t.invoices, "invoice")}</span></li>`)}</ul>`;
@@ -71,25 +77,46 @@ function eventsChart(days: readonly { date: string; events: number }[]): SafeHtm
 ${bars}
 ${xLabel(0, first, "start")}${xLabel(Math.floor(days.length / 2), middle.date, "middle")}${xLabel(days.length - 1, last, "end")}
 </svg>`;
-  const numbers = html`<details><summary>Show the numbers</summary>${dataTable("Usage events per day", [
-    { header: "Day (UTC)", cell: (d) => d.date },
-    { header: "Events", cell: (d) => decimal(d.events), numeric: true },
-  ], days)}</details>`;
+  const numbers = html`<details><summary>Show the numbers</summary>${dataTable(
+    "Usage events per day",
+    [
+      { header: "Day (UTC)", cell: (d) => d.date },
+      { header: "Events", cell: (d) => decimal(d.events), numeric: true },
+    ],
+    days,
+  )}</details>`;
   return html`<section aria-labelledby="events-per-day">${heading}<div class="card chart">${svg}</div>${numbers}</section>`;
 }
 
 function deliveriesSection(deliveries: readonly Delivery[], endpointUrls: ReadonlyMap<string, string>): SafeHtml {
   const body =
     deliveries.length === 0
-      ? emptyState("No failed webhook deliveries. Deliveries that fail, or wait for a retry after failing, show up here.")
-      : dataTable("Failed webhook deliveries, newest first", [
-          { header: "Event", cell: (d) => html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}/deliveries/${encodeURIComponent(d.id)}"><code>${d.event_type}</code></a>` },
-          { header: "Endpoint", cell: (d) => html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}"><code>${endpointUrls.get(d.endpoint_id) ?? d.endpoint_id}</code></a>` },
-          { header: "Status", cell: (d) => deliveryStatusBadge(d) },
-          { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
-          { header: "Last answer", cell: (d) => (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")) },
-          { header: "Created", cell: (d) => when(d.created_at) },
-        ], deliveries);
+      ? emptyState(
+          "No failed webhook deliveries. Deliveries that fail, or wait for a retry after failing, show up here.",
+        )
+      : dataTable(
+          "Failed webhook deliveries, newest first",
+          [
+            {
+              header: "Event",
+              cell: (d) =>
+                html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}/deliveries/${encodeURIComponent(d.id)}"><code>${d.event_type}</code></a>`,
+            },
+            {
+              header: "Endpoint",
+              cell: (d) =>
+                html`<a href="/webhooks/${encodeURIComponent(d.endpoint_id)}"><code>${endpointUrls.get(d.endpoint_id) ?? d.endpoint_id}</code></a>`,
+            },
+            { header: "Status", cell: (d) => deliveryStatusBadge(d) },
+            { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
+            {
+              header: "Last answer",
+              cell: (d) => (d.last_status_code !== null ? `HTTP ${d.last_status_code}` : (d.last_error ?? "—")),
+            },
+            { header: "Created", cell: (d) => when(d.created_at) },
+          ],
+          deliveries,
+        );
   return html`<section aria-labelledby="failed-deliveries"><h2 id="failed-deliveries">Failed deliveries</h2>${body}</section>`;
 }
 
@@ -101,11 +128,15 @@ async function gettingStarted(deps: DashboardDeps, viewer: Viewer): Promise<Safe
     deps.services.customers.list(actor, {}, { limit: 1 }),
     deps.services.contracts.list(actor, undefined),
   ]);
-  const step = (done: boolean, content: SafeHtml) => html`<li>${done ? badge("done", "ok") : badge("to do")} ${content}</li>`;
+  const step = (done: boolean, content: SafeHtml) =>
+    html`<li>${done ? badge("done", "ok") : badge("to do")} ${content}</li>`;
   return html`<section class="card" aria-labelledby="get-started">
 <h2 id="get-started">Get started</h2>
 <ol class="steps">
-${step(keys.some((k) => !k.revoked_at), html`<a href="/settings/api-keys">Create an API key</a> to call the API from your systems.`)}
+${step(
+  keys.some((k) => !k.revoked_at),
+  html`<a href="/settings/api-keys">Create an API key</a> to call the API from your systems.`,
+)}
 ${step(customers.items.length > 0, html`<a href="/customers">Create a customer</a>.`)}
 ${step(contracts.length > 0, html`Create a sample contract from <a href="/customers">the customer's page</a>: two wire metrics and a monthly minimum.`)}
 ${step(false, html`Send usage with <code>POST /v1/billing/usage</code> and your key; the draft invoice of the month updates at once. The API is described at <a href="/v1/openapi.json">/v1/openapi.json</a>.`)}
@@ -124,7 +155,9 @@ export async function overviewPage(app: FastifyInstance, deps: DashboardDeps): P
       deps.services.webhooks.failingDeliveries(actor, 10),
       deps.services.usage.list(actor, {}, { limit: 1 }),
     ]);
-    const endpointUrls = new Map(failing.length === 0 ? [] : (await deps.services.webhooks.list(actor)).map((e) => [e.id, e.url]));
+    const endpointUrls = new Map(
+      failing.length === 0 ? [] : (await deps.services.webhooks.list(actor)).map((e) => [e.id, e.url]),
+    );
     const brandNew = latest.items.length === 0 && anyEvent.items.length === 0;
     const latestSection = html`<section aria-labelledby="latest-invoices"><h2 id="latest-invoices">Latest invoices</h2>${
       latest.items.length === 0

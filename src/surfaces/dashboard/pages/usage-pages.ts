@@ -5,9 +5,32 @@ import { percentWords, perUnitWords, rulePriceWords } from "../../../domain/cont
 import { NotFoundError } from "../../../domain/kernel/errors.js";
 import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
 import { usageListQuery } from "../../http/routes/usage-routes.js";
-import { formFailure, parseWith, sendPage, viewerOf, type DashboardDeps, type FieldErrors, type Viewer } from "../page-kit.js";
+import {
+  formFailure,
+  parseWith,
+  sendPage,
+  viewerOf,
+  type DashboardDeps,
+  type FieldErrors,
+  type Viewer,
+} from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { badge, contractPath, dataTable, decimal, emptyState, fieldError, invalidAttributes, link, money, page, pager, rawFilters, when, type Flash } from "../layout.js";
+import {
+  badge,
+  contractPath,
+  dataTable,
+  decimal,
+  emptyState,
+  fieldError,
+  invalidAttributes,
+  link,
+  money,
+  page,
+  pager,
+  rawFilters,
+  when,
+  type Flash,
+} from "../layout.js";
 
 const PAGE_SIZE = 25;
 
@@ -44,20 +67,28 @@ function filterForm(contracts: readonly Contract[], raw: RawFilters, errors: Fie
 }
 
 function eventsTable(events: readonly UsageEvent[], currencyOf: ReadonlyMap<string, string>): SafeHtml {
-  return dataTable("Usage events, newest first", [
-    { header: "Event", cell: (e) => html`<a href="${eventPath(e.id)}"><code>${e.id}</code></a>` },
-    { header: "Contract", cell: (e) => html`<a href="${contractPath(e.contract)}">${e.contract}</a>` },
-    { header: "Metric", cell: (e) => html`<code>${e.metric}</code>` },
-    { header: "Quantity", cell: (e) => decimal(e.quantity), numeric: true },
-    { header: "Amount", cell: (e) => money(e.rated_amount, currencyOf.get(e.contract)), numeric: true },
-    { header: "Status", cell: (e) => statusBadge(e.status) },
-    { header: "Timestamp", cell: (e) => when(e.timestamp) },
-  ], events);
+  return dataTable(
+    "Usage events, newest first",
+    [
+      { header: "Event", cell: (e) => html`<a href="${eventPath(e.id)}"><code>${e.id}</code></a>` },
+      { header: "Contract", cell: (e) => html`<a href="${contractPath(e.contract)}">${e.contract}</a>` },
+      { header: "Metric", cell: (e) => html`<code>${e.metric}</code>` },
+      { header: "Quantity", cell: (e) => decimal(e.quantity), numeric: true },
+      { header: "Amount", cell: (e) => money(e.rated_amount, currencyOf.get(e.contract)), numeric: true },
+      { header: "Status", cell: (e) => statusBadge(e.status) },
+      { header: "Timestamp", cell: (e) => when(e.timestamp) },
+    ],
+    events,
+  );
 }
 
 const FILTER_FIELDS: readonly string[] = ["contract", "metric", "status", "from", "to"];
 
-async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<string, unknown>): Promise<{ markup: string; status: number }> {
+async function listPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  query: Record<string, unknown>,
+): Promise<{ markup: string; status: number }> {
   const actor = viewer.session.actor;
   const contracts = await deps.services.contracts.list(actor, undefined);
   const raw = rawFilters(query, FILTER_NAMES);
@@ -69,7 +100,13 @@ async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<strin
     const filters: UsageFilterQuery = parseWith(usageListQuery, raw);
     const result = await deps.services.usage.list(
       actor,
-      { contractId: filters.contract, metric: filters.metric, from: filters.from, to: filters.to, status: filters.status },
+      {
+        contractId: filters.contract,
+        metric: filters.metric,
+        from: filters.from,
+        to: filters.to,
+        status: filters.status,
+      },
       { limit: PAGE_SIZE, startingAfter: filters.starting_after },
     );
     const currencyOf = new Map(contracts.map((c) => [c.id, c.currency]));
@@ -85,14 +122,26 @@ async function listPage(deps: DashboardDeps, viewer: Viewer, query: Record<strin
         : html`${eventsTable(result.items, currencyOf)}${pager("/usage", raw, result.hasMore, result.items.at(-1)?.id)}`;
   } catch (error) {
     // Each refused filter beside its field ('From' after 'To' beside 'from'); the cursor has none.
-    ({ status, flash, fields: errors } = formFailure(error, (path) => (FILTER_FIELDS.includes(path) ? path : undefined)));
+    ({
+      status,
+      flash,
+      fields: errors,
+    } = formFailure(error, (path) => (FILTER_FIELDS.includes(path) ? path : undefined)));
     body = emptyState("Fix the filters above to see events.");
   }
-  return { markup: page(viewer.ctx, "Usage", html`${filterForm(contracts, raw, errors)}<h2>Events</h2>${body}`, { flash }), status };
+  return {
+    markup: page(viewer.ctx, "Usage", html`${filterForm(contracts, raw, errors)}<h2>Events</h2>${body}`, { flash }),
+    status,
+  };
 }
 
 /** The rule that priced the event, looked up in the program version the event was rated with. */
-async function ruleSection(deps: DashboardDeps, viewer: Viewer, event: UsageEvent, currency: string | undefined): Promise<SafeHtml> {
+async function ruleSection(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  event: UsageEvent,
+  currency: string | undefined,
+): Promise<SafeHtml> {
   let versions: Awaited<ReturnType<DashboardDeps["services"]["contracts"]["pricingHistory"]>> = [];
   try {
     versions = await deps.services.contracts.pricingHistory(viewer.session.actor, event.contract);
@@ -152,7 +201,8 @@ export async function usagePages(app: FastifyInstance, deps: DashboardDeps): Pro
       if (!(error instanceof NotFoundError)) throw error;
     }
     const currency = contract?.currency;
-    const optional = (label: string, value: string | undefined) => (value === undefined ? "" : html`<dt>${label}</dt><dd>${value}</dd>`);
+    const optional = (label: string, value: string | undefined) =>
+      value === undefined ? "" : html`<dt>${label}</dt><dd>${value}</dd>`;
     const facts = html`<div class="card"><dl class="facts">
 <dt>Event id</dt><dd><code>${event.id}</code></dd>
 <dt>Contract</dt><dd><a href="${contractPath(event.contract)}">${event.contract}</a>${contract ? html` <span class="hint">(${contract.customer_name})</span>` : ""}</dd>
@@ -170,6 +220,13 @@ ${optional("Pair", event.pair)}
 <dt>Received</dt><dd>${when(event.ingested_at)}</dd>
 </dl></div>`;
     const back = html`<p><a href="${link("/usage", { contract: event.contract })}">More events of this contract</a> · <a href="/usage">All usage</a></p>`;
-    return sendPage(reply, page(viewer.ctx, `Usage event ${event.id}`, html`${facts}${await ruleSection(deps, viewer, event, currency)}${back}`));
+    return sendPage(
+      reply,
+      page(
+        viewer.ctx,
+        `Usage event ${event.id}`,
+        html`${facts}${await ruleSection(deps, viewer, event, currency)}${back}`,
+      ),
+    );
   });
 }

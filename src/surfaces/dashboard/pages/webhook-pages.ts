@@ -9,10 +9,38 @@ import {
   type Delivery,
   type Endpoint,
 } from "../../../domain/webhooks/webhook-schemas.js";
-import { type DashboardDeps, field, type FieldErrors, type FormBody, formFailure, formOf, parseWith, placedFailure, plainWords, seeOther, sendPage, type Viewer, viewerOf } from "../page-kit.js";
+import {
+  type DashboardDeps,
+  field,
+  type FieldErrors,
+  type FormBody,
+  formFailure,
+  formOf,
+  parseWith,
+  placedFailure,
+  plainWords,
+  seeOther,
+  sendPage,
+  type Viewer,
+  viewerOf,
+} from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge } from "../format.js";
-import { badge, csrfField, dataTable, decimal, doneFlash, emptyState, fieldError, inputField, invalidAttributes, link, page, when, type Flash } from "../layout.js";
+import {
+  badge,
+  csrfField,
+  dataTable,
+  decimal,
+  doneFlash,
+  emptyState,
+  fieldError,
+  inputField,
+  invalidAttributes,
+  link,
+  page,
+  when,
+  type Flash,
+} from "../layout.js";
 import { stringifyJson } from "../../../platform/exact-json.js";
 
 const DONE: Record<string, Flash> = {
@@ -31,7 +59,10 @@ interface EndpointFormValues {
 
 /** The form's checked event types; none checked means every type (the API's default when `events` is left out). */
 function eventsOf(form: FormBody): string[] {
-  return form.getAll("events").map((value) => value.trim()).filter((value) => value !== "");
+  return form
+    .getAll("events")
+    .map((value) => value.trim())
+    .filter((value) => value !== "");
 }
 
 function endpointValues(form: FormBody): EndpointFormValues {
@@ -45,12 +76,19 @@ function endpointValues(form: FormBody): EndpointFormValues {
   return values;
 }
 
-const statusBadge = (endpoint: Endpoint) => (endpoint.status === "enabled" ? badge("enabled", "ok") : badge("disabled", "bad"));
+const statusBadge = (endpoint: Endpoint) =>
+  endpoint.status === "enabled" ? badge("enabled", "ok") : badge("disabled", "bad");
 
-const eventList = (events: readonly string[]): SafeHtml => html`${events.map((type, i) => html`${i > 0 ? ", " : ""}<code>${type}</code>`)}`;
+const eventList = (events: readonly string[]): SafeHtml =>
+  html`${events.map((type, i) => html`${i > 0 ? ", " : ""}<code>${type}</code>`)}`;
 
 /** The url, description and event-type fields shared by the create and edit forms. */
-function endpointFields(idPrefix: string, values: EndpointFormValues, checkedByDefault: readonly string[], errors: FieldErrors): SafeHtml {
+function endpointFields(
+  idPrefix: string,
+  values: EndpointFormValues,
+  checkedByDefault: readonly string[],
+  errors: FieldErrors,
+): SafeHtml {
   const checked = values.events ?? checkedByDefault;
   const eventsId = `${idPrefix}-events`;
   return html`${inputField({
@@ -90,12 +128,25 @@ function createForm(viewer: Viewer, values: EndpointFormValues = {}, errors: Fie
 // those); anything else falls back to plainWords too.
 const URL_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> = [
   [/^URL must use https:\/\/$/, "Use an address that starts with https://."],
-  [/^URL must not contain credentials$/, "Remove the user name and password from the address; your receiver checks each delivery's signature instead."],
-  [/^URL contains whitespace or control characters$/, "Remove the spaces (or other invisible characters) from the address."],
+  [
+    /^URL must not contain credentials$/,
+    "Remove the user name and password from the address; your receiver checks each delivery's signature instead.",
+  ],
+  [
+    /^URL contains whitespace or control characters$/,
+    "Remove the spaces (or other invisible characters) from the address.",
+  ],
   [/^(not a valid URL|URL has no host)$/, "Enter a full address such as https://example.com/webhooks."],
   [/^port must be between 1 and 65535$/, "Use a port between 1 and 65535, or leave the port out."],
-  [/^address (\S+) is not public$/, (address) => `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`],
-  [/^must resolve to public addresses only$/, "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it."],
+  [
+    /^address (\S+) is not public$/,
+    (address) =>
+      `${address} is a private or reserved address: use an address on the public internet, where our servers can reach it.`,
+  ],
+  [
+    /^must resolve to public addresses only$/,
+    "This host name leads to a private or reserved address: use one on the public internet, where our servers can reach it.",
+  ],
   [/^host does not resolve$/, "No server was found under this host name: check the spelling of the address."],
 ];
 
@@ -115,7 +166,9 @@ function urlWords(reason: string): string {
 function endpointFailure(error: unknown): { status: number; flash: Flash; fields: FieldErrors } {
   if (error instanceof ValidationError && error.code === "invalid_url") {
     const reason = error.details?.find((d) => d.path === "url")?.message ?? error.message.replace(/^url /, "");
-    return placedFailure(400, { url: refusedAsLocal(error) ? `${urlWords(reason)} ${ALLOW_PRIVATE_HINT}` : urlWords(reason) });
+    return placedFailure(400, {
+      url: refusedAsLocal(error) ? `${urlWords(reason)} ${ALLOW_PRIVATE_HINT}` : urlWords(reason),
+    });
   }
   return formFailure(error, (path) => {
     const head = path.split(".")[0];
@@ -124,14 +177,19 @@ function endpointFailure(error: unknown): { status: number; flash: Flash; fields
 }
 
 function endpointsTable(endpoints: Endpoint[]): SafeHtml {
-  if (endpoints.length === 0) return emptyState("No webhook endpoints yet. Add one above to receive events as they happen.");
-  return dataTable("Webhook endpoints", [
-    { header: "URL", cell: (e) => html`<a href="/webhooks/${e.id}"><code>${e.url}</code></a>` },
-    { header: "Description", cell: (e) => e.description ?? "—" },
-    { header: "Events", cell: (e) => eventList(e.events) },
-    { header: "Status", cell: (e) => statusBadge(e) },
-    { header: "Created", cell: (e) => when(e.created_at) },
-  ], endpoints);
+  if (endpoints.length === 0)
+    return emptyState("No webhook endpoints yet. Add one above to receive events as they happen.");
+  return dataTable(
+    "Webhook endpoints",
+    [
+      { header: "URL", cell: (e) => html`<a href="/webhooks/${e.id}"><code>${e.url}</code></a>` },
+      { header: "Description", cell: (e) => e.description ?? "—" },
+      { header: "Events", cell: (e) => eventList(e.events) },
+      { header: "Status", cell: (e) => statusBadge(e) },
+      { header: "Created", cell: (e) => when(e.created_at) },
+    ],
+    endpoints,
+  );
 }
 
 async function listPage(deps: DashboardDeps, viewer: Viewer, top: HtmlValue, flash?: Flash): Promise<string> {
@@ -173,21 +231,32 @@ function editForm(viewer: Viewer, endpoint: Endpoint, values?: EndpointFormValue
 }
 
 function deliveriesTable(endpoint: Endpoint, deliveries: Delivery[]): SafeHtml {
-  if (deliveries.length === 0) return emptyState("No deliveries yet. Events the endpoint subscribes to appear here once they happen, or send a test event above.");
-  return dataTable(`Recent deliveries to ${endpoint.url}`, [
-    { header: "Event", cell: (d) => html`<a href="/webhooks/${endpoint.id}/deliveries/${d.id}"><code>${d.event_type}</code></a>` },
-    { header: "Event id", cell: (d) => html`<code>${d.event_id}</code>` },
-    { header: "Kind", cell: (d) => (d.test ? badge("test") : "live") },
-    { header: "Status", cell: (d) => deliveryStatusBadge(d) },
-    { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
-    { header: "Last answer", cell: (d) => lastAnswer(d) },
-    { header: "Created", cell: (d) => when(d.created_at) },
-    { header: "Delivered", cell: (d) => when(d.delivered_at) },
-  ], deliveries);
+  if (deliveries.length === 0)
+    return emptyState(
+      "No deliveries yet. Events the endpoint subscribes to appear here once they happen, or send a test event above.",
+    );
+  return dataTable(
+    `Recent deliveries to ${endpoint.url}`,
+    [
+      {
+        header: "Event",
+        cell: (d) => html`<a href="/webhooks/${endpoint.id}/deliveries/${d.id}"><code>${d.event_type}</code></a>`,
+      },
+      { header: "Event id", cell: (d) => html`<code>${d.event_id}</code>` },
+      { header: "Kind", cell: (d) => (d.test ? badge("test") : "live") },
+      { header: "Status", cell: (d) => deliveryStatusBadge(d) },
+      { header: "Attempts", cell: (d) => decimal(d.attempts), numeric: true },
+      { header: "Last answer", cell: (d) => lastAnswer(d) },
+      { header: "Created", cell: (d) => when(d.created_at) },
+      { header: "Delivered", cell: (d) => when(d.delivered_at) },
+    ],
+    deliveries,
+  );
 }
 
 function lastAnswer(delivery: Delivery): HtmlValue {
-  if (delivery.last_status_code !== null && delivery.last_error) return html`HTTP ${delivery.last_status_code} · ${delivery.last_error}`;
+  if (delivery.last_status_code !== null && delivery.last_error)
+    return html`HTTP ${delivery.last_status_code} · ${delivery.last_error}`;
   if (delivery.last_status_code !== null) return `HTTP ${delivery.last_status_code}`;
   return delivery.last_error ?? "—";
 }
@@ -198,14 +267,23 @@ function outcomeFlash(delivery: Delivery, what: "test" | "resend"): Flash {
   if (delivery.status === "succeeded") {
     return { kind: "ok", message: `${sent}: the receiver answered ${delivery.last_status_code ?? "with success"}.` };
   }
-  return { kind: "error", message: `${sent}, but the receiver did not accept it: ${delivery.last_error ?? "no answer"}.` };
+  return {
+    kind: "error",
+    message: `${sent}, but the receiver did not accept it: ${delivery.last_error ?? "no answer"}.`,
+  };
 }
 
 async function endpointPage(
   deps: DashboardDeps,
   viewer: Viewer,
   endpoint: Endpoint,
-  options: { top?: HtmlValue; flash?: Flash | undefined; values?: EndpointFormValues; errors?: FieldErrors; test?: { type?: string | undefined; error?: string | undefined } } = {},
+  options: {
+    top?: HtmlValue;
+    flash?: Flash | undefined;
+    values?: EndpointFormValues;
+    errors?: FieldErrors;
+    test?: { type?: string | undefined; error?: string | undefined };
+  } = {},
 ): Promise<string> {
   const deliveries = await deps.services.webhooks.recentDeliveries(viewer.session.actor, endpoint.id);
   const enabled = endpoint.status === "enabled";
@@ -239,7 +317,12 @@ async function endpointPage(
 }
 
 /** A delivery of this endpoint; a delivery of another endpoint (or company) is not found. */
-async function deliveryOf(deps: DashboardDeps, viewer: Viewer, endpoint: Endpoint, deliveryId: string): Promise<Delivery> {
+async function deliveryOf(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  endpoint: Endpoint,
+  deliveryId: string,
+): Promise<Delivery> {
   const delivery = await deps.services.webhooks.getDelivery(viewer.session.actor, deliveryId);
   if (delivery.endpoint_id !== endpoint.id) throw new NotFoundError("webhook_delivery");
   return delivery;
@@ -264,10 +347,22 @@ function deliveryPage(viewer: Viewer, endpoint: Endpoint, delivery: Delivery, fl
   const payload = html`<h2 id="payload-heading">Payload</h2>
 <div class="actions"><button type="button" class="secondary" data-copy="delivery-payload">Copy payload</button></div>
 <pre class="payload" id="delivery-payload" tabindex="0" aria-labelledby="payload-heading">${stringifyJson(delivery.payload, 2)}</pre>`;
-  return page(viewer.ctx, "Webhook delivery", html`<p><a href="/webhooks/${endpoint.id}">Back to the endpoint</a></p>${facts}${payload}`, { flash });
+  return page(
+    viewer.ctx,
+    "Webhook delivery",
+    html`<p><a href="/webhooks/${endpoint.id}">Back to the endpoint</a></p>${facts}${payload}`,
+    { flash },
+  );
 }
 
-function confirmPage(viewer: Viewer, title: string, endpoint: Endpoint, question: HtmlValue, action: string, button: string): string {
+function confirmPage(
+  viewer: Viewer,
+  title: string,
+  endpoint: Endpoint,
+  question: HtmlValue,
+  action: string,
+  button: string,
+): string {
   return page(
     viewer.ctx,
     title,
@@ -295,27 +390,33 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
       });
       const endpoint = await webhooks.create(viewer.session.actor, input);
       // The secret is shown in this response only: no redirect here (a URL would keep it in history and logs).
-      return sendPage(reply, await listPage(deps, viewer, html`${secretOnce(endpoint, "Endpoint added")}${createForm(viewer)}`));
+      return sendPage(
+        reply,
+        await listPage(deps, viewer, html`${secretOnce(endpoint, "Endpoint added")}${createForm(viewer)}`),
+      );
     } catch (error) {
       const { status, flash, fields } = endpointFailure(error);
       return sendPage(reply, await listPage(deps, viewer, createForm(viewer, values, fields), flash), status);
     }
   });
 
-  app.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string } }>("/webhooks/:id", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    let flash = doneFlash(DONE, request.query.done);
-    if (request.query.done === "test" && request.query.delivery) {
-      // A stale or foreign id in the address only loses the flash, not the page.
-      const delivery = await deliveryOf(deps, viewer, endpoint, request.query.delivery).catch((error: unknown) => {
-        if (error instanceof NotFoundError) return undefined;
-        throw error;
-      });
-      if (delivery) flash = outcomeFlash(delivery, "test");
-    }
-    return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash }));
-  });
+  app.get<{ Params: { id: string }; Querystring: { done?: string; delivery?: string } }>(
+    "/webhooks/:id",
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
+      let flash = doneFlash(DONE, request.query.done);
+      if (request.query.done === "test" && request.query.delivery) {
+        // A stale or foreign id in the address only loses the flash, not the page.
+        const delivery = await deliveryOf(deps, viewer, endpoint, request.query.delivery).catch((error: unknown) => {
+          if (error instanceof NotFoundError) return undefined;
+          throw error;
+        });
+        if (delivery) flash = outcomeFlash(delivery, "test");
+      }
+      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash }));
+    },
+  );
 
   app.post<{ Params: { id: string } }>("/webhooks/:id", async (request, reply) => {
     const viewer = viewerOf(request);
@@ -355,7 +456,10 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
     app.get<{ Params: { id: string } }>(`/webhooks/:id/${action}`, async (request, reply) => {
       const viewer = viewerOf(request);
       const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-      return sendPage(reply, confirmPage(viewer, title, endpoint, question(endpoint), `/webhooks/${endpoint.id}/${action}`, button));
+      return sendPage(
+        reply,
+        confirmPage(viewer, title, endpoint, question(endpoint), `/webhooks/${endpoint.id}/${action}`, button),
+      );
     });
 
   confirmRoute(
@@ -370,7 +474,10 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
     const viewer = viewerOf(request);
     const rotated = await webhooks.rotateSecret(viewer.session.actor, request.params.id);
     // Shown in this response only, like a new endpoint's secret.
-    return sendPage(reply, await endpointPage(deps, viewer, rotated, { top: secretOnce(rotated, "New signing secret") }));
+    return sendPage(
+      reply,
+      await endpointPage(deps, viewer, rotated, { top: secretOnce(rotated, "New signing secret") }),
+    );
   });
 
   confirmRoute(
@@ -397,27 +504,45 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
       return seeOther(reply, link(`/webhooks/${endpoint.id}`, { done: "test", delivery: result.id }));
     } catch (error) {
       const { status, flash, fields } = formFailure(error, (path) => (path === "type" ? path : undefined));
-      return sendPage(reply, await endpointPage(deps, viewer, endpoint, { flash, test: { type: chosen, error: fields.type } }), status);
+      return sendPage(
+        reply,
+        await endpointPage(deps, viewer, endpoint, { flash, test: { type: chosen, error: fields.type } }),
+        status,
+      );
     }
   });
 
-  app.get<{ Params: { id: string; deliveryId: string }; Querystring: { done?: string } }>("/webhooks/:id/deliveries/:deliveryId", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    const delivery = await deliveryOf(deps, viewer, endpoint, request.params.deliveryId);
-    return sendPage(reply, deliveryPage(viewer, endpoint, delivery, request.query.done === "resent" ? outcomeFlash(delivery, "resend") : undefined));
-  });
+  app.get<{ Params: { id: string; deliveryId: string }; Querystring: { done?: string } }>(
+    "/webhooks/:id/deliveries/:deliveryId",
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
+      const delivery = await deliveryOf(deps, viewer, endpoint, request.params.deliveryId);
+      return sendPage(
+        reply,
+        deliveryPage(
+          viewer,
+          endpoint,
+          delivery,
+          request.query.done === "resent" ? outcomeFlash(delivery, "resend") : undefined,
+        ),
+      );
+    },
+  );
 
-  app.post<{ Params: { id: string; deliveryId: string } }>("/webhooks/:id/deliveries/:deliveryId/resend", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
-    const delivery = await deliveryOf(deps, viewer, endpoint, request.params.deliveryId);
-    try {
-      await webhooks.resend(viewer.session.actor, delivery.id);
-      return seeOther(reply, `/webhooks/${endpoint.id}/deliveries/${delivery.id}?done=resent`);
-    } catch (error) {
-      const { status, flash } = formFailure(error);
-      return sendPage(reply, deliveryPage(viewer, endpoint, delivery, flash), status);
-    }
-  });
+  app.post<{ Params: { id: string; deliveryId: string } }>(
+    "/webhooks/:id/deliveries/:deliveryId/resend",
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const endpoint = await webhooks.get(viewer.session.actor, request.params.id);
+      const delivery = await deliveryOf(deps, viewer, endpoint, request.params.deliveryId);
+      try {
+        await webhooks.resend(viewer.session.actor, delivery.id);
+        return seeOther(reply, `/webhooks/${endpoint.id}/deliveries/${delivery.id}?done=resent`);
+      } catch (error) {
+        const { status, flash } = formFailure(error);
+        return sendPage(reply, deliveryPage(viewer, endpoint, delivery, flash), status);
+      }
+    },
+  );
 }

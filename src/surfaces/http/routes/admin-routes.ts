@@ -31,9 +31,12 @@ const idParams = z.object({ id: z.string().max(100) });
  * The operators' API (README.md, "Operators"; docs/operations.md, "Operators and bootstrap"). Mounted only when BILLING_ADMIN_TOKEN is set; otherwise
  * these paths do not exist and answer 404 like any unknown path.
  */
-export function adminRoutes(services: Services, adminToken: string, failures: FailureThrottle | null): FastifyPluginAsyncZod {
+export function adminRoutes(
+  services: Services,
+  adminToken: string,
+  failures: FailureThrottle | null,
+): FastifyPluginAsyncZod {
   return async (app) => {
-
     // A wrong token counts against the address's failure budget (then 429 instead of 401); the right token
     // is compared first and never refused by it.
     app.addHook("onRequest", async (request: FastifyRequest) => {
@@ -77,9 +80,13 @@ export function adminRoutes(services: Services, adminToken: string, failures: Fa
       async (request) => services.invariants.verify(request.query.company_id ?? null),
     );
 
-    app.post("/admin/v1/companies/:id/users", { schema: { ...hide, params: idParams, body: userBody } }, async (request, reply) => {
-      const user = await services.access.createUser(request.params.id, request.body.email, request.body.password);
-      return reply.code(201).send({ object: user.object, id: user.id, email: user.email });
-    });
+    app.post(
+      "/admin/v1/companies/:id/users",
+      { schema: { ...hide, params: idParams, body: userBody } },
+      async (request, reply) => {
+        const user = await services.access.createUser(request.params.id, request.body.email, request.body.password);
+        return reply.code(201).send({ object: user.object, id: user.id, email: user.email });
+      },
+    );
   };
 }

@@ -92,7 +92,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             tags: ["Contracts"],
             summary: "Create a contract from its signed agreement (PDF) and its terms",
             description:
-              "`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{\"id\"}` of an existing customer, or `{\"name\", \"external_id\"?, \"email\"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.",
+              '`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.',
             response: {
               201: contractSchema,
               ...errorResponses({
@@ -102,7 +102,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                   file_empty: "the file has no bytes",
                   file_encrypted: "the PDF is encrypted (a user or an owner password)",
                   file_unreadable: "it starts like a PDF but cannot be parsed",
-                  file_too_complex: "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
+                  file_too_complex:
+                    "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
                   unexpected_file: "a file in a part other than `file`",
                   terms_missing: "no part `terms`",
                   invalid_json: "the part `terms` (or a body sent as JSON) is not JSON",
@@ -142,11 +143,18 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           services.contracts.requireUploadRoom(actor);
           const form = await readMultipartForm(request, UPLOAD_LIMITS);
           const unknown = [...new Set(form.fields.keys())].filter((name) => name !== "terms");
-          if (unknown.length > 0) throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send \`file\` and \`terms\``, "invalid_request");
-          if (!form.file) throw new ValidationError("Attach the signed agreement as a PDF in the part `file`", "file_missing");
+          if (unknown.length > 0)
+            throw new ValidationError(
+              `Unknown part: ${unknown.join(", ")}; send \`file\` and \`terms\``,
+              "invalid_request",
+            );
+          if (!form.file)
+            throw new ValidationError("Attach the signed agreement as a PDF in the part `file`", "file_missing");
           const termsText = form.fields.get("terms");
-          if (termsText === null || termsText.trim() === "") throw new ValidationError("Send the contract's terms as a JSON text in the part `terms`", "terms_missing");
-          if (form.fields.getAll("terms").length > 1) throw new ValidationError("Send the part `terms` once", "invalid_request");
+          if (termsText === null || termsText.trim() === "")
+            throw new ValidationError("Send the contract's terms as a JSON text in the part `terms`", "terms_missing");
+          if (form.fields.getAll("terms").length > 1)
+            throw new ValidationError("Send the part `terms` once", "invalid_request");
           let terms: unknown;
           try {
             terms = readJson(request, termsText);
@@ -171,7 +179,11 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        return sendPdf(reply, await services.contracts.agreementFile(actorOf(request), request.params.ext_id), "inline");
+        return sendPdf(
+          reply,
+          await services.contracts.agreementFile(actorOf(request), request.params.ext_id),
+          "inline",
+        );
       },
     );
 
@@ -210,7 +222,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "addPricingRule",
           tags: ["Pricing"],
           summary: "Add a pricing rule (new program version)",
-          description: "Writes a new version of the contract's pricing program, effective today (UTC); earlier versions stay as they were.",
+          description:
+            "Writes a new version of the contract's pricing program, effective today (UTC); earlier versions stay as they were.",
           params: contractParams,
           body: addRuleBody,
           response: {
@@ -224,7 +237,9 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        return reply.code(201).send(await services.contracts.addRule(actorOf(request), request.params.ext_id, request.body));
+        return reply
+          .code(201)
+          .send(await services.contracts.addRule(actorOf(request), request.params.ext_id, request.body));
       },
     );
 
@@ -235,19 +250,23 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "updatePricingRule",
           tags: ["Pricing"],
           summary: "Update a pricing rule: fields merged, new program version",
-          description: "The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule).",
+          description:
+            "The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule).",
           params: ruleParams,
           body: updatePricingRuleInput,
           response: {
             200: pricingRuleResponseSchema,
             ...errorResponses({
-              400: { invalid_pricing_rule: "the merged rule is not valid, or `id` would change; `details` name each problem" },
+              400: {
+                invalid_pricing_rule: "the merged rule is not valid, or `id` would change; `details` name each problem",
+              },
               404: notFound("contract or rule"),
             }),
           },
         },
       },
-      async (request) => services.contracts.updateRule(actorOf(request), request.params.ext_id, request.params.rule_id, request.body),
+      async (request) =>
+        services.contracts.updateRule(actorOf(request), request.params.ext_id, request.params.rule_id, request.body),
     );
   };
 }
@@ -261,7 +280,10 @@ export function agreementRoutes(services: Services): FastifyPluginAsyncZod {
       async (request, reply) => {
         const token = request.params.file.replace(/\.pdf$/, "");
         const pdf = await services.contracts.agreementPdf(token);
-        return reply.type("application/pdf").header("content-disposition", "inline; filename=\"agreement.pdf\"").send(pdf);
+        return reply
+          .type("application/pdf")
+          .header("content-disposition", 'inline; filename="agreement.pdf"')
+          .send(pdf);
       },
     );
   };

@@ -9,12 +9,14 @@ import { errorResponses, errorSchema } from "../openapi-errors.js";
 const customerList = listSchema(customerSchema, "CustomerList");
 /** A 409 `customer_exists` always carries the existing customer (customer-service.ts). */
 export const customerExists = errorSchema
-  .extend({ code: z.literal("customer_exists"), customer: customerSchema.describe("The customer that has this external_id") })
+  .extend({
+    code: z.literal("customer_exists"),
+    customer: customerSchema.describe("The customer that has this external_id"),
+  })
   .meta({ id: "CustomerExistsError" });
 
 export function customerRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
-
     app.post(
       "/v1/billing/customers",
       {
@@ -27,7 +29,13 @@ export function customerRoutes(services: Services): FastifyPluginAsyncZod {
           response: {
             201: customerSchema,
             ...errorResponses({
-              409: { schema: customerExists, codes: { customer_exists: "the company already has a customer with this `external_id`; `customer` is that customer" } },
+              409: {
+                schema: customerExists,
+                codes: {
+                  customer_exists:
+                    "the company already has a customer with this `external_id`; `customer` is that customer",
+                },
+              },
             }),
           },
         },
@@ -47,7 +55,10 @@ export function customerRoutes(services: Services): FastifyPluginAsyncZod {
           summary: "List customers, newest first",
           description: "Scope `customers:read` or `usage:write`.",
           querystring: z.object({ external_id: noNul(z.string().min(1).max(255)).optional(), ...pageQuery }),
-          response: { 200: customerList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no customer of this list" } }) },
+          response: {
+            200: customerList,
+            ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no customer of this list" } }),
+          },
         },
       },
       async (request) => {

@@ -28,9 +28,14 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           summary: "List invoices, newest first (without line items)",
           querystring: invoiceListFilters.extend({
             ...pageQuery,
-            starting_after: pageQuery.starting_after.describe("Cursor: the number of the last invoice of the previous page"),
+            starting_after: pageQuery.starting_after.describe(
+              "Cursor: the number of the last invoice of the previous page",
+            ),
           }),
-          response: { 200: invoiceList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no invoice of this company" } }) },
+          response: {
+            200: invoiceList,
+            ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no invoice of this company" } }),
+          },
         },
       },
       async (request) => {
@@ -124,7 +129,10 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request, reply) => {
-        return sendUsageStatement(reply, await services.invoices.usageStatement(actorOf(request), request.params.number));
+        return sendUsageStatement(
+          reply,
+          await services.invoices.usageStatement(actorOf(request), request.params.number),
+        );
       },
     );
 
@@ -157,7 +165,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "payInvoice",
           tags: ["Invoices"],
           summary: "Mark an issued invoice paid",
-          description: "Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409).",
+          description:
+            "Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409).",
           params: invoiceNumberParams,
           body: payInvoiceInput.nullish(),
           response: {
@@ -185,9 +194,13 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "voidInvoice",
           tags: ["Invoices"],
           summary: "Void an issued invoice",
-          description: "An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged.",
+          description:
+            "An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged.",
           params: invoiceNumberParams,
-          response: transitionResponses({ invoice_is_draft: "the invoice is a draft: it is not owed yet", invoice_is_paid: "the invoice is paid" }),
+          response: transitionResponses({
+            invoice_is_draft: "the invoice is a draft: it is not owed yet",
+            invoice_is_paid: "the invoice is paid",
+          }),
         },
       },
       async (request) => services.invoices.void(actorOf(request), request.params.number),

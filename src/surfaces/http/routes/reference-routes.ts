@@ -17,8 +17,14 @@ const SWAGGER_UI = dirname(createRequire(import.meta.url).resolve("swagger-ui-di
 /** The files of the page, and where each comes from; read on first use and kept (about 1.5 MB). */
 const ASSETS: Record<string, { type: string; load: () => Promise<string | Buffer> }> = {
   "favicon-32x32.png": { type: "image/png", load: () => readFile(join(SWAGGER_UI, "favicon-32x32.png")) },
-  "swagger-ui.css": { type: "text/css; charset=utf-8", load: () => readFile(join(SWAGGER_UI, "swagger-ui.css"), "utf8") },
-  "swagger-ui-bundle.js": { type: "text/javascript; charset=utf-8", load: () => readFile(join(SWAGGER_UI, "swagger-ui-bundle.js"), "utf8") },
+  "swagger-ui.css": {
+    type: "text/css; charset=utf-8",
+    load: () => readFile(join(SWAGGER_UI, "swagger-ui.css"), "utf8"),
+  },
+  "swagger-ui-bundle.js": {
+    type: "text/javascript; charset=utf-8",
+    load: () => readFile(join(SWAGGER_UI, "swagger-ui-bundle.js"), "utf8"),
+  },
   "reference.js": { type: "text/javascript; charset=utf-8", load: async () => REFERENCE_JS },
   "reference.css": { type: "text/css; charset=utf-8", load: async () => REFERENCE_CSS },
 };
@@ -111,7 +117,11 @@ export function referenceRoutes(publicUrl: string) {
       return { ...document, servers: [{ url, description: "This service, as this page reached it" }] };
     });
     app.get("/docs", hide, async (_request, reply) =>
-      reply.type("text/html; charset=utf-8").header("content-security-policy", CSP).header("cache-control", "no-cache").send(PAGE),
+      reply
+        .type("text/html; charset=utf-8")
+        .header("content-security-policy", CSP)
+        .header("cache-control", "no-cache")
+        .send(PAGE),
     );
     app.get<{ Params: { file: string } }>("/docs/:file", hide, async (request, reply) => {
       const asset = Object.hasOwn(ASSETS, request.params.file) ? ASSETS[request.params.file] : undefined;
@@ -122,7 +132,10 @@ export function referenceRoutes(publicUrl: string) {
         loaded.set(request.params.file, body);
         body.catch(() => loaded.delete(request.params.file)); // tried again by the next request
       }
-      return reply.type(asset.type).header("cache-control", "public, max-age=3600").send(await body);
+      return reply
+        .type(asset.type)
+        .header("cache-control", "public, max-age=3600")
+        .send(await body);
     });
   };
 }

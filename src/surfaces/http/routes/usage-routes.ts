@@ -53,7 +53,10 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Usage"],
           summary: "List usage events, newest first",
           querystring: usageListQuery,
-          response: { 200: usageEventList, ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no usage event of this company" } }) },
+          response: {
+            200: usageEventList,
+            ...errorResponses({ 400: { invalid_cursor: "`starting_after` names no usage event of this company" } }),
+          },
         },
       },
       async (request) => {
@@ -75,7 +78,10 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Usage"],
           summary: "Get a usage event",
           params: z.object({ event_id: z.string().min(1).max(255) }),
-          response: { 200: usageEventSchema, ...errorResponses({ 404: { not_found: "no usage event with this id for this company" } }) },
+          response: {
+            200: usageEventSchema,
+            ...errorResponses({ 404: { not_found: "no usage event with this id for this company" } }),
+          },
         },
       },
       async (request) => services.usage.get(actorOf(request), request.params.event_id),

@@ -19,7 +19,9 @@ const endpointList = listSchema(endpointSchema, "WebhookEndpointList");
 const deliveryList = listSchema(deliverySchema, "WebhookDeliveryList");
 const tags = ["Webhook endpoints"];
 const notFound = (what: string) => errorResponses({ 404: { not_found: `no ${what} with this id for this company` } });
-const invalidUrl = { invalid_url: "`url` is not `https://`, carries credentials, or its host does not resolve to public addresses only" };
+const invalidUrl = {
+  invalid_url: "`url` is not `https://`, carries credentials, or its host does not resolve to public addresses only",
+};
 const disabled = { endpoint_disabled: "the endpoint is disabled; enable it first" };
 
 export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
@@ -42,7 +44,14 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
 
     app.get(
       "/v1/webhook-endpoints",
-      { schema: { operationId: "listWebhookEndpoints", tags, summary: "List webhook endpoints", response: { 200: endpointList } } },
+      {
+        schema: {
+          operationId: "listWebhookEndpoints",
+          tags,
+          summary: "List webhook endpoints",
+          response: { 200: endpointList },
+        },
+      },
       async (request) => {
         const data = await webhooks.list(actorOf(request));
         return { object: "list" as const, data, has_more: false, total_count: data.length };
@@ -115,7 +124,13 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           summary: "Send a signed test event now",
           params: idParams,
           body: testEventInput,
-          response: { 200: testResultSchema, ...errorResponses({ 404: { not_found: "no webhook endpoint with this id for this company" }, 409: disabled }) },
+          response: {
+            200: testResultSchema,
+            ...errorResponses({
+              404: { not_found: "no webhook endpoint with this id for this company" },
+              409: disabled,
+            }),
+          },
         },
       },
       async (request) => webhooks.sendTest(actorOf(request), request.params.id, request.body.type),
@@ -146,7 +161,10 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           tags,
           summary: "Send a delivery's event again (same event id), now",
           params: idParams,
-          response: { 200: deliverySchema, ...errorResponses({ 404: { not_found: "no delivery with this id for this company" }, 409: disabled }) },
+          response: {
+            200: deliverySchema,
+            ...errorResponses({ 404: { not_found: "no delivery with this id for this company" }, 409: disabled }),
+          },
         },
       },
       async (request) => webhooks.resend(actorOf(request), request.params.id),
