@@ -185,6 +185,11 @@ const MATRIX: Record<string, Entry> = {
       asUnknown("external_contract_id and event_id: A's contract and A's event", ["contract", "event"], (ids) => ({
         payload: { events: [usageEvent(ids.contract, { event_id: ids.event })] },
       })),
+      // A refused event whose id is stored already answers accepted (docs/decisions.md, "Rating an event" 8): stored by A
+      // is not stored. B's own contract, before its term, refuses it without storing anything in B.
+      asUnknown("event_id: A's event, on B's own contract before its term", ["event"], (ids, own) => ({
+        payload: { events: [usageEvent(own.contract, { event_id: ids.event, timestamp: "2026-01-10T10:00:00.000Z" })] },
+      })),
     ],
   },
   listUsageEvents: {
