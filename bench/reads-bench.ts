@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import type { Queryable } from "../src/db/database.js";
 import { openDatabase } from "../src/db/open-database.js";
-import { findInvoice } from "../src/domain/invoices/invoice-repository.js";
+import { findInvoice } from "../src/domain/invoices/invoice-read-repository.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
 import { findUsageEvent, listUsageEvents } from "../src/domain/usage/usage-repository.js";
 import { agent, createDatabase, dropDatabase, percentile, request, startService } from "./bench-kit.js";

@@ -301,6 +301,48 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     assert.equal(Number(rows[0]!.n), 2 + accepted, "the draft's two events and every accepted one");
   });
 
+  it("issues the lines a writer stored while the finalization waited for the draft's lock", {
+    skip: engine === "pglite" ? "PGlite has one connection: nothing else can hold a lock meanwhile" : false,
+  }, async () => {
+    const { key, companyId, number } = await companyWithDraft(t());
+    const db = t().app.db;
+    let release!: () => void;
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    // A writer (as ingestion does) holds the draft's lock and adds a unit to its domestic wire line.
+    const writer = db.transaction(async (tx) => {
+      const scope = forCompany(tx, companyId);
+      await scope.query("SELECT 1 FROM invoices WHERE company_id = $1 AND number = $2 FOR UPDATE", [number]);
+      await scope.query(
+        `UPDATE invoice_lines SET quantity = quantity + 1, charge_total = charge_total + rate
+          WHERE company_id = $1 AND invoice_number = $2 AND kind = 'usage' AND metric = 'domestic_wire'`,
+        [number],
+      );
+      held();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await holding;
+    const finalizing = action(t(), key, number, "finalize");
+    try {
+      for (let waiting = 0; waiting === 0; ) {
+        const { rows } = await db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        waiting = rows[0]!.n;
+      }
+    } finally {
+      release();
+      await writer;
+    }
+    const res = await finalizing;
+    expectStatus(res, 200);
+    const domestic = res
+      .json()
+      .line_items.find((l: { description: string }) => l.description === "domestic_wire usage");
+    assert.equal(domestic.quantity, 4, "the three units of the draft and the one written under the lock");
+    assert.deepEqual(res.json(), await getInvoice(t(), key, number), "the answer is the invoice as stored");
+  });
+
   it("refuses events whose draft was issued while their write waited for the invoice's lock", async () => {
     const { key, companyId, contract, number } = await companyWithDraft(t());
     // Another process finalizes the draft and stops after issuing it, before it commits.

@@ -5,10 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
+import { renderInvoicePdf } from "../../src/domain/invoices/invoice-pdf.js";
 import {
   INVOICES,
   createCustomer,
   createSampleContract,
+  getInvoice,
   invoiceFor,
   keyWithScopes,
   submitAccepted,
@@ -39,7 +41,36 @@ describeEachEngine("invoice PDF", (t) => {
       assert.equal(res.rawPayload.subarray(0, 5).toString(), "%PDF-");
       return res.rawPayload;
     };
+    /** The PDF of the invoice exactly as GET answers it, with the seller and customer above. */
+    const asAnswered = async () => {
+      const invoice = await getInvoice(t(), key, number);
+      return renderInvoicePdf({
+        sellerName: "Northwind Payments",
+        customer: { name: "Globex GmbH", address: "Hauptstraße 1\n10115 Berlin", email: "billing@globex.example" },
+        invoice: {
+          number: invoice.number,
+          status: invoice.status,
+          currency: invoice.currency,
+          period: invoice.billing_period,
+          issuedDate: invoice.issued_date,
+          dueDate: invoice.due_date,
+          paidDate: invoice.paid_date,
+          contract: invoice.contract,
+          lines: invoice.line_items.map((l) => ({
+            description: l.description,
+            quantity: String(l.quantity),
+            unitPrice: String(l.unit_price),
+            amount: String(l.amount),
+          })),
+          subtotal: String(invoice.subtotal),
+          tax: String(invoice.tax),
+          total: String(invoice.total),
+        },
+        generatedAt: t().clock.now(),
+      });
+    };
     const draft = await pdf();
+    assert.ok(draft.equals(await asAnswered()), "the draft's PDF shows the figures GET answers, byte for byte");
     if (hasPdftotext) {
       const text = pdftotext(draft);
       for (const words of [
@@ -57,6 +88,7 @@ describeEachEngine("invoice PDF", (t) => {
     }
     t().clock.set(new Date("2026-04-03T10:00:00.000Z"));
     expectStatus(await t().call({ method: "POST", url: `${INVOICES}/${number}/finalize`, key }), 200);
+    assert.ok((await pdf()).equals(await asAnswered()), "the issued invoice's PDF too");
     if (hasPdftotext) {
       const text = pdftotext(await pdf());
       assert.doesNotMatch(text, /DRAFT/);

@@ -1,4 +1,4 @@
-import type { StatementRow } from "../usage/usage-repository.js";
+import type { StatementRow } from "./statement-repository.js";
 
 /**
  * An invoice's usage statement (docs/api.md, "Invoices", usage statement): one CSV row per event billed on it,

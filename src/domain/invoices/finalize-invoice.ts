@@ -1,0 +1,60 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database, Tx } from "../../db/database.js";
+import { toDateString } from "../kernel/billing-period.js";
+import type { Clock } from "../kernel/clock.js";
+import { Big } from "../kernel/money.js";
+import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
+import { freezeBill } from "./invoice-figures.js";
+import { dueDateOf } from "./invoice-lifecycle.js";
+import { lineFromRecord } from "./invoice-lines.js";
+import { issueInvoice, type InvoiceForChange } from "./invoice-change-repository.js";
+import { findLinesOfInvoices } from "./invoice-repository.js";
+import type { InvoiceWithLines } from "./invoice-schemas.js";
+import { changeInvoice } from "./change-invoice.js";
+import { bringUpToDate } from "./project-invoice.js";
+
+/**
+ * The locked draft with its lines, read in a statement after the lock: one that waited for the lock (an
+ * ingest writing to this draft) would still read the lines with its old snapshot.
+ */
+async function draftOf(tx: Tx, companyId: string, invoice: InvoiceForChange): Promise<DraftInvoice> {
+  const draft: DraftInvoice = {
+    number: invoice.number,
+    contractId: invoice.contract_id,
+    periodStart: invoice.period_start,
+    currency: invoice.currency,
+    status: invoice.status,
+    minimum: invoice.minimum_amount === null ? null : new Big(invoice.minimum_amount),
+    projectedAt: null,
+    lines: new Map(),
+    original: new Map(),
+  };
+  for (const line of await findLinesOfInvoices(forCompany(tx, companyId), [invoice.number])) {
+    draft.lines.set(line.key, lineFromRecord(line));
+    draft.original.set(line.key, line);
+  }
+  return draft;
+}
+
+/**
+ * Issues a draft (docs/decisions.md, "Invoices", lifecycle): locked and read once, brought up to date as
+ * projection does, then frozen with its figures and dates. An issued or paid invoice answers unchanged, a void
+ * one is refused. The API's finalize and the invoice worker (issue-due-drafts.ts) both issue through here.
+ */
+export function createFinalizeInvoice({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+  return async function finalize(
+    companyId: string,
+    number: string,
+  ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
+    return changeInvoice(db, companyId, number, "finalize", async (tx, invoice) => {
+      if (invoice.rules === null) throw new Error(`contract ${invoice.contract_id} has no current pricing program`);
+      const draft = await draftOf(tx, companyId, invoice);
+      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, companyId, invoice.rules, draft));
+      const now = clock.now();
+      const issuedDate = toDateString(now);
+      const dueDate = dueDateOf(issuedDate, invoice.payment_terms);
+      await issueInvoice(forCompany(tx, companyId), { number, at: now, issuedDate, dueDate, billed });
+      return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
+    });
+  };
+}

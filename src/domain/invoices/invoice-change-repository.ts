@@ -1,0 +1,89 @@
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import type { FrozenBill } from "./invoice-figures.js";
+import { INVOICE_OWN_COLUMNS } from "./invoice-read-repository.js";
+import type { InvoiceRow } from "./invoice-repository.js";
+
+// The statements of an invoice's changes of status (finalize, pay, void), each under the invoice's row lock,
+// and what projection and finalizing read of its contract.
+
+/**
+ * An invoice locked for a change of its status, with what the change and its answer need: the invoice's own
+ * columns (read under the lock, so current), its contract's metrics, the current pricing rules and the
+ * customer's payment terms (what finalizing projects and dates it with). Not its lines: a statement that
+ * waited for the lock reads other rows with the snapshot it started with, so a draft's lines are read after
+ * it (`findLinesOfInvoices`).
+ */
+export interface InvoiceForChange extends Omit<InvoiceRow, "lines"> {
+  /** The contract's current pricing rules (null only were its current program missing). */
+  rules: PricingRule[] | null;
+  payment_terms: string | null;
+}
+
+/** Locks one invoice by number (FOR UPDATE), for a change of its status: one statement, the one lock. */
+export async function lockInvoiceForChange(db: CompanyScope, number: string): Promise<InvoiceForChange | undefined> {
+  const { rows } = await db.query<InvoiceForChange>(
+    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, p.rules, cu.payment_terms
+       FROM invoices i
+       JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
+       LEFT JOIN pricing_program_versions p
+         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
+       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
+      WHERE i.company_id = $1 AND i.number = $2
+      FOR UPDATE OF i`,
+    [number],
+  );
+  return rows[0];
+}
+
+/** What projection and finalizing bill a contract's draft with: its term, currency, current rules, payment terms. */
+export interface ContractTerms {
+  id: string;
+  start_date: string;
+  end_date: string | null;
+  currency: string;
+  rules: PricingRule[];
+  payment_terms: string | null;
+}
+
+export async function findContractTerms(db: CompanyScope, contractId: string): Promise<ContractTerms | undefined> {
+  const { rows } = await db.query<ContractTerms>(
+    `SELECT c.id, c.start_date, c.end_date, c.currency, p.rules, cu.payment_terms
+       FROM contracts c
+       JOIN pricing_program_versions p
+         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
+       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
+      WHERE c.company_id = $1 AND c.id = $2`,
+    [contractId],
+  );
+  return rows[0];
+}
+
+/** Issues a locked draft: its status, dates and the figures it is issued with, frozen from now on. */
+export async function issueInvoice(
+  db: CompanyScope,
+  issue: { number: string; at: Date; issuedDate: string; dueDate: string; billed: FrozenBill },
+): Promise<void> {
+  await db.query(
+    `UPDATE invoices
+        SET status = 'issued', issued_at = $3, issued_date = $4, due_date = $5, billed = $6, updated_at = $3
+      WHERE company_id = $1 AND number = $2 AND status = 'draft'`,
+    [issue.number, issue.at, issue.issuedDate, issue.dueDate, JSON.stringify(issue.billed)],
+  );
+}
+
+/** Marks a locked, issued invoice paid. */
+export async function payInvoice(db: CompanyScope, number: string, paidDate: string, at: Date): Promise<void> {
+  await db.query(
+    "UPDATE invoices SET status = 'paid', paid_date = $3, paid_at = $4, updated_at = $4 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    [number, paidDate, at],
+  );
+}
+
+/** Voids a locked, issued invoice. */
+export async function voidInvoice(db: CompanyScope, number: string, at: Date): Promise<void> {
+  await db.query(
+    "UPDATE invoices SET status = 'void', voided_at = $3, updated_at = $3 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    [number, at],
+  );
+}

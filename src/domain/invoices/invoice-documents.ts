@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { forCompany } from "../../db/company-scope.js";
+import type { Database } from "../../db/database.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { NotFoundError } from "../kernel/errors.js";
+import { toDecimalString, toMoneyString } from "../kernel/money.js";
+import type { BilledInvoice } from "./invoice-figures.js";
+import type { InvoicePdfInput } from "./invoice-pdf.js";
+import { billStored } from "./invoice-presenter.js";
+import * as repo from "./invoice-read-repository.js";
+import { findLastStatementSeq, listStatementRows } from "./statement-repository.js";
+import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
+
+/** Events per page of a usage statement: a page is one query and one chunk of the response. */
+const STATEMENT_PAGE = 5000;
+
+/**
+ * What the PDF shows, from the domain's values: the invoice as stored, its figures (`billInvoice`'s, or as
+ * issued), the seller and the customer. Decimals as text: quantities and unit prices with every digit they
+ * have, money with exactly the currency's minor unit. Pure.
+ */
+export function invoicePdfInput(
+  row: repo.InvoiceDocumentRow,
+  billed: BilledInvoice,
+  generatedAt: Date,
+): InvoicePdfInput {
+  const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
+  return {
+    sellerName: row.seller_name ?? "",
+    customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
+    invoice: {
+      number: row.number,
+      status: row.status,
+      currency: row.currency,
+      period: { start: row.period_start, end: row.period_end },
+      issuedDate: row.issued_date,
+      dueDate: row.due_date,
+      paidDate: row.paid_date,
+      contract: row.contract_id,
+      lines: billed.lines.map((l) => ({
+        description: l.description,
+        quantity: toDecimalString(l.quantity),
+        unitPrice: toDecimalString(l.unitPrice),
+        amount: money(l.amount),
+      })),
+      subtotal: money(billed.subtotal),
+      tax: money(billed.tax),
+      total: money(billed.total),
+    },
+    generatedAt,
+  };
+}
+
+/** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
+export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clock }) {
+  return {
+    /**
+     * GET …/pdf: the invoice as a PDF for the customer, with the figures GET answers (an issued invoice's
+     * frozen figures, a draft's as they are now, marked DRAFT), the seller's and the customer's details.
+     */
+    async pdf(actor: Actor, number: string): Promise<{ filename: string; pdf: Buffer }> {
+      requireScope(actor, "invoices:read");
+      const row = await repo.findInvoiceDocument(forCompany(db, actor.companyId), number);
+      if (!row) throw new NotFoundError("invoice");
+      const input = invoicePdfInput(row, billStored(row), clock.now());
+      // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
+      const { renderInvoicePdf } = await import("./invoice-pdf.js");
+      return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
+    },
+
+    /**
+     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, with the SHA-256 of
+     * its content. The events are those stored on the invoice when the call began (up to their highest
+     * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
+     */
+    async usageStatement(
+      actor: Actor,
+      number: string,
+    ): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
+      requireScope(actor, "invoices:read");
+      const scope = forCompany(db, actor.companyId);
+      const invoice = await repo.findInvoice(scope, number);
+      if (!invoice) throw new NotFoundError("invoice");
+      const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
+      const lastSeq = await findLastStatementSeq(scope, which);
+      async function* chunks(): AsyncGenerator<string> {
+        yield STATEMENT_HEADER;
+        for (let after: string | null = null; lastSeq !== null; ) {
+          const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
+          if (rows.length === 0) return;
+          yield rows.map(statementLine).join("");
+          after = rows[rows.length - 1]!.seq;
+        }
+      }
+      const hash = createHash("sha256");
+      for await (const chunk of chunks()) hash.update(chunk);
+      return { filename: `${number}-usage.csv`, sha256: hash.digest("base64"), chunks };
+    },
+  };
+}

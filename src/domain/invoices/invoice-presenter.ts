@@ -1,0 +1,55 @@
+import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import { billRecords, thawBill, type BilledInvoice } from "./invoice-figures.js";
+import type { InvoiceStatus } from "./invoice-lifecycle.js";
+import type { InvoiceRow } from "./invoice-repository.js";
+import type { Invoice, InvoiceWithLines } from "./invoice-schemas.js";
+
+/**
+ * The invoice as the API answers it (invoice-schemas.ts): its figures from `billInvoice`, money as JSON numbers
+ * with the currency's minor unit. Pure; the documents (invoice-documents.ts) do not go through here.
+ */
+
+/** An invoice's figures: a draft's derived now, any other's as it was issued (frozen). */
+export const billStored = (row: Pick<InvoiceRow, "lines" | "minimum_amount" | "currency" | "billed">): BilledInvoice =>
+  row.billed === null ? billRecords(row) : thawBill(row.billed);
+
+/** The invoice row's fields the answer shows (its lines are in `billed`). */
+export type PresentedRow = Omit<InvoiceRow, "lines" | "seq" | "company_id">;
+
+function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
+  return {
+    object: "invoice",
+    number: row.number,
+    contract: row.contract_id,
+    status: row.status as InvoiceStatus,
+    subtotal: toJsonMoney(billed.subtotal, row.currency),
+    tax: toJsonMoney(billed.tax, row.currency),
+    total: toJsonMoney(billed.total, row.currency),
+    currency: row.currency,
+    billing_period: { start: row.period_start, end: row.period_end },
+    issued_date: row.issued_date,
+    due_date: row.due_date,
+    paid_date: row.paid_date,
+    metrics: row.metrics,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function presentWithLines(row: PresentedRow, billed: BilledInvoice): InvoiceWithLines {
+  return {
+    ...presentInvoice(row, billed),
+    line_items: billed.lines.map((l) => ({
+      description: l.description,
+      quantity: toJsonDecimal(l.quantity),
+      unit_price: toJsonDecimal(l.unitPrice),
+      amount: toJsonMoney(l.amount, row.currency),
+      kind: l.kind,
+      rule_id: l.ruleId,
+      metric: l.metric,
+    })),
+  };
+}
+
+/** A listed invoice (no lines), its figures from its stored lines or as issued. */
+export const presentListed = (row: InvoiceRow): Invoice => presentInvoice(row, billStored(row));

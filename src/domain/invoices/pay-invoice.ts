@@ -1,0 +1,38 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database } from "../../db/database.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import { toDateString } from "../kernel/billing-period.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError } from "../kernel/errors.js";
+import { paidDateOf } from "./invoice-lifecycle.js";
+import * as repo from "./invoice-change-repository.js";
+import type { InvoiceWithLines } from "./invoice-schemas.js";
+import { changeInvoice } from "./change-invoice.js";
+
+/**
+ * POST …/pay: issued → paid on `paidDate` (default: today, by the service's clock). A paid invoice answers
+ * unchanged, unless the date given is another one (409).
+ */
+export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) {
+  return async function pay(actor: Actor, number: string, paidDate?: string): Promise<InvoiceWithLines> {
+    requireScope(actor, "invoices:write");
+    const { invoice } = await changeInvoice(
+      db,
+      actor.companyId,
+      number,
+      "pay",
+      async (tx, invoice) => {
+        const now = clock.now();
+        const paid = paidDateOf(paidDate, invoice.issued_date, toDateString(now));
+        await repo.payInvoice(forCompany(tx, actor.companyId), number, paid, now);
+        return { paid_date: paid, updated_at: now };
+      },
+      (invoice) => {
+        if (paidDate !== undefined && invoice.paid_date !== paidDate) {
+          throw new ConflictError(`Invoice ${number} was paid on ${invoice.paid_date}`, "invoice_is_paid");
+        }
+      },
+    );
+    return invoice;
+  };
+}

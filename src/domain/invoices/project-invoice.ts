@@ -1,0 +1,111 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database, Tx } from "../../db/database.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import { isCalendarMonth, parseDate, periodOf } from "../kernel/billing-period.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
+import { toJsonMoney } from "../kernel/money.js";
+import { BILLING_RANGE_WORDS, isBillingMonth } from "../kernel/time-range.js";
+import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
+import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
+import type { InvoiceStatus } from "./invoice-lifecycle.js";
+import { projectLines } from "./invoice-lines.js";
+import { findContractTerms } from "./invoice-change-repository.js";
+import { findOneTimeRulesBilled } from "./invoice-repository.js";
+import type { InvoiceProjection } from "./invoice-schemas.js";
+
+/**
+ * Brings a locked draft up to date as projection does (docs/decisions.md, "Invoices", projection): subscription
+ * lines, one-time fees not billed on another invoice, the usage rated onto it, the monthly minimum, by its
+ * contract's current `rules`. Saves it; returns its figures. Projection and finalizing both call it.
+ */
+export async function bringUpToDate(
+  { tx, clock, drafts }: { tx: Tx; clock: Clock; drafts: DraftInvoices },
+  companyId: string,
+  rules: readonly PricingRule[],
+  draft: DraftInvoice,
+): Promise<BilledInvoice> {
+  const billedElsewhere = await findOneTimeRulesBilled(forCompany(tx, companyId), draft.contractId, draft.number);
+  const { lines, minimum } = projectLines([...draft.lines.values()], rules, billedElsewhere);
+  draft.lines = lines;
+  draft.minimum = minimum;
+  draft.projectedAt = clock.now();
+  await drafts.save(tx, companyId, [draft]);
+  return billInvoice(lines.values(), minimum, draft.currency);
+}
+
+/** 409 for a projection of a period whose invoice has left draft: the period is closed. */
+const notADraft = (status: InvoiceStatus, number: string) =>
+  new ConflictError(
+    `Invoice ${number} is ${status}: its period is closed and its lines no longer change`,
+    `invoice_is_${status}`,
+  );
+
+/**
+ * Creates or updates the draft of a contract and month (docs/decisions.md, "Invoices", projection): subscription
+ * lines, one-time fees not billed yet, the usage already rated onto it, and the minimum true-up.
+ * Idempotent: projecting again changes nothing that is already right.
+ */
+export function createProjectInvoice({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+  return async function project(
+    actor: Actor,
+    input: { contractId: string; periodStart: string; periodEnd: string },
+  ): Promise<InvoiceProjection> {
+    requireScope(actor, "invoices:write");
+    if (!isCalendarMonth(input.periodStart, input.periodEnd)) {
+      throw new ValidationError(
+        "The billing period must be exactly one calendar month: its first day to its last day",
+        "invalid_billing_period",
+      );
+    }
+    if (!isBillingMonth(input.periodStart)) {
+      throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
+    }
+    const contract = await findContractTerms(forCompany(db, actor.companyId), input.contractId);
+    if (!contract) throw new NotFoundError("contract");
+    if (
+      input.periodEnd < contract.start_date ||
+      (contract.end_date !== null && input.periodStart > contract.end_date)
+    ) {
+      throw new ValidationError(
+        `The billing period lies outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
+        "outside_contract_term",
+      );
+    }
+    const period = periodOf(parseDate(input.periodStart)!);
+    const wanted = {
+      contractId: contract.id,
+      periodStart: period.start,
+      periodEnd: period.end,
+      currency: contract.currency,
+      paymentTerms: contract.payment_terms,
+    };
+    const created = new Set<string>();
+    const ensureAndRemember: DraftInvoices = {
+      ...drafts,
+      ensure: async (companyId, list) => {
+        const numbers = await drafts.ensure(companyId, list);
+        for (const n of numbers) created.add(n);
+        return numbers;
+      },
+    };
+    return withDrafts(db, ensureAndRemember, actor.companyId, async (tx) => {
+      const draft = (await drafts.lock(tx, actor.companyId, [wanted])).get(periodKey(contract.id, period.start))!;
+      if (draft.status !== "draft") throw notADraft(draft.status as InvoiceStatus, draft.number);
+      const totals = await bringUpToDate({ tx, clock, drafts }, actor.companyId, contract.rules, draft);
+      return {
+        object: "invoice" as const,
+        number: draft.number,
+        contract: contract.id,
+        status: "draft",
+        is_new: created.has(draft.number),
+        subtotal: toJsonMoney(totals.subtotal, draft.currency),
+        tax: toJsonMoney(totals.tax, draft.currency),
+        total: toJsonMoney(totals.total, draft.currency),
+        currency: draft.currency,
+        billing_period: { start: period.start, end: period.end },
+      };
+    });
+  };
+}
