@@ -10,7 +10,8 @@ import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
 import { createUsageService } from "./usage/usage-service.js";
-import { createWebhookService, type WebhookSettings } from "./webhooks/webhook-service.js";
+import type { WebhookSettings } from "./webhooks/delivery-engine.js";
+import { createWebhookService } from "./webhooks/webhook-service.js";
 import type { OutboundHttp } from "../platform/outbound-http.js";
 
 export interface ServiceDeps {

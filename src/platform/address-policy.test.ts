@@ -236,7 +236,7 @@ describe("checkEndpointUrl", () => {
     });
   }
 
-  // Which refusals allowPrivate lifts: the ones a refusal names BILLING_WEBHOOK_ALLOW_PRIVATE for (webhook-service.ts).
+  // Which refusals allowPrivate lifts: the ones a refusal names BILLING_WEBHOOK_ALLOW_PRIVATE for (domain/webhooks/endpoint-urls.ts).
   const locality: Array<[string, boolean]> = [
     ["http://example.com/hook", true],
     ["https://127.0.0.1/hook", true],

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { before, it } from "node:test";
 import type { InjectOptions } from "fastify";
-import { OAuthProtocolError } from "../../src/domain/oauth/oauth-service.js";
+import { OAuthProtocolError } from "../../src/domain/oauth/oauth-protocol.js";
 import { describeEachEngine } from "../support/harness.js";
 import {
   REDIRECT_URI,

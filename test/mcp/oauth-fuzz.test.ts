@@ -17,7 +17,7 @@ import { performance } from "node:perf_hooks";
 import { before, it } from "node:test";
 import fc from "fast-check";
 import { percentEscapesAreUtf8 } from "../../src/domain/kernel/storable-text.js";
-import { OAUTH_SCOPES } from "../../src/domain/oauth/oauth-service.js";
+import { OAUTH_SCOPES } from "../../src/domain/oauth/oauth-protocol.js";
 import { describeEachEngine } from "../support/harness.js";
 import {
   MCP_RESOURCE,

@@ -34,17 +34,6 @@ export interface ProgramVersionRow {
 const CONTRACT_COLUMNS = `company_id, id, contract_number, customer_id, customer_name, status, start_date, end_date, currency,
   billing_cadence, sample, current_version, metrics, pdf_token, document_id, created_at`;
 
-/** The next value of a per-company counter (contract and invoice numbers); locks the counter row until commit. */
-export async function nextCounterValues(tx: CompanyScope, name: string, count: number): Promise<number> {
-  const { rows } = await tx.query<{ value: string }>(
-    `INSERT INTO company_counters (company_id, name, value) VALUES ($1, $2, $3)
-     ON CONFLICT (company_id, name) DO UPDATE SET value = company_counters.value + EXCLUDED.value
-     RETURNING value`,
-    [name, count],
-  );
-  return Number(rows[0]!.value);
-}
-
 /** Inserts unless the id is taken; returns whether it was inserted. */
 export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractRow): Promise<boolean> {
   const result = await tx.query(

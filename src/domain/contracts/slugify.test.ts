@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { minimumOf } from "../invoices/invoice-lines.js";
-import { sampleRules, slugify } from "./contract-service.js";
+import { sampleRules, slugify } from "./sample-contracts.js";
 import { metricsOf } from "./pricing-rule.js";
 
 const SLUG_RE = /^[a-z0-9]+(-[a-z0-9]+)*$/;

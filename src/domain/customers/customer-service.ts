@@ -1,5 +1,5 @@
 import { forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { Database, Queryable, Tx } from "../../db/database.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -63,6 +63,15 @@ export async function insertCustomer(
   return customer;
 }
 
+/**
+ * One of the company's customers by id, or undefined (an id that is not a UUID names none): for the customer's
+ * own API and for the modules that refer to a customer (a contract names its customer).
+ */
+export async function findCustomer(db: Queryable, companyId: string, id: string): Promise<Customer | undefined> {
+  const row = isUuid(id) ? await repo.findCustomerById(forCompany(db, companyId), id) : undefined;
+  return row && presentCustomer(row);
+}
+
 export function createCustomerService({ db, clock }: { db: Database; clock: Clock }) {
   return {
     /**
@@ -90,9 +99,9 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
 
     async get(actor: Actor, id: string): Promise<Customer> {
       requireScope(actor, "customers:read", "usage:write");
-      const row = isUuid(id) ? await repo.findCustomerById(forCompany(db, actor.companyId), id) : undefined;
-      if (!row) throw new NotFoundError("customer");
-      return presentCustomer(row);
+      const customer = await findCustomer(db, actor.companyId, id);
+      if (!customer) throw new NotFoundError("customer");
+      return customer;
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Database, Tx } from "../../db/database.js";
 import { addDays } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
-import { nextCounterValues } from "../contracts/contract-repository.js";
+import { nextNumbers } from "../counters/counters.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord, type Line } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
@@ -93,7 +93,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
       return db.transaction(async (tx) => {
         // Take the counter (and with it the right to create drafts) first, then number only the drafts
         // still missing, so that numbers have no gaps but for rolled-back transactions.
-        await nextCounterValues(forCompany(tx, companyId), "invoice_number", 0);
+        await nextNumbers(forCompany(tx, companyId), "invoice_number", 0);
         const existing = new Set(
           (
             await repo.findExistingPeriods(
@@ -104,7 +104,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
         );
         const missing = sorted.filter((w) => !existing.has(periodKey(w.contractId, w.periodStart)));
         if (missing.length === 0) return new Set<string>();
-        const last = await nextCounterValues(forCompany(tx, companyId), "invoice_number", missing.length);
+        const last = await nextNumbers(forCompany(tx, companyId), "invoice_number", missing.length);
         const first = last - missing.length + 1;
         const rows = missing.map((w, i) => {
           const issuedDate = addDays(w.periodEnd, 1);

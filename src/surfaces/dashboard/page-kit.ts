@@ -1,7 +1,7 @@
 // What every dashboard page needs: the request's viewer, form fields, replies, and form errors. The pages and
 // dashboard-app.ts import this module; dashboard-app.ts imports the pages, never the reverse.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { DashboardSession } from "../../domain/access/access-service.js";
+import type { DashboardSession } from "../../domain/access/dashboard-sessions.js";
 import { DATES_OUT_OF_ORDER } from "../../domain/kernel/calendar-date.js";
 import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";

@@ -4,7 +4,7 @@ import { metadataHandler } from "@modelcontextprotocol/sdk/server/auth/handlers/
 import { createOAuthMetadata, mcpAuthRouter } from "@modelcontextprotocol/sdk/server/auth/router.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { decodeUtf8 } from "../../domain/kernel/storable-text.js";
-import { OAUTH_SCOPES } from "../../domain/oauth/oauth-service.js";
+import { OAUTH_SCOPES } from "../../domain/oauth/oauth-protocol.js";
 import type { Services } from "../../domain/services.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { parseJsonExact, unmarkNumbers } from "../../platform/exact-json.js";

@@ -10,12 +10,12 @@ import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { AccessService } from "../../domain/access/access-service.js";
 import type { Actor } from "../../domain/kernel/actor.js";
 import { UnauthenticatedError } from "../../domain/kernel/errors.js";
-import { actorForGrant } from "../../domain/oauth/oauth-service.js";
+import { actorForGrant } from "../../domain/oauth/oauth-protocol.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import type { RateLimiter } from "../../platform/rate-limiter.js";
 import type { McpCaller } from "./mcp-tools.js";
 
-/** Every access token this service issues starts so (oauth-service.ts); no API key it generates does. */
+/** Every access token this service issues starts so (oauth-tokens.ts); no API key it generates does. */
 const ACCESS_TOKEN_PREFIX = "mcp_at_";
 
 /** What the middleware leaves in res.locals for the /mcp handler. */
@@ -29,7 +29,7 @@ export const credentialOf = (res: Response) => res.locals.mcpCredential as McpCr
 
 /**
  * Authenticates POST /mcp. A credential that starts with `mcp_at_` is an OAuth access token and nothing
- * else; any other is looked up as an API key (hashed: access-service.ts), so one lookup decides either way.
+ * else; any other is looked up as an API key (hashed: key-authentication.ts), so one lookup decides either way.
  * Refusals are the SDK's bearer middleware's (401 `invalid_token` with `WWW-Authenticate: Bearer …,
  * resource_metadata="…"`), the metadata URL on the host the request was addressed to, so that a client
  * led by it finds a resource matching the URL it connected to (mcp-origins.ts).

@@ -9,7 +9,7 @@ import {
   ServerError,
   TooManyRequestsError,
 } from "@modelcontextprotocol/sdk/server/auth/errors.js";
-import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
+import { OAuthProtocolError } from "../../domain/oauth/oauth-protocol.js";
 import { z } from "zod";
 import { decimalInput } from "../../domain/kernel/decimal-schemas.js";
 import { argumentsProblem, clientErrorOf, oauthDescription, toolCallProblem } from "./mcp-errors.js";

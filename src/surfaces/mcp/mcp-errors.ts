@@ -18,7 +18,7 @@ import {
   percentEscapesAreUtf8,
   unstorableText,
 } from "../../domain/kernel/storable-text.js";
-import { OAuthProtocolError } from "../../domain/oauth/oauth-service.js";
+import { OAuthProtocolError } from "../../domain/oauth/oauth-protocol.js";
 import type { Logger } from "../../platform/logger.js";
 import { errorPage, PAGE_HEADERS } from "./oauth-pages.js";
 

@@ -12,7 +12,7 @@ import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
 import type { Actor } from "../../domain/kernel/actor.js";
-import type { OAuthScope } from "../../domain/oauth/oauth-service.js";
+import type { OAuthScope } from "../../domain/oauth/oauth-protocol.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
 import { stringifyJson } from "../../platform/exact-json.js";

@@ -18,7 +18,8 @@ import type {
   OAuthTokenRevocationRequest,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { OAuthProtocolError, type OAuthService } from "../../domain/oauth/oauth-service.js";
+import { OAuthProtocolError } from "../../domain/oauth/oauth-protocol.js";
+import type { OAuthService } from "../../domain/oauth/oauth-service.js";
 import { loginPage, PAGE_HEADERS } from "./oauth-pages.js";
 
 /** RFC 7591, 3.2.2: the SDK has no class for it. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { ApiKeyListing } from "../../../domain/access/access-service.js";
+import type { ApiKeyListing } from "../../../domain/access/api-keys.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { parseDate } from "../../../domain/kernel/billing-period.js";
 import { dateRefusal } from "../../../domain/kernel/time-range.js";

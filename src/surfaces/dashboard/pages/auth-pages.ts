@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { secretsEqual } from "../../../domain/access/api-key-secret.js";
-import { SESSION_LIFETIME_MS } from "../../../domain/access/access-service.js";
+import { SESSION_LIFETIME_MS } from "../../../domain/access/dashboard-sessions.js";
 import { createRateLimiter } from "../../../platform/rate-limiter.js";
 import { clearCookie, PRELOGIN_COOKIE, readCookie, SESSION_COOKIE, setCookie } from "../cookies.js";
 import { ConflictError } from "../../../domain/kernel/errors.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { EVENT_TYPES } from "../../../domain/webhooks/outbox.js";
-import { ALLOW_PRIVATE_HINT, refusedAsLocal } from "../../../domain/webhooks/webhook-service.js";
+import { ALLOW_PRIVATE_HINT, refusedAsLocal } from "../../../domain/webhooks/endpoint-urls.js";
 import {
   createEndpointInput,
   testEventInput,
@@ -123,7 +123,7 @@ function createForm(viewer: Viewer, values: EndpointFormValues = {}, errors: Fie
 </section>`;
 }
 
-// Why the service refused an endpoint's URL (address-policy.ts, webhook-service.ts), in the words of someone
+// Why the service refused an endpoint's URL (address-policy.ts, endpoint-urls.ts), in the words of someone
 // pasting an address into a form. A blank or too long URL is refused by the schema first (plainWords says
 // those); anything else falls back to plainWords too.
 const URL_WORDS: Array<[RegExp, string | ((...groups: string[]) => string)]> = [

@@ -23,7 +23,7 @@ import { customerExists } from "./customer-routes.js";
 const contractParams = z.object({ ext_id: z.string().min(1).max(255) });
 const ruleParams = contractParams.extend({ rule_id: z.string().min(1).max(64) });
 const contractList = listSchema(contractSchema, "ContractList");
-/** A 409 `contract_exists` always carries the existing contract (contract-service.ts). */
+/** A 409 `contract_exists` always carries the existing contract (contract-uploads.ts). */
 const contractExists = errorSchema
   .extend({ code: z.literal("contract_exists"), contract: contractSchema.describe("The contract that has this id") })
   .meta({ id: "ContractExistsError" });

@@ -1,0 +1,52 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database } from "../../db/database.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import { NotFoundError } from "../kernel/errors.js";
+import * as repo from "./contract-repository.js";
+import type { Contract } from "./contract-schemas.js";
+
+/** A contract as every surface answers it, and as its `contract.created` event carries it. */
+export function presentContract(row: repo.ContractRow, publicUrl: string): Contract {
+  return {
+    object: "contract",
+    id: row.id,
+    customer_id: row.customer_id,
+    customer_name: row.customer_name,
+    contract_number: row.contract_number,
+    status: row.status as Contract["status"],
+    start_date: row.start_date,
+    end_date: row.end_date,
+    currency: row.currency,
+    billing_cadence: row.billing_cadence,
+    metrics: row.metrics,
+    pdf_url: agreementUrl(row, publicUrl),
+    sample: row.sample,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+// A generated agreement is a capability link anyone holding it may open; an uploaded one is served only
+// to its own company, behind an API key (docs/api.md, "Uploading a contract").
+const agreementUrl = (row: repo.ContractRow, publicUrl: string) =>
+  row.document_id === null
+    ? `${publicUrl}/v1/agreements/${row.pdf_token}.pdf`
+    : `${publicUrl}/v1/billing/contracts/${encodeURIComponent(row.id)}/agreement.pdf`;
+
+/** Reading contracts: the company's list and one by id. */
+export function createContractQueries({ db, publicUrl }: { db: Database; publicUrl: string }) {
+  return {
+    async list(actor: Actor, status: string | undefined): Promise<Contract[]> {
+      requireScope(actor, "contracts:read");
+      return (await repo.listContracts(forCompany(db, actor.companyId), status)).map((row) =>
+        presentContract(row, publicUrl),
+      );
+    },
+
+    async get(actor: Actor, contractId: string): Promise<Contract> {
+      requireScope(actor, "contracts:read");
+      const row = await repo.findContract(forCompany(db, actor.companyId), contractId);
+      if (!row) throw new NotFoundError("contract");
+      return presentContract(row, publicUrl);
+    },
+  };
+}

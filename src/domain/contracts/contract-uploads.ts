@@ -1,0 +1,154 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database, Tx } from "../../db/database.js";
+import { findCustomer, insertCustomer } from "../customers/customer-service.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError, NotFoundError } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
+import {
+  checkAgreementFile,
+  READ_PAGES,
+  requireUploadRoom,
+  sha256Hex,
+  storedFilename,
+  type UploadedFile,
+} from "./agreement-upload.js";
+import { presentContract } from "./contract-queries.js";
+import * as repo from "./contract-repository.js";
+import type { Contract } from "./contract-schemas.js";
+import { completeNewContract, newContractRow } from "./new-contracts.js";
+import { checkUploadTerms, type CheckedTerms } from "./upload-terms.js";
+
+/** How long a dashboard upload waits for its terms to be reviewed and saved, and how many may wait at once. */
+const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
+const STAGED_UPLOADS_KEPT = 20;
+
+/** Contracts from their signed agreements: the API's upload in one step, the dashboard's staged for review. */
+export function createContractUploads({ db, clock, publicUrl }: { db: Database; clock: Clock; publicUrl: string }) {
+  /**
+   * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
+   * the terms are checked first, so a refusal writes nothing.
+   */
+  async function createUploaded(
+    tx: Tx,
+    actor: Actor,
+    { terms, rules }: CheckedTerms,
+    document: { id: string },
+  ): Promise<Contract> {
+    let customer: { id: string; name: string };
+    if (terms.customer.id !== undefined) {
+      const found = await findCustomer(tx, actor.companyId, terms.customer.id);
+      if (!found) throw new NotFoundError("customer");
+      customer = found;
+    } else {
+      customer = await insertCustomer(tx, clock, actor.companyId, { ...terms.customer, name: terms.customer.name! });
+    }
+    const row = await newContractRow(tx, clock, actor.companyId, customer, {
+      id: terms.contract_id,
+      start_date: terms.start_date,
+      end_date: terms.end_date ?? null,
+      currency: terms.currency,
+      sample: false,
+      rules,
+      document_id: document.id,
+    });
+    if (!(await repo.insertContractUnlessIdTaken(forCompany(tx, actor.companyId), row))) {
+      const existing = await repo.findContract(forCompany(tx, actor.companyId), terms.contract_id);
+      throw new ConflictError(`A contract with id '${terms.contract_id}' already exists`, "contract_exists", {
+        contract: existing ? presentContract(existing, publicUrl) : undefined,
+      });
+    }
+    return completeNewContract(tx, clock, publicUrl, row, rules);
+  }
+
+  const documentRow = (
+    file: UploadedFile,
+    reading: AgreementReading | null,
+  ): Omit<repo.ContractDocumentRow, "contract_id"> => ({
+    id: newId(),
+    filename: storedFilename(file.filename),
+    content: file.bytes,
+    sha256: sha256Hex(file.bytes),
+    reading,
+    created_at: clock.now(),
+  });
+
+  return {
+    /** Refuses (429 too_many_uploads) an upload its company's turn could not take now: asked before its body is read. */
+    requireUploadRoom(actor: Actor): void {
+      requireScope(actor, "contracts:write");
+      requireUploadRoom(actor.companyId);
+    },
+
+    /**
+     * A contract from its signed agreement (API: POST /v1/billing/contracts/upload): the PDF is checked, then
+     * stored with the customer (when new), the contract and its program, in one transaction.
+     */
+    async upload(actor: Actor, file: UploadedFile, rawTerms: unknown): Promise<Contract> {
+      requireScope(actor, "contracts:write");
+      // The terms first: they cost nothing to check, the file is parsed in a process of its own.
+      const terms = checkUploadTerms(rawTerms);
+      await checkAgreementFile(actor.companyId, file);
+      return db.transaction(async (tx) => {
+        const document = documentRow(file, null);
+        await repo.insertDocument(forCompany(tx, actor.companyId), document);
+        return createUploaded(tx, actor, terms, document);
+      });
+    },
+
+    /**
+     * The dashboard's first step: the checked PDF is kept for a day, with the terms read from its text (null
+     * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged. A
+     * company's 20 newest waiting uploads are kept; an older one is gone (its review page answers 404).
+     */
+    async stageUpload(actor: Actor, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
+      requireScope(actor, "contracts:write");
+      const reading = readAgreementTerms(await checkAgreementFile(actor.companyId, file, READ_PAGES));
+      const document = documentRow(file, reading);
+      await db.transaction(async (tx) => {
+        await repo.deleteStaleDocuments(
+          forCompany(tx, actor.companyId),
+          new Date(clock.now().getTime() - STAGED_UPLOAD_MS),
+          STAGED_UPLOADS_KEPT - 1,
+        );
+        await repo.insertDocument(forCompany(tx, actor.companyId), document);
+      });
+      return { id: document.id, reading };
+    },
+
+    /** A staged upload: its file name, what was read from it, and the contract it became (if saved). */
+    async staged(actor: Actor, documentId: string) {
+      requireScope(actor, "contracts:write");
+      const row = isUuid(documentId) ? await repo.findDocument(forCompany(db, actor.companyId), documentId) : undefined;
+      if (!row) throw new NotFoundError("upload");
+      return {
+        id: row.id,
+        filename: row.filename,
+        pdf: row.content,
+        reading: row.reading as AgreementReading | null,
+        contractId: row.contract_id,
+      };
+    },
+
+    /** Saves reviewed terms with a staged upload; an upload is saved once (409 `upload_saved` after). */
+    async saveStaged(actor: Actor, documentId: string, rawTerms: unknown): Promise<Contract> {
+      requireScope(actor, "contracts:write");
+      return db.transaction(async (tx) => {
+        const row = isUuid(documentId)
+          ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true)
+          : undefined;
+        if (!row) throw new NotFoundError("upload");
+        // Asked again now that the row is locked: a save that held the lock before has committed its contract,
+        // which the locking statement itself (begun before that commit) could not see.
+        const saved = await repo.findContractIdOfDocument(forCompany(tx, actor.companyId), documentId);
+        if (saved !== undefined) {
+          throw new ConflictError(`This upload was already saved as contract '${saved}'`, "upload_saved", {
+            contract_id: saved,
+          });
+        }
+        return createUploaded(tx, actor, checkUploadTerms(rawTerms), row);
+      });
+    },
+  };
+}

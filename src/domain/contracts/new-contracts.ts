@@ -1,0 +1,71 @@
+import { forCompany } from "../../db/company-scope.js";
+import { randomBytes } from "node:crypto";
+import type { Tx } from "../../db/database.js";
+import { nextNumbers } from "../counters/counters.js";
+import type { Clock } from "../kernel/clock.js";
+import { recordEvent } from "../webhooks/outbox.js";
+import { presentContract } from "./contract-queries.js";
+import * as repo from "./contract-repository.js";
+import type { Contract } from "./contract-schemas.js";
+import { metricsOf, type PricingRule } from "./pricing-rule.js";
+
+/** What a new contract is made of, whichever way it comes (a sample, an upload). */
+export interface NewContractTerms {
+  id: string;
+  start_date: string;
+  end_date: string | null;
+  currency: string;
+  sample: boolean;
+  rules: PricingRule[];
+  document_id: string | null;
+}
+
+/** A new contract's row, not yet inserted: numbered (the company's next `CN-` number), active, monthly, version 1. */
+export async function newContractRow(
+  tx: Tx,
+  clock: Clock,
+  companyId: string,
+  customer: { id: string; name: string },
+  terms: NewContractTerms,
+): Promise<repo.ContractRow> {
+  const number = await nextNumbers(forCompany(tx, companyId), "contract_number", 1);
+  return {
+    company_id: companyId,
+    id: terms.id,
+    contract_number: `CN-${String(number).padStart(6, "0")}`,
+    customer_id: customer.id,
+    customer_name: customer.name,
+    status: "active",
+    start_date: terms.start_date,
+    end_date: terms.end_date,
+    currency: terms.currency,
+    billing_cadence: "monthly",
+    sample: terms.sample,
+    current_version: 1,
+    metrics: metricsOf(terms.rules),
+    pdf_token: randomBytes(32).toString("base64url"),
+    document_id: terms.document_id,
+    created_at: clock.now(),
+  };
+}
+
+/** After the contract row is in: version 1 of its program and its `contract.created` event. */
+export async function completeNewContract(
+  tx: Tx,
+  clock: Clock,
+  publicUrl: string,
+  row: repo.ContractRow,
+  rules: PricingRule[],
+): Promise<Contract> {
+  await repo.insertProgramVersion(forCompany(tx, row.company_id), {
+    company_id: row.company_id,
+    contract_id: row.id,
+    version: 1,
+    effective_date: row.start_date,
+    rules,
+    created_at: row.created_at,
+  });
+  const contract = presentContract(row, publicUrl);
+  await recordEvent(tx, clock, row.company_id, "contract.created", contract);
+  return contract;
+}

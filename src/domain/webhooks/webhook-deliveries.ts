@@ -1,0 +1,147 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database } from "../../db/database.js";
+import { parseJsonExact, stringifyJson } from "../../platform/exact-json.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { ConflictError, NotFoundError } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import type { DeliveryEngine } from "./delivery-engine.js";
+import { buildEnvelope, type EventType } from "./outbox.js";
+import { findOwnEndpoint } from "./webhook-endpoints.js";
+import * as repo from "./webhook-repository.js";
+import type { Delivery } from "./webhook-schemas.js";
+
+/** The deliveries list shows this many, newest first (docs/webhooks.md, "Delivery rules"). */
+const RECENT_DELIVERIES = 50;
+
+function presentDelivery(row: repo.DeliveryRow): Delivery {
+  return {
+    object: "webhook_delivery",
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    event_type: row.event_type as EventType,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.last_status_code,
+    last_error: row.last_error,
+    next_attempt_at: row.status === "pending" && row.next_attempt_at ? row.next_attempt_at.toISOString() : null,
+    delivered_at: row.delivered_at ? row.delivered_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    test: row.test,
+    payload: parseJsonExact(row.payload) as Record<string, unknown>,
+  };
+}
+
+/** Sample objects for test events (docs/webhooks.md, "Delivery rules": sample data, signed like real ones). */
+function sampleObject(type: EventType, now: Date): unknown {
+  const createdAt = now.toISOString();
+  if (type === "customer.created") {
+    return {
+      object: "customer",
+      id: "00000000-0000-4000-8000-000000000000",
+      name: "Sample Customer Inc.",
+      external_id: "sample-customer",
+      email: "billing@sample.example",
+      domain: "sample.example",
+      country: "US",
+      address: null,
+      registration_number: null,
+      payment_terms_days: 30,
+      payment_terms: "Net 30",
+      created_at: createdAt,
+    };
+  }
+  return {
+    object: "contract",
+    id: "sample-customer-inc-test",
+    customer_id: "00000000-0000-4000-8000-000000000000",
+    customer_name: "Sample Customer Inc.",
+    contract_number: "CN-000000",
+    status: "active",
+    start_date: createdAt.slice(0, 10),
+    end_date: null,
+    currency: "USD",
+    billing_cadence: "monthly",
+    metrics: ["domestic_wire", "international_wire"],
+    pdf_url: "https://billing.example/v1/agreements/sample.pdf",
+    sample: true,
+    created_at: createdAt,
+  };
+}
+
+/** A company's deliveries as it sees them: listed, read, resent; and a test event sent to an endpoint. */
+export function createWebhookDeliveries({ db, clock, engine }: { db: Database; clock: Clock; engine: DeliveryEngine }) {
+  return {
+    /** Sends a signed test event (test: true, sample data) now, and records it as a delivery. */
+    async sendTest(actor: Actor, id: string, type: EventType) {
+      requireScope(actor, "webhooks:write");
+      const endpoint = await findOwnEndpoint(db, actor, id);
+      if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
+      const now = clock.now();
+      const envelope = buildEnvelope(type, sampleObject(type, now), now, true);
+      const deliveryId = newId();
+      await repo.insertDelivery(forCompany(db, actor.companyId), {
+        company_id: actor.companyId,
+        id: deliveryId,
+        endpoint_id: endpoint.id,
+        event_id: envelope.id,
+        event_type: type,
+        payload: stringifyJson(envelope),
+        test: true,
+        status: "pending",
+        attempts: 0,
+        last_status_code: null,
+        last_error: null,
+        next_attempt_at: null,
+        delivered_at: null,
+        created_at: now,
+      });
+      const delivery = await engine.manualAttempt(actor.companyId, deliveryId, endpoint);
+      return {
+        object: "webhook_test" as const,
+        id: delivery.id,
+        event_id: delivery.event_id,
+        status: delivery.status as "succeeded" | "failed",
+        status_code: delivery.last_status_code,
+        error: delivery.last_error,
+      };
+    },
+
+    async recentDeliveries(actor: Actor, endpointId: string): Promise<Delivery[]> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      const endpoint = await findOwnEndpoint(db, actor, endpointId);
+      return (await repo.listRecentDeliveries(forCompany(db, actor.companyId), endpoint.id, RECENT_DELIVERIES)).map(
+        presentDelivery,
+      );
+    },
+
+    /** One delivery with its payload (dashboard delivery page), even when older than the recent list shows. */
+    async getDelivery(actor: Actor, deliveryId: string): Promise<Delivery> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      const row = isUuid(deliveryId) ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId) : undefined;
+      if (!row) throw new NotFoundError("webhook_delivery");
+      return presentDelivery(row);
+    },
+
+    /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
+    async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      return (await repo.listFailingDeliveries(forCompany(db, actor.companyId), Math.min(Math.max(limit, 1), 100))).map(
+        presentDelivery,
+      );
+    },
+
+    /** Sends the same event again (same id and body), now, as one more attempt. */
+    async resend(actor: Actor, deliveryId: string): Promise<Delivery> {
+      requireScope(actor, "webhooks:write");
+      const delivery = isUuid(deliveryId)
+        ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId)
+        : undefined;
+      if (!delivery) throw new NotFoundError("webhook_delivery");
+      const endpoint = (await repo.findEndpoint(forCompany(db, actor.companyId), delivery.endpoint_id))!;
+      if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
+      return presentDelivery(await engine.manualAttempt(actor.companyId, delivery.id, endpoint));
+    },
+  };
+}

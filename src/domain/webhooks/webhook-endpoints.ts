@@ -1,0 +1,120 @@
+import { forCompany } from "../../db/company-scope.js";
+import type { Database, Queryable } from "../../db/database.js";
+import { requireScope, type Actor } from "../kernel/actor.js";
+import type { Clock } from "../kernel/clock.js";
+import { NotFoundError } from "../kernel/errors.js";
+import { isUuid, newId } from "../kernel/ids.js";
+import { checkUrl } from "./endpoint-urls.js";
+import { EVENT_TYPES, type EventType } from "./outbox.js";
+import { generateSigningSecret } from "./sign-payload.js";
+import * as repo from "./webhook-repository.js";
+import type { Endpoint } from "./webhook-schemas.js";
+
+function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endpoint {
+  const endpoint: Endpoint = {
+    object: "webhook_endpoint",
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events as EventType[],
+    status: row.enabled ? "enabled" : "disabled",
+    created_at: row.created_at.toISOString(),
+  };
+  if (withSecret) endpoint.secret = row.secret;
+  return endpoint;
+}
+
+/** One of the actor's company's endpoints; another company's id is a 404, like a missing one. */
+export async function findOwnEndpoint(db: Queryable, actor: Actor, id: string): Promise<repo.EndpointRow> {
+  const row = isUuid(id) ? await repo.findEndpoint(forCompany(db, actor.companyId), id) : undefined;
+  if (!row) throw new NotFoundError("webhook_endpoint");
+  return row;
+}
+
+/** A company's webhook endpoints: created, listed, changed, their secret rotated, removed. */
+export function createWebhookEndpoints({
+  db,
+  clock,
+  allowPrivate,
+}: {
+  db: Database;
+  clock: Clock;
+  allowPrivate: boolean;
+}) {
+  return {
+    async create(
+      actor: Actor,
+      input: { url: string; events?: EventType[] | undefined; description?: string | undefined },
+    ): Promise<Endpoint> {
+      requireScope(actor, "webhooks:write");
+      const now = clock.now();
+      const row: repo.EndpointRow = {
+        company_id: actor.companyId,
+        id: newId(),
+        url: await checkUrl(input.url, { allowPrivate }),
+        description: input.description ?? null,
+        events: [...new Set(input.events ?? EVENT_TYPES)],
+        enabled: true,
+        secret: generateSigningSecret(),
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insertEndpoint(forCompany(db, row.company_id), row);
+      return presentEndpoint(row, true);
+    },
+
+    async list(actor: Actor): Promise<Endpoint[]> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      return (await repo.listEndpoints(forCompany(db, actor.companyId))).map((row) => presentEndpoint(row));
+    },
+
+    async get(actor: Actor, id: string): Promise<Endpoint> {
+      requireScope(actor, "webhooks:read", "webhooks:write");
+      return presentEndpoint(await findOwnEndpoint(db, actor, id));
+    },
+
+    /** url, events, description, enabled; disabling stops pending retries (they end failed). */
+    async update(
+      actor: Actor,
+      id: string,
+      input: {
+        url?: string | undefined;
+        events?: EventType[] | undefined;
+        description?: string | null | undefined;
+        enabled?: boolean | undefined;
+      },
+    ): Promise<Endpoint> {
+      requireScope(actor, "webhooks:write");
+      const row = await findOwnEndpoint(db, actor, id);
+      const next: repo.EndpointRow = {
+        ...row,
+        url: input.url !== undefined ? await checkUrl(input.url, { allowPrivate }) : row.url,
+        events: input.events !== undefined ? [...new Set(input.events)] : row.events,
+        description: input.description !== undefined ? input.description : row.description,
+        enabled: input.enabled ?? row.enabled,
+        updated_at: clock.now(),
+      };
+      await db.transaction(async (tx) => {
+        await repo.updateEndpoint(forCompany(tx, next.company_id), next);
+        if (row.enabled && !next.enabled) await repo.stopPendingDeliveries(forCompany(tx, actor.companyId), row.id);
+      });
+      return presentEndpoint(next, true);
+    },
+
+    /** A new secret, effective at once: the old one signs nothing more (docs/webhooks.md, "Delivery rules"). */
+    async rotateSecret(actor: Actor, id: string): Promise<Endpoint> {
+      requireScope(actor, "webhooks:write");
+      const row = await findOwnEndpoint(db, actor, id);
+      const next = { ...row, secret: generateSigningSecret(), updated_at: clock.now() };
+      await repo.updateEndpoint(forCompany(db, next.company_id), next);
+      return presentEndpoint(next, true);
+    },
+
+    async remove(actor: Actor, id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
+      requireScope(actor, "webhooks:write");
+      if (!isUuid(id) || !(await repo.deleteEndpoint(forCompany(db, actor.companyId), id)))
+        throw new NotFoundError("webhook_endpoint");
+      return { object: "webhook_endpoint", id, deleted: true };
+    },
+  };
+}
