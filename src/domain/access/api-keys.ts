@@ -1,3 +1,4 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database, Queryable } from "../../db/database.js";
 import { ALL_SCOPES, type Actor, type Scope } from "../kernel/actor.js";
@@ -98,33 +99,31 @@ export function createApiKeys({ db, clock, forgetKeys }: { db: Database; clock: 
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };
     },
 
-    /** Settings → API keys: the actor's own company's keys, newest first. */
-    async listApiKeys(actor: Actor): Promise<ApiKeyListing[]> {
-      const rows = await repo.listApiKeysOfCompany(forCompany(db, actor.companyId));
+    /** Settings → API keys: the tenant's own company's keys, newest first. */
+    async listApiKeys(tenant: Tenancy): Promise<ApiKeyListing[]> {
+      const rows = await repo.listApiKeysOfCompany(tenant.data);
       const now = clock.now().getTime();
       return rows.map((row) => presentListing(row, now));
     },
 
-    /** One of the actor's company's keys; another company's key id is a 404, like a missing one. */
-    async getOwnApiKey(actor: Actor, id: string): Promise<ApiKeyListing> {
-      const row = isUuid(id) ? await repo.findApiKeyOfCompany(forCompany(db, actor.companyId), id) : undefined;
+    /** One of the tenant's company's keys; another company's key id is a 404, like a missing one. */
+    async getOwnApiKey(tenant: Tenancy, id: string): Promise<ApiKeyListing> {
+      const row = isUuid(id) ? await repo.findApiKeyOfCompany(tenant.data, id) : undefined;
       if (!row) throw new NotFoundError("api_key");
       return presentListing(row, clock.now().getTime());
     },
 
-    /** A new key for the actor's own company (dashboard Settings → API keys); the key is in this answer only. */
-    async createOwnApiKey(actor: Actor, input: NewKeyInput): Promise<ApiKey & { key: string }> {
+    /** A new key for the tenant's own company (dashboard Settings → API keys); the key is in this answer only. */
+    async createOwnApiKey(tenant: Tenancy, input: NewKeyInput): Promise<ApiKey & { key: string }> {
       checkExpiry(input.expiresAt, clock.now());
       const key = generateApiKey();
-      const row = await insertApiKey(db, clock, actor.companyId, key, input);
+      const row = await insertApiKey(db, clock, tenant.companyId, key, input);
       return { ...presentApiKey(row), key };
     },
 
-    /** Revokes one of the actor's company's keys; another company's key id is a 404, like a missing one. */
-    async revokeOwnApiKey(actor: Actor, id: string): Promise<ApiKey & { revoked_at: string }> {
-      const row = isUuid(id)
-        ? await repo.revokeApiKeyOfCompany(forCompany(db, actor.companyId), id, clock.now())
-        : undefined;
+    /** Revokes one of the tenant's company's keys; another company's key id is a 404, like a missing one. */
+    async revokeOwnApiKey(tenant: Tenancy, id: string): Promise<ApiKey & { revoked_at: string }> {
+      const row = isUuid(id) ? await repo.revokeApiKeyOfCompany(tenant.data, id, clock.now()) : undefined;
       forgetKeys();
       if (!row) throw new NotFoundError("api_key");
       return { ...presentApiKey(row), revoked_at: row.revoked_at!.toISOString() };

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { Database } from "../../db/database.js";
-import { ALL_SCOPES, type Actor } from "../kernel/actor.js";
+import { ALL_SCOPES } from "../kernel/actor.js";
+import { openTenancy, type Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import { newId } from "../kernel/ids.js";
 import * as repo from "./access-repository.js";
@@ -9,7 +10,7 @@ import type { User } from "./users.js";
 
 /** A signed-in dashboard user, resumed from the session cookie. */
 export interface DashboardSession {
-  actor: Actor;
+  actor: Tenancy;
   user: User;
   companyName: string;
   /** Must come back with every state-changing request (a hidden form field). */
@@ -52,7 +53,7 @@ export function createDashboardSessions({ db, clock }: { db: Database; clock: Cl
       const row = await repo.findSessionByHash(db, hashApiKey(token));
       if (!row || row.ended_at || row.expires_at.getTime() <= clock.now().getTime()) return undefined;
       return {
-        actor: { companyId: row.company_id, scopes: new Set(ALL_SCOPES), credentialId: row.id },
+        actor: openTenancy(db, { companyId: row.company_id, scopes: new Set(ALL_SCOPES), credentialId: row.id }),
         user: { object: "user", id: row.user_id, email: row.email, company_id: row.company_id },
         companyName: row.company_name,
         csrfToken: csrfTokenOf(token),

@@ -1,5 +1,6 @@
 import type { Database } from "../../db/database.js";
-import { ALL_SCOPES, type Actor, type Scope } from "../kernel/actor.js";
+import { ALL_SCOPES, type Scope } from "../kernel/actor.js";
+import { openTenancy, type Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import { UnauthenticatedError } from "../kernel/errors.js";
 import * as repo from "./access-repository.js";
@@ -44,7 +45,7 @@ export function createKeyAuthentication({
 
   return {
     /** The caller behind a presented API key, or 401 `Invalid API key`. */
-    async authenticate(presentedKey: string): Promise<Actor> {
+    async authenticate(presentedKey: string): Promise<Tenancy> {
       const hash = hashApiKey(presentedKey);
       let row = knownKeys?.get(hash.toString("base64"));
       if (!row) {
@@ -59,11 +60,11 @@ export function createKeyAuthentication({
         throw UnauthenticatedError.invalid();
       }
       noteKeyUse(row.id);
-      return {
+      return openTenancy(db, {
         companyId: row.company_id,
         scopes: new Set((row.scopes ?? ALL_SCOPES) as Scope[]),
         credentialId: row.id,
-      };
+      });
     },
 
     /** Forgets every remembered key: called on each revocation. */

@@ -1,7 +1,8 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { findCompany } from "../access/companies.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
@@ -42,15 +43,15 @@ export function createAgreementDocuments({ db, clock }: { db: Database; clock: C
      * file, which surfaces never show inline), or the generated one.
      */
     async agreementFile(
-      actor: Actor,
+      tenant: Tenancy,
       contractId: string,
     ): Promise<{ filename: string; pdf: Buffer; uploaded: boolean }> {
-      requireScope(actor, "contracts:read");
-      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
+      requireScope(tenant, "contracts:read");
+      const contract = await repo.findContract(tenant.data, contractId);
       if (!contract) throw new NotFoundError("contract");
       if (contract.document_id === null)
         return { filename: `${contract.contract_number}.pdf`, pdf: await renderAgreement(contract), uploaded: false };
-      const document = await repo.findDocument(forCompany(db, actor.companyId), contract.document_id);
+      const document = await repo.findDocument(tenant.data, contract.document_id);
       if (!document) throw new NotFoundError("agreement");
       return { filename: document.filename, pdf: document.content, uploaded: true };
     },

@@ -1,6 +1,7 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import { NotFoundError } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
 import type { Contract } from "./contract-schemas.js";
@@ -35,16 +36,14 @@ const agreementUrl = (row: repo.ContractRow, publicUrl: string) =>
 /** Reading contracts: the company's list and one by id. */
 export function createContractQueries({ db, publicUrl }: { db: Database; publicUrl: string }) {
   return {
-    async list(actor: Actor, status: string | undefined): Promise<Contract[]> {
-      requireScope(actor, "contracts:read");
-      return (await repo.listContracts(forCompany(db, actor.companyId), status)).map((row) =>
-        presentContract(row, publicUrl),
-      );
+    async list(tenant: Tenancy, status: string | undefined): Promise<Contract[]> {
+      requireScope(tenant, "contracts:read");
+      return (await repo.listContracts(tenant.data, status)).map((row) => presentContract(row, publicUrl));
     },
 
-    async get(actor: Actor, contractId: string): Promise<Contract> {
-      requireScope(actor, "contracts:read");
-      const row = await repo.findContract(forCompany(db, actor.companyId), contractId);
+    async get(tenant: Tenancy, contractId: string): Promise<Contract> {
+      requireScope(tenant, "contracts:read");
+      const row = await repo.findContract(tenant.data, contractId);
       if (!row) throw new NotFoundError("contract");
       return presentContract(row, publicUrl);
     },

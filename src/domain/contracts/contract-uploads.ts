@@ -1,7 +1,8 @@
-import { forCompany } from "../../db/company-scope.js";
+import type { Tenancy } from "../kernel/tenancy.js";
+import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
 import { findCustomer, insertCustomer } from "../customers/customer-service.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
@@ -31,20 +32,19 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
    * the terms are checked first, so a refusal writes nothing.
    */
   async function createUploaded(
-    tx: Tx,
-    actor: Actor,
+    tx: CompanyScope,
     { terms, rules }: CheckedTerms,
     document: { id: string },
   ): Promise<Contract> {
     let customer: { id: string; name: string };
     if (terms.customer.id !== undefined) {
-      const found = await findCustomer(tx, actor.companyId, terms.customer.id);
+      const found = await findCustomer(tx, terms.customer.id);
       if (!found) throw new NotFoundError("customer");
       customer = found;
     } else {
-      customer = await insertCustomer(tx, clock, actor.companyId, { ...terms.customer, name: terms.customer.name! });
+      customer = await insertCustomer(tx, clock, { ...terms.customer, name: terms.customer.name! });
     }
-    const row = await newContractRow(tx, clock, actor.companyId, customer, {
+    const row = await newContractRow(tx, clock, customer, {
       id: terms.contract_id,
       start_date: terms.start_date,
       end_date: terms.end_date ?? null,
@@ -53,8 +53,8 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
       rules,
       document_id: document.id,
     });
-    if (!(await repo.insertContractUnlessIdTaken(forCompany(tx, actor.companyId), row))) {
-      const existing = await repo.findContract(forCompany(tx, actor.companyId), terms.contract_id);
+    if (!(await repo.insertContractUnlessIdTaken(tx, row))) {
+      const existing = await repo.findContract(tx, terms.contract_id);
       throw new ConflictError(`A contract with id '${terms.contract_id}' already exists`, "contract_exists", {
         contract: existing ? presentContract(existing, publicUrl) : undefined,
       });
@@ -76,24 +76,24 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
 
   return {
     /** Refuses (429 too_many_uploads) an upload its company's turn could not take now: asked before its body is read. */
-    requireUploadRoom(actor: Actor): void {
-      requireScope(actor, "contracts:write");
-      requireUploadRoom(actor.companyId);
+    requireUploadRoom(tenant: Tenancy): void {
+      requireScope(tenant, "contracts:write");
+      requireUploadRoom(tenant.companyId);
     },
 
     /**
      * A contract from its signed agreement (API: POST /v1/billing/contracts/upload): the PDF is checked, then
      * stored with the customer (when new), the contract and its program, in one transaction.
      */
-    async upload(actor: Actor, file: UploadedFile, rawTerms: unknown): Promise<Contract> {
-      requireScope(actor, "contracts:write");
+    async upload(tenant: Tenancy, file: UploadedFile, rawTerms: unknown): Promise<Contract> {
+      requireScope(tenant, "contracts:write");
       // The terms first: they cost nothing to check, the file is parsed in a process of its own.
       const terms = checkUploadTerms(rawTerms);
-      await checkAgreementFile(actor.companyId, file);
-      return db.transaction(async (tx) => {
+      await checkAgreementFile(tenant.companyId, file);
+      return tenant.transaction(async (tx) => {
         const document = documentRow(file, null);
-        await repo.insertDocument(forCompany(tx, actor.companyId), document);
-        return createUploaded(tx, actor, terms, document);
+        await repo.insertDocument(tx, document);
+        return createUploaded(tx, terms, document);
       });
     },
 
@@ -102,25 +102,25 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
      * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged. A
      * company's 20 newest waiting uploads are kept; an older one is gone (its review page answers 404).
      */
-    async stageUpload(actor: Actor, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
-      requireScope(actor, "contracts:write");
-      const reading = readAgreementTerms(await checkAgreementFile(actor.companyId, file, READ_PAGES));
+    async stageUpload(tenant: Tenancy, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
+      requireScope(tenant, "contracts:write");
+      const reading = readAgreementTerms(await checkAgreementFile(tenant.companyId, file, READ_PAGES));
       const document = documentRow(file, reading);
-      await db.transaction(async (tx) => {
+      await tenant.transaction(async (tx) => {
         await repo.deleteStaleDocuments(
-          forCompany(tx, actor.companyId),
+          tx,
           new Date(clock.now().getTime() - STAGED_UPLOAD_MS),
           STAGED_UPLOADS_KEPT - 1,
         );
-        await repo.insertDocument(forCompany(tx, actor.companyId), document);
+        await repo.insertDocument(tx, document);
       });
       return { id: document.id, reading };
     },
 
     /** A staged upload: its file name, what was read from it, and the contract it became (if saved). */
-    async staged(actor: Actor, documentId: string) {
-      requireScope(actor, "contracts:write");
-      const row = isUuid(documentId) ? await repo.findDocument(forCompany(db, actor.companyId), documentId) : undefined;
+    async staged(tenant: Tenancy, documentId: string) {
+      requireScope(tenant, "contracts:write");
+      const row = isUuid(documentId) ? await repo.findDocument(tenant.data, documentId) : undefined;
       if (!row) throw new NotFoundError("upload");
       return {
         id: row.id,
@@ -132,22 +132,20 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
     },
 
     /** Saves reviewed terms with a staged upload; an upload is saved once (409 `upload_saved` after). */
-    async saveStaged(actor: Actor, documentId: string, rawTerms: unknown): Promise<Contract> {
-      requireScope(actor, "contracts:write");
-      return db.transaction(async (tx) => {
-        const row = isUuid(documentId)
-          ? await repo.findDocument(forCompany(tx, actor.companyId), documentId, true)
-          : undefined;
+    async saveStaged(tenant: Tenancy, documentId: string, rawTerms: unknown): Promise<Contract> {
+      requireScope(tenant, "contracts:write");
+      return tenant.transaction(async (tx) => {
+        const row = isUuid(documentId) ? await repo.findDocument(tx, documentId, true) : undefined;
         if (!row) throw new NotFoundError("upload");
         // Asked again now that the row is locked: a save that held the lock before has committed its contract,
         // which the locking statement itself (begun before that commit) could not see.
-        const saved = await repo.findContractIdOfDocument(forCompany(tx, actor.companyId), documentId);
+        const saved = await repo.findContractIdOfDocument(tx, documentId);
         if (saved !== undefined) {
           throw new ConflictError(`This upload was already saved as contract '${saved}'`, "upload_saved", {
             contract_id: saved,
           });
         }
-        return createUploaded(tx, actor, checkUploadTerms(rawTerms), row);
+        return createUploaded(tx, checkUploadTerms(rawTerms), row);
       });
     },
   };

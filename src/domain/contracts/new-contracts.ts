@@ -1,4 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
+import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import { randomBytes } from "node:crypto";
 import type { Tx } from "../../db/database.js";
 import { nextNumbers } from "../counters/counters.js";
@@ -22,15 +22,14 @@ export interface NewContractTerms {
 
 /** A new contract's row, not yet inserted: numbered (the company's next `CN-` number), active, monthly, version 1. */
 export async function newContractRow(
-  tx: Tx,
+  tx: CompanyScope,
   clock: Clock,
-  companyId: string,
   customer: { id: string; name: string },
   terms: NewContractTerms,
 ): Promise<repo.ContractRow> {
-  const number = await nextNumbers(forCompany(tx, companyId), "contract_number", 1);
+  const number = await nextNumbers(tx, "contract_number", 1);
   return {
-    company_id: companyId,
+    company_id: tx.companyId,
     id: terms.id,
     contract_number: `CN-${String(number).padStart(6, "0")}`,
     customer_id: customer.id,
@@ -51,13 +50,13 @@ export async function newContractRow(
 
 /** After the contract row is in: version 1 of its program and its `contract.created` event. */
 export async function completeNewContract(
-  tx: Tx,
+  tx: CompanyScope,
   clock: Clock,
   publicUrl: string,
   row: repo.ContractRow,
   rules: PricingRule[],
 ): Promise<Contract> {
-  await repo.insertProgramVersion(forCompany(tx, row.company_id), {
+  await repo.insertProgramVersion(tx, {
     company_id: row.company_id,
     contract_id: row.id,
     version: 1,
@@ -66,6 +65,6 @@ export async function completeNewContract(
     created_at: row.created_at,
   });
   const contract = presentContract(row, publicUrl);
-  await recordEvent(tx, clock, row.company_id, "contract.created", contract);
+  await recordEvent(tx, clock, "contract.created", contract);
   return contract;
 }

@@ -1,6 +1,7 @@
-import { forCompany } from "../../db/company-scope.js";
+import type { Tenancy } from "../kernel/tenancy.js";
+import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import { toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -27,9 +28,9 @@ export function createPricingVersions({
   contexts: RatingContextCache;
 }) {
   /** Appends a version with `rules` to a locked contract's program (append-only; docs/api.md, "Pricing programs and rules"). */
-  async function appendVersion(tx: Tx, contract: repo.ContractRow, rules: PricingRule[]) {
+  async function appendVersion(tx: CompanyScope, contract: repo.ContractRow, rules: PricingRule[]) {
     const version = contract.current_version + 1;
-    await repo.insertProgramVersion(forCompany(tx, contract.company_id), {
+    await repo.insertProgramVersion(tx, {
       company_id: contract.company_id,
       contract_id: contract.id,
       version,
@@ -37,59 +38,51 @@ export function createPricingVersions({
       rules,
       created_at: clock.now(),
     });
-    await repo.setCurrentVersion(forCompany(tx, contract.company_id), contract.id, version, metricsOf(rules));
+    await repo.setCurrentVersion(tx, contract.id, version, metricsOf(rules));
     return version;
   }
 
   /** This process rates with the new version at once; other processes find out at their next write. */
-  async function afterCommitForget<T>(actor: Actor, contractId: string, committed: Promise<T>): Promise<T> {
+  async function afterCommitForget<T>(tenant: Tenancy, contractId: string, committed: Promise<T>): Promise<T> {
     const result = await committed;
-    contexts.invalidate(actor.companyId, [contractId]);
+    contexts.invalidate(tenant.companyId, [contractId]);
     return result;
   }
 
-  async function lockedContractWithRules(tx: Tx, actor: Actor, contractId: string) {
-    const contract = await repo.lockContract(forCompany(tx, actor.companyId), contractId);
+  async function lockedContractWithRules(tx: CompanyScope, contractId: string) {
+    const contract = await repo.lockContract(tx, contractId);
     if (!contract) throw new NotFoundError("contract");
-    const program = await repo.findProgramVersion(
-      forCompany(tx, actor.companyId),
-      contractId,
-      contract.current_version,
-    );
+    const program = await repo.findProgramVersion(tx, contractId, contract.current_version);
     return { contract, rules: program?.rules ?? [] };
   }
 
   return {
-    async getPricing(actor: Actor, contractId: string) {
-      requireScope(actor, "contracts:read");
-      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
+    async getPricing(tenant: Tenancy, contractId: string) {
+      requireScope(tenant, "contracts:read");
+      const contract = await repo.findContract(tenant.data, contractId);
       if (!contract) throw new NotFoundError("contract");
-      const program = await repo.findProgramVersion(
-        forCompany(db, actor.companyId),
-        contractId,
-        contract.current_version,
-      );
+      const program = await repo.findProgramVersion(tenant.data, contractId, contract.current_version);
       if (!program) throw new NotFoundError("pricing_program");
       return presentProgram(contractId, program);
     },
 
     /** Every version of the contract's pricing program, oldest first, with when each was written. */
-    async pricingHistory(actor: Actor, contractId: string) {
-      requireScope(actor, "contracts:read");
-      const contract = await repo.findContract(forCompany(db, actor.companyId), contractId);
+    async pricingHistory(tenant: Tenancy, contractId: string) {
+      requireScope(tenant, "contracts:read");
+      const contract = await repo.findContract(tenant.data, contractId);
       if (!contract) throw new NotFoundError("contract");
-      const versions = await repo.listProgramVersions(forCompany(db, actor.companyId), contractId);
+      const versions = await repo.listProgramVersions(tenant.data, contractId);
       return versions.map((v) => ({ ...presentProgram(contractId, v), created_at: v.created_at.toISOString() }));
     },
 
     /** Appends a rule as a new program version (201); a supplied id that exists answers 409. */
-    async addRule(actor: Actor, contractId: string, fields: RuleFields) {
-      requireScope(actor, "contracts:write");
+    async addRule(tenant: Tenancy, contractId: string, fields: RuleFields) {
+      requireScope(tenant, "contracts:write");
       return afterCommitForget(
-        actor,
+        tenant,
         contractId,
-        db.transaction(async (tx) => {
-          const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
+        tenant.transaction(async (tx) => {
+          const { contract, rules } = await lockedContractWithRules(tx, contractId);
           if (fields.id !== undefined && rules.some((r) => r.id === fields.id)) {
             throw new ConflictError(
               `A pricing rule with id '${fields.id}' already exists on this contract`,
@@ -110,13 +103,13 @@ export function createPricingVersions({
     },
 
     /** Merges the supplied fields into a rule (null clears a field) and writes a new program version. */
-    async updateRule(actor: Actor, contractId: string, ruleId: string, fields: RuleFields) {
-      requireScope(actor, "contracts:write");
+    async updateRule(tenant: Tenancy, contractId: string, ruleId: string, fields: RuleFields) {
+      requireScope(tenant, "contracts:write");
       return afterCommitForget(
-        actor,
+        tenant,
         contractId,
-        db.transaction(async (tx) => {
-          const { contract, rules } = await lockedContractWithRules(tx, actor, contractId);
+        tenant.transaction(async (tx) => {
+          const { contract, rules } = await lockedContractWithRules(tx, contractId);
           const index = rules.findIndex((r) => r.id === ruleId);
           if (index < 0) throw new NotFoundError("pricing_rule");
           if (fields.id !== undefined && fields.id !== ruleId) {

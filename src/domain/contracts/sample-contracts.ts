@@ -1,7 +1,8 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { findCustomer } from "../customers/customer-service.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import { termEnd, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
@@ -45,15 +46,15 @@ export function createSampleContracts({ db, clock, publicUrl }: { db: Database; 
      * Creates an active sample contract for a customer (docs/api.md, "Contracts") with its program version 1 and its
      * `contract.created` event, in one transaction.
      */
-    async createSample(actor: Actor, customerId: string): Promise<Contract> {
-      requireScope(actor, "contracts:write");
-      return db.transaction(async (tx) => {
-        const customer = await findCustomer(tx, actor.companyId, customerId);
+    async createSample(tenant: Tenancy, customerId: string): Promise<Contract> {
+      requireScope(tenant, "contracts:write");
+      return tenant.transaction(async (tx) => {
+        const customer = await findCustomer(tx, customerId);
         if (!customer) throw new NotFoundError("customer");
         const now = clock.now();
         const rules = sampleRules();
         const startDate = toDateString(now);
-        const row = await newContractRow(tx, clock, actor.companyId, customer, {
+        const row = await newContractRow(tx, clock, customer, {
           id: "",
           start_date: startDate,
           end_date: termEnd(startDate, 1),
@@ -69,7 +70,7 @@ export function createSampleContracts({ db, clock, publicUrl }: { db: Database; 
         let inserted = false;
         for (const id of candidates) {
           row.id = id;
-          if (await repo.insertContractUnlessIdTaken(forCompany(tx, actor.companyId), row)) {
+          if (await repo.insertContractUnlessIdTaken(tx, row)) {
             inserted = true;
             break;
           }

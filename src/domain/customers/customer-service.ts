@@ -1,6 +1,7 @@
-import { forCompany } from "../../db/company-scope.js";
+import type { Tenancy } from "../kernel/tenancy.js";
+import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import type { Database, Queryable, Tx } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
@@ -32,14 +33,9 @@ function presentCustomer(row: repo.CustomerRow): Customer {
  * a contract for a new customer). Customers are never matched by name; an `external_id` the company already
  * uses is a 409 with the existing customer.
  */
-export async function insertCustomer(
-  tx: Tx,
-  clock: Clock,
-  companyId: string,
-  input: CreateCustomerInput,
-): Promise<Customer> {
+export async function insertCustomer(tx: CompanyScope, clock: Clock, input: CreateCustomerInput): Promise<Customer> {
   const row: repo.CustomerRow = {
-    company_id: companyId,
+    company_id: tx.companyId,
     id: newId(),
     name: input.name,
     external_id: input.external_id ?? null,
@@ -51,15 +47,15 @@ export async function insertCustomer(
     payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
     created_at: clock.now(),
   };
-  const inserted = await repo.insertCustomerUnlessExternalIdTaken(forCompany(tx, companyId), row);
+  const inserted = await repo.insertCustomerUnlessExternalIdTaken(tx, row);
   if (!inserted) {
-    const existing = await repo.findCustomerByExternalId(forCompany(tx, companyId), row.external_id!);
+    const existing = await repo.findCustomerByExternalId(tx, row.external_id!);
     throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
       customer: existing ? presentCustomer(existing) : undefined,
     });
   }
   const customer = presentCustomer(inserted);
-  await recordEvent(tx, clock, companyId, "customer.created", customer);
+  await recordEvent(tx, clock, "customer.created", customer);
   return customer;
 }
 
@@ -67,8 +63,8 @@ export async function insertCustomer(
  * One of the company's customers by id, or undefined (an id that is not a UUID names none): for the customer's
  * own API and for the modules that refer to a customer (a contract names its customer).
  */
-export async function findCustomer(db: Queryable, companyId: string, id: string): Promise<Customer | undefined> {
-  const row = isUuid(id) ? await repo.findCustomerById(forCompany(db, companyId), id) : undefined;
+export async function findCustomer(scope: CompanyScope, id: string): Promise<Customer | undefined> {
+  const row = isUuid(id) ? await repo.findCustomerById(scope, id) : undefined;
   return row && presentCustomer(row);
 }
 
@@ -78,28 +74,30 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
      * Creates a customer and its `customer.created` event in one transaction. Customers are never matched
      * by name; an `external_id` the company already uses answers 409 with the existing customer.
      */
-    async create(actor: Actor, input: CreateCustomerInput): Promise<Customer> {
-      requireScope(actor, "customers:write", "usage:write");
-      return db.transaction((tx) => insertCustomer(tx, clock, actor.companyId, input));
+    async create(tenant: Tenancy, input: CreateCustomerInput): Promise<Customer> {
+      requireScope(tenant, "customers:write", "usage:write");
+      return tenant.transaction((tx) => insertCustomer(tx, clock, input));
     },
 
-    async list(actor: Actor, filter: { externalId?: string | undefined }, page: PageRequest): Promise<Page<Customer>> {
-      requireScope(actor, "customers:read", "usage:write");
+    async list(
+      tenant: Tenancy,
+      filter: { externalId?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<Customer>> {
+      requireScope(tenant, "customers:read", "usage:write");
       let after: repo.CustomerRow | undefined;
       if (page.startingAfter !== undefined) {
-        after = isUuid(page.startingAfter)
-          ? await repo.findCustomerById(forCompany(db, actor.companyId), page.startingAfter)
-          : undefined;
+        after = isUuid(page.startingAfter) ? await repo.findCustomerById(tenant.data, page.startingAfter) : undefined;
         if (!after) throw new ValidationError("starting_after does not name a customer of this list", "invalid_cursor");
       }
-      const rows = await repo.listCustomers(forCompany(db, actor.companyId), filter, after, page.limit);
+      const rows = await repo.listCustomers(tenant.data, filter, after, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentCustomer), hasMore: result.hasMore };
     },
 
-    async get(actor: Actor, id: string): Promise<Customer> {
-      requireScope(actor, "customers:read", "usage:write");
-      const customer = await findCustomer(db, actor.companyId, id);
+    async get(tenant: Tenancy, id: string): Promise<Customer> {
+      requireScope(tenant, "customers:read", "usage:write");
+      const customer = await findCustomer(tenant.data, id);
       if (!customer) throw new NotFoundError("customer");
       return customer;
     },

@@ -1,4 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
+import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import type { Database, Tx } from "../../db/database.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { thawBill } from "./invoice-figures.js";
@@ -24,16 +24,17 @@ export async function changeInvoice(
   companyId: string,
   number: string,
   action: InvoiceAction,
-  apply: (tx: Tx, invoice: repo.InvoiceForChange) => Promise<InvoiceChange>,
+  apply: (scope: CompanyScope, invoice: repo.InvoiceForChange, tx: Tx) => Promise<InvoiceChange>,
   unchanged?: (invoice: repo.InvoiceForChange) => void,
 ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
   return db.transaction(async (tx) => {
-    const invoice = await repo.lockInvoiceForChange(forCompany(tx, companyId), number);
+    const scope = forCompany(tx, companyId);
+    const invoice = await repo.lockInvoiceForChange(scope, number);
     if (!invoice) throw new NotFoundError("invoice");
     const verdict = transition(invoice.status as InvoiceStatus, action);
     if (verdict.kind === "refused") throw verdict.error;
     let after: repo.InvoiceForChange = invoice;
-    if (verdict.kind === "apply") after = { ...invoice, ...(await apply(tx, invoice)), status: verdict.to };
+    if (verdict.kind === "apply") after = { ...invoice, ...(await apply(scope, invoice, tx)), status: verdict.to };
     else unchanged?.(invoice);
     // Only a draft has no frozen figures, and every action either leaves a draft (finalize) or refuses it.
     if (after.billed === null) throw new Error(`invoice ${number} is answered as a draft after ${action}`);

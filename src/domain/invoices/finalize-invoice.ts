@@ -46,14 +46,14 @@ export function createFinalizeInvoice({ db, clock, drafts }: { db: Database; clo
     companyId: string,
     number: string,
   ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
-    return changeInvoice(db, companyId, number, "finalize", async (tx, invoice) => {
+    return changeInvoice(db, companyId, number, "finalize", async (scope, invoice, tx) => {
       if (invoice.rules === null) throw new Error(`contract ${invoice.contract_id} has no current pricing program`);
       const draft = await draftOf(tx, companyId, invoice);
       const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, companyId, invoice.rules, draft));
       const now = clock.now();
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms);
-      await issueInvoice(forCompany(tx, companyId), { number, at: now, issuedDate, dueDate, billed });
+      await issueInvoice(scope, { number, at: now, issuedDate, dueDate, billed });
       return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
     });
   };

@@ -1,7 +1,8 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { createHash } from "node:crypto";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { toDecimalString, toMoneyString } from "../kernel/money.js";
@@ -59,9 +60,9 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
      * GET …/pdf: the invoice as a PDF for the customer, with the figures GET answers (an issued invoice's
      * frozen figures, a draft's as they are now, marked DRAFT), the seller's and the customer's details.
      */
-    async pdf(actor: Actor, number: string): Promise<{ filename: string; pdf: Buffer }> {
-      requireScope(actor, "invoices:read");
-      const row = await repo.findInvoiceDocument(forCompany(db, actor.companyId), number);
+    async pdf(tenant: Tenancy, number: string): Promise<{ filename: string; pdf: Buffer }> {
+      requireScope(tenant, "invoices:read");
+      const row = await repo.findInvoiceDocument(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
       const input = invoicePdfInput(row, billStored(row), clock.now());
       // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
@@ -75,11 +76,11 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
      * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
      */
     async usageStatement(
-      actor: Actor,
+      tenant: Tenancy,
       number: string,
     ): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
-      requireScope(actor, "invoices:read");
-      const scope = forCompany(db, actor.companyId);
+      requireScope(tenant, "invoices:read");
+      const scope = tenant.data;
       const invoice = await repo.findInvoice(scope, number);
       if (!invoice) throw new NotFoundError("invoice");
       const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };

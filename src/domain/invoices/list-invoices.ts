@@ -1,7 +1,8 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import { periodOf } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -18,22 +19,22 @@ const MONTH_PAGE = 1000;
 /** Reading invoices: a page of them, one with its lines, and the dashboard's month to date. */
 export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }) {
   return {
-    async list(actor: Actor, filter: repo.InvoiceFilter, page: PageRequest): Promise<Page<Invoice>> {
-      requireScope(actor, "invoices:read");
+    async list(tenant: Tenancy, filter: repo.InvoiceFilter, page: PageRequest): Promise<Page<Invoice>> {
+      requireScope(tenant, "invoices:read");
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
-        afterSeq = await repo.findInvoiceSeq(forCompany(db, actor.companyId), page.startingAfter);
+        afterSeq = await repo.findInvoiceSeq(tenant.data, page.startingAfter);
         if (afterSeq === undefined)
           throw new ValidationError("starting_after does not name an invoice of this company", "invalid_cursor");
       }
-      const rows = await repo.listInvoices(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
+      const rows = await repo.listInvoices(tenant.data, filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentListed), hasMore: result.hasMore };
     },
 
-    async get(actor: Actor, number: string): Promise<InvoiceWithLines> {
-      requireScope(actor, "invoices:read");
-      const row = await repo.findInvoice(forCompany(db, actor.companyId), number);
+    async get(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
+      requireScope(tenant, "invoices:read");
+      const row = await repo.findInvoice(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
       return presentWithLines(row, billStored(row));
     },
@@ -43,18 +44,18 @@ export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }
      * draft invoices (one per contract) and the totals per currency over all of the month's drafts.
      */
     async monthToDate(
-      actor: Actor,
+      tenant: Tenancy,
       limit: number,
     ): Promise<{
       period: { start: string; end: string };
       invoices: Page<Invoice>;
       totals: { currency: string; total: JsonNumber; invoices: number }[];
     }> {
-      requireScope(actor, "invoices:read");
+      requireScope(tenant, "invoices:read");
       const period = periodOf(clock.now());
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
       const rows = await repo.listInvoices(
-        forCompany(db, actor.companyId),
+        tenant.data,
         { status: "draft", from: period.start, to: period.end },
         undefined,
         pageSize,
@@ -63,13 +64,7 @@ export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }
       // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
-        const states = await repo.listInvoiceStates(
-          forCompany(db, actor.companyId),
-          "draft",
-          period.start,
-          after,
-          MONTH_PAGE,
-        );
+        const states = await repo.listInvoiceStates(tenant.data, "draft", period.start, after, MONTH_PAGE);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
           sums.set(state.currency, { total: sum.total.plus(billRecords(state).total), invoices: sum.invoices + 1 });

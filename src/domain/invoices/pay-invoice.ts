@@ -1,6 +1,7 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import { toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError } from "../kernel/errors.js";
@@ -14,17 +15,17 @@ import { changeInvoice } from "./change-invoice.js";
  * unchanged, unless the date given is another one (409).
  */
 export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) {
-  return async function pay(actor: Actor, number: string, paidDate?: string): Promise<InvoiceWithLines> {
-    requireScope(actor, "invoices:write");
+  return async function pay(tenant: Tenancy, number: string, paidDate?: string): Promise<InvoiceWithLines> {
+    requireScope(tenant, "invoices:write");
     const { invoice } = await changeInvoice(
       db,
-      actor.companyId,
+      tenant.companyId,
       number,
       "pay",
-      async (tx, invoice) => {
+      async (scope, invoice) => {
         const now = clock.now();
         const paid = paidDateOf(paidDate, invoice.issued_date, toDateString(now));
-        await repo.payInvoice(forCompany(tx, actor.companyId), number, paid, now);
+        await repo.payInvoice(scope, number, paid, now);
         return { paid_date: paid, updated_at: now };
       },
       (invoice) => {

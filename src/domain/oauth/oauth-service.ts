@@ -1,8 +1,10 @@
 import type { Database } from "../../db/database.js";
 import type { AccessService } from "../access/access-service.js";
 import type { Clock } from "../kernel/clock.js";
+import { openTenancy, type Tenancy } from "../kernel/tenancy.js";
 import { createOAuthAuthorization } from "./oauth-authorization.js";
 import { createOAuthClients } from "./oauth-clients.js";
+import { actorForGrant } from "./oauth-protocol.js";
 import { createOAuthTokens } from "./oauth-tokens.js";
 
 /**
@@ -17,6 +19,10 @@ export function createOAuthService(deps: { db: Database; clock: Clock; access: A
     ...createOAuthClients(deps),
     ...createOAuthAuthorization(deps),
     ...createOAuthTokens(deps),
+    /** An MCP call's company, chosen once: the token's, with the API scopes its OAuth scopes stand for. */
+    tenancyForGrant(grant: { companyId: string; scopes: readonly string[]; credential: string }): Tenancy {
+      return openTenancy(deps.db, actorForGrant(grant));
+    },
   };
 }
 

@@ -1,4 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import type { OutboundHttp } from "../../platform/outbound-http.js";
 import type { Clock } from "../kernel/clock.js";
@@ -50,13 +50,17 @@ export function createDeliveryEngine({
 
   return {
     /** A resend or test: one attempt now, recorded; no automatic retries after it. */
-    async manualAttempt(companyId: string, deliveryId: string, endpoint: repo.EndpointRow): Promise<repo.DeliveryRow> {
-      const started = await repo.beginManualAttempt(forCompany(db, companyId), deliveryId);
+    async manualAttempt(
+      scope: CompanyScope,
+      deliveryId: string,
+      endpoint: repo.EndpointRow,
+    ): Promise<repo.DeliveryRow> {
+      const started = await repo.beginManualAttempt(scope, deliveryId);
       if (!started) throw new NotFoundError("webhook_delivery");
       const outcome = await attempt(started, endpoint);
       await repo.recordAttempt(
         db,
-        { companyId, id: deliveryId, attempts: started.attempts },
+        { companyId: scope.companyId, id: deliveryId, attempts: started.attempts },
         {
           status: outcome.ok ? "succeeded" : "failed",
           statusCode: outcome.statusCode,
@@ -65,7 +69,7 @@ export function createDeliveryEngine({
           deliveredAt: outcome.ok ? clock.now() : null,
         },
       );
-      return (await repo.findDelivery(forCompany(db, companyId), deliveryId))!;
+      return (await repo.findDelivery(scope, deliveryId))!;
     },
 
     /**

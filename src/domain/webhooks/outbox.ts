@@ -1,5 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { Clock } from "../kernel/clock.js";
 import { newEventId } from "../kernel/ids.js";
 import { insertEvent } from "./event-repository.js";
@@ -29,18 +28,16 @@ export function buildEnvelope(type: EventType, object: unknown, createdAt: Date,
  * here, so that every attempt and resend sends the same bytes.
  */
 export async function recordEvent(
-  tx: Tx,
+  tx: CompanyScope,
   clock: Clock,
-  companyId: string,
   type: EventType,
   object: unknown,
 ): Promise<EventEnvelope> {
   const envelope = buildEnvelope(type, object, clock.now());
   const body = stringifyJson(envelope);
   const createdAt = new Date(envelope.created_at);
-  const company = forCompany(tx, companyId);
-  await insertEvent(company, { company_id: companyId, id: envelope.id, type, body, created_at: createdAt });
+  await insertEvent(tx, { company_id: tx.companyId, id: envelope.id, type, body, created_at: createdAt });
   // Its deliveries too, one per subscribed endpoint: what the workers send is decided here, once.
-  await insertDeliveriesForEvent(company, { eventId: envelope.id, type, body, createdAt });
+  await insertDeliveriesForEvent(tx, { eventId: envelope.id, type, body, createdAt });
   return envelope;
 }

@@ -1,7 +1,8 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { parseJsonExact, stringifyJson } from "../../platform/exact-json.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
@@ -74,15 +75,15 @@ function sampleObject(type: EventType, now: Date): unknown {
 export function createWebhookDeliveries({ db, clock, engine }: { db: Database; clock: Clock; engine: DeliveryEngine }) {
   return {
     /** Sends a signed test event (test: true, sample data) now, and records it as a delivery. */
-    async sendTest(actor: Actor, id: string, type: EventType) {
-      requireScope(actor, "webhooks:write");
-      const endpoint = await findOwnEndpoint(db, actor, id);
+    async sendTest(tenant: Tenancy, id: string, type: EventType) {
+      requireScope(tenant, "webhooks:write");
+      const endpoint = await findOwnEndpoint(tenant, id);
       if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
       const now = clock.now();
       const envelope = buildEnvelope(type, sampleObject(type, now), now, true);
       const deliveryId = newId();
-      await repo.insertDelivery(forCompany(db, actor.companyId), {
-        company_id: actor.companyId,
+      await repo.insertDelivery(tenant.data, {
+        company_id: tenant.companyId,
         id: deliveryId,
         endpoint_id: endpoint.id,
         event_id: envelope.id,
@@ -97,7 +98,7 @@ export function createWebhookDeliveries({ db, clock, engine }: { db: Database; c
         delivered_at: null,
         created_at: now,
       });
-      const delivery = await engine.manualAttempt(actor.companyId, deliveryId, endpoint);
+      const delivery = await engine.manualAttempt(tenant.data, deliveryId, endpoint);
       return {
         object: "webhook_test" as const,
         id: delivery.id,
@@ -108,40 +109,34 @@ export function createWebhookDeliveries({ db, clock, engine }: { db: Database; c
       };
     },
 
-    async recentDeliveries(actor: Actor, endpointId: string): Promise<Delivery[]> {
-      requireScope(actor, "webhooks:read", "webhooks:write");
-      const endpoint = await findOwnEndpoint(db, actor, endpointId);
-      return (await repo.listRecentDeliveries(forCompany(db, actor.companyId), endpoint.id, RECENT_DELIVERIES)).map(
-        presentDelivery,
-      );
+    async recentDeliveries(tenant: Tenancy, endpointId: string): Promise<Delivery[]> {
+      requireScope(tenant, "webhooks:read", "webhooks:write");
+      const endpoint = await findOwnEndpoint(tenant, endpointId);
+      return (await repo.listRecentDeliveries(tenant.data, endpoint.id, RECENT_DELIVERIES)).map(presentDelivery);
     },
 
     /** One delivery with its payload (dashboard delivery page), even when older than the recent list shows. */
-    async getDelivery(actor: Actor, deliveryId: string): Promise<Delivery> {
-      requireScope(actor, "webhooks:read", "webhooks:write");
-      const row = isUuid(deliveryId) ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId) : undefined;
+    async getDelivery(tenant: Tenancy, deliveryId: string): Promise<Delivery> {
+      requireScope(tenant, "webhooks:read", "webhooks:write");
+      const row = isUuid(deliveryId) ? await repo.findDelivery(tenant.data, deliveryId) : undefined;
       if (!row) throw new NotFoundError("webhook_delivery");
       return presentDelivery(row);
     },
 
     /** The company's failing deliveries across endpoints (dashboard overview), newest first. */
-    async failingDeliveries(actor: Actor, limit = 10): Promise<Delivery[]> {
-      requireScope(actor, "webhooks:read", "webhooks:write");
-      return (await repo.listFailingDeliveries(forCompany(db, actor.companyId), Math.min(Math.max(limit, 1), 100))).map(
-        presentDelivery,
-      );
+    async failingDeliveries(tenant: Tenancy, limit = 10): Promise<Delivery[]> {
+      requireScope(tenant, "webhooks:read", "webhooks:write");
+      return (await repo.listFailingDeliveries(tenant.data, Math.min(Math.max(limit, 1), 100))).map(presentDelivery);
     },
 
     /** Sends the same event again (same id and body), now, as one more attempt. */
-    async resend(actor: Actor, deliveryId: string): Promise<Delivery> {
-      requireScope(actor, "webhooks:write");
-      const delivery = isUuid(deliveryId)
-        ? await repo.findDelivery(forCompany(db, actor.companyId), deliveryId)
-        : undefined;
+    async resend(tenant: Tenancy, deliveryId: string): Promise<Delivery> {
+      requireScope(tenant, "webhooks:write");
+      const delivery = isUuid(deliveryId) ? await repo.findDelivery(tenant.data, deliveryId) : undefined;
       if (!delivery) throw new NotFoundError("webhook_delivery");
-      const endpoint = (await repo.findEndpoint(forCompany(db, actor.companyId), delivery.endpoint_id))!;
+      const endpoint = (await repo.findEndpoint(tenant.data, delivery.endpoint_id))!;
       if (!endpoint.enabled) throw new ConflictError("The endpoint is disabled; enable it first", "endpoint_disabled");
-      return presentDelivery(await engine.manualAttempt(actor.companyId, delivery.id, endpoint));
+      return presentDelivery(await engine.manualAttempt(tenant.data, delivery.id, endpoint));
     },
   };
 }

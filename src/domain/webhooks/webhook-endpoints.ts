@@ -1,6 +1,7 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database, Queryable } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
@@ -24,9 +25,9 @@ function presentEndpoint(row: repo.EndpointRow, withSecret = false): Endpoint {
   return endpoint;
 }
 
-/** One of the actor's company's endpoints; another company's id is a 404, like a missing one. */
-export async function findOwnEndpoint(db: Queryable, actor: Actor, id: string): Promise<repo.EndpointRow> {
-  const row = isUuid(id) ? await repo.findEndpoint(forCompany(db, actor.companyId), id) : undefined;
+/** One of the tenant's company's endpoints; another company's id is a 404, like a missing one. */
+export async function findOwnEndpoint(tenant: Tenancy, id: string): Promise<repo.EndpointRow> {
+  const row = isUuid(id) ? await repo.findEndpoint(tenant.data, id) : undefined;
   if (!row) throw new NotFoundError("webhook_endpoint");
   return row;
 }
@@ -43,13 +44,13 @@ export function createWebhookEndpoints({
 }) {
   return {
     async create(
-      actor: Actor,
+      tenant: Tenancy,
       input: { url: string; events?: EventType[] | undefined; description?: string | undefined },
     ): Promise<Endpoint> {
-      requireScope(actor, "webhooks:write");
+      requireScope(tenant, "webhooks:write");
       const now = clock.now();
       const row: repo.EndpointRow = {
-        company_id: actor.companyId,
+        company_id: tenant.companyId,
         id: newId(),
         url: await checkUrl(input.url, { allowPrivate }),
         description: input.description ?? null,
@@ -59,23 +60,23 @@ export function createWebhookEndpoints({
         created_at: now,
         updated_at: now,
       };
-      await repo.insertEndpoint(forCompany(db, row.company_id), row);
+      await repo.insertEndpoint(tenant.data, row);
       return presentEndpoint(row, true);
     },
 
-    async list(actor: Actor): Promise<Endpoint[]> {
-      requireScope(actor, "webhooks:read", "webhooks:write");
-      return (await repo.listEndpoints(forCompany(db, actor.companyId))).map((row) => presentEndpoint(row));
+    async list(tenant: Tenancy): Promise<Endpoint[]> {
+      requireScope(tenant, "webhooks:read", "webhooks:write");
+      return (await repo.listEndpoints(tenant.data)).map((row) => presentEndpoint(row));
     },
 
-    async get(actor: Actor, id: string): Promise<Endpoint> {
-      requireScope(actor, "webhooks:read", "webhooks:write");
-      return presentEndpoint(await findOwnEndpoint(db, actor, id));
+    async get(tenant: Tenancy, id: string): Promise<Endpoint> {
+      requireScope(tenant, "webhooks:read", "webhooks:write");
+      return presentEndpoint(await findOwnEndpoint(tenant, id));
     },
 
     /** url, events, description, enabled; disabling stops pending retries (they end failed). */
     async update(
-      actor: Actor,
+      tenant: Tenancy,
       id: string,
       input: {
         url?: string | undefined;
@@ -84,8 +85,8 @@ export function createWebhookEndpoints({
         enabled?: boolean | undefined;
       },
     ): Promise<Endpoint> {
-      requireScope(actor, "webhooks:write");
-      const row = await findOwnEndpoint(db, actor, id);
+      requireScope(tenant, "webhooks:write");
+      const row = await findOwnEndpoint(tenant, id);
       const next: repo.EndpointRow = {
         ...row,
         url: input.url !== undefined ? await checkUrl(input.url, { allowPrivate }) : row.url,
@@ -94,26 +95,25 @@ export function createWebhookEndpoints({
         enabled: input.enabled ?? row.enabled,
         updated_at: clock.now(),
       };
-      await db.transaction(async (tx) => {
-        await repo.updateEndpoint(forCompany(tx, next.company_id), next);
-        if (row.enabled && !next.enabled) await repo.stopPendingDeliveries(forCompany(tx, actor.companyId), row.id);
+      await tenant.transaction(async (tx) => {
+        await repo.updateEndpoint(tx, next);
+        if (row.enabled && !next.enabled) await repo.stopPendingDeliveries(tx, row.id);
       });
       return presentEndpoint(next, true);
     },
 
     /** A new secret, effective at once: the old one signs nothing more (docs/webhooks.md, "Delivery rules"). */
-    async rotateSecret(actor: Actor, id: string): Promise<Endpoint> {
-      requireScope(actor, "webhooks:write");
-      const row = await findOwnEndpoint(db, actor, id);
+    async rotateSecret(tenant: Tenancy, id: string): Promise<Endpoint> {
+      requireScope(tenant, "webhooks:write");
+      const row = await findOwnEndpoint(tenant, id);
       const next = { ...row, secret: generateSigningSecret(), updated_at: clock.now() };
-      await repo.updateEndpoint(forCompany(db, next.company_id), next);
+      await repo.updateEndpoint(tenant.data, next);
       return presentEndpoint(next, true);
     },
 
-    async remove(actor: Actor, id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
-      requireScope(actor, "webhooks:write");
-      if (!isUuid(id) || !(await repo.deleteEndpoint(forCompany(db, actor.companyId), id)))
-        throw new NotFoundError("webhook_endpoint");
+    async remove(tenant: Tenancy, id: string): Promise<{ object: "webhook_endpoint"; id: string; deleted: true }> {
+      requireScope(tenant, "webhooks:write");
+      if (!isUuid(id) || !(await repo.deleteEndpoint(tenant.data, id))) throw new NotFoundError("webhook_endpoint");
       return { object: "webhook_endpoint", id, deleted: true };
     },
   };

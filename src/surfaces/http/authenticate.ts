@@ -1,13 +1,13 @@
 import type { FastifyRequest } from "fastify";
 import type { AccessService } from "../../domain/access/access-service.js";
-import type { Actor } from "../../domain/kernel/actor.js";
+import type { Tenancy } from "../../domain/kernel/tenancy.js";
 import { RateLimitedError, UnauthenticatedError } from "../../domain/kernel/errors.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import type { RateLimiter } from "../../platform/rate-limiter.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    actor: Actor | undefined;
+    actor: Tenancy | undefined;
   }
 }
 
@@ -55,7 +55,7 @@ export function apiKeyAuth(access: AccessService, limiter: RateLimiter | null, f
 }
 
 /** The actor of an authenticated route. */
-export function actorOf(request: FastifyRequest): Actor {
+export function actorOf(request: FastifyRequest): Tenancy {
   if (!request.actor) throw UnauthenticatedError.missing();
   return request.actor;
 }

@@ -228,7 +228,14 @@ export function createMcpApp({
   // The challenges lead to the metadata on the host the request was addressed to.
   const resourceMetadataUrl = (req: Request) =>
     new URL("/.well-known/oauth-protected-resource", origins.of(req.headers.host)).href;
-  const bearer = authenticateMcp({ access: services.access, provider, resourceMetadataUrl, authFailures, rateLimiter });
+  const bearer = authenticateMcp({
+    access: services.access,
+    oauth: services.oauth,
+    provider,
+    resourceMetadataUrl,
+    authFailures,
+    rateLimiter,
+  });
 
   // The body is read as bytes and parsed here, not by express.json: a tool's numbers keep their exact text
   // (exact-json.ts), and the answer's decimals are written as exact numbers (docs/api.md, "Numbers").

@@ -8,9 +8,9 @@ import { InvalidTokenError } from "@modelcontextprotocol/sdk/server/auth/errors.
 import type { OAuthServerProvider } from "@modelcontextprotocol/sdk/server/auth/provider.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { AccessService } from "../../domain/access/access-service.js";
-import type { Actor } from "../../domain/kernel/actor.js";
+import type { OAuthService } from "../../domain/oauth/oauth-service.js";
+import type { Tenancy } from "../../domain/kernel/tenancy.js";
 import { UnauthenticatedError } from "../../domain/kernel/errors.js";
-import { actorForGrant } from "../../domain/oauth/oauth-protocol.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import type { RateLimiter } from "../../platform/rate-limiter.js";
 import type { McpCaller } from "./mcp-tools.js";
@@ -41,12 +41,14 @@ export const credentialOf = (res: Response) => res.locals.mcpCredential as McpCr
  */
 export function authenticateMcp({
   access,
+  oauth,
   provider,
   resourceMetadataUrl,
   authFailures,
   rateLimiter,
 }: {
   access: AccessService;
+  oauth: OAuthService;
   provider: OAuthServerProvider;
   /** The protected resource metadata URL on the host `req` was addressed to. */
   resourceMetadataUrl: (req: Request) => string;
@@ -90,11 +92,15 @@ export function authenticateMcp({
           throw error;
         }
         const companyId = authInfo.extra?.companyId as string;
-        const actor = actorForGrant({ companyId, scopes: authInfo.scopes, credential: `oauth:${authInfo.clientId}` });
+        const actor = oauth.tenancyForGrant({
+          companyId,
+          scopes: authInfo.scopes,
+          credential: `oauth:${authInfo.clientId}`,
+        });
         return admit({ caller: { actor, oauthScopes: authInfo.scopes }, authInfo });
       }
 
-      let actor: Actor;
+      let actor: Tenancy;
       try {
         if (credential.length > 512) throw UnauthenticatedError.invalid();
         actor = await access.authenticate(credential);

@@ -11,7 +11,7 @@ import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "..
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
-import type { Actor } from "../../domain/kernel/actor.js";
+import type { Tenancy } from "../../domain/kernel/tenancy.js";
 import type { OAuthScope } from "../../domain/oauth/oauth-protocol.js";
 import type { Services } from "../../domain/services.js";
 import { toHttpError } from "../http/error-handler.js";
@@ -52,7 +52,7 @@ const list = <T>(page: { items: T[]; hasMore: boolean }) => ({
 /** Who calls the tools: an OAuth token's grant, or an API key. */
 export interface McpCaller {
   /** The company the tools act for, with its API scopes (an OAuth token's stand for its OAuth scopes). */
-  actor: Actor;
+  actor: Tenancy;
   /**
    * An OAuth token's scopes (`read:invoices`, `write:invoices`), checked before a tool runs so that its
    * refusal names the scope the token lacks. Null for an API key: the domain services check its own API
