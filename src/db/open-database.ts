@@ -21,6 +21,11 @@ export type StorageConfig =
       sharedBuffers?: string;
       /** How often the embedded autovacuum looks for tables to analyze or vacuum (embedded-maintenance.ts). */
       maintenanceIntervalMs?: number;
+      /**
+       * A data folder's tarball (PGlite's dumpDataDir) that a new database starts from instead of an empty
+       * one: the tests copy a database migrated once rather than migrate one per suite. Never set by config.ts.
+       */
+      loadDataDir?: Uint8Array<ArrayBuffer>;
     };
 
 /**
@@ -141,7 +146,7 @@ export async function openDatabase(
   if (runOn === "thread") {
     let thread: PgliteThread;
     try {
-      thread = await startPgliteThread(config.dataDir, pgliteSettings(config.sharedBuffers));
+      thread = await startPgliteThread(config.dataDir, pgliteSettings(config.sharedBuffers), config.loadDataDir);
     } catch (error) {
       releaseLock();
       throw error;
@@ -169,7 +174,10 @@ export async function openDatabase(
       "-c",
       `${name}=${value}`,
     ]);
-    pglite = await PGlite.create(config.dataDir, { startParams: [...defaults, ...settings] });
+    pglite = await PGlite.create(config.dataDir, {
+      startParams: [...defaults, ...settings],
+      ...(config.loadDataDir ? { loadDataDir: new Blob([config.loadDataDir]) } : {}),
+    });
   } catch (error) {
     releaseLock();
     throw error;

@@ -38,11 +38,15 @@ function compiledModules() {
   return compiled;
 }
 
-export async function startPgliteThread(dataDir: string, settings: Record<string, string>): Promise<PgliteThread> {
+export async function startPgliteThread(
+  dataDir: string,
+  settings: Record<string, string>,
+  loadDataDir?: Uint8Array<ArrayBuffer>,
+): Promise<PgliteThread> {
   const modules = await compiledModules();
   const worker = new Worker(workerFile, {
     eval: fromSource,
-    workerData: { dataDir, settings, ...modules } satisfies PgliteWorkerData,
+    workerData: { dataDir, settings, ...modules, ...(loadDataDir ? { loadDataDir } : {}) } satisfies PgliteWorkerData,
     // The thread's own JavaScript is small (its memory is PGlite's WebAssembly heap, outside V8's): a young
     // generation of 6 MB instead of V8's 16–32 MB holds the same work (docs/performance.md, peak RSS).
     resourceLimits: { maxYoungGenerationSizeMb: 6 },

@@ -20,6 +20,8 @@ export interface PgliteWorkerData {
   settings: Record<string, string>;
   pgliteWasmModule?: WebAssembly.Module;
   initdbWasmModule?: WebAssembly.Module;
+  /** A data folder's tarball to start from (open-database.ts, StorageConfig's loadDataDir). */
+  loadDataDir?: Uint8Array<ArrayBuffer>;
 }
 
 export type ToWorker = { kind: "data"; conn: number; bytes: Uint8Array } | { kind: "close" };
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
       startParams: [...defaults, ...settings],
       ...(data.pgliteWasmModule ? { pgliteWasmModule: data.pgliteWasmModule } : {}),
       ...(data.initdbWasmModule ? { initdbWasmModule: data.initdbWasmModule } : {}),
+      ...(data.loadDataDir ? { loadDataDir: new Blob([data.loadDataDir]) } : {}),
     });
   } catch (error) {
     port.postMessage({

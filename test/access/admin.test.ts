@@ -5,7 +5,15 @@ import { createApp, type App } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
 import { openDatabase } from "../../src/db/open-database.js";
-import { ADMIN_TOKEN, createTestDatabase, describeEachEngine, testConfig, type TestApp } from "../support/harness.js";
+import {
+  ADMIN_TOKEN,
+  createMigratedTestDatabase,
+  createTestDatabase,
+  describeEachEngine,
+  postgresSkip,
+  testConfig,
+  type TestApp,
+} from "../support/harness.js";
 import { ALL_SCOPE_NAMES, listCustomers, UUID_RE } from "../support/api.js";
 import { expectError } from "../support/assertions.js";
 
@@ -366,7 +374,7 @@ describeEachEngine("admin API", (t, engine) => {
   });
 
   it("answers 404 on every admin path when BILLING_ADMIN_TOKEN is unset", async () => {
-    const database = await createTestDatabase(engine);
+    const database = await createMigratedTestDatabase(engine);
     const config = loadConfig({
       BILLING_DATA_DIR: "memory://",
       BILLING_PUBLIC_URL: "http://billing.test",
@@ -399,7 +407,7 @@ describeEachEngine("admin API", (t, engine) => {
   });
 
   it("treats an empty BILLING_ADMIN_TOKEN as unset rather than as a token everybody knows", async () => {
-    const database = await createTestDatabase(engine);
+    const database = await createMigratedTestDatabase(engine);
     const app = await createApp(testConfig({ BILLING_ADMIN_TOKEN: "" }), { db: database.db });
     try {
       const res = await app.http.inject({
@@ -569,7 +577,7 @@ describeEachEngine("bootstrap company and key", (t) => {
 });
 
 describe("bootstrap under concurrent start-up [postgres]", {
-  skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+  skip: postgresSkip(),
 }, () => {
   it("gives one company, one key and one dashboard user when three processes start at once on a fresh database", async () => {
     const database = await createTestDatabase("postgres");

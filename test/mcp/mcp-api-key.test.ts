@@ -4,7 +4,7 @@
  * expired or unknown key is a 401 with the challenge; one company never sees another's data), and OAuth on
  * `localhost` and on `127.0.0.1` alike when BILLING_PUBLIC_URL is a loopback URL: the metadata names the
  * host the client used, and a token issued through either host works on both. With a public https URL only
- * that URL is the resource.
+ * that URL is the resource. The same on the service started as a process: test/system/mcp-process.test.ts.
  *
  * The apps are built here rather than by the harness: the SDK client compares the resource with the URL it
  * connected to, so BILLING_PUBLIC_URL must carry the port the app really listens on.
@@ -16,9 +16,22 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createApp, type App } from "../../src/app.js";
 import { fixedClock } from "../../src/domain/kernel/clock.js";
-import { describeEachEngine, createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
-import { connectWithBearer, connectWithOAuth, mcpRequest, SignInOAuthProvider } from "../support/mcp-client.js";
-import { serviceProcesses } from "../support/service-process.js";
+import {
+  describeEachEngine,
+  createMigratedTestDatabase,
+  postgresSkip,
+  testConfig,
+  type TestDatabase,
+} from "../support/harness.js";
+import {
+  closing,
+  connectWithBearer,
+  connectWithOAuth,
+  listedContracts,
+  mcpRequest,
+  seedContract,
+  SignInOAuthProvider,
+} from "../support/mcp-client.js";
 import { closedPort } from "../support/webhook-receiver.js";
 
 const HOUR = 60 * 60_000;
@@ -26,31 +39,6 @@ const HOUR = 60 * 60_000;
 interface ToolAnswer {
   isError?: boolean;
   structuredContent?: Record<string, unknown>;
-}
-
-/** A customer and a sample contract made through the REST API with `key`; the contract's id. */
-async function seedContract(base: string, key: string, customerName: string): Promise<string> {
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
-  const customer = await fetch(`${base}/v1/billing/customers`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ name: customerName }),
-  });
-  assert.equal(customer.status, 201, await customer.clone().text());
-  const contract = await fetch(`${base}/v1/billing/contracts`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ customer_id: ((await customer.json()) as { id: string }).id }),
-  });
-  assert.equal(contract.status, 201, await contract.clone().text());
-  return ((await contract.json()) as { id: string }).id;
-}
-
-/** The ids of the contracts `client` lists (list_contracts must succeed). */
-async function listedContracts(client: Client): Promise<string[]> {
-  const result = (await client.callTool({ name: "list_contracts", arguments: {} })) as ToolAnswer;
-  assert.notEqual(result.isError, true, JSON.stringify(result));
-  return (result.structuredContent as { data: { id: string }[] }).data.map((contract) => contract.id);
 }
 
 /** A tool call that must fail as a tool error with `code`; its error sentence. */
@@ -83,16 +71,8 @@ async function expectChallenge(res: Response, mcpUrl: URL): Promise<void> {
   assert.equal(((await res.json()) as { error: string }).error, "invalid_token");
 }
 
-const closing = async <T>(client: Client, work: (client: Client) => Promise<T>): Promise<T> => {
-  try {
-    return await work(client);
-  } finally {
-    await client.close();
-  }
-};
-
 for (const engine of ["pglite", "postgres"] as const) {
-  const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
+  const skip = postgresSkip(engine);
 
   describe(`MCP with an API key, and OAuth on localhost and 127.0.0.1 [${engine}]`, { skip }, () => {
     let database: TestDatabase;
@@ -110,7 +90,7 @@ for (const engine of ["pglite", "postgres"] as const) {
     const bothHosts = () => [onLocalhost(), on127()];
 
     before(async () => {
-      database = await createTestDatabase(engine);
+      database = await createMigratedTestDatabase(engine);
       port = await closedPort();
       app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db, clock });
       await app.http.listen({ port, host: "127.0.0.1" });
@@ -333,7 +313,7 @@ for (const engine of ["pglite", "postgres"] as const) {
     };
 
     before(async () => {
-      database = await createTestDatabase(engine);
+      database = await createMigratedTestDatabase(engine);
       port = await closedPort();
       app = await createApp(testConfig({ BILLING_PUBLIC_URL: publicUrl }), {
         db: database.db,
@@ -425,7 +405,7 @@ describe("MCP with BILLING_PUBLIC_URL on [::1]", () => {
   const user = { email: `v6-${randomBytes(4).toString("hex")}@example.com`, password: "correct horse battery staple" };
 
   before(async () => {
-    database = await createTestDatabase("pglite");
+    database = await createMigratedTestDatabase("pglite");
     port = await closedPort();
     app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://[::1]:${port}` }), {
       db: database.db,
@@ -504,54 +484,3 @@ describeEachEngine(
   },
   { env: { BILLING_RATE_LIMIT: "3/m" } },
 );
-
-describe("MCP on the service as started: default BILLING_PUBLIC_URL (localhost), listening on 127.0.0.1", () => {
-  const procs = serviceProcesses();
-
-  it("serves an API key and OAuth on localhost and on 127.0.0.1, and logs neither keys nor tokens", {
-    timeout: 120_000,
-  }, async () => {
-    const port = await closedPort();
-    const apiKey = `sk_test_mcp_${randomBytes(16).toString("hex")}`;
-    const user = {
-      email: `owner-${randomBytes(3).toString("hex")}@example.com`,
-      password: "correct horse battery staple",
-    };
-    const service = await procs.start(
-      {
-        BILLING_DATA_DIR: "memory://",
-        BILLING_PUBLIC_URL: "", // the default: http://localhost:$PORT
-        BILLING_BOOTSTRAP_COMPANY: "Process Co",
-        BILLING_BOOTSTRAP_API_KEY: apiKey,
-        BILLING_BOOTSTRAP_EMAIL: user.email,
-        BILLING_BOOTSTRAP_PASSWORD: user.password,
-        LOG_LEVEL: "debug",
-      },
-      { port },
-    );
-    assert.ok(service.output.join("").includes(`http://127.0.0.1:${port}`), "the service says where it listens");
-    const contractId = await seedContract(service.base, apiKey, "Acme Corp");
-
-    const secrets = [apiKey];
-    for (const url of [new URL(`http://localhost:${port}/mcp`), new URL(`http://127.0.0.1:${port}/mcp`)]) {
-      await closing(await connectWithBearer(url, apiKey), async (client) => {
-        assert.ok((await client.listTools()).tools.some((tool) => tool.name === "get_contract"));
-        assert.deepEqual(await listedContracts(client), [contractId], `API key on ${url.host}`);
-      });
-      const provider = new SignInOAuthProvider(user);
-      await closing(await connectWithOAuth(url, provider), async (client) => {
-        assert.deepEqual(await listedContracts(client), [contractId], `OAuth on ${url.host}`);
-      });
-      secrets.push(provider.tokens()!.access_token, provider.tokens()!.refresh_token!);
-    }
-    const wrongKey = `sk_live_${randomBytes(32).toString("base64url")}`;
-    await assert.rejects(
-      connectWithBearer(new URL(`http://localhost:${port}/mcp`), wrongKey),
-      (error: unknown) => error instanceof StreamableHTTPError && error.code === 401,
-    );
-    secrets.push(wrongKey);
-
-    const logs = service.output.join("");
-    for (const secret of secrets) assert.ok(!logs.includes(secret), "no key or token in the logs");
-  });
-});

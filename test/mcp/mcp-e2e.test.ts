@@ -20,7 +20,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { createApp, type App } from "../../src/app.js";
 import { fixedClock } from "../../src/domain/kernel/clock.js";
-import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+import { createMigratedTestDatabase, postgresSkip, testConfig, type TestDatabase } from "../support/harness.js";
 import { SignInOAuthProvider } from "../support/mcp-client.js";
 
 const HOUR = 60 * 60_000;
@@ -34,7 +34,7 @@ async function freePort(): Promise<number> {
 }
 
 for (const engine of ["pglite", "postgres"] as const) {
-  const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
+  const skip = postgresSkip(engine);
 
   describe(`MCP end to end with the SDK client [${engine}]`, { skip }, () => {
     let database: TestDatabase;
@@ -48,7 +48,7 @@ for (const engine of ["pglite", "postgres"] as const) {
     let contractId: string;
 
     before(async () => {
-      database = await createTestDatabase(engine);
+      database = await createMigratedTestDatabase(engine);
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
       app = await createApp(testConfig({ BILLING_PUBLIC_URL: base }), { db: database.db, clock });

@@ -1,58 +1,25 @@
 /**
  * Test harness: every database test runs once per engine. PGlite always; PostgreSQL when TEST_DATABASE_URL
- * is set (otherwise that suite is reported as skipped, not passed). Each suite gets a database of its own.
+ * is set (otherwise that suite is reported as skipped, not passed). Each suite gets a database of its own: a
+ * copy of a database migrated once per test run (test-databases.ts), so that a suite pays for a copy, not for
+ * PGlite's initdb and the migrations.
  */
 import { randomBytes } from "node:crypto";
 import { after, before, describe } from "node:test";
-import pg from "pg";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
 import type { Database } from "../../src/db/database.js";
-import { openDatabase, type StorageConfig } from "../../src/db/open-database.js";
 import { fixedClock, type Clock } from "../../src/domain/kernel/clock.js";
+import { createMigratedTestDatabase, type EngineName, postgresSkip, type TestDatabase } from "./test-databases.js";
 
-export type EngineName = "pglite" | "postgres";
-
-export interface TestDatabase {
-  engine: EngineName;
-  storage: StorageConfig;
-  db: Database;
-  drop(): Promise<void>;
-}
-
-const testDatabaseUrl = process.env.TEST_DATABASE_URL;
-
-/** A brand-new empty database on the engine. */
-export async function createTestDatabase(engine: EngineName): Promise<TestDatabase> {
-  if (engine === "pglite") {
-    const storage: StorageConfig = { kind: "pglite", dataDir: "memory://" };
-    const db = await openDatabase(storage);
-    return { engine, storage, db, drop: () => db.close() };
-  }
-  if (!testDatabaseUrl) throw new Error("TEST_DATABASE_URL is not set");
-  const name = `billing_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(testDatabaseUrl);
-  url.pathname = `/${name}`;
-  const storage: StorageConfig = { kind: "postgres", url: url.toString(), poolSize: 10 };
-  const db = await openDatabase(storage);
-  return {
-    engine,
-    storage,
-    db,
-    async drop() {
-      await db.close();
-      const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
-    },
-  };
-}
+export {
+  createMigratedTestDatabase,
+  createTestDatabase,
+  type EngineName,
+  postgresSkip,
+  type TestDatabase,
+} from "./test-databases.js";
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghij";
 
@@ -87,12 +54,11 @@ export function describeEachEngine(
   options: { env?: Record<string, string>; clockStart?: Date } = {},
 ): void {
   for (const engine of ["pglite", "postgres"] as const) {
-    const skip = engine === "postgres" && !testDatabaseUrl ? "TEST_DATABASE_URL is not set" : false;
-    describe(`${title} [${engine}]`, { skip }, () => {
+    describe(`${title} [${engine}]`, { skip: postgresSkip(engine) }, () => {
       let database: TestDatabase;
       let current: TestApp;
       before(async () => {
-        database = await createTestDatabase(engine);
+        database = await createMigratedTestDatabase(engine);
         const clock = fixedClock(options.clockStart ?? new Date("2026-03-15T12:00:00.000Z"));
         const app = await createApp(testConfig(options.env), { db: database.db, clock });
         current = {

@@ -483,3 +483,40 @@ export async function connectWithOAuth(
   await client.connect(transport);
   return client;
 }
+
+/** A customer and a sample contract made through the REST API with `key`; the contract's id. */
+export async function seedContract(base: string, key: string, customerName: string): Promise<string> {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const customer = await fetch(`${base}/v1/billing/customers`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: customerName }),
+  });
+  assert.equal(customer.status, 201, await customer.clone().text());
+  const contract = await fetch(`${base}/v1/billing/contracts`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ customer_id: ((await customer.json()) as { id: string }).id }),
+  });
+  assert.equal(contract.status, 201, await contract.clone().text());
+  return ((await contract.json()) as { id: string }).id;
+}
+
+/** The ids of the contracts `client` lists (list_contracts must succeed). */
+export async function listedContracts(client: Client): Promise<string[]> {
+  const result = (await client.callTool({ name: "list_contracts", arguments: {} })) as {
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+  assert.notEqual(result.isError, true, JSON.stringify(result));
+  return (result.structuredContent as { data: { id: string }[] }).data.map((contract) => contract.id);
+}
+
+/** Runs `work` with `client`, then closes the client whatever happened. */
+export const closing = async <T>(client: Client, work: (client: Client) => Promise<T>): Promise<T> => {
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+};

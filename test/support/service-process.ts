@@ -1,8 +1,10 @@
 /**
- * The service as operators run it, for the process-level tests (crash safety, operations): a child
- * `node --import tsx src/main.ts` on a port of its own, waited for with bounded polling; the `billing`
- * command line run from the compiled dist/ (built when missing or older than the sources, as cli.test.ts
- * does). Children started through `serviceProcesses()` are killed after the suite.
+ * The service as operators run it, for the system tier's tests (test/system/): a child
+ * `node --import tsx src/main.ts` on a port of its own, waited for with bounded polling (`serviceProcesses`),
+ * or one that must refuse to start (`refusedStart`); the `billing` command line run from the compiled dist/
+ * (`runBilling`; `ensureCliBuilt` builds it when missing or older than the sources). Every test that starts
+ * the service or the command does it through here. Children started through `serviceProcesses()` are killed
+ * after the suite.
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -124,6 +126,33 @@ export async function stop(
     assert.fail(`the service did not exit within ${timeoutMs} ms of SIGTERM: ${service.output.join("")}`);
   }
   return outcome;
+}
+
+/**
+ * Starts the service from the sources with `env` (on 127.0.0.1, an in-memory database unless `env` says
+ * otherwise), expecting it to refuse to start: asserts exit code 1 and one line on stderr, no stack trace,
+ * and returns that line.
+ */
+export async function refusedStart(env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: REPO_ROOT,
+    env: {
+      ...baseEnv(),
+      PORT: "0",
+      HOST: "127.0.0.1",
+      BILLING_DATA_DIR: "memory://",
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+  assert.equal(code, 1);
+  const lines = stderr.trim().split("\n");
+  assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
+  return lines[0]!;
 }
 
 const compiledCli = join(REPO_ROOT, "dist", "src", "surfaces", "cli", "cli.js");

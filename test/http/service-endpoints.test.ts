@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { createApp } from "../../src/app.js";
 import { openDatabase } from "../../src/db/open-database.js";
-import { createTestDatabase, describeEachEngine, testConfig, type TestApp } from "../support/harness.js";
+import { createMigratedTestDatabase, describeEachEngine, testConfig, type TestApp } from "../support/harness.js";
 import { UUID_RE } from "../support/api.js";
 import { expectError } from "../support/assertions.js";
 
@@ -87,7 +87,7 @@ describeEachEngine("service endpoints", (t, engine) => {
   });
 
   it("answers 503 on /readyz once the database stops answering, while /healthz still answers 200", async () => {
-    const database = await createTestDatabase(engine);
+    const database = await createMigratedTestDatabase(engine);
     // On PostgreSQL the app gets a pool of its own, so that closing it leaves the harness able to drop the database.
     const db = engine === "postgres" ? await openDatabase(database.storage) : database.db;
     const app = await createApp(testConfig(), { db });

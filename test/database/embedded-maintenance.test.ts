@@ -8,7 +8,7 @@ import { maintenanceDue, runEmbeddedMaintenance, startEmbeddedMaintenance } from
 import { migrate } from "../../src/db/migrate.js";
 import { openDatabase } from "../../src/db/open-database.js";
 import type { Database, Queryable } from "../../src/db/database.js";
-import { createTestDatabase, type EngineName } from "../support/harness.js";
+import { createTestDatabase, type EngineName, postgresSkip } from "../support/harness.js";
 
 describe("maintenanceDue: autovacuum's default thresholds", () => {
   const never = { secondsSinceAnalyze: null, secondsSinceVacuum: null };
@@ -95,7 +95,7 @@ async function lastMaintenance(db: Queryable, table: string) {
 }
 
 for (const engine of ["pglite", "postgres"] as const satisfies readonly EngineName[]) {
-  const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
+  const skip = postgresSkip(engine);
   describe(`runEmbeddedMaintenance [${engine}]`, { skip }, () => {
     it("analyzes a table that changed past the threshold, vacuums one with dead rows, and leaves the others alone", async () => {
       const { db, drop } = await createTestDatabase(engine);

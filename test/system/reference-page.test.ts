@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { chromium, type Browser } from "playwright-core";
 import { createApp, type App } from "../../src/app.js";
-import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+import { createMigratedTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 
@@ -30,7 +30,7 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   before(
     async () => {
       if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
-      database = await createTestDatabase("pglite");
+      database = await createMigratedTestDatabase("pglite");
       // The public URL says localhost, on the port the service listens on; the page is also opened as 127.0.0.1.
       port = await freePort();
       app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db });

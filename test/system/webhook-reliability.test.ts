@@ -1,35 +1,25 @@
 /**
  * Webhook delivery across real service processes on one PostgreSQL (docs/decisions.md, "Webhooks": transactional
  * outbox, leased claims with FOR UPDATE SKIP LOCKED). Each test starts `node --import tsx src/main.ts`
- * children; skipped without TEST_DATABASE_URL. Every wait has a deadline; children are killed in `after`.
+ * children (serviceProcesses); skipped without TEST_DATABASE_URL. Every wait has a deadline; children are killed in `after`.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.js";
-import { createTestDatabase, type TestDatabase } from "../support/harness.js";
+import { createTestDatabase, postgresSkip, type TestDatabase } from "../support/harness.js";
 import type { DeliveryBody } from "../support/api.js";
 import { waitFor } from "../support/assertions.js";
-import { assertSigned, closedPort, startReceiver, type Receiver } from "../support/webhook-receiver.js";
+import { kill, type ServiceProcess as Service, serviceProcesses } from "../support/service-process.js";
+import { assertSigned, startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
-const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const skip = process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set";
-
-interface Service {
-  base: string;
-  child: ChildProcess;
-  output: string[];
-  exited: Promise<void>;
-}
+const skip = postgresSkip();
 
 describe("webhook delivery across service processes [postgres]", { skip }, () => {
-  const children: Service[] = [];
+  const procs = serviceProcesses(); // every child is killed after the suite, before the databases are dropped
   const databases: TestDatabase[] = [];
   const receivers: Receiver[] = [];
   after(async () => {
-    for (const service of children) await kill(service);
     await Promise.all(receivers.map((r) => r.close()));
     for (const database of databases) await database.drop();
   });
@@ -43,49 +33,17 @@ describe("webhook delivery across service processes [postgres]", { skip }, () =>
     return database.storage.url;
   }
 
-  /** Starts the service on a free port and waits until /healthz answers (20 s at most). */
-  async function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<Service> {
-    const port = await closedPort(); // free: bound, then released
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: REPO_ROOT,
-      // A clean environment: nothing of the test runner's (NODE_TEST_CONTEXT, BILLING_*) leaks in.
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: process.env.HOME ?? "",
-        DATABASE_URL: databaseUrl,
-        DATABASE_POOL_SIZE: "5",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        BILLING_PUBLIC_URL: `http://127.0.0.1:${port}`,
-        BILLING_BOOTSTRAP_COMPANY: "Reliability Co",
-        BILLING_BOOTSTRAP_API_KEY: apiKey,
-        BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
-        BILLING_WEBHOOK_POLL_INTERVAL: "100ms",
-        LOG_LEVEL: "warn",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  /** Starts the service on a free port and waits until /healthz answers (serviceProcesses). */
+  function startService(databaseUrl: string, env: Record<string, string> = {}): Promise<Service> {
+    return procs.start({
+      DATABASE_URL: databaseUrl,
+      DATABASE_POOL_SIZE: "5",
+      BILLING_BOOTSTRAP_COMPANY: "Reliability Co",
+      BILLING_BOOTSTRAP_API_KEY: apiKey,
+      BILLING_WEBHOOK_ALLOW_PRIVATE: "true",
+      BILLING_WEBHOOK_POLL_INTERVAL: "100ms",
+      ...env,
     });
-    const output: string[] = [];
-    child.stdout!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
-    child.stderr!.on("data", (chunk: Buffer) => output.push(chunk.toString("utf8")));
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const service: Service = { base: `http://127.0.0.1:${port}`, child, output, exited };
-    children.push(service);
-    await waitFor(`the service on port ${port} to be healthy`, async () => {
-      if (child.exitCode !== null) assert.fail(`the service exited (${child.exitCode}): ${output.join("")}`);
-      try {
-        return (await fetch(`${service.base}/healthz`)).status === 200;
-      } catch {
-        return false;
-      }
-    });
-    return service;
-  }
-
-  async function kill(service: Service): Promise<void> {
-    if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill("SIGKILL");
-    await service.exited;
   }
 
   async function api(

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { after, before, describe, it, type TestContext } from "node:test";
 import type { Database } from "../../src/db/database.js";
 import { openDatabase } from "../../src/db/open-database.js";
-import { createTestDatabase, type TestDatabase } from "../support/harness.js";
+import { createTestDatabase, postgresSkip, type TestDatabase } from "../support/harness.js";
 import { waitFor } from "../support/assertions.js";
 import {
   assertVerifyPasses,
@@ -41,7 +41,7 @@ const PG_ROUNDS = crashRounds > 0 ? crashRounds : 4;
 const PGLITE_ROUNDS = crashRounds > 0 ? Math.max(1, Math.ceil(crashRounds / 2)) : 2;
 const TEST_TIMEOUT_MS = crashRounds > 0 ? 60_000 + crashRounds * 20_000 : 100_000;
 
-const skipPostgres = process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set";
+const skipPostgres = postgresSkip();
 
 const apiKey = `sk_test_crash_${randomBytes(12).toString("hex")}`;
 

@@ -18,7 +18,7 @@ const TEXT_FILE = /\.(md|ts|mts|mjs|js|cjs|sql|json|sh)$|^[^.]+$/;
 const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url))
   .split(sep)
   .join("/");
-// Verbatim copies of the migrations as earlier versions shipped them (test/operations/migration-functions.test.ts
+// Verbatim copies of the migrations as earlier versions shipped them (test/database/migration-functions.test.ts
 // migrates from them): history, kept byte for byte, not text anyone reads for a rule.
 const FROZEN = "test/fixtures/migrations-v1";
 

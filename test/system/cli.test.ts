@@ -1,63 +1,25 @@
 /**
  * The `billing` command line (README.md, "Operators"), run as operators run it: `node bin/billing.js ...`
- * against a fresh embedded database in a temporary folder. bin/billing.js runs the compiled dist/, so the
- * suite builds it first when it is missing or older than the sources.
+ * against a fresh embedded database in a temporary folder (runBilling, test/support/service-process.ts).
+ * bin/billing.js runs the compiled dist/, so the suite builds it first when it is missing or older than the
+ * sources (ensureCliBuilt).
  */
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { createApp } from "../../src/app.js";
 import { loadConfig } from "../../src/config.js";
 import { ALL_SCOPE_NAMES, UUID_RE } from "../support/api.js";
-
-const root = fileURLToPath(new URL("../..", import.meta.url));
-const bin = join(root, "bin", "billing.js");
-const compiledCli = join(root, "dist", "src", "surfaces", "cli", "cli.js");
-const CLI_TIMEOUT_MS = 60_000;
-
-function newestSourceMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMtime(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { type CliRun, ensureCliBuilt, runBilling } from "../support/service-process.js";
 
 let dataDir: string;
 
-function billing(args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, BILLING_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
-  for (const name of [
-    "DATABASE_URL",
-    "BILLING_BOOTSTRAP_COMPANY",
-    "BILLING_BOOTSTRAP_API_KEY",
-    "NODE_TEST_CONTEXT",
-    "NODE_OPTIONS",
-  ]) {
-    delete env[name];
-  }
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, timeout: CLI_TIMEOUT_MS });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** `billing ...args` on this suite's data folder (runBilling: a clean environment, 60 s at most). */
+function billing(args: string[]): Promise<CliRun> {
+  return runBilling(args, { BILLING_DATA_DIR: dataDir });
 }
 
 /** Runs a command that must succeed and returns the JSON it printed. */
@@ -68,7 +30,7 @@ async function billingJson(args: string[]): Promise<Record<string, any>> {
 }
 
 /** Runs a command that must fail with `code` and print a JSON error on stderr; returns that error. */
-async function billingFails(args: string[], code: number): Promise<Run> {
+async function billingFails(args: string[], code: number): Promise<CliRun> {
   const run = await billing(args);
   assert.equal(
     run.code,
@@ -83,20 +45,7 @@ describe("billing command line", () => {
   const created = { companies: [] as string[], liveKey: "", revokedKey: "", companyId: "" };
 
   before(() => {
-    if (!existsSync(compiledCli) || statSync(compiledCli).mtimeMs < newestSourceMtime(join(root, "src"))) {
-      const build = spawnSync(
-        process.execPath,
-        [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.build.json"],
-        {
-          cwd: root,
-          encoding: "utf8",
-        },
-      );
-      // A type error elsewhere in src/ still emits JavaScript; only a missing CLI stops this suite.
-      if (build.status !== 0)
-        console.warn(`tsc -p tsconfig.build.json exited ${build.status}:\n${build.stdout}${build.stderr}`);
-      assert.ok(existsSync(compiledCli), "the build produced dist/src/surfaces/cli/cli.js");
-    }
+    ensureCliBuilt();
     dataDir = mkdtempSync(join(tmpdir(), "billing-cli-test-"));
   });
 

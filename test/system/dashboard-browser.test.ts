@@ -25,8 +25,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import pg from "pg";
 import { chromium, type Browser, type BrowserContext, type Page, type Response } from "playwright-core";
+import { createTestDatabase, postgresSkip } from "../support/harness.js";
 import { REPO_ROOT, serviceProcesses, type ServiceProcess } from "../support/service-process.js";
 import { generatedAgreement } from "../support/uploads.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
@@ -49,7 +49,6 @@ const NAVIGATION_TIMEOUT_MS = 15_000;
 /** Per step of the walk. */
 const STEP_TIMEOUT_MS = 45_000;
 
-const testDatabaseUrl = process.env.TEST_DATABASE_URL;
 const haveChromium = existsSync(CHROMIUM);
 const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
 const skipAll =
@@ -102,35 +101,16 @@ async function cellUnder(page: Page, table: string | RegExp, row: RegExp, header
 
 /** A fresh PostgreSQL database for one service process; dropped after. */
 async function createPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `billing_browser_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: testDatabaseUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(testDatabaseUrl!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const cleanup = new pg.Client({ connectionString: testDatabaseUrl });
-      await cleanup.connect();
-      try {
-        await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await cleanup.end();
-      }
-    },
-  };
+  const database = await createTestDatabase("postgres");
+  if (database.storage.kind !== "postgres") throw new Error("expected PostgreSQL");
+  return { url: database.storage.url, drop: () => database.drop() };
 }
 
 // The two engines' walks run side by side (each in its own browser, service and database); the steps of one
 // walk run in order.
 describe("dashboard in a real browser", { concurrency: 2 }, () => {
   for (const engine of ["pglite", "postgres"] as const) {
-    const skip = skipAll || (engine === "postgres" && !testDatabaseUrl ? "TEST_DATABASE_URL is not set" : false);
+    const skip = skipAll || postgresSkip(engine);
 
     describe(`dashboard walk [${engine}]`, { skip, concurrency: 1 }, () => {
       const procs = serviceProcesses();

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { it } from "node:test";
+import { postgresSkip } from "../support/test-databases.js";
 
 it("runs every benchmark case and finds the stored data exactly as acknowledged", { timeout: 240_000 }, () => {
   const run = spawnSync(process.execPath, ["--import", "tsx", "bench/ingest-bench.ts"], {
@@ -20,7 +21,7 @@ it("runs every benchmark case and finds the stored data exactly as acknowledged"
 });
 
 for (const engine of ["pglite", "postgres"] as const) {
-  const skip = engine === "postgres" && !process.env.TEST_DATABASE_URL ? "TEST_DATABASE_URL is not set" : false;
+  const skip = postgresSkip(engine);
   it(`runs the ingest function's own benchmark and finds its invoices exact [${engine}]`, {
     skip,
     timeout: 120_000,

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { Database } from "../../src/db/database.js";
 import { AppliedMigrationChangedError, loadMigrations, migrate, migrationChecksum } from "../../src/db/migrate.js";
 import { openDatabase } from "../../src/db/open-database.js";
-import { createTestDatabase, describeEachEngine } from "../support/harness.js";
+import { createTestDatabase, describeEachEngine, postgresSkip } from "../support/harness.js";
 
 const versions = () => loadMigrations().map((m) => m.version);
 
@@ -95,7 +95,7 @@ describeEachEngine("migrations", (t, engine) => {
 });
 
 describe("migrations under concurrent start-up [postgres]", {
-  skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+  skip: postgresSkip(),
 }, () => {
   it("applies each migration exactly once when several processes migrate a fresh database at once", async () => {
     const database = await createTestDatabase("postgres");

@@ -9,13 +9,12 @@ import { randomBytes } from "node:crypto";
 import { connect, createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { after, describe, it } from "node:test";
 import { createApp, type App } from "../../src/app.js";
-import { createTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+import { createTestDatabase, postgresSkip, testConfig, type TestDatabase } from "../support/harness.js";
 import { waitFor } from "../support/assertions.js";
 import { serviceProcesses, stop, type ServiceProcess } from "../support/service-process.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
-const testDatabaseUrl = process.env.TEST_DATABASE_URL;
-const skipPostgres = testDatabaseUrl ? false : "TEST_DATABASE_URL is not set";
+const skipPostgres = postgresSkip();
 
 /** A TCP proxy to host:port that the test can cut (close the listener, destroy every socket) and restore on the same port. */
 async function tcpProxy(host: string, targetPort: number) {

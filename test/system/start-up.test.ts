@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { REPO_ROOT } from "../support/service-process.js";
+import { REPO_ROOT, refusedStart } from "../support/service-process.js";
 import { migrate } from "../../src/db/migrate.js";
 import { openDatabase } from "../../src/db/open-database.js";
 
@@ -56,34 +56,6 @@ describe("npm start builds only what changed", () => {
     assert.equal(build().compiled, false);
   });
 });
-
-/**
- * Starts the service from the sources with `env` (on 127.0.0.1, an in-memory database unless `env` says
- * otherwise), expecting it to refuse to start: asserts exit code 1 and one line on stderr, no stack trace,
- * and returns that line.
- */
-async function refusedStart(env: Record<string, string>): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: REPO_ROOT,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? "",
-      PORT: "0",
-      HOST: "127.0.0.1",
-      BILLING_DATA_DIR: "memory://",
-      LOG_LEVEL: "silent",
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-  assert.equal(code, 1);
-  const lines = stderr.trim().split("\n");
-  assert.equal(lines.length, 1, `one line, no stack trace: ${stderr}`);
-  return lines[0]!;
-}
 
 describe("a port already in use", () => {
   it("stops the service with one clear line and exit code 1", async () => {

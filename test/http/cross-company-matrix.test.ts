@@ -454,7 +454,7 @@ describeEachEngine(
           const named = `${op.id} (${op.method} ${op.path})`;
           if (!entry)
             return [
-              `${named} is not in the cross-company MATRIX (test/operations/cross-company-matrix.test.ts): add how its ids of company-owned resources are filled, or why it takes none`,
+              `${named} is not in the cross-company MATRIX (test/http/cross-company-matrix.test.ts): add how its ids of company-owned resources are filled, or why it takes none`,
             ];
           if ("takesNoIds" in entry && op.pathParameters.length > 0)
             return [
