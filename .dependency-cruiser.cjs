@@ -61,8 +61,6 @@ module.exports = {
           // tables: it reads an invoice's lines with the invoice repository's own SQL (LINES_JSON), so that
           // it checks them as the service reads them.
           "^src/domain/invariants/invariants-repository\\.ts$",
-          // Being closed by the ingestion refactor; its merge removes this exception.
-          "^src/domain/usage/ingest-usage\\.ts$",
         ],
       },
       to: { path: "^src/domain/[^/]+/[^/]+-repository\\.ts$", pathNot: "^src/domain/$1/" },

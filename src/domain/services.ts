@@ -6,6 +6,7 @@ import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCustomerService } from "./customers/customer-service.js";
 import { verifyBilling } from "./invariants/verify.js";
 import { createDraftInvoices } from "./invoices/draft-invoices.js";
+import { createLineBook } from "./invoices/line-book.js";
 import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
@@ -37,7 +38,7 @@ export function createServices(deps: ServiceDeps) {
     oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
     customers: createCustomerService(deps),
     contracts: createContractService({ ...deps, contexts }),
-    usage: createUsageService({ ...deps, drafts, contexts }),
+    usage: createUsageService({ ...deps, book: createLineBook({ db: deps.db, drafts }), contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */

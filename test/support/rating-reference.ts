@@ -215,6 +215,24 @@ export interface RefInvoice {
   uncappedByRule: Map<string, bigint>;
 }
 
+/**
+ * The reference's pricers, by model, as the service's table (src/domain/usage/pricers.ts): an event's quantity and
+ * unit price in, its charge out (10^-12). Flat and percentage both multiply, each with its own price field.
+ */
+const REF_PRICERS: Record<RuleSpec["model"], (quantity: bigint, unitPrice: bigint) => bigint> = {
+  flat: mulCharge,
+  percentage: mulCharge,
+};
+
+/** The reference's steps after pricing, in order: the monthly cap (the charge, the rule's capped total so far). */
+const REF_STEPS: ReadonlyArray<(charge: bigint, rule: RuleSpec, used: bigint) => bigint> = [
+  (charge, rule, used) => {
+    if (rule.cap === null) return charge;
+    const room = toUnits(rule.cap) - used;
+    return minBig(charge, room > 0n ? room : 0n);
+  },
+];
+
 const usageDescriptionOf = (rule: RuleSpec): string => {
   const scope = [rule.counterparty, rule.counterpartySide].filter((s) => s !== null);
   return scope.length > 0 ? `${rule.metric} usage (${scope.join(", ")})` : `${rule.metric} usage`;
@@ -269,13 +287,9 @@ export function referenceInvoice(
       outcome = { status: "rated", ruleKey: rule.key, lineKey: key, charge, uncappedCharge: charge, kind: "fee" };
     } else {
       const unitPrice = toUnits(event.appliedRate ?? rule.price);
-      const uncapped = mulCharge(quantity, unitPrice);
-      let charge = uncapped;
+      const uncapped = REF_PRICERS[rule.model](quantity, unitPrice);
       const used = cappedByRule.get(rule.key) ?? 0n;
-      if (rule.cap !== null) {
-        const room = toUnits(rule.cap) - used;
-        charge = minBig(uncapped, room > 0n ? room : 0n);
-      }
+      const charge = REF_STEPS.reduce((c, step) => step(c, rule, used), uncapped);
       cappedByRule.set(rule.key, used + charge);
       uncappedByRule.set(rule.key, (uncappedByRule.get(rule.key) ?? 0n) + uncapped);
       const key = `usage|${rule.key}|${unitPrice}`;

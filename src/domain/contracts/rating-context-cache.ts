@@ -2,6 +2,9 @@ import { forCompany } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 import { findRatingContexts, type RatingContextRow } from "./contract-repository.js";
 
+/** What ingestion reads of a contract to rate against it (one row per contract: its status, term and rules). */
+export type { RatingContextRow } from "./contract-repository.js";
+
 /** Entries kept per process; the oldest go first. */
 const MAX_ENTRIES = 20_000;
 

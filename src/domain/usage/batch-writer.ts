@@ -1,7 +1,7 @@
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
-import type { DraftInvoices, WantedInvoice } from "../invoices/draft-invoices.js";
+import type { LineBook, WantedInvoice } from "../invoices/line-book.js";
 import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
 import { isolateRefusal, mergeWritten, storedBy, type WrittenDuplicates } from "./write-isolation.js";
 
@@ -67,12 +67,12 @@ const MAX_EVENTS_PER_CALL = 2000;
 export function createBatchWriter({
   db,
   clock,
-  drafts,
+  book,
   settings: { callsInFlight = DEFAULT_CALLS_IN_FLIGHT, lanes = DEFAULT_LANES } = {},
 }: {
   db: Database;
   clock: Clock;
-  drafts: DraftInvoices;
+  book: Pick<LineBook, "ensure">;
   settings?: IngestSettings | undefined;
 }) {
   const queues = new Map<string, CompanyQueue>();
@@ -143,7 +143,7 @@ export function createBatchWriter({
               .find((p) => p.writes.some((w) => w.contractId === m.contractId && w.periodStart === m.periodStart))!
               .wanted(m.contractId, m.periodStart),
           );
-          await drafts.ensure(companyId, wanted);
+          await book.ensure(companyId, wanted);
           continue;
         }
       } catch (error) {

@@ -1,18 +1,8 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
-import { Big, roundCharge } from "../kernel/money.js";
+import type { Big } from "../kernel/money.js";
+import { price, type LineKind, type RatableEvent } from "./pricers.js";
 
-/** What rating needs to know of an event. */
-export interface RatableEvent {
-  metric: string;
-  quantity: Big;
-  feeAmount: Big | null;
-  appliedRate: Big | null;
-  counterparty: string | null;
-  counterpartySide: string | null;
-  pair: string | null;
-}
-
-export type LineKind = "usage" | "fee";
+export type { LineKind, RatableEvent } from "./pricers.js";
 
 export interface Rating {
   rule: PricingRule;
@@ -59,32 +49,18 @@ export function selectRule(rules: readonly PricingRule[], event: RatableEvent): 
   return best;
 }
 
-const ruleRates = new WeakMap<PricingRule, Big>();
-
-/** A rule's own rate or per-unit price, parsed once per rule object (rules and Big values are not mutated). */
-export function ruleRate(rule: PricingRule): Big {
-  let rate = ruleRates.get(rule);
-  if (!rate) {
-    rate = new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0);
-    ruleRates.set(rule, rate);
-  }
-  return rate;
-}
-
 /**
- * The charge for one event under `rule` (docs/decisions.md, "Rating" 4 and 5). Pure.
- * `capUsed` is what the rule has already charged against its monthly cap in the event's service period;
- * the event that crosses the cap is charged the remainder, later ones 0. Fees are billed as is, uncapped.
+ * The charge for one event under `rule` (docs/decisions.md, "Rating" 4 and 5): its pricer (pricers.ts), then the
+ * steps after pricing (the monthly cap). `capUsed` is what the rule has already charged against its monthly cap
+ * in the event's service period. Pure.
  */
 export function rateEvent(event: RatableEvent, rule: PricingRule, capUsed: Big): Rating {
-  if (event.feeAmount !== null) {
-    return { rule, appliedRate: null, charge: event.feeAmount, cappedCharge: new Big(0), kind: "fee" };
-  }
-  const appliedRate = event.appliedRate ?? ruleRate(rule);
-  let charge = roundCharge(event.quantity.times(appliedRate));
-  if (rule.monthly_cap !== null) {
-    const room = new Big(rule.monthly_cap).minus(capUsed);
-    if (charge.gt(room)) charge = room.gt(0) ? room : new Big(0);
-  }
-  return { rule, appliedRate, charge, cappedCharge: charge, kind: "usage" };
+  const { priced } = price(event, rule, { capped: capUsed });
+  return {
+    rule,
+    appliedRate: priced.appliedRate,
+    charge: priced.charge,
+    cappedCharge: priced.cappedCharge,
+    kind: priced.kind,
+  };
 }

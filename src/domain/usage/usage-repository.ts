@@ -1,6 +1,6 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import { toDecimalString } from "../kernel/money.js";
-import { groupByLine, type GroupableEvent } from "./line-deltas.js";
+import { groupByLine, type GroupableEvent } from "../invoices/line-deltas.js";
 
 export interface UsageEventRow {
   id: string;

@@ -2,7 +2,7 @@ import { forCompany } from "../../db/company-scope.js";
 import type { IngestSettings } from "./batch-writer.js";
 import type { Database } from "../../db/database.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
-import type { DraftInvoices } from "../invoices/draft-invoices.js";
+import type { LineBook } from "../invoices/line-book.js";
 import { requireScope, type Actor } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -40,7 +40,7 @@ function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
 export function createUsageService(deps: {
   db: Database;
   clock: Clock;
-  drafts: DraftInvoices;
+  book: LineBook;
   contexts: RatingContextCache;
   ingest?: IngestSettings | undefined;
 }) {

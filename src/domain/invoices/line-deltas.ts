@@ -1,5 +1,7 @@
 import type { Big } from "../kernel/money.js";
-import type { LineKind } from "./rate-event.js";
+import type { Charge } from "./invoice-lines.js";
+
+type LineKind = Charge["kind"];
 
 /** What grouping needs of a rated event on the one-round-trip path. */
 export interface GroupableEvent {

@@ -1,0 +1,120 @@
+import type { Database, Tx } from "../../db/database.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { Big, toDecimalString } from "../kernel/money.js";
+import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
+import { addCharge, capUsedByRule, lineIdentity, type Charge } from "./invoice-lines.js";
+
+export { RetryTransaction, type WantedInvoice } from "./draft-invoices.js";
+
+/** Where a charge lands: its line's key and description, and the line's unit price as stored (null on a fee line). */
+export interface LinePlace {
+  key: string;
+  description: string;
+  unitPrice: string | null;
+}
+
+/** A charge as usage hands it to the book: which line (kind, rule, metric, rate) and the sums it adds. */
+export type RatedCharge = Charge;
+
+/** The drafts of one transaction, locked, as the locking path of ingestion records charges on them. */
+export interface OpenBook {
+  /** The draft's number, or null when its invoice has left draft (its period is closed). */
+  draftNumber(contractId: string, periodStart: string): string | null;
+  /** What the rule has charged against its monthly cap on this draft, with the charges recorded so far. */
+  cappedSoFar(contractId: string, periodStart: string, ruleId: string): Big;
+  /** Adds a charge to its line of the draft (an open one); returns the line's key. */
+  record(contractId: string, periodStart: string, charge: RatedCharge): string;
+}
+
+const ZERO = new Big(0);
+
+/** The place of a usage charge at its rule's own rate, worked out once per rule object (rules are not mutated). */
+const ruleRatePlaces = new WeakMap<PricingRule, LinePlace>();
+
+/**
+ * The invoices' line book (docs/architecture.md, "Ingestion"): ingestion hands it rated charges and never works out
+ * a line key or drives a draft itself. The batch path asks where each charge lands (the database function adds
+ * the sums, line-deltas.ts); the locking path records charges on drafts locked for one transaction.
+ */
+export function createLineBook({ db, drafts }: { db: Database; drafts: DraftInvoices }) {
+  return {
+    /**
+     * The line a charge lands on. `atRuleRate`: a usage charge at its rule's own rate (the usual case), whose
+     * place is shared by every such charge of the rule.
+     */
+    placeOf(charge: Pick<Charge, "kind" | "rule" | "metric" | "unitPrice">, atRuleRate: boolean): LinePlace {
+      if (atRuleRate && charge.kind === "usage") {
+        let place = ruleRatePlaces.get(charge.rule);
+        if (!place) {
+          place = { ...lineIdentity(charge), unitPrice: charge.unitPrice ? toDecimalString(charge.unitPrice) : null };
+          ruleRatePlaces.set(charge.rule, place);
+        }
+        return place;
+      }
+      return { ...lineIdentity(charge), unitPrice: charge.unitPrice ? toDecimalString(charge.unitPrice) : null };
+    },
+
+    /** Creates the drafts missing for these periods (a short transaction of its own: draft-invoices.ts). */
+    ensure(companyId: string, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
+      return drafts.ensure(companyId, wanted);
+    },
+
+    /**
+     * Runs `work` in one transaction on the wanted drafts, locked (sorted order) with their lines, then saves the
+     * lines it recorded charges on. Creates missing drafts and runs again; retries on RetryTransaction, deadlocks
+     * and serialization failures (withDrafts).
+     */
+    record<T>(companyId: string, wanted: readonly WantedInvoice[], work: (tx: Tx, book: OpenBook) => Promise<T>) {
+      return withDrafts(db, drafts, companyId, async (tx) => {
+        const locked = await drafts.lock(tx, companyId, wanted);
+        const book = openBook(locked);
+        const result = await work(tx, book);
+        if (book.changed) await drafts.save(tx, companyId, locked.values());
+        return result;
+      });
+    },
+  };
+}
+
+export type LineBook = ReturnType<typeof createLineBook>;
+
+function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
+  const capped = new Map<string, Map<string, Big>>(); // draft number → rule id → capped total
+  const draftOf = (contractId: string, periodStart: string): DraftInvoice => {
+    const draft = locked.get(periodKey(contractId, periodStart));
+    if (!draft) throw new Error(`no locked draft for ${contractId} ${periodStart}`);
+    return draft;
+  };
+  const cappedOf = (draft: DraftInvoice): Map<string, Big> => {
+    let used = capped.get(draft.number);
+    if (!used) {
+      used = capUsedByRule(draft.lines.values());
+      capped.set(draft.number, used);
+    }
+    return used;
+  };
+  let changed = false;
+  return {
+    get changed() {
+      return changed;
+    },
+    draftNumber(contractId, periodStart) {
+      const draft = draftOf(contractId, periodStart);
+      return draft.status === "draft" ? draft.number : null;
+    },
+    cappedSoFar(contractId, periodStart, ruleId) {
+      return cappedOf(draftOf(contractId, periodStart)).get(ruleId) ?? ZERO;
+    },
+    record(contractId, periodStart, charge) {
+      const draft = draftOf(contractId, periodStart);
+      if (charge.kind === "usage") {
+        const used = cappedOf(draft);
+        used.set(charge.rule.id, (used.get(charge.rule.id) ?? ZERO).plus(charge.cappedCharge));
+      }
+      const { key } = lineIdentity(charge);
+      draft.lines.set(key, addCharge(draft.lines.get(key), charge));
+      changed = true;
+      return key;
+    },
+  };
+}

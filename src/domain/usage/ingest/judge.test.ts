@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { RatingContextRow } from "../../contracts/rating-context-cache.js";
+import { Big } from "../../kernel/money.js";
+import type { UsageEventInput } from "../usage-schemas.js";
+import { judgeBatch } from "./judge.js";
+import type { Parsed } from "./parse.js";
+import { rule } from "../../../../test/fixtures/pricing-rules.js";
+
+const contract = (fields: Partial<RatingContextRow> = {}): RatingContextRow => ({
+  id: "k1",
+  status: "active",
+  start_date: "2026-01-01",
+  end_date: null,
+  currency: "USD",
+  current_version: 1,
+  metrics: ["m"],
+  rules: [rule({ id: "r1", amount: "2" })],
+  payment_terms: null,
+  ...fields,
+});
+
+const entry = (index: number, fields: Partial<UsageEventInput> = {}): Parsed => ({
+  index,
+  input: {
+    external_contract_id: "k1",
+    event_id: `e${index}`,
+    metric: "m",
+    quantity: new Big(1),
+    timestamp: "2026-03-15T10:00:00Z",
+    ...fields,
+  },
+});
+
+/** Each entry's verdict, in order: "event", "copy" or its refusal code. */
+function verdicts(parsed: readonly Parsed[], contracts: RatingContextRow[]): string[] {
+  const j = judgeBatch(parsed, new Map(contracts.map((c) => [c.id, c])));
+  const events = new Set(j.candidates.map((c) => c.index));
+  const copies = new Set(j.copies);
+  return parsed.map((p) => {
+    const refusal = j.refused.get(p.index);
+    if (refusal?.kind === "rejected") return refusal.code;
+    return events.has(p.index) ? "event" : copies.has(p.index) ? "copy" : "none";
+  });
+}
+
+describe("judgeBatch", () => {
+  const cases: Array<{ name: string; contracts: RatingContextRow[]; parsed: Parsed[]; expected: string[] }> = [
+    { name: "a good event is an event", contracts: [contract()], parsed: [entry(0)], expected: ["event"] },
+    {
+      name: "no such contract",
+      contracts: [contract()],
+      parsed: [entry(0, { external_contract_id: "k9" })],
+      expected: ["contract_not_found"],
+    },
+    {
+      name: "a contract that is not active",
+      contracts: [contract({ status: "terminated" })],
+      parsed: [entry(0)],
+      expected: ["contract_not_active"],
+    },
+    {
+      name: "before the term starts (the event's UTC date)",
+      contracts: [contract({ start_date: "2026-03-16" })],
+      parsed: [entry(0, { timestamp: "2026-03-16T01:00:00+02:00" })],
+      expected: ["outside_contract_term"],
+    },
+    {
+      name: "the term's last day is inside it, the next day is not",
+      contracts: [contract({ end_date: "2026-03-15" })],
+      parsed: [entry(0, { timestamp: "2026-03-15T23:59:59Z" }), entry(1, { timestamp: "2026-03-16T00:00:00Z" })],
+      expected: ["event", "outside_contract_term"],
+    },
+    {
+      name: "a metric the contract lacks",
+      contracts: [contract()],
+      parsed: [entry(0, { metric: "other" })],
+      expected: ["unknown_metric"],
+    },
+    {
+      name: "a metric of the contract with no rule matching the event's scope",
+      contracts: [contract({ rules: [rule({ id: "r1", amount: "2", counterparty: "acme" })] })],
+      parsed: [entry(0, { counterparty: "other" }), entry(1, { counterparty: "acme" })],
+      expected: ["unknown_metric", "event"],
+    },
+    {
+      name: "later copies of an id are copies of the first good one",
+      contracts: [contract()],
+      parsed: [entry(0, { event_id: "x" }), entry(1, { event_id: "x" }), entry(2, { event_id: "x", metric: "bad" })],
+      expected: ["event", "copy", "copy"],
+    },
+    {
+      name: "copies before the first good one keep their own refusals",
+      contracts: [contract()],
+      parsed: [
+        entry(0, { event_id: "x", metric: "bad" }),
+        entry(1, { event_id: "x", external_contract_id: "k9" }),
+        entry(2, { event_id: "x" }),
+        entry(3, { event_id: "x" }),
+      ],
+      expected: ["unknown_metric", "contract_not_found", "event", "copy"],
+    },
+    {
+      name: "an id never judged good: every copy keeps its refusal",
+      contracts: [contract()],
+      parsed: [entry(0, { event_id: "x", metric: "bad" }), entry(1, { event_id: "x", metric: "bad" })],
+      expected: ["unknown_metric", "unknown_metric"],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => assert.deepEqual(verdicts(c.parsed, c.contracts), c.expected));
+  }
+
+  it("a candidate carries its rule (the most specific) and its UTC month", () => {
+    const general = rule({ id: "general", amount: "2" });
+    const scoped = rule({ id: "scoped", amount: "3", counterparty: "acme" });
+    const j = judgeBatch(
+      [entry(0, { counterparty: "acme", timestamp: "2026-03-31T23:30:00-01:00" })],
+      new Map([["k1", contract({ rules: [general, scoped] })]]),
+    );
+    const [c] = j.candidates;
+    assert.deepEqual([c?.rule.id, c?.periodStart, c?.periodEnd], ["scoped", "2026-04-01", "2026-04-30"]);
+  });
+
+  it("names the contracts behind refusals once each (they are read again before a refusal stands)", () => {
+    const j = judgeBatch(
+      [
+        entry(0, { external_contract_id: "k9" }),
+        entry(1, { external_contract_id: "k9" }),
+        entry(2),
+        entry(3, { metric: "bad" }),
+      ],
+      new Map([["k1", contract()]]),
+    );
+    assert.deepEqual([...j.refusingContracts].sort(), ["k1", "k9"]);
+    assert.deepEqual([...j.good.keys()], [2]);
+  });
+});

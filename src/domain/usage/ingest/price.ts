@@ -1,0 +1,71 @@
+import type { LineBook, OpenBook } from "../../invoices/line-book.js";
+import { Big, toDecimalString } from "../../kernel/money.js";
+import { rateEvent, type Rating } from "../rate-event.js";
+import type { BatchEventWrite, RatedEventWrite } from "../usage-repository.js";
+import type { Candidate } from "./judge.js";
+
+const ZERO = new Big(0);
+
+/**
+ * Stage 3, on the batch path (no monthly cap in the batch: pricing needs nothing stored): the event's charge
+ * (rate-event.ts: its pricer, then the steps after pricing) and the line the book says it lands on.
+ */
+export function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
+  const rating = rateEvent(c.ratable, c.rule, ZERO);
+  const place = book.placeOf(
+    { kind: rating.kind, rule: c.rule, metric: c.input.metric, unitPrice: rating.appliedRate },
+    c.ratable.appliedRate === null,
+  );
+  // The stored fields, then where it lands (added in one fixed order: every write has the same shape).
+  const write = eventWrite(c, rating, place.unitPrice) as BatchEventWrite;
+  write.lineKey = place.key;
+  write.kind = rating.kind;
+  write.description = place.description;
+  write.unitPrice = place.unitPrice;
+  write.quantityDecimal = c.input.quantity;
+  write.chargeDecimal = rating.charge;
+  return write;
+}
+
+/**
+ * Stage 3, on the locking path: the event's charge against what its rule has charged on the locked draft so
+ * far (its cap room), recorded on the draft's line by the book. `invoiceNumber`: the draft, open.
+ */
+export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string): RatedEventWrite {
+  const rating = rateEvent(c.ratable, c.rule, book.cappedSoFar(c.contract.id, c.periodStart, c.rule.id));
+  const lineKey = book.record(c.contract.id, c.periodStart, {
+    kind: rating.kind,
+    rule: c.rule,
+    metric: c.input.metric,
+    quantity: c.input.quantity,
+    unitPrice: rating.appliedRate,
+    charge: rating.charge,
+    cappedCharge: rating.cappedCharge,
+  });
+  return { ...eventWrite(c, rating), invoiceNumber, lineKey };
+}
+
+/** The stored fields of a rated event, but for where it lands. `appliedRate`: the rating's rate as text. */
+function eventWrite(
+  c: Candidate,
+  rating: Rating,
+  appliedRate: string | null = rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
+): Omit<RatedEventWrite, "invoiceNumber" | "lineKey"> {
+  return {
+    id: c.input.event_id,
+    contractId: c.contract.id,
+    metric: c.input.metric,
+    quantity: toDecimalString(c.input.quantity),
+    feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
+    appliedRate,
+    counterparty: c.input.counterparty ?? null,
+    counterpartySide: c.input.counterparty_side ?? null,
+    pair: c.input.pair ?? null,
+    ratedAmount: toDecimalString(rating.charge),
+    ruleId: c.rule.id,
+    pricingVersion: c.contract.current_version,
+    periodStart: c.periodStart,
+    periodEnd: c.periodEnd,
+    timestamp: c.input.timestamp,
+  };
+}
