@@ -38,7 +38,7 @@ export function createServices(deps: ServiceDeps) {
     oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
     customers: createCustomerService(deps),
     contracts: createContractService({ ...deps, contexts }),
-    usage: createUsageService({ ...deps, book: createLineBook({ db: deps.db, drafts }), contexts }),
+    usage: createUsageService({ ...deps, book: createLineBook({ drafts }), contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */

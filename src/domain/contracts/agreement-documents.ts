@@ -1,5 +1,4 @@
-import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
+import { companyData, type Tenancy } from "../kernel/tenancy.js";
 import type { Database } from "../../db/database.js";
 import { findCompany } from "../access/companies.js";
 import { requireScope } from "../kernel/actor.js";
@@ -13,7 +12,7 @@ export function createAgreementDocuments({ db, clock }: { db: Database; clock: C
   async function renderAgreement(contract: repo.ContractRow): Promise<Buffer> {
     const [company, program] = await Promise.all([
       findCompany(db, contract.company_id),
-      repo.findProgramVersion(forCompany(db, contract.company_id), contract.id, contract.current_version),
+      repo.findProgramVersion(companyData(db, contract.company_id).data, contract.id, contract.current_version),
     ]);
     const rules = program?.rules ?? [];
     const minimums = rules.filter((r) => r.type === "minimum");

@@ -1,5 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Queryable } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { findRatingContexts, type RatingContextRow } from "./contract-repository.js";
 
 /** What ingestion reads of a contract to rate against it (one row per contract: its status, term and rules). */
@@ -20,12 +19,8 @@ export function createRatingContextCache() {
 
   return {
     /** The contexts of these contracts: cached ones unless `fresh`, the rest loaded in one query. */
-    async get(
-      db: Queryable,
-      companyId: string,
-      ids: readonly string[],
-      fresh = false,
-    ): Promise<Map<string, RatingContextRow>> {
+    async get(scope: CompanyScope, ids: readonly string[], fresh = false): Promise<Map<string, RatingContextRow>> {
+      const { companyId } = scope;
       const found = new Map<string, RatingContextRow>();
       const missing: string[] = [];
       for (const id of ids) {
@@ -34,7 +29,7 @@ export function createRatingContextCache() {
         else missing.push(id);
       }
       if (missing.length > 0) {
-        for (const row of await findRatingContexts(forCompany(db, companyId), missing)) {
+        for (const row of await findRatingContexts(scope, missing)) {
           found.set(row.id, row);
           const k = key(companyId, row.id);
           entries.delete(k);

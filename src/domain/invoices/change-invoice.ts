@@ -1,5 +1,5 @@
-import { type CompanyScope, forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { thawBill } from "./invoice-figures.js";
 import { transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
@@ -20,21 +20,19 @@ export type InvoiceChange = Pick<InvoiceRow, "updated_at"> &
  * locked invoice with the change applied: no change leaves a draft, so it presents the figures as issued.
  */
 export async function changeInvoice(
-  db: Database,
-  companyId: string,
+  company: CompanyData,
   number: string,
   action: InvoiceAction,
-  apply: (scope: CompanyScope, invoice: repo.InvoiceForChange, tx: Tx) => Promise<InvoiceChange>,
+  apply: (tx: CompanyScope, invoice: repo.InvoiceForChange) => Promise<InvoiceChange>,
   unchanged?: (invoice: repo.InvoiceForChange) => void,
 ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
-  return db.transaction(async (tx) => {
-    const scope = forCompany(tx, companyId);
-    const invoice = await repo.lockInvoiceForChange(scope, number);
+  return company.transaction(async (tx) => {
+    const invoice = await repo.lockInvoiceForChange(tx, number);
     if (!invoice) throw new NotFoundError("invoice");
     const verdict = transition(invoice.status as InvoiceStatus, action);
     if (verdict.kind === "refused") throw verdict.error;
     let after: repo.InvoiceForChange = invoice;
-    if (verdict.kind === "apply") after = { ...invoice, ...(await apply(scope, invoice, tx)), status: verdict.to };
+    if (verdict.kind === "apply") after = { ...invoice, ...(await apply(tx, invoice)), status: verdict.to };
     else unchanged?.(invoice);
     // Only a draft has no frozen figures, and every action either leaves a draft (finalize) or refuses it.
     if (after.billed === null) throw new Error(`invoice ${number} is answered as a draft after ${action}`);

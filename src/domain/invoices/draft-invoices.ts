@@ -1,5 +1,5 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import { addDays } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
@@ -79,32 +79,32 @@ const sameLine = (a: repo.LineWrite, b: repo.LineRow) =>
  * Draft invoices as ingestion and projection share them: one per contract and calendar month, locked for the
  * length of one transaction, saved with one statement.
  */
-export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock }) {
+export function createDraftInvoices({ clock }: { clock: Clock }) {
   return {
     /**
      * Creates the missing drafts in a short transaction of its own. It is the only place that takes the
      * company's invoice-number counter, and it takes it before any invoice lock, so that requests never deadlock.
      */
-    async ensure(companyId: string, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
+    async ensure(company: CompanyData, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
       if (wanted.length === 0) return new Set();
       const sorted = [...wanted].sort((a, b) =>
         periodKey(a.contractId, a.periodStart).localeCompare(periodKey(b.contractId, b.periodStart)),
       );
-      return db.transaction(async (tx) => {
+      return company.transaction(async (tx) => {
         // Take the counter (and with it the right to create drafts) first, then number only the drafts
         // still missing, so that numbers have no gaps but for rolled-back transactions.
-        await nextNumbers(forCompany(tx, companyId), "invoice_number", 0);
+        await nextNumbers(tx, "invoice_number", 0);
         const existing = new Set(
           (
             await repo.findExistingPeriods(
-              forCompany(tx, companyId),
+              tx,
               sorted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
             )
           ).map((k) => periodKey(k.contractId, k.periodStart)),
         );
         const missing = sorted.filter((w) => !existing.has(periodKey(w.contractId, w.periodStart)));
         if (missing.length === 0) return new Set<string>();
-        const last = await nextNumbers(forCompany(tx, companyId), "invoice_number", missing.length);
+        const last = await nextNumbers(tx, "invoice_number", missing.length);
         const first = last - missing.length + 1;
         const rows = missing.map((w, i) => {
           const issuedDate = addDays(w.periodEnd, 1);
@@ -119,7 +119,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
             dueDate: dueDateOf(issuedDate, w.paymentTerms),
           };
         });
-        return new Set(await repo.insertDraftInvoices(forCompany(tx, companyId), rows, clock.now()));
+        return new Set(await repo.insertDraftInvoices(tx, rows, clock.now()));
       });
     },
 
@@ -127,9 +127,9 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
      * Locks the drafts of these pairs (sorted order), then loads their lines in a second statement, whose
      * snapshot is taken after the locks are held. Throws MissingDraftInvoices for absent drafts.
      */
-    async lock(tx: Tx, companyId: string, wanted: readonly WantedInvoice[]): Promise<Map<string, DraftInvoice>> {
+    async lock(tx: CompanyScope, wanted: readonly WantedInvoice[]): Promise<Map<string, DraftInvoice>> {
       const rows = await repo.lockInvoices(
-        forCompany(tx, companyId),
+        tx,
         wanted.map((w) => ({ contractId: w.contractId, periodStart: w.periodStart })),
       );
       const drafts = new Map<string, DraftInvoice>();
@@ -150,7 +150,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
         byNumber.set(row.number, draft);
       }
       if (rows.length > 0) {
-        for (const line of await repo.findLinesOfInvoices(forCompany(tx, companyId), [...byNumber.keys()])) {
+        for (const line of await repo.findLinesOfInvoices(tx, [...byNumber.keys()])) {
           const draft = byNumber.get(line.invoice_number)!;
           draft.lines.set(line.key, lineFromRecord(line));
           draft.original.set(line.key, line);
@@ -162,7 +162,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
     },
 
     /** Writes the changed lines, removed lines and monthly minimum of these drafts in one statement. */
-    async save(tx: Tx, companyId: string, drafts: Iterable<DraftInvoice>): Promise<void> {
+    async save(tx: CompanyScope, drafts: Iterable<DraftInvoice>): Promise<void> {
       const lines: repo.LineWrite[] = [];
       const removed: { invoiceNumber: string; key: string }[] = [];
       const invoices: repo.InvoiceStateWrite[] = [];
@@ -182,8 +182,7 @@ export function createDraftInvoices({ db, clock }: { db: Database; clock: Clock 
           projectedAt: draft.projectedAt,
         });
       }
-      if (invoices.length > 0)
-        await repo.saveDraftState(forCompany(tx, companyId), { lines, removed, invoices }, clock.now());
+      if (invoices.length > 0) await repo.saveDraftState(tx, { lines, removed, invoices }, clock.now());
     },
   };
 }
@@ -195,17 +194,16 @@ export type DraftInvoices = ReturnType<typeof createDraftInvoices>;
  * Also retries on RetryTransaction and on a deadlock or serialization failure reported by PostgreSQL.
  */
 export async function withDrafts<T>(
-  db: Database,
+  company: CompanyData,
   drafts: DraftInvoices,
-  companyId: string,
-  work: (tx: Tx) => Promise<T>,
+  work: (tx: CompanyScope) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction(work);
+      return await company.transaction(work);
     } catch (error) {
       if (error instanceof MissingDraftInvoices && attempt < 3) {
-        await drafts.ensure(companyId, error.wanted);
+        await drafts.ensure(company, error.wanted);
         continue;
       }
       const code = (error as { code?: string }).code;

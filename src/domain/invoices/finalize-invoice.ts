@@ -1,5 +1,5 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import { toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { Big } from "../kernel/money.js";
@@ -17,7 +17,7 @@ import { bringUpToDate } from "./project-invoice.js";
  * The locked draft with its lines, read in a statement after the lock: one that waited for the lock (an
  * ingest writing to this draft) would still read the lines with its old snapshot.
  */
-async function draftOf(tx: Tx, companyId: string, invoice: InvoiceForChange): Promise<DraftInvoice> {
+async function draftOf(tx: CompanyScope, invoice: InvoiceForChange): Promise<DraftInvoice> {
   const draft: DraftInvoice = {
     number: invoice.number,
     contractId: invoice.contract_id,
@@ -29,7 +29,7 @@ async function draftOf(tx: Tx, companyId: string, invoice: InvoiceForChange): Pr
     lines: new Map(),
     original: new Map(),
   };
-  for (const line of await findLinesOfInvoices(forCompany(tx, companyId), [invoice.number])) {
+  for (const line of await findLinesOfInvoices(tx, [invoice.number])) {
     draft.lines.set(line.key, lineFromRecord(line));
     draft.original.set(line.key, line);
   }
@@ -41,19 +41,19 @@ async function draftOf(tx: Tx, companyId: string, invoice: InvoiceForChange): Pr
  * projection does, then frozen with its figures and dates. An issued or paid invoice answers unchanged, a void
  * one is refused. The API's finalize and the invoice worker (issue-due-drafts.ts) both issue through here.
  */
-export function createFinalizeInvoice({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts: DraftInvoices }) {
   return async function finalize(
-    companyId: string,
+    company: CompanyData,
     number: string,
   ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
-    return changeInvoice(db, companyId, number, "finalize", async (scope, invoice, tx) => {
+    return changeInvoice(company, number, "finalize", async (tx, invoice) => {
       if (invoice.rules === null) throw new Error(`contract ${invoice.contract_id} has no current pricing program`);
-      const draft = await draftOf(tx, companyId, invoice);
-      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, companyId, invoice.rules, draft));
+      const draft = await draftOf(tx, invoice);
+      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, invoice.rules, draft));
       const now = clock.now();
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms);
-      await issueInvoice(scope, { number, at: now, issuedDate, dueDate, billed });
+      await issueInvoice(tx, { number, at: now, issuedDate, dueDate, billed });
       return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
     });
   };

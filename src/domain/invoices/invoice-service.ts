@@ -1,5 +1,6 @@
 import type { Database } from "../../db/database.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
+import type { Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import type { DraftInvoices } from "./draft-invoices.js";
 import { createFinalizeInvoice } from "./finalize-invoice.js";
@@ -22,9 +23,9 @@ export function createInvoiceService(deps: { db: Database; clock: Clock; drafts:
     project: createProjectInvoice(deps),
 
     /** POST /v1/billing/invoices/{number}/finalize: draft → issued; an issued or paid invoice answers unchanged. */
-    async finalize(actor: Actor, number: string): Promise<InvoiceWithLines> {
-      requireScope(actor, "invoices:write");
-      return (await finalize(actor.companyId, number)).invoice;
+    async finalize(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
+      requireScope(tenant, "invoices:write");
+      return (await finalize(tenant, number)).invoice;
     },
     pay: createPayInvoice(deps),
     void: createVoidInvoice(deps),

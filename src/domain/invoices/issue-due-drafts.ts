@@ -1,5 +1,6 @@
 import type { Database } from "../../db/database.js";
 import type { Clock } from "../kernel/clock.js";
+import { type CompanyData, companyData } from "../kernel/tenancy.js";
 import { lastDuePeriodEnd } from "./invoice-lifecycle.js";
 import * as repo from "./invoice-repository.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
@@ -17,7 +18,7 @@ export function createIssueDueDrafts({
 }: {
   db: Database;
   clock: Clock;
-  finalize: (companyId: string, number: string) => Promise<{ invoice: InvoiceWithLines; applied: boolean }>;
+  finalize: (company: CompanyData, number: string) => Promise<{ invoice: InvoiceWithLines; applied: boolean }>;
 }) {
   return async function issueDue(
     graceMs: number,
@@ -29,7 +30,7 @@ export function createIssueDueDrafts({
     // One draft that cannot be issued (its transaction rolled back) must not hold up the others.
     for (const draft of due) {
       try {
-        if ((await finalize(draft.company_id, draft.number)).applied) issued += 1;
+        if ((await finalize(companyData(db, draft.company_id), draft.number)).applied) issued += 1;
       } catch (error) {
         failed.push({ number: draft.number, error });
       }

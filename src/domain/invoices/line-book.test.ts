@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import { Big } from "../kernel/money.js";
 import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
 import type { Line } from "./invoice-lines.js";
@@ -15,6 +16,12 @@ const wanted = {
   currency: "USD",
   paymentTerms: null,
 };
+
+/** A company whose transactions run their work at once, on a scope no statement reaches. */
+const company = {
+  companyId: "c",
+  transaction: (work: (tx: CompanyScope) => Promise<unknown>) => work({} as CompanyScope),
+} as unknown as CompanyData;
 
 const usageLine = (cappedTotal: string): Line => ({
   key: "usage|r1|2",
@@ -46,11 +53,10 @@ function bookOver(status: string, lines: Line[] = []) {
       };
       return new Map([["k1|2026-03-01", draft]]);
     },
-    save: async (_tx: Tx, _company: string, locked: Iterable<DraftInvoice>) => void saved.push([...locked]),
+    save: async (_tx: CompanyScope, locked: Iterable<DraftInvoice>) => void saved.push([...locked]),
     ensure: async () => new Set<string>(),
   } as unknown as DraftInvoices;
-  const db = { transaction: (work: (tx: Tx) => Promise<unknown>) => work({} as Tx) } as unknown as Database;
-  return { book: createLineBook({ db, drafts }), saved };
+  return { book: createLineBook({ drafts }), saved };
 }
 
 const charge = (amount: string) => ({
@@ -83,7 +89,7 @@ describe("line book", () => {
 
   it("records charges on the locked draft, the rule's capped total growing with each, and saves once", async () => {
     const { book, saved } = bookOver("draft", [usageLine("3")]);
-    const seen = await book.record("c", [wanted], async (_tx, open) => {
+    const seen = await book.record(company, [wanted], async (_tx, open) => {
       const before = open.cappedSoFar("k1", "2026-03-01", "r1").toFixed();
       const key = open.record("k1", "2026-03-01", charge("4"));
       return [open.draftNumber("k1", "2026-03-01"), before, key, open.cappedSoFar("k1", "2026-03-01", "r1").toFixed()];
@@ -95,7 +101,7 @@ describe("line book", () => {
 
   it("a closed period has no draft number, and nothing recorded is nothing saved", async () => {
     const { book, saved } = bookOver("issued");
-    const number = await book.record("c", [wanted], async (_tx, open) => open.draftNumber("k1", "2026-03-01"));
+    const number = await book.record(company, [wanted], async (_tx, open) => open.draftNumber("k1", "2026-03-01"));
     assert.equal(number, null);
     assert.equal(saved.length, 0);
   });
@@ -103,7 +109,7 @@ describe("line book", () => {
   it("a transaction that asks to start over saves nothing of its first attempt", async () => {
     const { book, saved } = bookOver("draft");
     let attempts = 0;
-    await book.record("c", [wanted], async (_tx, open) => {
+    await book.record(company, [wanted], async (_tx, open) => {
       open.record("k1", "2026-03-01", charge("1"));
       if (++attempts === 1) throw new RetryTransaction("clash");
     });

@@ -1,4 +1,5 @@
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
@@ -36,7 +37,7 @@ const ruleRatePlaces = new WeakMap<PricingRule, LinePlace>();
  * a line key or drives a draft itself. The batch path asks where each charge lands (the database function adds
  * the sums, line-deltas.ts); the locking path records charges on drafts locked for one transaction.
  */
-export function createLineBook({ db, drafts }: { db: Database; drafts: DraftInvoices }) {
+export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
   return {
     /**
      * The line a charge lands on. `atRuleRate`: a usage charge at its rule's own rate (the usual case), whose
@@ -55,8 +56,8 @@ export function createLineBook({ db, drafts }: { db: Database; drafts: DraftInvo
     },
 
     /** Creates the drafts missing for these periods (a short transaction of its own: draft-invoices.ts). */
-    ensure(companyId: string, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
-      return drafts.ensure(companyId, wanted);
+    ensure(company: CompanyData, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
+      return drafts.ensure(company, wanted);
     },
 
     /**
@@ -64,12 +65,16 @@ export function createLineBook({ db, drafts }: { db: Database; drafts: DraftInvo
      * lines it recorded charges on. Creates missing drafts and runs again; retries on RetryTransaction, deadlocks
      * and serialization failures (withDrafts).
      */
-    record<T>(companyId: string, wanted: readonly WantedInvoice[], work: (tx: Tx, book: OpenBook) => Promise<T>) {
-      return withDrafts(db, drafts, companyId, async (tx) => {
-        const locked = await drafts.lock(tx, companyId, wanted);
+    record<T>(
+      company: CompanyData,
+      wanted: readonly WantedInvoice[],
+      work: (tx: CompanyScope, book: OpenBook) => Promise<T>,
+    ) {
+      return withDrafts(company, drafts, async (tx) => {
+        const locked = await drafts.lock(tx, wanted);
         const book = openBook(locked);
         const result = await work(tx, book);
-        if (book.changed) await drafts.save(tx, companyId, locked.values());
+        if (book.changed) await drafts.save(tx, locked.values());
         return result;
       });
     },

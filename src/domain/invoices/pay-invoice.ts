@@ -18,8 +18,7 @@ export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) 
   return async function pay(tenant: Tenancy, number: string, paidDate?: string): Promise<InvoiceWithLines> {
     requireScope(tenant, "invoices:write");
     const { invoice } = await changeInvoice(
-      db,
-      tenant.companyId,
+      tenant,
       number,
       "pay",
       async (scope, invoice) => {

@@ -1,7 +1,7 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
+import type { Tenancy } from "../kernel/tenancy.js";
 import { isCalendarMonth, parseDate, periodOf } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -21,17 +21,16 @@ import type { InvoiceProjection } from "./invoice-schemas.js";
  * contract's current `rules`. Saves it; returns its figures. Projection and finalizing both call it.
  */
 export async function bringUpToDate(
-  { tx, clock, drafts }: { tx: Tx; clock: Clock; drafts: DraftInvoices },
-  companyId: string,
+  { tx, clock, drafts }: { tx: CompanyScope; clock: Clock; drafts: DraftInvoices },
   rules: readonly PricingRule[],
   draft: DraftInvoice,
 ): Promise<BilledInvoice> {
-  const billedElsewhere = await findOneTimeRulesBilled(forCompany(tx, companyId), draft.contractId, draft.number);
+  const billedElsewhere = await findOneTimeRulesBilled(tx, draft.contractId, draft.number);
   const { lines, minimum } = projectLines([...draft.lines.values()], rules, billedElsewhere);
   draft.lines = lines;
   draft.minimum = minimum;
   draft.projectedAt = clock.now();
-  await drafts.save(tx, companyId, [draft]);
+  await drafts.save(tx, [draft]);
   return billInvoice(lines.values(), minimum, draft.currency);
 }
 
@@ -47,12 +46,12 @@ const notADraft = (status: InvoiceStatus, number: string) =>
  * lines, one-time fees not billed yet, the usage already rated onto it, and the minimum true-up.
  * Idempotent: projecting again changes nothing that is already right.
  */
-export function createProjectInvoice({ db, clock, drafts }: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createProjectInvoice({ clock, drafts }: { clock: Clock; drafts: DraftInvoices }) {
   return async function project(
-    actor: Actor,
+    tenant: Tenancy,
     input: { contractId: string; periodStart: string; periodEnd: string },
   ): Promise<InvoiceProjection> {
-    requireScope(actor, "invoices:write");
+    requireScope(tenant, "invoices:write");
     if (!isCalendarMonth(input.periodStart, input.periodEnd)) {
       throw new ValidationError(
         "The billing period must be exactly one calendar month: its first day to its last day",
@@ -62,7 +61,7 @@ export function createProjectInvoice({ db, clock, drafts }: { db: Database; cloc
     if (!isBillingMonth(input.periodStart)) {
       throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
     }
-    const contract = await findContractTerms(forCompany(db, actor.companyId), input.contractId);
+    const contract = await findContractTerms(tenant.data, input.contractId);
     if (!contract) throw new NotFoundError("contract");
     if (
       input.periodEnd < contract.start_date ||
@@ -84,16 +83,16 @@ export function createProjectInvoice({ db, clock, drafts }: { db: Database; cloc
     const created = new Set<string>();
     const ensureAndRemember: DraftInvoices = {
       ...drafts,
-      ensure: async (companyId, list) => {
-        const numbers = await drafts.ensure(companyId, list);
+      ensure: async (company, list) => {
+        const numbers = await drafts.ensure(company, list);
         for (const n of numbers) created.add(n);
         return numbers;
       },
     };
-    return withDrafts(db, ensureAndRemember, actor.companyId, async (tx) => {
-      const draft = (await drafts.lock(tx, actor.companyId, [wanted])).get(periodKey(contract.id, period.start))!;
+    return withDrafts(tenant, ensureAndRemember, async (tx) => {
+      const draft = (await drafts.lock(tx, [wanted])).get(periodKey(contract.id, period.start))!;
       if (draft.status !== "draft") throw notADraft(draft.status as InvoiceStatus, draft.number);
-      const totals = await bringUpToDate({ tx, clock, drafts }, actor.companyId, contract.rules, draft);
+      const totals = await bringUpToDate({ tx, clock, drafts }, contract.rules, draft);
       return {
         object: "invoice" as const,
         number: draft.number,

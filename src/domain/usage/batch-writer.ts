@@ -1,5 +1,4 @@
-import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
+import type { CompanyData } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import type { LineBook, WantedInvoice } from "../invoices/line-book.js";
 import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
@@ -65,19 +64,17 @@ const MAX_EVENTS_PER_CALL = 2000;
  * never race for the same invoice locks, and requests of different companies never wait for each other.
  */
 export function createBatchWriter({
-  db,
   clock,
   book,
   settings: { callsInFlight = DEFAULT_CALLS_IN_FLIGHT, lanes = DEFAULT_LANES } = {},
 }: {
-  db: Database;
   clock: Clock;
   book: Pick<LineBook, "ensure">;
   settings?: IngestSettings | undefined;
 }) {
   const queues = new Map<string, CompanyQueue>();
 
-  async function drain(key: string, companyId: string, queue: CompanyQueue): Promise<void> {
+  async function drain(key: string, company: CompanyData, queue: CompanyQueue): Promise<void> {
     queue.running += 1;
     try {
       while (queue.pending.length > 0) {
@@ -91,7 +88,7 @@ export function createBatchWriter({
           group.push(next);
           events += next.writes.length;
         }
-        await writeGroup(companyId, group);
+        await writeGroup(company, group);
       }
     } finally {
       queue.running -= 1;
@@ -99,7 +96,7 @@ export function createBatchWriter({
     }
   }
 
-  async function writeGroup(companyId: string, group: Pending[]): Promise<void> {
+  async function writeGroup(company: CompanyData, group: Pending[]): Promise<void> {
     const closed = new Set<string>();
     // Each reason to call again has its own budget: events refused as closed never use up the others'.
     let draftsCreated = 0;
@@ -118,10 +115,7 @@ export function createBatchWriter({
       );
       let outcome: Awaited<ReturnType<typeof ingestRatedBatch>>;
       try {
-        outcome =
-          merged.length === 0
-            ? nothingWritten()
-            : await ingestRatedBatch(forCompany(db, companyId), merged, clock.now());
+        outcome = merged.length === 0 ? nothingWritten() : await ingestRatedBatch(company.data, merged, clock.now());
         if (outcome.stale.length > 0) {
           // Requests rated against a changed contract start over; the others go again without them.
           const stale = new Set(outcome.stale);
@@ -143,7 +137,7 @@ export function createBatchWriter({
               .find((p) => p.writes.some((w) => w.contractId === m.contractId && w.periodStart === m.periodStart))!
               .wanted(m.contractId, m.periodStart),
           );
-          await book.ensure(companyId, wanted);
+          await book.ensure(company, wanted);
           continue;
         }
       } catch (error) {
@@ -151,7 +145,7 @@ export function createBatchWriter({
         // 40001: a draft was issued while the call stored usage on it (the call was taken back).
         const code = (error as { code?: string }).code;
         if ((code === "40P01" || code === "40001") && conflicts++ < 5) continue;
-        await isolate(companyId, group, error);
+        await isolate(company, group, error);
         return;
       }
       // A request's duplicates: its ids that this call did not store (stored before, or sent by an
@@ -184,9 +178,9 @@ export function createBatchWriter({
    * refuses is found by halves and answered on its own (write-isolation.ts); any other failure is the
    * request's.
    */
-  async function isolate(companyId: string, group: Pending[], error: unknown): Promise<void> {
+  async function isolate(company: CompanyData, group: Pending[], error: unknown): Promise<void> {
     if (group.length > 1) {
-      for (const p of group) await writeGroup(companyId, [p]);
+      for (const p of group) await writeGroup(company, [p]);
       return;
     }
     const p = group[0]!;
@@ -195,7 +189,7 @@ export function createBatchWriter({
       const written = await isolateRefusal(
         p.writes,
         (w) => w.id,
-        (part) => writeAlone(companyId, [...part], p.wanted),
+        (part) => writeAlone(company, [...part], p.wanted),
         error,
         (ids) => stored.push(...ids),
       );
@@ -212,34 +206,38 @@ export function createBatchWriter({
 
   /** One call for `writes` alone, with the group's retries, outside any queue (the caller holds the lane). */
   function writeAlone(
-    companyId: string,
+    company: CompanyData,
     writes: BatchEventWrite[],
     wanted: Pending["wanted"],
   ): Promise<WrittenDuplicates> {
-    return new Promise((resolve, reject) => void writeGroup(companyId, [{ writes, wanted, resolve, reject }]));
+    return new Promise((resolve, reject) => void writeGroup(company, [{ writes, wanted, resolve, reject }]));
   }
 
   function enqueue(
-    companyId: string,
+    company: CompanyData,
     lane: number,
     writes: BatchEventWrite[],
     wanted: Pending["wanted"],
   ): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => {
-      const key = `${lane}|${companyId}`;
+      const key = `${lane}|${company.companyId}`;
       let queue = queues.get(key);
       if (!queue) {
         queue = { pending: [], running: 0 };
         queues.set(key, queue);
       }
       queue.pending.push({ writes, wanted, resolve, reject });
-      if (queue.running < callsInFlight) void drain(key, companyId, queue);
+      if (queue.running < callsInFlight) void drain(key, company, queue);
     });
   }
 
   return {
     /** Stores a rated batch; resolves with the ids that were stored already (duplicates). */
-    async write(companyId: string, writes: BatchEventWrite[], wanted: Pending["wanted"]): Promise<WrittenDuplicates> {
+    async write(
+      company: CompanyData,
+      writes: BatchEventWrite[],
+      wanted: Pending["wanted"],
+    ): Promise<WrittenDuplicates> {
       const byLane = new Map<number, BatchEventWrite[]>();
       for (const w of writes) {
         const lane = laneOf(w.contractId, lanes);
@@ -247,9 +245,9 @@ export function createBatchWriter({
         if (list) list.push(w);
         else byLane.set(lane, [w]);
       }
-      if (byLane.size === 1) return enqueue(companyId, byLane.keys().next().value!, writes, wanted);
+      if (byLane.size === 1) return enqueue(company, byLane.keys().next().value!, writes, wanted);
       const parts = [...byLane];
-      const settled = await Promise.allSettled(parts.map(([lane, part]) => enqueue(companyId, lane, part, wanted)));
+      const settled = await Promise.allSettled(parts.map(([lane, part]) => enqueue(company, lane, part, wanted)));
       // Every lane has answered; a failure is the request's, after the lanes that succeeded are accounted for.
       const written: WrittenDuplicates[] = [];
       const stored: string[] = [];

@@ -1,8 +1,8 @@
-import type { Database } from "../../db/database.js";
 import type { RatingContextRow } from "../contracts/rating-context-cache.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { LineBook } from "../invoices/line-book.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
+import type { Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import { StaleContracts, type IngestSettings } from "./batch-writer.js";
 import { answer } from "./ingest/answer.js";
@@ -25,49 +25,46 @@ type Round =
  * lane of the contracts it touches (batch-writer.ts), or one transaction on the locking path.
  */
 export function createUsageIngestion({
-  db,
   clock,
   book,
   contexts,
   ingest,
 }: {
-  db: Database;
   clock: Clock;
   book: LineBook;
   contexts: RatingContextCache;
   ingest?: IngestSettings | undefined;
 }) {
-  const write = createEventWriter({ db, clock, book, ingest });
+  const write = createEventWriter({ clock, book, ingest });
 
-  return async function submit(actor: Actor, rawEvents: readonly unknown[]): Promise<SubmitResult> {
-    requireScope(actor, "usage:write");
+  return async function submit(tenant: Tenancy, rawEvents: readonly unknown[]): Promise<SubmitResult> {
+    requireScope(tenant, "usage:write");
     const batch = parseBatch(rawEvents);
     // Judge, price and write; again with fresh contracts if a cached one changed meanwhile. An event that another
     // lane stored before that is this request's own (the entry whose copy was stored), whatever the next round
     // makes of it: found stored, refused by a contract that changed, or a later copy.
     const storedEarlier = new Map<string, number>(); // event id → index of the entry stored
     for (let attempt = 0; ; attempt++) {
-      const round = await judgePriceAndWrite(actor.companyId, batch);
+      const round = await judgePriceAndWrite(tenant, batch);
       if (round.kind === "stale") {
         for (const [id, index] of round.storedEarlier) storedEarlier.set(id, index);
         if (attempt >= 3) throw new StaleContracts(round.contractIds);
-        contexts.invalidate(actor.companyId, round.contractIds);
+        contexts.invalidate(tenant.companyId, round.contractIds);
         continue;
       }
       const outcomes = [...round.outcomes];
       for (const index of storedEarlier.values()) outcomes[index] = ACCEPTED;
       const inputs = new Map(batch.parsed.map((p) => [p.index, p.input]));
-      const settled = await settleDuplicates(db, actor.companyId, outcomes, inputs, round.judgement.good);
+      const settled = await settleDuplicates(tenant.data, outcomes, inputs, round.judgement.good);
       return answer(settled, batch.eventIds);
     }
   };
 
-  async function judgePriceAndWrite(companyId: string, batch: ParsedBatch): Promise<Round> {
-    const judgement = await judge(companyId, batch.parsed);
+  async function judgePriceAndWrite(tenant: Tenancy, batch: ParsedBatch): Promise<Round> {
+    const judgement = await judge(tenant, batch.parsed);
     const chosen = new Set(judgement.candidates.map((c) => c.input.event_id));
     const storedRefused = await settleRefusedStored(
-      db,
-      companyId,
+      tenant.data,
       [batch.refused, judgement.refused],
       batch.eventIds,
       chosen,
@@ -75,7 +72,7 @@ export function createUsageIngestion({
     let written: Map<number, Outcome> = new Map();
     if (judgement.candidates.length > 0) {
       try {
-        written = writtenOutcomes(judgement.candidates, await write(companyId, judgement.candidates));
+        written = writtenOutcomes(judgement.candidates, await write(tenant, judgement.candidates));
       } catch (error) {
         if (!(error instanceof StaleContracts)) throw error;
         const entryOf = new Map(judgement.candidates.map((c) => [c.input.event_id, c.index]));
@@ -105,12 +102,12 @@ export function createUsageIngestion({
    * Stage 2 with its reads: the batch judged against its contracts from the per-process cache (one query for
    * those it lacks); a refusal is never based on a cached row, so refused contracts are read again first.
    */
-  async function judge(companyId: string, parsed: readonly Parsed[]): Promise<Judgement> {
+  async function judge(tenant: Tenancy, parsed: readonly Parsed[]): Promise<Judgement> {
     const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
-    const contracts = await contexts.get(db, companyId, ids);
+    const contracts = await contexts.get(tenant.data, ids);
     const first = judgeBatch(parsed, contracts);
     if (first.refusingContracts.length === 0) return first;
-    const fresh = await contexts.get(db, companyId, first.refusingContracts, true);
+    const fresh = await contexts.get(tenant.data, first.refusingContracts, true);
     const confirmed = new Map<string, RatingContextRow>(contracts);
     for (const id of first.refusingContracts) {
       const row = fresh.get(id);

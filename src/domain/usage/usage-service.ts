@@ -1,9 +1,9 @@
+import type { Tenancy } from "../kernel/tenancy.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { IngestSettings } from "./batch-writer.js";
-import type { Database } from "../../db/database.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { LineBook } from "../invoices/line-book.js";
-import { requireScope, type Actor } from "../kernel/actor.js";
+import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
 import { toJsonDecimal } from "../kernel/money.js";
@@ -38,32 +38,30 @@ function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
 }
 
 export function createUsageService(deps: {
-  db: Database;
   clock: Clock;
   book: LineBook;
   contexts: RatingContextCache;
   ingest?: IngestSettings | undefined;
 }) {
-  const { db } = deps;
   return {
     submit: createUsageIngestion(deps),
 
-    async list(actor: Actor, filter: repo.UsageFilter, page: PageRequest): Promise<Page<UsageEvent>> {
-      requireScope(actor, "usage:read", "usage:write");
+    async list(tenant: Tenancy, filter: repo.UsageFilter, page: PageRequest): Promise<Page<UsageEvent>> {
+      requireScope(tenant, "usage:read", "usage:write");
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
-        afterSeq = (await repo.findUsageEvent(forCompany(db, actor.companyId), page.startingAfter))?.seq;
+        afterSeq = (await repo.findUsageEvent(tenant.data, page.startingAfter))?.seq;
         if (afterSeq === undefined)
           throw new ValidationError("starting_after does not name a usage event of this company", "invalid_cursor");
       }
-      const rows = await repo.listUsageEvents(forCompany(db, actor.companyId), filter, afterSeq, page.limit);
+      const rows = await repo.listUsageEvents(tenant.data, filter, afterSeq, page.limit);
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentUsageEvent), hasMore: result.hasMore };
     },
 
-    async get(actor: Actor, eventId: string): Promise<UsageEvent> {
-      requireScope(actor, "usage:read", "usage:write");
-      const row = await repo.findUsageEvent(forCompany(db, actor.companyId), eventId);
+    async get(tenant: Tenancy, eventId: string): Promise<UsageEvent> {
+      requireScope(tenant, "usage:read", "usage:write");
+      const row = await repo.findUsageEvent(tenant.data, eventId);
       if (!row) throw new NotFoundError("usage_event");
       return presentUsageEvent(row);
     },
@@ -72,18 +70,14 @@ export function createUsageService(deps: {
      * Events per UTC day of their timestamp over the last `days` days up to today by the service's clock
      * (dashboard overview chart), oldest first, a zero for every day without events.
      */
-    async dailyEventCounts(actor: Actor, days: number): Promise<{ date: string; events: number }[]> {
-      requireScope(actor, "usage:read", "usage:write");
+    async dailyEventCounts(tenant: Tenancy, days: number): Promise<{ date: string; events: number }[]> {
+      requireScope(tenant, "usage:read", "usage:write");
       const span = Math.min(Math.max(Math.trunc(days) || 1, 1), 366);
       const now = deps.clock.now();
       const dayMs = 86_400_000;
       const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + dayMs;
       const first = tomorrow - span * dayMs;
-      const rows = await repo.countUsageEventsPerDay(
-        forCompany(db, actor.companyId),
-        new Date(first),
-        new Date(tomorrow),
-      );
+      const rows = await repo.countUsageEventsPerDay(tenant.data, new Date(first), new Date(tomorrow));
       const counts = new Map(rows.map((r) => [r.day, Number(r.events)]));
       return Array.from({ length: span }, (_, i) => {
         const date = new Date(first + i * dayMs).toISOString().slice(0, 10);

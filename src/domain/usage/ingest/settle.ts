@@ -1,5 +1,4 @@
-import { forCompany } from "../../../db/company-scope.js";
-import type { Database } from "../../../db/database.js";
+import type { CompanyScope } from "../../../db/company-scope.js";
 import { toDecimalString } from "../../kernel/money.js";
 import { countUsageDuplicates } from "../../../platform/metrics.js";
 import { ruleRate } from "../pricers.js";
@@ -14,8 +13,7 @@ import { DUPLICATE, type Decisions, type Outcome } from "./outcome.js";
  * own events, `chosen`) are looked up here, in one query when there are any. Returns the entries found stored.
  */
 export async function settleRefusedStored(
-  db: Database,
-  companyId: string,
+  scope: CompanyScope,
   refused: readonly Decisions[],
   eventIds: readonly (string | null)[],
   chosen: ReadonlySet<string>,
@@ -29,7 +27,7 @@ export async function settleRefusedStored(
   }
   const found = new Map<number, Outcome>();
   if (entries.length === 0) return found;
-  const stored = await findStoredEventIds(forCompany(db, companyId), [...new Set(entries.map(([, id]) => id))]);
+  const stored = await findStoredEventIds(scope, [...new Set(entries.map(([, id]) => id))]);
   for (const [index, id] of entries) if (stored.has(id)) found.set(index, DUPLICATE);
   return found;
 }
@@ -44,8 +42,7 @@ export async function settleRefusedStored(
  * `inputs`: each entry's event when it was well-formed; `good`: its verdict when it was judged good.
  */
 export async function settleDuplicates(
-  db: Database,
-  companyId: string,
+  scope: CompanyScope,
   outcomes: readonly Outcome[],
   inputs: ReadonlyMap<number, UsageEventInput>,
   good: ReadonlyMap<number, Candidate>,
@@ -67,7 +64,7 @@ export async function settleDuplicates(
   });
   if (duplicates === 0) return settled;
   if (copies.length > 0) {
-    for (const i of await findDifferingCopies(forCompany(db, companyId), copies)) {
+    for (const i of await findDifferingCopies(scope, copies)) {
       const index = entries[i];
       if (index !== undefined) settled[index] = { kind: "accepted", duplicate: true, differs: true };
     }

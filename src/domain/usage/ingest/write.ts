@@ -1,5 +1,5 @@
-import { forCompany } from "../../../db/company-scope.js";
-import type { Database, Tx } from "../../../db/database.js";
+import type { CompanyScope } from "../../../db/company-scope.js";
+import type { CompanyData } from "../../kernel/tenancy.js";
 import { RetryTransaction, type LineBook, type OpenBook, type WantedInvoice } from "../../invoices/line-book.js";
 import type { Clock } from "../../kernel/clock.js";
 import { createBatchWriter, StaleContracts, type IngestSettings } from "../batch-writer.js";
@@ -21,31 +21,29 @@ import { priceForBatch, priceOnBook } from "./price.js";
  * it was read.
  */
 export function createEventWriter({
-  db,
   clock,
   book,
   ingest,
 }: {
-  db: Database;
   clock: Clock;
   book: LineBook;
   ingest?: IngestSettings | undefined;
 }) {
-  const batchWriter = createBatchWriter({ db, clock, book, settings: ingest });
+  const batchWriter = createBatchWriter({ clock, book, settings: ingest });
 
   /** The one-round-trip path (migrations/functions/billing_ingest_usage_lines.sql). */
-  function batchPath(companyId: string, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
+  function batchPath(company: CompanyData, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
     const writes = new Array(candidates.length);
     for (let i = 0; i < candidates.length; i++) writes[i] = priceForBatch(candidates[i] as Candidate, book);
-    return batchWriter.write(companyId, writes, (contractId, periodStart) =>
+    return batchWriter.write(company, writes, (contractId, periodStart) =>
       wantedInvoice(candidates.find((c) => c.contract.id === contractId && c.periodStart === periodStart)),
     );
   }
 
   /** The locking path: one transaction for the batch; an event the database refuses costs only itself. */
-  async function lockingPath(companyId: string, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
+  async function lockingPath(company: CompanyData, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
     const stored = await findStoredEventIds(
-      forCompany(db, companyId),
+      company.data,
       candidates.map((c) => c.input.event_id),
     );
     const fresh = candidates.filter((c) => !stored.has(c.input.event_id));
@@ -61,8 +59,8 @@ export function createEventWriter({
           let recheckStored = false;
           const wanted = new Map<string, WantedInvoice>();
           for (const c of part) wanted.set(`${c.contract.id}|${c.periodStart}`, wantedInvoice(c));
-          const { meanwhile, closed } = await book.record(companyId, [...wanted.values()], async (tx, open) => {
-            const result = await rateAndStore(tx, open, companyId, part, recheckStored);
+          const { meanwhile, closed } = await book.record(company, [...wanted.values()], async (tx, open) => {
+            const result = await rateAndStore(tx, open, part, recheckStored);
             recheckStored = result.clashed;
             if (result.clashed) throw new RetryTransaction("event ids stored concurrently");
             return result;
@@ -86,13 +84,11 @@ export function createEventWriter({
    * attempt (`recheckStored`) sees it as stored.
    */
   async function rateAndStore(
-    tx: Tx,
+    scope: CompanyScope,
     open: OpenBook,
-    companyId: string,
     candidates: readonly Candidate[],
     recheckStored: boolean,
   ): Promise<{ meanwhile: Set<string>; closed: Set<string>; clashed: boolean }> {
-    const scope = forCompany(tx, companyId);
     const stale = await findStaleContracts(
       scope,
       new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])),
@@ -118,9 +114,9 @@ export function createEventWriter({
     return { meanwhile, closed, clashed: inserted.length !== writes.length };
   }
 
-  return function write(companyId: string, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
+  return function write(company: CompanyData, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
     const capped = candidates.some((c) => c.rule.monthly_cap !== null);
-    return capped ? lockingPath(companyId, candidates) : batchPath(companyId, candidates);
+    return capped ? lockingPath(company, candidates) : batchPath(company, candidates);
   };
 }
 
