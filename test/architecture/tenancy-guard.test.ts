@@ -91,6 +91,21 @@ describe("tenancy guard: every repository function of company data takes a Compa
     }
   });
 
+  it("chooses the company in one place: no service calls forCompany, only kernel/tenancy.ts opens a company's data", () => {
+    const callers: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
+          if (/\bforCompany\(/.test(readFileSync(path, "utf8"))) callers.push(path.slice(DOMAIN.length + 1));
+        }
+      }
+    };
+    walk(DOMAIN);
+    assert.deepEqual(callers, ["kernel/tenancy.ts"]);
+  });
+
   it("refuses a scope without a company id before any statement", () => {
     const db = { query: async () => assert.fail("sent") } as never;
     for (const bad of [undefined, "", "not-a-uuid", null]) {
