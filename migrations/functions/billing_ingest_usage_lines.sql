@@ -9,7 +9,7 @@
 -- held for its run only, not across round trips. When every event is new, the lines are folded in as they
 -- came. When the insert shows ids stored already (a retry, a replay, a concurrent request), the sums are taken
 -- again over the events this call inserted, so that an event is never billed twice. Batches that touch a rule
--- with a monthly cap take the locking path in code instead (ingest-usage.ts): the cap's remainder depends on
+-- with a monthly cap take the locking path in code instead (usage/ingest/write.ts): the cap's remainder depends on
 -- what the locked invoice already holds.
 --
 -- Duplicates that differ from the stored event (docs/api.md "Usage events", `differs`): where that costs
