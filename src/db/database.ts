@@ -8,6 +8,12 @@ export interface QueryResult<Row> {
 }
 
 export interface Queryable {
+  /**
+   * A connection is no company's: a company's scope (company-scope.ts, which binds its company as `$1`) can
+   * never be passed where a bare connection is expected, and have its company put before the statement's own
+   * parameters unasked.
+   */
+  readonly companyId?: never;
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
 }
 
