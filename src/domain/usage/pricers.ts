@@ -97,16 +97,22 @@ const STEPS: readonly PricingStep[] = [monthlyCap];
 export const pricerFor = (event: RatableEvent, rule: PricingRule): Pricer =>
   event.feeAmount !== null ? asSent : PRICERS[rule.model];
 
+/** One event's charge: its pricer, then every step after pricing. Pure. */
+export function priceCharge(event: RatableEvent, rule: PricingRule, totals: RuleTotals): Priced {
+  let priced = pricerFor(event, rule)(event, rule, totals);
+  for (const step of STEPS) priced = step(priced, rule, totals);
+  return priced;
+}
+
 /**
- * Prices one event: its pricer, then every step after pricing. Returns the charge and the rule's new running
- * totals. Pure.
+ * Prices one event and returns the rule's new running totals too. Ingestion takes only the charge
+ * (`priceCharge`): the line book keeps the running totals of the lines it records on.
  */
 export function price(
   event: RatableEvent,
   rule: PricingRule,
   totals: RuleTotals,
 ): { priced: Priced; totals: RuleTotals } {
-  let priced = pricerFor(event, rule)(event, rule, totals);
-  for (const step of STEPS) priced = step(priced, rule, totals);
+  const priced = priceCharge(event, rule, totals);
   return { priced, totals: { capped: totals.capped.plus(priced.cappedCharge) } };
 }

@@ -1,6 +1,6 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import type { Big } from "../kernel/money.js";
-import { price, type LineKind, type RatableEvent } from "./pricers.js";
+import { priceCharge, type LineKind, type RatableEvent } from "./pricers.js";
 
 export type { LineKind, RatableEvent } from "./pricers.js";
 
@@ -55,7 +55,7 @@ export function selectRule(rules: readonly PricingRule[], event: RatableEvent): 
  * in the event's service period. Pure.
  */
 export function rateEvent(event: RatableEvent, rule: PricingRule, capUsed: Big): Rating {
-  const { priced } = price(event, rule, { capped: capUsed });
+  const priced = priceCharge(event, rule, { capped: capUsed });
   return {
     rule,
     appliedRate: priced.appliedRate,
