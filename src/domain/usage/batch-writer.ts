@@ -5,7 +5,7 @@ import { ingestRatedBatch, type BatchEventWrite } from "./usage-repository.js";
 import { isolateRefusal, mergeWritten, storedBy, type WrittenDuplicates } from "./write-isolation.js";
 
 interface Pending {
-  writes: BatchEventWrite[];
+  writes: readonly BatchEventWrite[];
   wanted: (contractId: string, periodStart: string) => WantedInvoice;
   resolve(written: WrittenDuplicates): void;
   reject(error: unknown): void;
@@ -207,7 +207,7 @@ export function createBatchWriter({
   /** One call for `writes` alone, with the group's retries, outside any queue (the caller holds the lane). */
   function writeAlone(
     company: CompanyData,
-    writes: BatchEventWrite[],
+    writes: readonly BatchEventWrite[],
     wanted: Pending["wanted"],
   ): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => void writeGroup(company, [{ writes, wanted, resolve, reject }]));
@@ -216,7 +216,7 @@ export function createBatchWriter({
   function enqueue(
     company: CompanyData,
     lane: number,
-    writes: BatchEventWrite[],
+    writes: readonly BatchEventWrite[],
     wanted: Pending["wanted"],
   ): Promise<WrittenDuplicates> {
     return new Promise((resolve, reject) => {
@@ -235,7 +235,7 @@ export function createBatchWriter({
     /** Stores a rated batch; resolves with the ids that were stored already (duplicates). */
     async write(
       company: CompanyData,
-      writes: BatchEventWrite[],
+      writes: readonly BatchEventWrite[],
       wanted: Pending["wanted"],
     ): Promise<WrittenDuplicates> {
       const byLane = new Map<number, BatchEventWrite[]>();

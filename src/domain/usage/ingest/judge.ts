@@ -1,10 +1,12 @@
-import type { RatingContextRow } from "../../contracts/rating-context-cache.js";
+import type { RatingContextCache, RatingContextRow } from "../../contracts/rating-context-cache.js";
 import type { PricingRule } from "../../contracts/pricing-rule.js";
 import { periodOf, toDateString } from "../../kernel/billing-period.js";
+import type { CompanyData } from "../../kernel/tenancy.js";
+import { StaleContracts } from "../batch-writer.js";
 import { selectRule, type RatableEvent } from "../rate-event.js";
 import type { UsageEventInput } from "../usage-schemas.js";
-import type { Outcome } from "./outcome.js";
-import type { Parsed } from "./parse.js";
+import type { Outcome, Stage } from "./outcome.js";
+import type { Parsed, ParsedBatch } from "./parse.js";
 
 /** An event judged good: its contract, the rule that prices it, its service period. */
 export interface Candidate {
@@ -102,4 +104,67 @@ export function judgeBatch(parsed: readonly Parsed[], contracts: ReadonlyMap<str
     }
   }
   return { candidates, refused, copies, good, refusingContracts: [...refusingContracts] };
+}
+
+/** The batch as the judge hands it on. */
+export interface JudgedBatch extends ParsedBatch {
+  judgement: Judgement;
+  /**
+   * Events of this request that another of its lanes stored before a contract changed under the request (event id →
+   * entry): they are the request's own, accepted, whatever the next round makes of them.
+   */
+  storedEarlier: ReadonlyMap<string, number>;
+}
+
+/** Rounds of judging a request may take when its contracts keep changing under it. */
+const MAX_ROUNDS = 4;
+
+/**
+ * Stage 2 with its reads: the batch judged against its contracts from the per-process cache (one query for those
+ * it lacks), handed on. When a contract changed since it was cached (the write throws StaleContracts), the batch
+ * is judged again with fresh contracts and handed on again.
+ */
+export function judgeStage({
+  contexts,
+  next,
+}: {
+  contexts: RatingContextCache;
+  next: Stage<JudgedBatch>;
+}): Stage<ParsedBatch> {
+  /** A refusal is never based on a cached row, so refused contracts are read again first. */
+  async function judge(company: CompanyData, parsed: readonly Parsed[]): Promise<Judgement> {
+    const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
+    const contracts = await contexts.get(company.data, ids);
+    const first = judgeBatch(parsed, contracts);
+    if (first.refusingContracts.length === 0) return first;
+    const fresh = await contexts.get(company.data, first.refusingContracts, true);
+    const confirmed = new Map<string, RatingContextRow>(contracts);
+    for (const id of first.refusingContracts) {
+      const row = fresh.get(id);
+      if (row) confirmed.set(id, row);
+      else confirmed.delete(id);
+    }
+    return judgeBatch(parsed, confirmed);
+  }
+
+  return async (tenant, batch) => {
+    let storedEarlier: ReadonlyMap<string, number> = new Map();
+    for (let round = 1; ; round++) {
+      const judgement = await judge(tenant, batch.parsed);
+      try {
+        return await next(tenant, { ...batch, judgement, storedEarlier });
+      } catch (error) {
+        if (!(error instanceof StaleContracts)) throw error;
+        const entryOf = new Map(judgement.candidates.map((c) => [c.input.event_id, c.index]));
+        const stored = new Map(storedEarlier);
+        for (const id of error.storedIds) {
+          const index = entryOf.get(id);
+          if (index !== undefined) stored.set(id, index);
+        }
+        storedEarlier = stored;
+        if (round >= MAX_ROUNDS) throw new StaleContracts(error.contractIds);
+        contexts.invalidate(tenant.companyId, error.contractIds);
+      }
+    }
+  };
 }

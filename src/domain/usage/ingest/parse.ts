@@ -1,6 +1,6 @@
 import { parseUsageEvent } from "../parse-usage-event.js";
 import type { UsageEventInput } from "../usage-schemas.js";
-import type { Outcome } from "./outcome.js";
+import type { Outcome, Stage } from "./outcome.js";
 
 /** An entry of the batch that is a well-formed event. */
 export interface Parsed {
@@ -17,7 +17,7 @@ export interface ParsedBatch {
 }
 
 /** Stage 1: the shape of each event on its own (parse-usage-event.ts); a bad one is refused, its neighbours go on. */
-export function parseBatch(rawEvents: readonly unknown[]): ParsedBatch {
+function parseBatch(rawEvents: readonly unknown[]): ParsedBatch {
   const eventIds = new Array<string | null>(rawEvents.length);
   const parsed: Parsed[] = [];
   const refused = new Map<number, Outcome>();
@@ -31,3 +31,9 @@ export function parseBatch(rawEvents: readonly unknown[]): ParsedBatch {
   }
   return { eventIds, parsed, refused };
 }
+
+/** Stage 1 chained to the judge: the batch parsed, handed on. */
+export const parseStage =
+  (next: Stage<ParsedBatch>): Stage<readonly unknown[]> =>
+  (tenant, rawEvents) =>
+    next(tenant, parseBatch(rawEvents));

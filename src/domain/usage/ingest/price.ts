@@ -2,15 +2,31 @@ import type { LineBook, OpenBook } from "../../invoices/line-book.js";
 import { Big, toDecimalString } from "../../kernel/money.js";
 import { rateEvent, type Rating } from "../rate-event.js";
 import type { BatchEventWrite, RatedEventWrite } from "../usage-repository.js";
-import type { Candidate } from "./judge.js";
+import type { Candidate, JudgedBatch } from "./judge.js";
+import type { Stage } from "./outcome.js";
 
 const ZERO = new Big(0);
+
+/** The batch as pricing hands it to the batch path of the write: one write per candidate, in batch order. */
+export interface PricedBatch extends JudgedBatch {
+  writes: readonly BatchEventWrite[];
+}
+
+/** Stage 3 on the batch path: every candidate priced and placed on its line, handed on. */
+export const priceStage =
+  ({ book, next }: { book: LineBook; next: Stage<PricedBatch> }): Stage<JudgedBatch> =>
+  (tenant, batch) => {
+    const { candidates } = batch.judgement;
+    const writes = new Array<BatchEventWrite>(candidates.length);
+    for (let i = 0; i < candidates.length; i++) writes[i] = priceForBatch(candidates[i] as Candidate, book);
+    return next(tenant, { ...batch, writes });
+  };
 
 /**
  * Stage 3, on the batch path (no monthly cap in the batch: pricing needs nothing stored): the event's charge
  * (rate-event.ts: its pricer, then the steps after pricing) and the line the book says it lands on.
  */
-export function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
+function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
   const rating = rateEvent(c.ratable, c.rule, ZERO);
   const place = book.placeOf(
     { kind: rating.kind, rule: c.rule, metric: c.input.metric, unitPrice: rating.appliedRate },

@@ -1,18 +1,55 @@
 import type { CompanyScope } from "../../../db/company-scope.js";
+import type { CompanyData } from "../../kernel/tenancy.js";
 import { toDecimalString } from "../../kernel/money.js";
 import { countUsageDuplicates } from "../../../platform/metrics.js";
 import { ruleRate } from "../pricers.js";
 import { findDifferingCopies, findStoredEventIds, type DuplicateCopy } from "../usage-repository.js";
 import type { UsageEventInput } from "../usage-schemas.js";
+import type { SubmitResult } from "../usage-schemas.js";
+import { answer } from "./answer.js";
 import type { Candidate } from "./judge.js";
-import { DUPLICATE, type Decisions, type Outcome } from "./outcome.js";
+import { ACCEPTED, DUPLICATE, type Decisions, type Outcome } from "./outcome.js";
+import type { WrittenBatch } from "./write.js";
+
+/**
+ * Stage 5, the last but the answer: every entry's outcome from the stage that decided it, refused entries whose id
+ * is stored already and the duplicates' `differs` settled, then the answer (answer.ts).
+ */
+export async function settleStage(tenant: CompanyData, batch: WrittenBatch): Promise<SubmitResult> {
+  const { judgement } = batch;
+  const chosen = new Set(judgement.candidates.map((c) => c.input.event_id));
+  const storedRefused = await settleRefusedStored(
+    tenant.data,
+    [batch.refused, judgement.refused],
+    batch.eventIds,
+    chosen,
+  );
+  const copies = new Set(judgement.copies);
+  const outcomes = new Array<Outcome>(batch.eventIds.length);
+  for (let index = 0; index < outcomes.length; index++) {
+    outcomes[index] =
+      batch.written.get(index) ??
+      (copies.has(index) ? DUPLICATE : undefined) ??
+      storedRefused.get(index) ??
+      judgement.refused.get(index) ??
+      batch.refused.get(index) ??
+      unreachable(index);
+  }
+  for (const index of batch.storedEarlier.values()) outcomes[index] = ACCEPTED;
+  const inputs = new Map(batch.parsed.map((p) => [p.index, p.input]));
+  return answer(await settleDuplicates(tenant.data, outcomes, inputs, judgement.good), batch.eventIds);
+}
+
+function unreachable(index: number): never {
+  throw new Error(`entry ${index} of the batch has no outcome`);
+}
 
 /**
  * An id stored already answers accepted and changes nothing, even if this copy is refused (docs/decisions.md,
  * "Rating" 8). Candidates learn it from the write itself; the refused entries' ids (but those of the batch's
  * own events, `chosen`) are looked up here, in one query when there are any. Returns the entries found stored.
  */
-export async function settleRefusedStored(
+async function settleRefusedStored(
   scope: CompanyScope,
   refused: readonly Decisions[],
   eventIds: readonly (string | null)[],
@@ -41,7 +78,7 @@ export async function settleRefusedStored(
  * duplicates, so that new events never pay for it. A copy that is not a valid event cannot be the stored one.
  * `inputs`: each entry's event when it was well-formed; `good`: its verdict when it was judged good.
  */
-export async function settleDuplicates(
+async function settleDuplicates(
   scope: CompanyScope,
   outcomes: readonly Outcome[],
   inputs: ReadonlyMap<number, UsageEventInput>,

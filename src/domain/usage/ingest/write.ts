@@ -10,32 +10,38 @@ import {
   type RatedEventWrite,
 } from "../usage-repository.js";
 import { mergeWritten, nothingRefused, writeIsolating, type WrittenDuplicates } from "../write-isolation.js";
-import type { Candidate } from "./judge.js";
-import { ACCEPTED, type Outcome } from "./outcome.js";
-import { priceForBatch, priceOnBook } from "./price.js";
+import type { Candidate, JudgedBatch } from "./judge.js";
+import { ACCEPTED, type Outcome, type Stage } from "./outcome.js";
+import { priceOnBook, type PricedBatch } from "./price.js";
+
+/** The batch as the write hands it on: what each candidate's write came to, by entry. */
+export interface WrittenBatch extends JudgedBatch {
+  written: ReadonlyMap<number, Outcome>;
+}
 
 /**
- * Stage 4: prices and stores the candidates, on one of two paths. Without monthly caps, pricing needs nothing
- * from the stored state, so the batch goes to the database in one call (batch-writer.ts); a capped rule's
- * remainder depends on the locked draft (the locking path). Throws StaleContracts when a contract changed since
- * it was read.
+ * Stage 4: stores the candidates, on one of two paths, and hands on what each write came to. Priced events go to
+ * the database in one call (the batch path, batch-writer.ts); a capped rule's remainder depends on the locked
+ * draft, so capped events are priced and stored on the locked drafts (the locking path). Throws StaleContracts
+ * when a contract changed since it was read (the judge judges the batch again).
  */
-export function createEventWriter({
+export function writeStages({
   clock,
   book,
   ingest,
+  next,
 }: {
   clock: Clock;
   book: LineBook;
   ingest?: IngestSettings | undefined;
-}) {
+  next: Stage<WrittenBatch>;
+}): { batch: Stage<PricedBatch>; locking: Stage<JudgedBatch> } {
   const batchWriter = createBatchWriter({ clock, book, settings: ingest });
 
   /** The one-round-trip path (migrations/functions/billing_ingest_usage_lines.sql). */
-  function batchPath(company: CompanyData, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
-    const writes = new Array(candidates.length);
-    for (let i = 0; i < candidates.length; i++) writes[i] = priceForBatch(candidates[i] as Candidate, book);
-    return batchWriter.write(company, writes, (contractId, periodStart) =>
+  function batchPath(company: CompanyData, batch: PricedBatch): Promise<WrittenDuplicates> {
+    const { candidates } = batch.judgement;
+    return batchWriter.write(company, batch.writes, (contractId, periodStart) =>
       wantedInvoice(candidates.find((c) => c.contract.id === contractId && c.periodStart === periodStart)),
     );
   }
@@ -114,14 +120,23 @@ export function createEventWriter({
     return { meanwhile, closed, clashed: inserted.length !== writes.length };
   }
 
-  return function write(company: CompanyData, candidates: readonly Candidate[]): Promise<WrittenDuplicates> {
-    const capped = candidates.some((c) => c.rule.monthly_cap !== null);
-    return capped ? lockingPath(company, candidates) : batchPath(company, candidates);
+  /** The stage of one path: what each candidate's write came to, handed on; nothing to write, nothing asked. */
+  const stage =
+    <T extends JudgedBatch>(path: (company: CompanyData, batch: T) => Promise<WrittenDuplicates>): Stage<T> =>
+    async (tenant, batch) => {
+      const { candidates } = batch.judgement;
+      const written = candidates.length === 0 ? new Map() : writtenOutcomes(candidates, await path(tenant, batch));
+      return next(tenant, { ...batch, written });
+    };
+
+  return {
+    batch: stage(batchPath),
+    locking: stage((company, batch: JudgedBatch) => lockingPath(company, batch.judgement.candidates)),
   };
 }
 
 /** What each candidate's write came to. */
-export function writtenOutcomes(candidates: readonly Candidate[], written: WrittenDuplicates): Map<number, Outcome> {
+function writtenOutcomes(candidates: readonly Candidate[], written: WrittenDuplicates): Map<number, Outcome> {
   const outcomes = new Map<number, Outcome>();
   for (const c of candidates) {
     const id = c.input.event_id;
