@@ -1,7 +1,7 @@
 /**
  * docs/architecture.md describes the code as it is: every file or folder it cites in backticks exists. Paths
  * are written from the repository's root (`src/db/migrate.ts`, `migrations/0013_…`), or from `src/` or
- * `src/domain/` where the text is about those (`domain/usage/rate-event.ts`, `usage/batch-writer.ts`).
+ * `src/domain/` where the text is about those (`domain/usage/pricers.ts`, `usage/batch-writer.ts`).
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";

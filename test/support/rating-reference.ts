@@ -2,7 +2,7 @@
  * Property-based rating tests (issue 8): the random rule sets and events both property files draw, and a slow,
  * independent reference of docs/decisions.md, "Money", "Rating an event" and "Invoices", in plain BigInt arithmetic.
  *
- * The reference deliberately shares nothing with the code under test: no big.js, no rate-event.ts, no
+ * The reference deliberately shares nothing with the code under test: no big.js, no pricers.ts, no
  * invoice-lines.ts. Decimals are read from their strings into integers of 10^-12 (a charge's precision), a
  * product is taken in 10^-24 and rounded half-even back to 10^-12, line amounts are rounded half-even to the
  * currency's minor unit.

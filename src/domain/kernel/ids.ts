@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 
-/** Limits of a client's own ids (event ids, contract ids), shared with the usage fast path (parse-usage-event.ts). */
+/** Limits of a client's own ids (event ids, contract ids), shared with the usage fast path (usage/ingest/parse.ts). */
 export const ID_MAX = 255;
 export const ID_PATTERN = /^[^\u0000-\u001f\u007f]+$/;
 

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of pure rating (issue 8): rateEvent + addCharge + capUsedByRule, as the locking path of
+ * Property-based tests of pure rating (issue 8): priceCharge + addCharge + capUsedByRule, as the locking path of
  * ingestion chains them, then billInvoice, which derives every figure the invoice shows from the stored sums,
  * against random rule sets and events, and against the BigInt reference of test/support/rating-reference.ts.
  * No database.
@@ -13,7 +13,8 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import { billInvoice, type BilledLine } from "../invoices/invoice-figures.js";
 import { addCharge, capUsedByRule, lineIdentity, type Charge, type Line } from "../invoices/invoice-lines.js";
 import { Big, minorUnitExponent } from "../kernel/money.js";
-import { rateEvent, selectRule, type RatableEvent } from "./rate-event.js";
+import { selectRule } from "./ingest/judge.js";
+import { priceCharge, type RatableEvent } from "./pricers.js";
 import {
   SCALE,
   expectedCapped,
@@ -88,7 +89,7 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
       continue;
     }
     const used = capUsedByRule(lines.values()).get(rule.id) ?? new Big(0);
-    const rating = rateEvent(ratable, rule, used);
+    const rating = priceCharge(ratable, rule, { capped: used });
     const charge: Charge = {
       kind: rating.kind,
       rule,

@@ -134,7 +134,7 @@ export async function findDifferingCopies(db: CompanyScope, copies: readonly Dup
          OR s.counterparty_side IS DISTINCT FROM n.side OR s.pair IS DISTINCT FROM n.pair
          OR (s.fee_amount IS NULL AND s.applied_rate <> COALESCE(n.rate,
                CASE WHEN s.rule_id = n.rule_id AND s.pricing_version = n.version THEN n.rule_rate
-                    -- the rule's own rate, as ruleRate (rate-event.ts) reads it
+                    -- the rule's own rate, as ruleRate (pricers.ts) reads it
                     ELSE (SELECT COALESCE(CASE WHEN r->>'model' = 'percentage' THEN r->>'rate' ELSE r->>'amount' END, '0')::numeric
                             FROM pricing_program_versions v CROSS JOIN jsonb_array_elements(v.rules) AS r
                            WHERE v.company_id = $1 AND v.contract_id = s.contract_id AND v.version = s.pricing_version

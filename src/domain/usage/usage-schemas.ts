@@ -9,7 +9,7 @@ const MAX_EVENTS_PER_REQUEST = 100;
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
 const decimal = (what: string) => decimalInput(what, CHARGE_DP);
 
-/** Limits shared with the fast path (parse-usage-event.ts). */
+/** Limits shared with the fast path (ingest/parse.ts). */
 export { ID_MAX, ID_PATTERN } from "../kernel/ids.js";
 export const METRIC_MAX = 100;
 export const SCOPE_MAX = 255;

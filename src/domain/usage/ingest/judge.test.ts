@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import type { RatingContextRow } from "../../contracts/rating-context-cache.js";
 import { Big } from "../../kernel/money.js";
 import type { UsageEventInput } from "../usage-schemas.js";
-import { judgeBatch } from "./judge.js";
+import type { RatableEvent } from "../pricers.js";
+import { judgeBatch, selectRule } from "./judge.js";
 import type { Parsed } from "./parse.js";
 import { rule } from "../../../../test/fixtures/pricing-rules.js";
 
@@ -134,5 +135,48 @@ describe("judgeBatch", () => {
     );
     assert.deepEqual([...j.refusingContracts].sort(), ["k1", "k9"]);
     assert.deepEqual([...j.good.keys()], [2]);
+  });
+});
+
+const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
+  metric: "m",
+  quantity: new Big(1),
+  feeAmount: null,
+  appliedRate: null,
+  counterparty: null,
+  counterpartySide: null,
+  pair: null,
+  ...fields,
+});
+
+describe("selectRule", () => {
+  const unscoped = rule({ id: "unscoped", amount: "1" });
+  const acme = rule({ id: "acme", amount: "2", counterparty: "acme" });
+  const acmeMaker = rule({ id: "acme-maker", amount: "3", counterparty: "acme", counterparty_side: "maker" });
+  const other = rule({ id: "other-metric", metric: "x", amount: "9" });
+  const rules = [unscoped, acme, acmeMaker, other];
+
+  it("picks the unscoped rule for an event without counterparty", () => {
+    assert.equal(selectRule(rules, event())?.id, "unscoped");
+  });
+  it("picks the counterparty rule over the unscoped one", () => {
+    assert.equal(selectRule(rules, event({ counterparty: "acme" }))?.id, "acme");
+  });
+  it("picks the most specific rule whose scope fields all match", () => {
+    assert.equal(selectRule(rules, event({ counterparty: "acme", counterpartySide: "maker" }))?.id, "acme-maker");
+    assert.equal(selectRule(rules, event({ counterparty: "acme", counterpartySide: "taker" }))?.id, "acme");
+  });
+  it("falls back to the unscoped rule for another counterparty", () => {
+    assert.equal(selectRule(rules, event({ counterparty: "globex" }))?.id, "unscoped");
+  });
+  it("finds nothing when only scoped rules exist and none matches", () => {
+    assert.equal(selectRule([acme], event({ counterparty: "globex" })), undefined);
+  });
+  it("finds nothing for a metric without rules", () => {
+    assert.equal(selectRule(rules, event({ metric: "nope" })), undefined);
+  });
+  it("prefers the rule added first among equally specific ones", () => {
+    const second = rule({ id: "second", amount: "5" });
+    assert.equal(selectRule([unscoped, second], event())?.id, "unscoped");
   });
 });

@@ -3,7 +3,7 @@ import type { PricingRule } from "../../contracts/pricing-rule.js";
 import { periodOf, toDateString } from "../../kernel/billing-period.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import { StaleContracts } from "../batch-writer.js";
-import { selectRule, type RatableEvent } from "../rate-event.js";
+import type { RatableEvent } from "../pricers.js";
 import type { UsageEventInput } from "../usage-schemas.js";
 import type { Outcome, Stage } from "./outcome.js";
 import type { Parsed, ParsedBatch } from "./parse.js";
@@ -32,6 +32,40 @@ export interface Judgement {
   good: ReadonlyMap<number, Candidate>;
   /** The contracts behind the refusals: a refusal is never based on a cached row, they are read again. */
   refusingContracts: readonly string[];
+}
+
+const SCOPE_FIELDS = [
+  ["counterparty", "counterparty"],
+  ["counterparty_side", "counterpartySide"],
+  ["pair", "pair"],
+] as const;
+
+/**
+ * The usage rule that prices an event (docs/decisions.md, "Rating" 3): of the rules of its metric whose scope fields
+ * all match the event, the most specific one; among equally specific rules, the one added first.
+ */
+export function selectRule(rules: readonly PricingRule[], event: RatableEvent): PricingRule | undefined {
+  let best: PricingRule | undefined;
+  let bestScore = -1;
+  for (const rule of rules) {
+    if (rule.type !== "usage" || rule.metric !== event.metric) continue;
+    let score = 0;
+    let matches = true;
+    for (const [ruleField, eventField] of SCOPE_FIELDS) {
+      const wanted = rule[ruleField];
+      if (wanted === null) continue;
+      if (wanted !== event[eventField]) {
+        matches = false;
+        break;
+      }
+      score += 1;
+    }
+    if (matches && score > bestScore) {
+      best = rule;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 /** One event against its contract (docs/decisions.md, "Rating" 1 to 3): a candidate, or its refusal. Pure. */

@@ -1,11 +1,11 @@
 import type { LineBook, OpenBook } from "../../invoices/line-book.js";
 import { Big, toDecimalString } from "../../kernel/money.js";
-import { rateEvent, type Rating } from "../rate-event.js";
+import { priceCharge, type Priced } from "../pricers.js";
 import type { BatchEventWrite, RatedEventWrite } from "../usage-repository.js";
 import type { Candidate, JudgedBatch } from "./judge.js";
 import type { Stage } from "./outcome.js";
 
-const ZERO = new Big(0);
+const NOTHING_CHARGED = { capped: new Big(0) };
 
 /** The batch as pricing hands it to the batch path of the write: one write per candidate, in batch order. */
 export interface PricedBatch extends JudgedBatch {
@@ -24,10 +24,10 @@ export const priceStage =
 
 /**
  * Stage 3, on the batch path (no monthly cap in the batch: pricing needs nothing stored): the event's charge
- * (rate-event.ts: its pricer, then the steps after pricing) and the line the book says it lands on.
+ * (pricers.ts: its pricer, then the steps after pricing) and the line the book says it lands on.
  */
 function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
-  const rating = rateEvent(c.ratable, c.rule, ZERO);
+  const rating = priceCharge(c.ratable, c.rule, NOTHING_CHARGED);
   const place = book.placeOf(
     { kind: rating.kind, rule: c.rule, metric: c.input.metric, unitPrice: rating.appliedRate },
     c.ratable.appliedRate === null,
@@ -48,7 +48,7 @@ function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
  * far (its cap room), recorded on the draft's line by the book. `invoiceNumber`: the draft, open.
  */
 export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string): RatedEventWrite {
-  const rating = rateEvent(c.ratable, c.rule, book.cappedSoFar(c.contract.id, c.periodStart, c.rule.id));
+  const rating = priceCharge(c.ratable, c.rule, { capped: book.cappedSoFar(c.contract.id, c.periodStart, c.rule.id) });
   const lineKey = book.record(c.contract.id, c.periodStart, {
     kind: rating.kind,
     rule: c.rule,
@@ -64,7 +64,7 @@ export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string)
 /** The stored fields of a rated event, but for where it lands. `appliedRate`: the rating's rate as text. */
 function eventWrite(
   c: Candidate,
-  rating: Rating,
+  rating: Priced,
   appliedRate: string | null = rating.appliedRate ? toDecimalString(rating.appliedRate) : null,
 ): Omit<RatedEventWrite, "invoiceNumber" | "lineKey"> {
   return {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { Big } from "../kernel/money.js";
-import { acceptWellFormed, parseUsageEvent } from "./parse-usage-event.js";
-import { usageEventInput } from "./usage-schemas.js";
-import { JsonNumber } from "../../platform/exact-json.js";
+import { Big } from "../../kernel/money.js";
+import { acceptWellFormed, parseUsageEvent } from "./parse.js";
+import { usageEventInput } from "../usage-schemas.js";
+import { JsonNumber } from "../../../platform/exact-json.js";
 
 /** A parsed event in a comparable shape: decimals as strings, the keys that are present. */
 function comparable(input: object | undefined): unknown {
