@@ -794,7 +794,7 @@ export interface components {
             /** @enum {string} */
             type: "usage" | "subscription" | "minimum" | "one_time";
             /** @enum {string} */
-            model: "flat" | "percentage";
+            model: "flat" | "percentage" | "graduated" | "volume" | "package";
             amount: string | null;
             rate: Decimal | null;
             metric: string | null;
@@ -804,6 +804,24 @@ export interface components {
             counterparty: string | null;
             counterparty_side: string | null;
             pair: string | null;
+            /** @description graduated and volume rules only */
+            tiers?: components["schemas"]["PricingTier"][];
+            /**
+             * Format: decimal
+             * @description package rules only
+             */
+            package_size?: Decimal;
+            /** @description percentage rules, when set */
+            fixed_fee?: string;
+            /** @description percentage rules, when set */
+            min_fee?: string;
+            /** @description percentage rules, when set */
+            max_fee?: string;
+            /**
+             * @description percentage rules, when set
+             * @constant
+             */
+            allow_rate_above_one?: true;
         };
         PricingRuleChange: {
             /** @constant */
@@ -812,6 +830,11 @@ export interface components {
             /** @description The program version the change made */
             version: number;
             rule: components["schemas"]["PricingRule"];
+        };
+        PricingTier: {
+            up_to: Decimal | null;
+            unit_amount: string;
+            flat_amount: string | null;
         };
         SubmitUsageResult: {
             accepted: number;
@@ -826,7 +849,7 @@ export interface components {
                 differs?: boolean;
                 error?: {
                     /** @enum {string} */
-                    code: "contract_not_found" | "contract_not_active" | "outside_contract_term" | "unknown_metric" | "invalid_event" | "period_closed";
+                    code: "contract_not_found" | "contract_not_active" | "outside_contract_term" | "unknown_metric" | "invalid_event" | "period_closed" | "timestamp_in_future";
                     message: string;
                 };
             }[];
@@ -1699,10 +1722,10 @@ export interface operations {
                     /** @enum {string} */
                     type?: "usage" | "subscription" | "minimum" | "one_time";
                     /** @enum {string} */
-                    model?: "flat" | "percentage";
+                    model?: "flat" | "percentage" | "graduated" | "volume" | "package";
                     /** @description Money amount as a decimal string, for flat rules (per unit on usage rules) */
                     amount?: (number | Decimal) | string;
-                    /** @description Fraction, for percentage rules: 0.05 is 5 percent */
+                    /** @description Fraction, for percentage rules: 0.0235 is 2.35 percent; above 1 only with allow_rate_above_one */
                     rate?: (number | Decimal) | string;
                     metric?: string;
                     /** @enum {string} */
@@ -1713,6 +1736,25 @@ export interface operations {
                     counterparty?: string;
                     counterparty_side?: string;
                     pair?: string;
+                    /** @description graduated and volume rules: the tiers, in order of up_to */
+                    tiers?: {
+                        /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
+                        up_to?: ((number | Decimal) | string) | null;
+                        /** @description Money amount per unit in this tier */
+                        unit_amount: (number | Decimal) | string;
+                        /** @description Money amount charged once when the period enters the tier */
+                        flat_amount?: ((number | Decimal) | string) | null;
+                    }[];
+                    /** @description package rules: units per package, a positive integer; amount is the price per started package */
+                    package_size?: (number | Decimal) | string;
+                    /** @description percentage rules: money amount added to each event's charge (the 30¢ of 2.9 % + 30¢) */
+                    fixed_fee?: (number | Decimal) | string;
+                    /** @description percentage rules: the least one event is charged, fixed fee included */
+                    min_fee?: (number | Decimal) | string;
+                    /** @description percentage rules: the most one event is charged, fixed fee included */
+                    max_fee?: (number | Decimal) | string;
+                    /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
+                    allow_rate_above_one?: boolean;
                 };
             };
         };
@@ -1801,7 +1843,7 @@ export interface operations {
                     id?: string;
                     name?: string | null;
                     type?: ("usage" | "subscription" | "minimum" | "one_time") | null;
-                    model?: ("flat" | "percentage") | null;
+                    model?: ("flat" | "percentage" | "graduated" | "volume" | "package") | null;
                     amount?: ((number | Decimal) | string) | null;
                     rate?: ((number | Decimal) | string) | null;
                     metric?: string | null;
@@ -1811,6 +1853,19 @@ export interface operations {
                     counterparty?: string | null;
                     counterparty_side?: string | null;
                     pair?: string | null;
+                    tiers?: {
+                        /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
+                        up_to?: ((number | Decimal) | string) | null;
+                        /** @description Money amount per unit in this tier */
+                        unit_amount: (number | Decimal) | string;
+                        /** @description Money amount charged once when the period enters the tier */
+                        flat_amount?: ((number | Decimal) | string) | null;
+                    }[] | null;
+                    package_size?: ((number | Decimal) | string) | null;
+                    fixed_fee?: ((number | Decimal) | string) | null;
+                    min_fee?: ((number | Decimal) | string) | null;
+                    max_fee?: ((number | Decimal) | string) | null;
+                    allow_rate_above_one?: boolean | null;
                 };
             };
         };
@@ -3329,4 +3384,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["amount","applied_rate","fee_amount","quantity","rate","rated_amount","subtotal","tax","total","unit_price"]);
+export const decimalFields: ReadonlySet<string> = new Set(["amount","applied_rate","fee_amount","package_size","quantity","rate","rated_amount","subtotal","tax","total","unit_price","up_to"]);

@@ -42,7 +42,9 @@ const ruleFieldShape = {
   type: z.enum(RULE_TYPES),
   model: z.enum(RULE_MODELS),
   amount: decimalText.describe("Money amount as a decimal string, for flat rules (per unit on usage rules)"),
-  rate: decimalText.describe("Fraction, for percentage rules: 0.05 is 5 percent"),
+  rate: decimalText.describe(
+    "Fraction, for percentage rules: 0.0235 is 2.35 percent; above 1 only with allow_rate_above_one",
+  ),
   metric: z
     .string()
     .trim()
@@ -55,6 +57,36 @@ const ruleFieldShape = {
   counterparty: scopeText,
   counterparty_side: scopeText,
   pair: scopeText,
+  tiers: z
+    .array(
+      z
+        .object({
+          up_to: decimalText
+            .nullable()
+            .optional()
+            .describe(
+              "Units up to and including this quantity; null (or absent) on the last tier only: no upper bound",
+            ),
+          unit_amount: decimalText.describe("Money amount per unit in this tier"),
+          flat_amount: decimalText
+            .nullable()
+            .optional()
+            .describe("Money amount charged once when the period enters the tier"),
+        })
+        .strict(),
+    )
+    .describe("graduated and volume rules: the tiers, in order of up_to"),
+  package_size: decimalText.describe(
+    "package rules: units per package, a positive integer; amount is the price per started package",
+  ),
+  fixed_fee: decimalText.describe(
+    "percentage rules: money amount added to each event's charge (the 30¢ of 2.9 % + 30¢)",
+  ),
+  min_fee: decimalText.describe("percentage rules: the least one event is charged, fixed fee included"),
+  max_fee: decimalText.describe("percentage rules: the most one event is charged, fixed fee included"),
+  allow_rate_above_one: z
+    .boolean()
+    .describe("percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo"),
 };
 
 export const ruleIdSchema = z
@@ -99,6 +131,19 @@ const pricingRuleSchema = z
     counterparty: z.string().nullable(),
     counterparty_side: z.string().nullable(),
     pair: z.string().nullable(),
+    tiers: z
+      .array(
+        z
+          .object({ up_to: jsonDecimal.nullable(), unit_amount: z.string(), flat_amount: z.string().nullable() })
+          .meta({ id: "PricingTier" }),
+      )
+      .optional()
+      .describe("graduated and volume rules only"),
+    package_size: jsonDecimal.optional().describe("package rules only"),
+    fixed_fee: z.string().optional().describe("percentage rules, when set"),
+    min_fee: z.string().optional().describe("percentage rules, when set"),
+    max_fee: z.string().optional().describe("percentage rules, when set"),
+    allow_rate_above_one: z.literal(true).optional().describe("percentage rules, when set"),
   })
   .meta({ id: "PricingRule" });
 

@@ -525,3 +525,182 @@ describe("presentRule", () => {
     });
   }
 });
+
+describe("normalizeRule: the models beyond flat and percentage", () => {
+  const tiers = [
+    { up_to: 1000, unit_amount: "0.10" },
+    { up_to: "10000", unit_amount: 0.08, flat_amount: "5" },
+    { up_to: null, unit_amount: "0.05" },
+  ];
+
+  it("stores graduated tiers exactly, money with the currency's digits, and no amount or rate", () => {
+    const r = normalized({ metric: "api_calls", model: "graduated", tiers });
+    assert.deepEqual(r.tiers, [
+      { up_to: "1000", unit_amount: "0.10", flat_amount: null },
+      { up_to: "10000", unit_amount: "0.08", flat_amount: "5.00" },
+      { up_to: null, unit_amount: "0.05", flat_amount: null },
+    ]);
+    assert.deepEqual([r.model, r.amount, r.rate, r.package_size], ["graduated", null, null, undefined]);
+  });
+
+  it("takes a volume rule's tiers the same way, with a monthly cap", () => {
+    const r = normalized({ metric: "m", model: "volume", tiers, monthly_cap: "500" });
+    assert.deepEqual([r.model, r.tiers?.length, r.monthly_cap], ["volume", 3, "500.00"]);
+  });
+
+  it("stores a package rule's size as an integer and its amount per package", () => {
+    const r = normalized({ metric: "sms", model: "package", package_size: 1000, amount: "10" });
+    assert.deepEqual([r.package_size, r.amount], ["1000", "10.00"]);
+  });
+
+  it("stores a percentage rule's fixed fee and bounds; a rule without them has no such fields", () => {
+    const r = normalized({ metric: "card", rate: "0.029", fixed_fee: "0.30", min_fee: 0.5, max_fee: "4000" });
+    assert.deepEqual([r.fixed_fee, r.min_fee, r.max_fee], ["0.30", "0.50", "4000.00"]);
+    const plain = normalized({ metric: "card", rate: "0.029" });
+    assert.deepEqual(Object.keys(plain).sort(), Object.keys(rule({})).sort());
+  });
+
+  it("takes a rate above 1 only when the rule says so", () => {
+    assert.equal(normalized({ metric: "m", rate: "2.35", allow_rate_above_one: true }).rate, "2.35");
+    assert.equal(normalized({ metric: "m", rate: "2.35", allow_rate_above_one: true }).allow_rate_above_one, true);
+    assert.equal(normalized({ metric: "m", rate: "1" }).rate, "1");
+    assert.equal(normalized({ metric: "m", rate: "0.5", allow_rate_above_one: false }).allow_rate_above_one, undefined);
+  });
+
+  const refused: Array<{ name: string; fields: RuleFields; paths: string[]; message?: RegExp }> = [
+    {
+      name: "a rate above 1 without allow_rate_above_one: 2.35 meant as 2.35 %",
+      fields: { metric: "m", rate: "2.35" },
+      paths: ["rate"],
+      message: /is a fraction: 0\.0235 is 2\.35 %, so 2\.35 is 235 %/,
+    },
+    {
+      name: "a graduated rule without tiers",
+      fields: { metric: "m", model: "graduated" },
+      paths: ["tiers"],
+      message: /is required on a graduated rule/,
+    },
+    { name: "empty tiers", fields: { metric: "m", model: "volume", tiers: [] }, paths: ["tiers"] },
+    {
+      name: "tiers out of order (or overlapping)",
+      fields: {
+        metric: "m",
+        model: "graduated",
+        tiers: [
+          { up_to: 100, unit_amount: 1 },
+          { up_to: 100, unit_amount: 1 },
+          { up_to: null, unit_amount: 1 },
+        ],
+      },
+      paths: ["tiers.1.up_to"],
+      message: /must be above the previous tier's \(100\)/,
+    },
+    {
+      name: "an unbounded tier before the last",
+      fields: {
+        metric: "m",
+        model: "graduated",
+        tiers: [
+          { up_to: null, unit_amount: 1 },
+          { up_to: null, unit_amount: 1 },
+        ],
+      },
+      paths: ["tiers.0.up_to"],
+      message: /only the last is unbounded/,
+    },
+    {
+      name: "a last tier with an upper bound",
+      fields: { metric: "m", model: "graduated", tiers: [{ up_to: 100, unit_amount: 1 }] },
+      paths: ["tiers.0.up_to"],
+      message: /must be null on the last tier/,
+    },
+    {
+      name: "a tier without its unit amount, and one with a negative flat amount",
+      fields: { metric: "m", model: "volume", tiers: [{ up_to: 5 }, { up_to: null, unit_amount: 1, flat_amount: -1 }] },
+      paths: ["tiers.0.unit_amount", "tiers.1.flat_amount"],
+    },
+    {
+      name: "a first tier's up_to of 0",
+      fields: { metric: "m", model: "volume", tiers: [{ up_to: 0, unit_amount: 1 }, { unit_amount: 1 }] },
+      paths: ["tiers.0.up_to"],
+    },
+    {
+      name: "tiers on a flat rule, an amount on a graduated one",
+      fields: { metric: "m", amount: "1", tiers: [{ up_to: null, unit_amount: 1 }] },
+      paths: ["tiers"],
+      message: /applies to graduated and volume rules only/,
+    },
+    {
+      name: "an amount on a graduated rule",
+      fields: { metric: "m", model: "graduated", amount: "1", tiers: [{ up_to: null, unit_amount: 1 }] },
+      paths: ["amount"],
+    },
+    {
+      name: "a package rule without its size or amount",
+      fields: { metric: "m", model: "package" },
+      paths: ["amount", "package_size"],
+    },
+    {
+      name: "a package size that is not a positive integer",
+      fields: { metric: "m", model: "package", amount: "1", package_size: "2.5" },
+      paths: ["package_size"],
+    },
+    {
+      name: "a package size of 0",
+      fields: { metric: "m", model: "package", amount: "1", package_size: 0 },
+      paths: ["package_size"],
+      message: /positive integer/,
+    },
+    {
+      name: "min_fee above max_fee",
+      fields: { metric: "m", rate: "0.01", min_fee: "5", max_fee: "1" },
+      paths: ["min_fee"],
+      message: /must not be above max_fee \(1\)/,
+    },
+    {
+      name: "fees on a flat rule",
+      fields: { metric: "m", amount: "1", fixed_fee: "0.3", max_fee: "1" },
+      paths: ["fixed_fee", "max_fee"],
+      message: /applies to percentage rules only/,
+    },
+    {
+      name: "a rate on a package rule",
+      fields: { metric: "m", model: "package", amount: "1", package_size: 10, rate: "0.1" },
+      paths: ["rate"],
+    },
+    {
+      name: "a graduated subscription",
+      fields: { type: "subscription", model: "graduated", amount: "1" },
+      paths: ["model", "tiers", "amount"],
+    },
+  ];
+  for (const c of refused) {
+    it(`refuses ${c.name}`, () => {
+      const result = normalizeRule(c.fields, "USD");
+      assert.equal(result.rule, undefined);
+      assert.deepEqual(
+        result.errors?.map((e) => e.path),
+        c.paths,
+        JSON.stringify(result.errors),
+      );
+      if (c.message) assert.match(result.errors![0]!.message, c.message);
+    });
+  }
+
+  it("shows tiers' bounds and a package size as exact numbers, and omits the fields a rule does not have", () => {
+    const shown = presentRule(normalized({ metric: "m", model: "graduated", tiers }));
+    assert.deepEqual(
+      shown.tiers?.map((t) => [t.up_to?.text ?? null, t.unit_amount, t.flat_amount]),
+      [
+        ["1000", "0.10", null],
+        ["10000", "0.08", "5.00"],
+        [null, "0.05", null],
+      ],
+    );
+    assert.equal("package_size" in shown, false);
+    assert.equal(
+      presentRule(normalized({ metric: "m", model: "package", amount: 1, package_size: 25 })).package_size?.text,
+      "25",
+    );
+  });
+});

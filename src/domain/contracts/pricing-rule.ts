@@ -15,11 +15,22 @@ import {
 type DecimalValue = string | number | JsonNumber;
 
 export const RULE_TYPES = ["usage", "subscription", "minimum", "one_time"] as const;
-export const RULE_MODELS = ["flat", "percentage"] as const;
+export const RULE_MODELS = ["flat", "percentage", "graduated", "volume", "package"] as const;
 export type RuleType = (typeof RULE_TYPES)[number];
 export type RuleModel = (typeof RULE_MODELS)[number];
 
-/** A pricing rule as stored in a program version. Decimals are strings; absent fields are null. */
+/** A tier of a graduated or volume rule: units up to `up_to` (inclusive; null on the last tier, unbounded). */
+export interface Tier {
+  up_to: string | null;
+  unit_amount: string;
+  flat_amount: string | null;
+}
+
+/**
+ * A pricing rule as stored in a program version. Decimals are strings; absent fields are null. The fields after
+ * `pair` came with the models beyond flat and percentage and are present only when set: a rule without them (and
+ * every rule stored before them) is stored and shown exactly as before.
+ */
 export interface PricingRule {
   id: string;
   name: string;
@@ -34,6 +45,18 @@ export interface PricingRule {
   counterparty: string | null;
   counterparty_side: string | null;
   pair: string | null;
+  /** graduated and volume: the tiers, in order. */
+  tiers?: readonly Tier[];
+  /** package: units per package (a positive integer, as text); the price of a started package is `amount`. */
+  package_size?: string;
+  /** percentage: added to each event's charge. */
+  fixed_fee?: string;
+  /** percentage: the least one event is charged, fixed fee included. */
+  min_fee?: string;
+  /** percentage: the most one event is charged, fixed fee included. */
+  max_fee?: string;
+  /** percentage: a rate above 1 (100 %) is meant, not a percentage typed as a fraction. */
+  allow_rate_above_one?: true;
 }
 
 /** Rule fields as a client sends them (add: all optional but what `normalizeRule` requires; update: merged). */
@@ -51,7 +74,23 @@ export interface RuleFields {
   counterparty?: string | null | undefined;
   counterparty_side?: string | null | undefined;
   pair?: string | null | undefined;
+  tiers?: readonly TierFields[] | null | undefined;
+  package_size?: DecimalValue | null | undefined;
+  fixed_fee?: DecimalValue | null | undefined;
+  min_fee?: DecimalValue | null | undefined;
+  max_fee?: DecimalValue | null | undefined;
+  allow_rate_above_one?: boolean | null | undefined;
 }
+
+/** A tier as a client sends it. */
+export interface TierFields {
+  up_to?: DecimalValue | null | undefined;
+  unit_amount?: DecimalValue | null | undefined;
+  flat_amount?: DecimalValue | null | undefined;
+}
+
+/** The models priced by tiers. */
+const TIERED: readonly RuleModel[] = ["graduated", "volume"];
 
 const newRuleId = (): string => `rule_${randomBytes(8).toString("hex")}`;
 
@@ -115,6 +154,8 @@ export function normalizeRule(
       errors.push({ path: "rate", message: "is required on a percentage rule" });
     if (model === "flat" && !amountGiven)
       errors.push({ path: "amount", message: "is required on a flat rule (the price per unit)" });
+    if (model === "package" && !amountGiven)
+      errors.push({ path: "amount", message: "is required on a package rule (the price of each started package)" });
   } else if (type) {
     if (model !== "flat") errors.push({ path: "model", message: `must be flat on a ${type} rule` });
     if (!amountGiven) errors.push({ path: "amount", message: `is required on a ${type} rule` });
@@ -124,8 +165,18 @@ export function normalizeRule(
   }
   if (model === "percentage" && amount !== null)
     errors.push({ path: "amount", message: "is for flat rules; a percentage rule has a rate" });
-  if (model === "flat" && rate !== null)
-    errors.push({ path: "rate", message: "is for percentage rules; a flat rule has an amount" });
+  if (model !== "percentage" && rate !== null)
+    errors.push({ path: "rate", message: `is for percentage rules; a ${model} rule has ${priceFieldOf[model]}` });
+  if (model === "percentage" && rate?.gt(1) && fields.allow_rate_above_one !== true) {
+    errors.push({
+      path: "rate",
+      message: `is a fraction: 0.0235 is 2.35 %, so ${rate.toFixed()} is ${rate.times(100).toFixed()} %; a rate above 1 needs "allow_rate_above_one": true`,
+    });
+  }
+  const extra = modelFields(fields, model, currency, errors);
+  if (TIERED.includes(model) && amount !== null)
+    errors.push({ path: "amount", message: `is for flat and package rules; a ${model} rule prices by its tiers` });
+
   const frequency = fields.frequency ?? (type === "subscription" || type === "minimum" ? "monthly" : null);
   if (frequency !== null && frequency !== "monthly") errors.push({ path: "frequency", message: "must be monthly" });
   if (frequency !== null && (type === "usage" || type === "one_time")) {
@@ -148,8 +199,120 @@ export function normalizeRule(
       counterparty: fields.counterparty ?? null,
       counterparty_side: fields.counterparty_side ?? null,
       pair: fields.pair ?? null,
+      ...extra,
     },
   };
+}
+
+/** The field that holds a model's price, for the words of a refusal. */
+const priceFieldOf: Record<RuleModel, string> = {
+  flat: "an amount",
+  percentage: "a rate",
+  graduated: "tiers",
+  volume: "tiers",
+  package: "an amount and a package_size",
+};
+
+/**
+ * The fields of the models beyond flat and percentage, checked, as the rule stores them: only those that are set
+ * (a rule without them is stored and shown exactly as before they existed).
+ */
+function modelFields(
+  fields: RuleFields,
+  model: RuleModel,
+  currency: string,
+  errors: ErrorDetail[],
+): Pick<PricingRule, "tiers" | "package_size" | "fixed_fee" | "min_fee" | "max_fee" | "allow_rate_above_one"> {
+  const out: ReturnType<typeof modelFields> = {};
+  const only = (path: string, models: string) => errors.push({ path, message: `applies to ${models} rules only` });
+
+  if (fields.tiers != null) {
+    if (!TIERED.includes(model)) only("tiers", "graduated and volume");
+    else {
+      const tiers = readTiers(fields.tiers, currency, errors);
+      if (tiers) out.tiers = tiers;
+    }
+  } else if (TIERED.includes(model)) {
+    errors.push({ path: "tiers", message: `is required on a ${model} rule: [{up_to, unit_amount, flat_amount?}, …]` });
+  }
+
+  if (fields.package_size != null) {
+    if (model !== "package") only("package_size", "package");
+    else {
+      const size = decimalField(fields.package_size, "package_size", 0, errors);
+      if (size?.eq(0)) errors.push({ path: "package_size", message: "must be a positive integer" });
+      else if (size !== null) out.package_size = size.toFixed();
+    }
+  } else if (model === "package") {
+    errors.push({ path: "package_size", message: "is required on a package rule (units per package)" });
+  }
+
+  const fees: Partial<Record<"fixed_fee" | "min_fee" | "max_fee", Big>> = {};
+  for (const name of ["fixed_fee", "min_fee", "max_fee"] as const) {
+    if (fields[name] == null) continue;
+    if (model !== "percentage") {
+      only(name, "percentage");
+      continue;
+    }
+    const value = decimalField(fields[name], name, CHARGE_DP, errors);
+    if (value !== null) {
+      fees[name] = value;
+      out[name] = moneyString(value, currency);
+    }
+  }
+  if (fees.min_fee && fees.max_fee && fees.min_fee.gt(fees.max_fee))
+    errors.push({ path: "min_fee", message: `must not be above max_fee (${fees.max_fee.toFixed()})` });
+
+  if (fields.allow_rate_above_one != null) {
+    if (model !== "percentage") only("allow_rate_above_one", "percentage");
+    else if (fields.allow_rate_above_one) out.allow_rate_above_one = true;
+  }
+  return out;
+}
+
+/**
+ * Tiers in order: each `up_to` above the one before, only the last without one (null: no upper bound), which the
+ * last must be, so that every quantity has a price. Money as the exact-number rules read it.
+ */
+function readTiers(tiers: readonly TierFields[], currency: string, errors: ErrorDetail[]): Tier[] | undefined {
+  if (!Array.isArray(tiers) || tiers.length === 0) {
+    errors.push({ path: "tiers", message: "must list at least one tier" });
+    return undefined;
+  }
+  const before = errors.length;
+  const read: Tier[] = [];
+  let lower: Big | null = new Big(0);
+  tiers.forEach((tier, i) => {
+    const path = `tiers.${i}`;
+    if (tier === null || typeof tier !== "object") {
+      errors.push({ path, message: "must be an object {up_to, unit_amount, flat_amount?}" });
+      return;
+    }
+    const last = i === tiers.length - 1;
+    const upTo = decimalField(tier.up_to, `${path}.up_to`, CHARGE_DP, errors);
+    const unit = decimalField(tier.unit_amount, `${path}.unit_amount`, CHARGE_DP, errors);
+    const flat = decimalField(tier.flat_amount, `${path}.flat_amount`, CHARGE_DP, errors);
+    if (tier.unit_amount == null) errors.push({ path: `${path}.unit_amount`, message: "is required" });
+    if (tier.up_to == null && !last)
+      errors.push({ path: `${path}.up_to`, message: "is required but on the last tier (only the last is unbounded)" });
+    if (tier.up_to != null && last)
+      errors.push({
+        path: `${path}.up_to`,
+        message: "must be null on the last tier, so that every quantity has a price",
+      });
+    if (upTo !== null && lower !== null && !upTo.gt(lower))
+      errors.push({
+        path: `${path}.up_to`,
+        message: `must be above the previous tier's (${lower.toFixed()}): tiers go in order and do not overlap`,
+      });
+    lower = upTo;
+    read.push({
+      up_to: upTo === null ? null : upTo.toFixed(),
+      unit_amount: unit === null ? "0" : moneyString(unit, currency),
+      flat_amount: flat === null ? null : moneyString(flat, currency),
+    });
+  });
+  return errors.length === before ? read : undefined;
 }
 
 const defaultName: Record<RuleType, string> = {
@@ -169,6 +332,12 @@ export function metricsOf(rules: readonly PricingRule[]): string[] {
  * "Pricing programs and rules").
  */
 export function presentRule(rule: PricingRule) {
-  return { ...rule, rate: rule.rate === null ? null : toJsonDecimal(rule.rate) };
+  const { tiers, package_size, ...rest } = rule;
+  return {
+    ...rest,
+    rate: rule.rate === null ? null : toJsonDecimal(rule.rate),
+    ...(tiers ? { tiers: tiers.map((t) => ({ ...t, up_to: t.up_to === null ? null : toJsonDecimal(t.up_to) })) } : {}),
+    ...(package_size ? { package_size: toJsonDecimal(package_size) } : {}),
+  };
 }
 export type PresentedRule = ReturnType<typeof presentRule>;

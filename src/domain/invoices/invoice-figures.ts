@@ -7,8 +7,8 @@ import { lineFromRecord, type Line, type LineKindName, type LineRecord } from ".
  * rule lives"; the rules in docs/decisions.md, "Invoices"):
  *
  * - a line's amount is its exact charge total rounded half-even to the currency's minor unit, once;
- * - a usage line's unit price is its rate; a fee line's is amount / quantity to 12 decimals (0 for no
- *   quantity); a subscription or one-time line's is its amount (quantity 1);
+ * - a usage line's unit price is its rate; a fee line's, and a graduated, volume or package rule's line's
+ *   (which has no one rate), is amount / quantity to 12 decimals (0 for no quantity); a subscription or one-time line's is its amount (quantity 1);
  * - the "Monthly minimum" true-up line is what the other lines' amounts fall short of the minimum (rounded
  *   to the minor unit), present only when positive;
  * - subtotal is the sum of the line amounts, tax 0 until a tax rule exists, total = subtotal + tax.
@@ -37,8 +37,9 @@ const ONE = new Big(1);
 function billLine(line: Line, currency: string): BilledLine {
   const amount = roundToMinorUnit(line.chargeTotal, currency);
   let unitPrice: Big;
-  if (line.kind === "usage") unitPrice = line.rate!;
-  else if (line.kind === "fee") unitPrice = line.quantity.eq(0) ? ZERO : divideToChargePrecision(amount, line.quantity);
+  if (line.kind === "usage" && line.rate !== null) unitPrice = line.rate;
+  else if (line.kind === "usage" || line.kind === "fee")
+    unitPrice = line.quantity.eq(0) ? ZERO : divideToChargePrecision(amount, line.quantity);
   else unitPrice = amount;
   return {
     kind: line.kind,

@@ -4,7 +4,7 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big } from "../kernel/money.js";
 import {
   addCharge,
-  capUsedByRule,
+  ruleTotals,
   type Charge,
   type Line,
   lineFromRecord,
@@ -358,30 +358,30 @@ describe("usageDescription", () => {
   }
 });
 
-describe("capUsedByRule", () => {
+describe("ruleTotals", () => {
   it("adds up the capped totals of each rule across its unit prices", () => {
     const lines = linesOf([
       usage(wire, "1", "20", "20", "20"),
       usage(wire, "1", "7.5", "7.5", "7.5"),
       usage(card, "1", "0.029", "1", "0.5"),
     ]);
-    const used = capUsedByRule(lines.values());
+    const used = ruleTotals(lines.values());
     assert.deepEqual(
-      [...used].map(([id, total]) => [id, total.toFixed()]),
+      [...used].map(([id, total]) => [id, total.capped.toFixed(), total.quantity.toFixed()]),
       [
-        ["wire", "27.5"],
-        ["card", "0.5"],
+        ["wire", "27.5", "0"],
+        ["card", "0.5", "0"],
       ],
     );
   });
 
   it("does not count fees against a cap", () => {
-    const used = capUsedByRule(linesOf([fee(wire, "1", "100")]).values());
+    const used = ruleTotals(linesOf([fee(wire, "1", "100")]).values());
     assert.equal(used.size, 0);
   });
 
   it("ignores subscription and one-time lines", () => {
-    const used = capUsedByRule([
+    const used = ruleTotals([
       line({
         key: "subscription|s",
         kind: "subscription",

@@ -15,7 +15,10 @@ export interface Line {
   metric: string | null;
   description: string;
   quantity: Big;
-  /** A usage line's rate or per-unit price (part of its key); null on every other kind of line. */
+  /**
+   * A usage line's rate or per-unit price (part of its key); null on every other kind of line, and on the usage
+   * line of a rule priced on the period's running quantity (graduated, volume, package: one line per rule).
+   */
   rate: Big | null;
   /** Exact sum of the charges on the line (a subscription or one-time line: the rule's amount). */
   chargeTotal: Big;
@@ -26,8 +29,12 @@ export interface Line {
 const ZERO = new Big(0);
 const ONE = new Big(1);
 
-/** Usage lines aggregate by rule and unit price; pre-calculated fees by metric. */
-const usageLineKey = (ruleId: string, unitPrice: Big): string => `usage|${ruleId}|${unitPrice.toFixed()}`;
+/**
+ * Usage lines aggregate by rule and unit price (a rule priced on its running quantity has one line, without a
+ * unit price); pre-calculated fees by metric.
+ */
+const usageLineKey = (ruleId: string, unitPrice: Big | null): string =>
+  unitPrice === null ? `usage|${ruleId}` : `usage|${ruleId}|${unitPrice.toFixed()}`;
 const feeLineKey = (metric: string): string => `fee|${metric}`;
 
 export function usageDescription(rule: PricingRule, metric: string): string {
@@ -40,7 +47,10 @@ export interface Charge {
   rule: PricingRule;
   metric: string;
   quantity: Big;
-  /** Rate or per-unit price; ignored for fees, whose unit price is derived from the line's amount. */
+  /**
+   * Rate or per-unit price; null under a model priced on the running quantity. Ignored for fees, whose unit price
+   * is derived from the line's amount.
+   */
   unitPrice: Big | null;
   charge: Big;
   cappedCharge: Big;
@@ -54,7 +64,7 @@ export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "
   return charge.kind === "fee"
     ? { key: feeLineKey(charge.metric), description: `${charge.metric} fees` }
     : {
-        key: usageLineKey(charge.rule.id, charge.unitPrice!),
+        key: usageLineKey(charge.rule.id, charge.unitPrice),
         description: usageDescription(charge.rule, charge.metric),
       };
 }
@@ -69,20 +79,32 @@ export function addCharge(line: Line | undefined, charge: Charge): Line {
     metric: charge.metric,
     description,
     quantity: (line?.quantity ?? ZERO).plus(charge.quantity),
-    rate: charge.kind === "usage" ? charge.unitPrice! : null,
+    rate: charge.kind === "usage" ? charge.unitPrice : null,
     chargeTotal: (line?.chargeTotal ?? ZERO).plus(charge.charge),
     cappedTotal: (line?.cappedTotal ?? ZERO).plus(charge.cappedCharge),
   };
 }
 
-/** What a rule has charged against its monthly cap on these lines. */
-export function capUsedByRule(lines: Iterable<Line>): Map<string, Big> {
-  const used = new Map<string, Big>();
+/** What a rule has charged so far on a draft's lines. */
+export interface RuleRunningTotals {
+  /** Against its monthly cap. */
+  capped: Big;
+  /** The quantity on its line without a unit price: what a graduated, volume or package rule's tiers count. */
+  quantity: Big;
+}
+
+/** Each rule's running totals on these lines. */
+export function ruleTotals(lines: Iterable<Line>): Map<string, RuleRunningTotals> {
+  const totals = new Map<string, RuleRunningTotals>();
   for (const line of lines) {
     if (line.kind !== "usage" || line.ruleId === null) continue;
-    used.set(line.ruleId, (used.get(line.ruleId) ?? ZERO).plus(line.cappedTotal));
+    const sofar = totals.get(line.ruleId);
+    totals.set(line.ruleId, {
+      capped: (sofar?.capped ?? ZERO).plus(line.cappedTotal),
+      quantity: line.rate === null ? (sofar?.quantity ?? ZERO).plus(line.quantity) : (sofar?.quantity ?? ZERO),
+    });
   }
-  return used;
+  return totals;
 }
 
 function flatLine(kind: "subscription" | "one_time", rule: PricingRule): Line {

@@ -90,9 +90,14 @@ describe("line book", () => {
   it("records charges on the locked draft, the rule's capped total growing with each, and saves once", async () => {
     const { book, saved } = bookOver("draft", [usageLine("3")]);
     const seen = await book.record(company, [wanted], async (_tx, open) => {
-      const before = open.cappedSoFar("k1", "2026-03-01", "r1").toFixed();
+      const before = open.totalsSoFar("k1", "2026-03-01", "r1").capped.toFixed();
       const key = open.record("k1", "2026-03-01", charge("4"));
-      return [open.draftNumber("k1", "2026-03-01"), before, key, open.cappedSoFar("k1", "2026-03-01", "r1").toFixed()];
+      return [
+        open.draftNumber("k1", "2026-03-01"),
+        before,
+        key,
+        open.totalsSoFar("k1", "2026-03-01", "r1").capped.toFixed(),
+      ];
     });
     assert.deepEqual(seen, ["INV-000001", "3", "usage|r1|2", "7"]);
     assert.equal(saved.length, 1);

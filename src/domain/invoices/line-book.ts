@@ -3,7 +3,7 @@ import type { CompanyData } from "../kernel/tenancy.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
-import { addCharge, capUsedByRule, lineIdentity, type Charge } from "./invoice-lines.js";
+import { addCharge, lineIdentity, ruleTotals, type Charge, type RuleRunningTotals } from "./invoice-lines.js";
 
 export { RetryTransaction, type WantedInvoice } from "./draft-invoices.js";
 
@@ -21,13 +21,14 @@ export type RatedCharge = Charge;
 export interface OpenBook {
   /** The draft's number, or null when its invoice has left draft (its period is closed). */
   draftNumber(contractId: string, periodStart: string): string | null;
-  /** What the rule has charged against its monthly cap on this draft, with the charges recorded so far. */
-  cappedSoFar(contractId: string, periodStart: string, ruleId: string): Big;
+  /** What the rule has charged on this draft (against its cap, and its running quantity), with the charges recorded so far. */
+  totalsSoFar(contractId: string, periodStart: string, ruleId: string): RuleRunningTotals;
   /** Adds a charge to its line of the draft (an open one); returns the line's key. */
   record(contractId: string, periodStart: string, charge: RatedCharge): string;
 }
 
 const ZERO = new Big(0);
+const NOTHING: RuleRunningTotals = { capped: ZERO, quantity: ZERO };
 
 /** The place of a usage charge at its rule's own rate, worked out once per rule object (rules are not mutated). */
 const ruleRatePlaces = new WeakMap<PricingRule, LinePlace>();
@@ -84,19 +85,19 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
 export type LineBook = ReturnType<typeof createLineBook>;
 
 function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
-  const capped = new Map<string, Map<string, Big>>(); // draft number → rule id → capped total
+  const totals = new Map<string, Map<string, RuleRunningTotals>>(); // draft number → rule id → its totals
   const draftOf = (contractId: string, periodStart: string): DraftInvoice => {
     const draft = locked.get(periodKey(contractId, periodStart));
     if (!draft) throw new Error(`no locked draft for ${contractId} ${periodStart}`);
     return draft;
   };
-  const cappedOf = (draft: DraftInvoice): Map<string, Big> => {
-    let used = capped.get(draft.number);
-    if (!used) {
-      used = capUsedByRule(draft.lines.values());
-      capped.set(draft.number, used);
+  const totalsOf = (draft: DraftInvoice): Map<string, RuleRunningTotals> => {
+    let byRule = totals.get(draft.number);
+    if (!byRule) {
+      byRule = ruleTotals(draft.lines.values());
+      totals.set(draft.number, byRule);
     }
-    return used;
+    return byRule;
   };
   let changed = false;
   return {
@@ -107,14 +108,18 @@ function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { reado
       const draft = draftOf(contractId, periodStart);
       return draft.status === "draft" ? draft.number : null;
     },
-    cappedSoFar(contractId, periodStart, ruleId) {
-      return cappedOf(draftOf(contractId, periodStart)).get(ruleId) ?? ZERO;
+    totalsSoFar(contractId, periodStart, ruleId) {
+      return totalsOf(draftOf(contractId, periodStart)).get(ruleId) ?? NOTHING;
     },
     record(contractId, periodStart, charge) {
       const draft = draftOf(contractId, periodStart);
       if (charge.kind === "usage") {
-        const used = cappedOf(draft);
-        used.set(charge.rule.id, (used.get(charge.rule.id) ?? ZERO).plus(charge.cappedCharge));
+        const byRule = totalsOf(draft);
+        const sofar = byRule.get(charge.rule.id) ?? NOTHING;
+        byRule.set(charge.rule.id, {
+          capped: sofar.capped.plus(charge.cappedCharge),
+          quantity: charge.unitPrice === null ? sofar.quantity.plus(charge.quantity) : sofar.quantity,
+        });
       }
       const { key } = lineIdentity(charge);
       draft.lines.set(key, addCharge(draft.lines.get(key), charge));

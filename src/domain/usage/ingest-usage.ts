@@ -4,6 +4,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import type { IngestSettings } from "./batch-writer.js";
+import { readsRunningTotals } from "./pricers.js";
 import { judgeStage, type JudgedBatch } from "./ingest/judge.js";
 import { parseStage } from "./ingest/parse.js";
 import { priceStage } from "./ingest/price.js";
@@ -32,13 +33,14 @@ export function createUsageIngestion({
   // Chained back to front: each stage is given the next.
   const write = writeStages({ clock, book, ingest, next: settleStage });
   const price = priceStage({ book, next: write.batch });
-  // Without a monthly cap, pricing needs nothing stored: the batch is priced first and written in one call. A
-  // capped rule's remainder depends on the locked draft: such a batch is priced on the locked drafts as it is written.
+  // Without a monthly cap or a model priced on the running quantity, pricing needs nothing stored: the batch is
+  // priced first and written in one call. Otherwise the charge depends on the locked draft: such a batch is priced
+  // on the locked drafts as it is written.
   const priceAndWrite = (tenant: Tenancy, batch: JudgedBatch) =>
-    batch.judgement.candidates.some((c) => c.rule.monthly_cap !== null)
+    batch.judgement.candidates.some((c) => readsRunningTotals(c.rule))
       ? write.locking(tenant, batch)
       : price(tenant, batch);
-  const parse = parseStage(judgeStage({ contexts, next: priceAndWrite }));
+  const parse = parseStage(judgeStage({ contexts, clock, next: priceAndWrite }));
 
   return async function submit(tenant: Tenancy, rawEvents: readonly unknown[]): Promise<SubmitResult> {
     requireScope(tenant, "usage:write");

@@ -16,7 +16,7 @@ const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
   ...fields,
 });
 
-const totals = (capped = "0") => ({ capped: new Big(capped) });
+const totals = (capped = "0", quantity = "0") => ({ capped: new Big(capped), quantity: new Big(quantity) });
 
 interface PricerCase {
   name: string;
@@ -25,7 +25,18 @@ interface PricerCase {
   kind: "usage" | "fee";
   charge: string;
   rate: string | null;
+  /** The rule's running quantity in the period before the event (models priced on it). */
+  sofar?: string;
 }
+
+const tiers = (...list: [string | null, string, string?][]) =>
+  list.map(([up_to, unit_amount, flat_amount]) => ({ up_to, unit_amount, flat_amount: flat_amount ?? null }));
+/** 0.10 a unit up to 1,000, then 0.08 up to 10,000, then 0.05; a flat 5 when the period enters the second tier. */
+const threeTiers = tiers(["1000", "0.10"], ["10000", "0.08", "5"], [null, "0.05"]);
+const graduated = rule({ model: "graduated", tiers: threeTiers });
+const volume = rule({ model: "volume", tiers: threeTiers });
+const pack = rule({ model: "package", amount: "10", package_size: "1000" });
+const card = rule({ model: "percentage", rate: "0.029", fixed_fee: "0.30" });
 
 /** Each pricer on its own: no step after pricing runs here. */
 const pricerCases: Record<keyof typeof PRICERS, PricerCase[]> = {
@@ -80,6 +91,181 @@ const pricerCases: Record<keyof typeof PRICERS, PricerCase[]> = {
       charge: "0",
       rate: "0",
     },
+    {
+      name: "2.9 % + 0.30: the fixed fee is added to each event",
+      rule: card,
+      event: event({ quantity: new Big("100") }),
+      kind: "usage",
+      charge: "3.2",
+      rate: "0.029",
+    },
+    {
+      name: "the fixed fee alone on a zero amount",
+      rule: card,
+      event: event({ quantity: new Big(0) }),
+      kind: "usage",
+      charge: "0.3",
+      rate: "0.029",
+    },
+    {
+      name: "min_fee lifts a small event's charge, fixed fee included",
+      rule: rule({ model: "percentage", rate: "0.01", fixed_fee: "0.10", min_fee: "0.50" }),
+      event: event({ quantity: new Big("20") }),
+      kind: "usage",
+      charge: "0.5",
+      rate: "0.01",
+    },
+    {
+      name: "max_fee bounds a large event's charge (2.35 % capped at 4,000 per event)",
+      rule: rule({ model: "percentage", rate: "0.0235", max_fee: "4000" }),
+      event: event({ quantity: new Big("1000000") }),
+      kind: "usage",
+      charge: "4000",
+      rate: "0.0235",
+    },
+    {
+      name: "an event's applied rate replaces the rule's; its fee and bounds still apply",
+      rule: rule({ model: "percentage", rate: "0.029", fixed_fee: "0.30", max_fee: "1" }),
+      event: event({ quantity: new Big("10"), appliedRate: new Big("0.05") }),
+      kind: "usage",
+      charge: "0.8",
+      rate: "0.05",
+    },
+    {
+      name: "the product is rounded to 12 decimals before the fee is added",
+      rule: rule({ model: "percentage", rate: "0.000000000001", fixed_fee: "0.01" }),
+      event: event({ quantity: new Big("0.5") }),
+      kind: "usage",
+      charge: "0.01",
+      rate: "0.000000000001",
+    },
+  ],
+  graduated: [
+    {
+      name: "inside the first tier: units at its price",
+      rule: graduated,
+      event: event({ quantity: new Big(300) }),
+      kind: "usage",
+      charge: "30",
+      rate: null,
+    },
+    {
+      name: "crossing into the second tier: each unit at its tier's price, and the tier's flat amount once",
+      rule: graduated,
+      event: event({ quantity: new Big(500) }),
+      sofar: "800",
+      kind: "usage",
+      charge: "49",
+      rate: null,
+    },
+    {
+      name: "inside a tier already entered: no flat amount again",
+      rule: graduated,
+      event: event({ quantity: new Big(100) }),
+      sofar: "2000",
+      kind: "usage",
+      charge: "8",
+      rate: null,
+    },
+    {
+      name: "up_to is inclusive: the 1,000th unit is the first tier's, the 1,001st enters the second",
+      rule: graduated,
+      event: event({ quantity: new Big(2) }),
+      sofar: "999",
+      kind: "usage",
+      charge: "5.18",
+      rate: null,
+    },
+    {
+      name: "one event across all three tiers",
+      rule: graduated,
+      event: event({ quantity: new Big(12000) }),
+      kind: "usage",
+      charge: "925",
+      rate: null,
+    },
+    {
+      name: "a zero quantity costs nothing and enters no tier",
+      rule: graduated,
+      event: event({ quantity: new Big(0) }),
+      sofar: "1000",
+      kind: "usage",
+      charge: "0",
+      rate: null,
+    },
+    {
+      name: "decimal quantities are priced exactly",
+      rule: graduated,
+      event: event({ quantity: new Big("0.5") }),
+      sofar: "999.75",
+      kind: "usage",
+      charge: "5.045",
+      rate: null,
+    },
+  ],
+  volume: [
+    {
+      name: "the period's whole quantity at the price of the tier it reaches",
+      rule: volume,
+      event: event({ quantity: new Big(300) }),
+      kind: "usage",
+      charge: "30",
+      rate: null,
+    },
+    {
+      name: "reaching a cheaper tier reprices every earlier unit: the event's charge may be negative",
+      rule: volume,
+      event: event({ quantity: new Big(1) }),
+      sofar: "1000",
+      kind: "usage",
+      charge: "-14.92",
+      rate: null,
+    },
+    {
+      name: "inside the top tier: the units at its price",
+      rule: volume,
+      event: event({ quantity: new Big(1000) }),
+      sofar: "20000",
+      kind: "usage",
+      charge: "50",
+      rate: null,
+    },
+  ],
+  package: [
+    {
+      name: "1,500 units at 10 per started 1,000: 20",
+      rule: pack,
+      event: event({ quantity: new Big(1500) }),
+      kind: "usage",
+      charge: "20",
+      rate: null,
+    },
+    {
+      name: "an event inside a package already started costs nothing",
+      rule: pack,
+      event: event({ quantity: new Big(400) }),
+      sofar: "1500",
+      kind: "usage",
+      charge: "0",
+      rate: null,
+    },
+    {
+      name: "the unit that starts a package pays for it",
+      rule: pack,
+      event: event({ quantity: new Big("0.001") }),
+      sofar: "2000",
+      kind: "usage",
+      charge: "10",
+      rate: null,
+    },
+    {
+      name: "exactly a whole number of packages",
+      rule: pack,
+      event: event({ quantity: new Big(3000) }),
+      kind: "usage",
+      charge: "30",
+      rate: null,
+    },
   ],
 };
 
@@ -88,7 +274,7 @@ describe("pricers", () => {
     for (const c of cases) {
       it(`${model}: ${c.name}`, () => {
         assert.equal(c.rule.model, model);
-        const priced = pricerFor(c.event, c.rule)(c.event, c.rule, totals());
+        const priced = pricerFor(c.event, c.rule)(c.event, c.rule, totals("0", c.sofar));
         assert.equal(priced.kind, c.kind);
         assert.equal(priced.charge.toFixed(), c.charge);
         assert.equal(priced.cappedCharge.toFixed(), c.charge);

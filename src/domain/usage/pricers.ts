@@ -1,4 +1,4 @@
-import type { PricingRule, RuleModel } from "../contracts/pricing-rule.js";
+import type { PricingRule, RuleModel, Tier } from "../contracts/pricing-rule.js";
 import { Big, roundCharge } from "../kernel/money.js";
 
 /** What pricing needs to know of an event. */
@@ -18,6 +18,8 @@ export type LineKind = "usage" | "fee";
 export interface RuleTotals {
   /** The part of its charges that counts against its monthly cap. */
   capped: Big;
+  /** The quantity priced at the rule's own prices so far: what its tiers and packages count. */
+  quantity: Big;
 }
 
 /** One event's charge, as a pricer and then each step after pricing leave it. */
@@ -29,6 +31,11 @@ export interface Priced {
   charge: Big;
   /** The part of the charge that counts against the rule's monthly cap (rate-based charges only). */
   cappedCharge: Big;
+  /**
+   * Of a model priced on the period's running quantity (graduated, volume, package): the rule's total for the
+   * period before and after the event, uncapped. The charge is their difference.
+   */
+  running?: { before: Big; after: Big };
 }
 
 /** Prices one event under a rule, given the rule's running totals. Pure. */
@@ -39,17 +46,42 @@ type PricingStep = (priced: Priced, rule: PricingRule, totals: RuleTotals) => Pr
 
 const ZERO = new Big(0);
 
-const ruleRates = new WeakMap<PricingRule, Big>();
-
-/** A rule's own rate or per-unit price, parsed once per rule object (rules and Big values are not mutated). */
-export function ruleRate(rule: PricingRule): Big {
-  let rate = ruleRates.get(rule);
-  if (!rate) {
-    rate = new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0);
-    ruleRates.set(rule, rate);
-  }
-  return rate;
+/** A rule's numbers, parsed once per rule object (rules and Big values are not mutated). */
+interface RuleNumbers {
+  /** The rule's own rate (percentage) or per-unit price (flat, package: per package); 0 when it has none. */
+  rate: Big;
+  fixedFee: Big | null;
+  minFee: Big | null;
+  maxFee: Big | null;
+  packageSize: Big | null;
+  tiers: readonly { upTo: Big | null; unit: Big; flat: Big | null }[];
 }
+
+const parsedRules = new WeakMap<PricingRule, RuleNumbers>();
+const bigOrNull = (text: string | null | undefined): Big | null => (text == null ? null : new Big(text));
+
+function numbersOf(rule: PricingRule): RuleNumbers {
+  let numbers = parsedRules.get(rule);
+  if (!numbers) {
+    numbers = {
+      rate: new Big((rule.model === "percentage" ? rule.rate : rule.amount) ?? 0),
+      fixedFee: bigOrNull(rule.fixed_fee),
+      minFee: bigOrNull(rule.min_fee),
+      maxFee: bigOrNull(rule.max_fee),
+      packageSize: bigOrNull(rule.package_size),
+      tiers: (rule.tiers ?? []).map((t: Tier) => ({
+        upTo: bigOrNull(t.up_to),
+        unit: new Big(t.unit_amount),
+        flat: bigOrNull(t.flat_amount),
+      })),
+    };
+    parsedRules.set(rule, numbers);
+  }
+  return numbers;
+}
+
+/** A rule's own rate or per-unit price (0 for a model without one: graduated, volume). */
+export const ruleRate = (rule: PricingRule): Big => numbersOf(rule).rate;
 
 /** Quantity times the event's applied rate, or the rule's own rate (per-unit `amount` or `rate`), to 12 decimals. */
 const perUnit: Pricer = (event, rule) => {
@@ -57,6 +89,73 @@ const perUnit: Pricer = (event, rule) => {
   const charge = roundCharge(event.quantity.times(appliedRate));
   return { kind: "usage", appliedRate, charge, cappedCharge: charge };
 };
+
+/**
+ * Quantity times the rate (the event's applied rate, or the rule's), plus the rule's `fixed_fee`, then held
+ * between its `min_fee` and `max_fee`: "2.9 % + 0.30, at least 0.50" is one rule. Without those fields, `perUnit`.
+ */
+const percentage: Pricer = (event, rule) => {
+  const { fixedFee, minFee, maxFee } = numbersOf(rule);
+  const appliedRate = event.appliedRate ?? ruleRate(rule);
+  let charge = roundCharge(event.quantity.times(appliedRate));
+  if (fixedFee !== null) charge = charge.plus(fixedFee);
+  if (minFee !== null && charge.lt(minFee)) charge = minFee;
+  if (maxFee !== null && charge.gt(maxFee)) charge = maxFee;
+  return { kind: "usage", appliedRate, charge, cappedCharge: charge };
+};
+
+/**
+ * Graduated tiers: each unit of the period is priced in the tier the period's running quantity puts it in; a
+ * tier's `flat_amount` is charged once, when the period first enters it (its quantity passes the tier's lower
+ * bound). `up_to` is inclusive.
+ */
+function graduatedTotal(rule: PricingRule, quantity: Big): Big {
+  let total = ZERO;
+  let lower = ZERO;
+  for (const tier of numbersOf(rule).tiers) {
+    if (!quantity.gt(lower)) break;
+    const upper = tier.upTo === null || quantity.lt(tier.upTo) ? quantity : tier.upTo;
+    total = total.plus(upper.minus(lower).times(tier.unit));
+    if (tier.flat !== null) total = total.plus(tier.flat);
+    if (tier.upTo === null) break;
+    lower = tier.upTo;
+  }
+  return roundCharge(total);
+}
+
+/** Volume tiers: every unit of the period at the unit price of the tier its total quantity reaches, plus that tier's flat amount. */
+function volumeTotal(rule: PricingRule, quantity: Big): Big {
+  if (!quantity.gt(0)) return ZERO;
+  const { tiers } = numbersOf(rule);
+  const tier = tiers.find((t) => t.upTo === null || !quantity.gt(t.upTo)) ?? tiers[tiers.length - 1];
+  if (!tier) return ZERO;
+  return roundCharge(quantity.times(tier.unit).plus(tier.flat ?? ZERO));
+}
+
+/** Packages: the period's quantity in started packages of `package_size`, each at `amount`. */
+function packageTotal(rule: PricingRule, quantity: Big): Big {
+  const { packageSize, rate } = numbersOf(rule);
+  if (packageSize === null || !quantity.gt(0)) return ZERO;
+  // The smallest whole number of packages that holds the quantity, found exactly (a quotient at Big.DP rounds).
+  let packages = quantity.div(packageSize).round(0, Big.roundDown);
+  while (packages.times(packageSize).gt(quantity)) packages = packages.minus(1);
+  while (packages.times(packageSize).lt(quantity)) packages = packages.plus(1);
+  return roundCharge(packages.times(rate));
+}
+
+/**
+ * A model priced on the period's running quantity: the event is charged what the rule's total for the period
+ * grows by, so a line's events always sum to its amount. Under volume pricing that growth may be negative: the
+ * event that moves the period into a cheaper tier lowers the price of every unit before it.
+ */
+const onRunningQuantity =
+  (total: (rule: PricingRule, quantity: Big) => Big): Pricer =>
+  (event, rule, totals) => {
+    const before = total(rule, totals.quantity);
+    const after = total(rule, totals.quantity.plus(event.quantity));
+    const charge = after.minus(before);
+    return { kind: "usage", appliedRate: null, charge, cappedCharge: charge, running: { before, after } };
+  };
 
 /** A pre-calculated fee is billed as it is, whatever the rule's model, and never counts against a cap. */
 const asSent: Pricer = (event) => ({
@@ -67,21 +166,41 @@ const asSent: Pricer = (event) => ({
 });
 
 /**
- * The pricers, by the rule's model (docs/decisions.md, "Rating" 4). A new model (tiered, volume, package) is a new
- * entry here: `RuleModel` lists the models a rule may name, so the table must have one for each.
+ * The pricers, by the rule's model (docs/decisions.md, "Rating" 4; docs/api.md, "Price models"). A new model is a
+ * new entry here: `RuleModel` lists the models a rule may name, so the table must have one for each.
  */
 export const PRICERS: Readonly<Record<RuleModel, Pricer>> = {
   flat: perUnit,
-  percentage: perUnit,
+  percentage,
+  graduated: onRunningQuantity(graduatedTotal),
+  volume: onRunningQuantity(volumeTotal),
+  package: onRunningQuantity(packageTotal),
 };
+
+/** The models priced on the period's running quantity: their events need the stored totals (the locking path). */
+const RUNNING_MODELS: ReadonlySet<RuleModel> = new Set(["graduated", "volume", "package"]);
+
+/** Whether pricing an event under this rule needs what the rule has charged so far in the period. */
+export const readsRunningTotals = (rule: PricingRule): boolean =>
+  rule.monthly_cap !== null || RUNNING_MODELS.has(rule.model);
+
+/** Whether an event under this rule may carry its own `applied_rate` (a model with one price per unit). */
+export const takesAppliedRate = (rule: PricingRule): boolean => !RUNNING_MODELS.has(rule.model);
 
 /**
  * The monthly cap (docs/decisions.md, "Rating" 5): the event that crosses it is charged the room left, later ones 0.
- * Fees are uncapped.
+ * Under a model priced on the running quantity, the rule's capped total follows its total: min(cap, after) −
+ * min(cap, before). Fees are uncapped.
  */
 const monthlyCap: PricingStep = (priced, rule, totals) => {
   if (rule.monthly_cap === null || priced.kind !== "usage") return priced;
-  const room = new Big(rule.monthly_cap).minus(totals.capped);
+  const cap = new Big(rule.monthly_cap);
+  if (priced.running) {
+    const { before, after } = priced.running;
+    const charge = (after.lt(cap) ? after : cap).minus(before.lt(cap) ? before : cap);
+    return { ...priced, charge, cappedCharge: charge };
+  }
+  const room = cap.minus(totals.capped);
   if (!priced.charge.gt(room)) return priced;
   const charge = room.gt(0) ? room : new Big(0);
   return { ...priced, charge, cappedCharge: charge };
@@ -114,5 +233,6 @@ export function price(
   totals: RuleTotals,
 ): { priced: Priced; totals: RuleTotals } {
   const priced = priceCharge(event, rule, totals);
-  return { priced, totals: { capped: totals.capped.plus(priced.cappedCharge) } };
+  const quantity = priced.running ? totals.quantity.plus(event.quantity) : totals.quantity;
+  return { priced, totals: { capped: totals.capped.plus(priced.cappedCharge), quantity } };
 }

@@ -1,5 +1,5 @@
 /**
- * Property-based tests of pure rating (issue 8): priceCharge + addCharge + capUsedByRule, as the locking path of
+ * Property-based tests of pure rating (issue 8): priceCharge + addCharge + ruleTotals, as the locking path of
  * ingestion chains them, then billInvoice, which derives every figure the invoice shows from the stored sums,
  * against random rule sets and events, and against the BigInt reference of test/support/rating-reference.ts.
  * No database.
@@ -11,7 +11,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { billInvoice, type BilledLine } from "../invoices/invoice-figures.js";
-import { addCharge, capUsedByRule, lineIdentity, type Charge, type Line } from "../invoices/invoice-lines.js";
+import { addCharge, lineIdentity, ruleTotals, type Charge, type Line } from "../invoices/invoice-lines.js";
 import { Big, minorUnitExponent } from "../kernel/money.js";
 import { selectRule } from "./ingest/judge.js";
 import { priceCharge, type RatableEvent } from "./pricers.js";
@@ -88,8 +88,8 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
       rated.push({ id: e.id, ruleId: null, lineKey: null, charge: null, cappedCharge: null });
       continue;
     }
-    const used = capUsedByRule(lines.values()).get(rule.id) ?? new Big(0);
-    const rating = priceCharge(ratable, rule, { capped: used });
+    const sofar = ruleTotals(lines.values()).get(rule.id) ?? { capped: new Big(0), quantity: new Big(0) };
+    const rating = priceCharge(ratable, rule, sofar);
     const charge: Charge = {
       kind: rating.kind,
       rule,
@@ -168,7 +168,7 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
   });
 
   // (a) Per rule, the capped charges never exceed the cap: on the lines and summed over the events.
-  const usedOnLines = capUsedByRule(code.lines.values());
+  const usedOnLines = new Map([...ruleTotals(code.lines.values())].map(([id, t]) => [id, t.capped]));
   for (const rule of scenario.rules) {
     if (rule.cap === null) continue;
     const cap = toUnits(rule.cap);
@@ -295,7 +295,9 @@ describe("rating properties (pure)", () => {
         const ref = referenceInvoice(scenario.rules, events, minorUnitExponent(currency));
         const expected = expectedCapped(scenario.rules, ref);
         for (const order of [events, shuffleBy(events, keys)]) {
-          const used = capUsedByRule(rateWithCode(rules, order, currency).lines.values());
+          const used = new Map(
+            [...ruleTotals(rateWithCode(rules, order, currency).lines.values())].map(([id, t]) => [id, t.capped]),
+          );
           for (const [ruleKey, total] of expected) {
             assert.equal(
               units(used.get(ruleKey) ?? new Big(0)),

@@ -62,6 +62,7 @@ export const REJECTION_CODES = [
   "unknown_metric",
   "invalid_event",
   "period_closed",
+  "timestamp_in_future",
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];
 

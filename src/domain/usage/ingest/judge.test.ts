@@ -8,6 +8,9 @@ import { judgeBatch, selectRule } from "./judge.js";
 import type { Parsed } from "./parse.js";
 import { rule } from "../../../../test/fixtures/pricing-rules.js";
 
+/** The judge's clock: events are from March 2026, so this is April 2026 (the month after is the future). */
+const NOW = new Date("2026-04-10T12:00:00Z");
+
 const contract = (fields: Partial<RatingContextRow> = {}): RatingContextRow => ({
   id: "k1",
   status: "active",
@@ -35,7 +38,7 @@ const entry = (index: number, fields: Partial<UsageEventInput> = {}): Parsed => 
 
 /** Each entry's verdict, in order: "event", "copy" or its refusal code. */
 function verdicts(parsed: readonly Parsed[], contracts: RatingContextRow[]): string[] {
-  const j = judgeBatch(parsed, new Map(contracts.map((c) => [c.id, c])));
+  const j = judgeBatch(parsed, new Map(contracts.map((c) => [c.id, c])), NOW);
   const events = new Set(j.candidates.map((c) => c.index));
   const copies = new Set(j.copies);
   return parsed.map((p) => {
@@ -102,6 +105,43 @@ describe("judgeBatch", () => {
       expected: ["unknown_metric", "contract_not_found", "event", "copy"],
     },
     {
+      name: "a month after the current one (UTC) is the future; the current month's last instant is not",
+      contracts: [contract({ start_date: "2026-01-01" })],
+      parsed: [
+        entry(0, { timestamp: "2026-05-01T00:00:00Z" }),
+        entry(1, { timestamp: "2026-04-30T23:59:59Z" }),
+        entry(2, { timestamp: "2026-04-30T23:30:00-01:00" }),
+      ],
+      expected: ["timestamp_in_future", "event", "timestamp_in_future"],
+    },
+    {
+      name: "a future timestamp is refused before its contract is looked at (no contract is read again for it)",
+      contracts: [],
+      parsed: [entry(0, { timestamp: "2027-01-01T00:00:00Z", external_contract_id: "k9" })],
+      expected: ["timestamp_in_future"],
+    },
+    {
+      name: "an applied rate cannot price a graduated, volume or package rule's event; a fee can",
+      contracts: [
+        contract({
+          rules: [
+            rule({
+              id: "r1",
+              model: "graduated",
+              amount: null,
+              tiers: [{ up_to: null, unit_amount: "1", flat_amount: null }],
+            }),
+          ],
+        }),
+      ],
+      parsed: [
+        entry(0, { applied_rate: new Big("0.5") }),
+        entry(1, { fee_amount: new Big("2"), applied_rate: new Big("0.5") }),
+        entry(2),
+      ],
+      expected: ["invalid_event", "event", "event"],
+    },
+    {
       name: "an id never judged good: every copy keeps its refusal",
       contracts: [contract()],
       parsed: [entry(0, { event_id: "x", metric: "bad" }), entry(1, { event_id: "x", metric: "bad" })],
@@ -118,9 +158,15 @@ describe("judgeBatch", () => {
     const j = judgeBatch(
       [entry(0, { counterparty: "acme", timestamp: "2026-03-31T23:30:00-01:00" })],
       new Map([["k1", contract({ rules: [general, scoped] })]]),
+      NOW,
     );
     const [c] = j.candidates;
     assert.deepEqual([c?.rule.id, c?.periodStart, c?.periodEnd], ["scoped", "2026-04-01", "2026-04-30"]);
+  });
+
+  it("a future timestamp names no contract to read again", () => {
+    const j = judgeBatch([entry(0, { timestamp: "2026-06-01T00:00:00Z" })], new Map([["k1", contract()]]), NOW);
+    assert.deepEqual(j.refusingContracts, []);
   });
 
   it("names the contracts behind refusals once each (they are read again before a refusal stands)", () => {
@@ -132,6 +178,7 @@ describe("judgeBatch", () => {
         entry(3, { metric: "bad" }),
       ],
       new Map([["k1", contract()]]),
+      NOW,
     );
     assert.deepEqual([...j.refusingContracts].sort(), ["k1", "k9"]);
     assert.deepEqual([...j.good.keys()], [2]);

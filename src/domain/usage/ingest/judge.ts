@@ -3,7 +3,8 @@ import type { PricingRule } from "../../contracts/pricing-rule.js";
 import { periodOf, toDateString } from "../../kernel/billing-period.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import { StaleContracts } from "../batch-writer.js";
-import type { RatableEvent } from "../pricers.js";
+import { takesAppliedRate, type RatableEvent } from "../pricers.js";
+import type { Clock } from "../../kernel/clock.js";
 import type { UsageEventInput } from "../usage-schemas.js";
 import type { Outcome, Stage } from "./outcome.js";
 import type { Parsed, ParsedBatch } from "./parse.js";
@@ -72,7 +73,8 @@ export function selectRule(rules: readonly PricingRule[], event: RatableEvent): 
 function judgeEvent(
   { index, input }: Parsed,
   contract: RatingContextRow | undefined,
-): { candidate: Candidate } | { refusal: Outcome } {
+  thisMonth: string,
+): { candidate: Candidate } | { refusal: Outcome; byContract: boolean } {
   const ratable: RatableEvent = {
     metric: input.metric,
     quantity: input.quantity,
@@ -82,11 +84,18 @@ function judgeEvent(
     counterpartySide: input.counterparty_side ?? null,
     pair: input.pair ?? null,
   };
+  const instant = new Date(input.timestamp);
+  const day = toDateString(instant);
+  if (day.slice(0, 7) > thisMonth) {
+    const refused = refusal(
+      "timestamp_in_future",
+      `timestamp ${input.timestamp} falls in a month after the current one (${thisMonth}, UTC): its period has not begun`,
+    );
+    return { ...refused, byContract: false };
+  }
   if (!contract) return refusal("contract_not_found", `No contract '${input.external_contract_id}'`);
   if (contract.status !== "active")
     return refusal("contract_not_active", `Contract '${contract.id}' is ${contract.status}, not active`);
-  const instant = new Date(input.timestamp);
-  const day = toDateString(instant);
   if (day < contract.start_date || (contract.end_date !== null && day > contract.end_date)) {
     return refusal(
       "outside_contract_term",
@@ -101,6 +110,12 @@ function judgeEvent(
       `Metric '${input.metric}' has no rule on contract '${contract.id}' for this event (metrics: ${known})`,
     );
   }
+  if (ratable.appliedRate !== null && ratable.feeAmount === null && !takesAppliedRate(rule)) {
+    return refusal(
+      "invalid_event",
+      `applied_rate cannot price an event of rule '${rule.id}': a ${rule.model} rule prices the period's quantity by its own ${rule.model === "package" ? "packages" : "tiers"}`,
+    );
+  }
   const period = periodOf(instant);
   return {
     candidate: { index, input, ratable, contract, rule, periodStart: period.start, periodEnd: period.end },
@@ -108,10 +123,17 @@ function judgeEvent(
 }
 
 const refusal = (
-  code: "contract_not_found" | "contract_not_active" | "outside_contract_term" | "unknown_metric",
+  code:
+    | "contract_not_found"
+    | "contract_not_active"
+    | "outside_contract_term"
+    | "unknown_metric"
+    | "invalid_event"
+    | "timestamp_in_future",
   message: string,
 ) => ({
   refusal: { kind: "rejected" as const, code, message },
+  byContract: true,
 });
 
 /**
@@ -119,7 +141,12 @@ const refusal = (
  * (docs/decisions.md, "Rating" 8): the first copy judged good is the event; copies before it keep their own
  * refusals, copies after it are duplicates of it. Pure.
  */
-export function judgeBatch(parsed: readonly Parsed[], contracts: ReadonlyMap<string, RatingContextRow>): Judgement {
+export function judgeBatch(
+  parsed: readonly Parsed[],
+  contracts: ReadonlyMap<string, RatingContextRow>,
+  now: Date,
+): Judgement {
+  const thisMonth = toDateString(now).slice(0, 7);
   const candidates: Candidate[] = [];
   const refused = new Map<number, Outcome>();
   const copies: number[] = [];
@@ -127,9 +154,9 @@ export function judgeBatch(parsed: readonly Parsed[], contracts: ReadonlyMap<str
   const refusingContracts = new Set<string>();
   const chosen = new Set<string>();
   for (const entry of parsed) {
-    const verdict = judgeEvent(entry, contracts.get(entry.input.external_contract_id));
+    const verdict = judgeEvent(entry, contracts.get(entry.input.external_contract_id), thisMonth);
     if ("candidate" in verdict) good.set(entry.index, verdict.candidate);
-    else refusingContracts.add(entry.input.external_contract_id);
+    else if (verdict.byContract) refusingContracts.add(entry.input.external_contract_id);
     if (chosen.has(entry.input.event_id)) copies.push(entry.index);
     else if ("refusal" in verdict) refused.set(entry.index, verdict.refusal);
     else {
@@ -160,16 +187,19 @@ const MAX_ROUNDS = 4;
  */
 export function judgeStage({
   contexts,
+  clock,
   next,
 }: {
   contexts: RatingContextCache;
+  clock: Clock;
   next: Stage<JudgedBatch>;
 }): Stage<ParsedBatch> {
   /** A refusal is never based on a cached row, so refused contracts are read again first. */
   async function judge(company: CompanyData, parsed: readonly Parsed[]): Promise<Judgement> {
     const ids = [...new Set(parsed.map((p) => p.input.external_contract_id))];
     const contracts = await contexts.get(company.data, ids);
-    const first = judgeBatch(parsed, contracts);
+    const now = clock.now();
+    const first = judgeBatch(parsed, contracts, now);
     if (first.refusingContracts.length === 0) return first;
     const fresh = await contexts.get(company.data, first.refusingContracts, true);
     const confirmed = new Map<string, RatingContextRow>(contracts);
@@ -178,7 +208,7 @@ export function judgeStage({
       if (row) confirmed.set(id, row);
       else confirmed.delete(id);
     }
-    return judgeBatch(parsed, confirmed);
+    return judgeBatch(parsed, confirmed, now);
   }
 
   return async (tenant, batch) => {

@@ -5,7 +5,7 @@ import type { BatchEventWrite, RatedEventWrite } from "../usage-repository.js";
 import type { Candidate, JudgedBatch } from "./judge.js";
 import type { Stage } from "./outcome.js";
 
-const NOTHING_CHARGED = { capped: new Big(0) };
+const NOTHING_CHARGED = { capped: new Big(0), quantity: new Big(0) };
 
 /** The batch as pricing hands it to the batch path of the write: one write per candidate, in batch order. */
 export interface PricedBatch extends JudgedBatch {
@@ -48,7 +48,7 @@ function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
  * far (its cap room), recorded on the draft's line by the book. `invoiceNumber`: the draft, open.
  */
 export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string): RatedEventWrite {
-  const rating = priceCharge(c.ratable, c.rule, { capped: book.cappedSoFar(c.contract.id, c.periodStart, c.rule.id) });
+  const rating = priceCharge(c.ratable, c.rule, book.totalsSoFar(c.contract.id, c.periodStart, c.rule.id));
   const lineKey = book.record(c.contract.id, c.periodStart, {
     kind: rating.kind,
     rule: c.rule,
