@@ -9,6 +9,8 @@
  *   (b)       every event on one contract (one hot draft invoice);
  *   (f)       single-contract batches: each 100-event batch for one contract, 64 contracts, 16 clients (the
  *             shape an independent benchmark sends; (a) and (f) are the two batch shapes every A/B runs);
+ *   (g)       as (a), over 64 contracts whose two wire rules are graduated (three tiers): every event priced on
+ *             its month's running quantity, on the locking path;
  *   (c)       4 clients;
  *   (d)       replays of events already stored;
  *   (e)       the service on its embedded PGlite database;
@@ -49,7 +51,7 @@ import { verifyBilling } from "../src/domain/invariants/verify.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
 const CASES = new Set(
-  (process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,b,c,d,e,startup")).split(","),
+  (process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,g,b,c,d,e,startup")).split(","),
 );
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
 const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
@@ -57,6 +59,14 @@ const API_KEY = `sk_bench_${randomBytes(12).toString("hex")}`;
 const CONTRACTS = SMOKE ? 10 : 200;
 /** Contracts of case (f), whose batches each hold one contract's events. */
 const SINGLE_CONTRACTS = SMOKE ? 4 : 64;
+/** Contracts of case (g), whose wire rules are graduated. */
+const GRADUATED_CONTRACTS = SMOKE ? 4 : 64;
+/** Case (g)'s tiers: the wires cost less per unit as a contract's month grows. */
+const GRADUATED_TIERS = [
+  { up_to: 1000, unit_amount: "20" },
+  { up_to: 10000, unit_amount: "15", flat_amount: "100" },
+  { up_to: null, unit_amount: "10" },
+];
 const BATCH = 100;
 
 export interface CaseResult {
@@ -201,6 +211,20 @@ async function setupContracts(port: number, count: number, tag: string): Promise
     ids.push(JSON.parse(contract.body).id);
   }
   return ids;
+}
+
+/** Makes the wire rules of these contracts graduated (GRADUATED_TIERS). */
+async function graduateWires(port: number, contracts: string[]): Promise<void> {
+  for (const id of contracts) {
+    const pricing = await request(port, "GET", `/v1/billing/contracts/${id}/pricing`);
+    if (pricing.status !== 200) throw new Error(`pricing: ${pricing.status} ${pricing.body}`);
+    const rules = (JSON.parse(pricing.body) as { rules: { id: string; metric: string | null }[] }).rules;
+    for (const rule of rules.filter((r) => r.metric !== null && metrics.includes(r.metric))) {
+      const body = JSON.stringify({ model: "graduated", amount: null, tiers: GRADUATED_TIERS });
+      const res = await request(port, "PUT", `/v1/billing/contracts/${id}/pricing-rules/${rule.id}`, body);
+      if (res.status !== 200) throw new Error(`graduate ${rule.id}: ${res.status} ${res.body}`);
+    }
+  }
 }
 
 /**
@@ -369,7 +393,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const serviceCases = ["a", "f", "b", "c", "d"].filter((c) => CASES.has(c));
+  const serviceCases = ["a", "f", "g", "b", "c", "d"].filter((c) => CASES.has(c));
   if (serviceCases.length > 0) {
     const name = `billing_bench_service_${stamp}`;
     const url = await createDatabase(name);
@@ -378,7 +402,9 @@ async function main(): Promise<void> {
       const spread = await setupContracts(service.port, CONTRACTS, "spread");
       const [hot] = await setupContracts(service.port, 1, "hot");
       const single = CASES.has("f") ? await setupContracts(service.port, SINGLE_CONTRACTS, "single") : [];
-      await warmUp(service.port, url, [...spread, hot!, ...single]);
+      const graduated = CASES.has("g") ? await setupContracts(service.port, GRADUATED_CONTRACTS, "graduated") : [];
+      await graduateWires(service.port, graduated);
+      await warmUp(service.port, url, [...spread, hot!, ...single, ...graduated]);
       let acceptedNew = 0;
       const prefixes: string[] = [];
       let stored: string[] = [];
@@ -434,6 +460,8 @@ async function main(): Promise<void> {
           undefined,
           "single",
         );
+      if (CASES.has("g"))
+        await runCase(`(g) service, 16 clients, ${GRADUATED_CONTRACTS} contracts, graduated`, "g", 16, graduated);
       if (CASES.has("b")) await runCase("(b) service, 16 clients, one contract", "b", 16, [hot!]);
       if (CASES.has("c")) await runCase(`(c) service, 4 clients, ${CONTRACTS} contracts`, "c", 4, spread);
       if (CASES.has("d")) await runCase("(d) service, 16 clients, replays", "d", 16, spread, stored);
