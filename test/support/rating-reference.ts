@@ -120,9 +120,20 @@ export interface RuleSpec {
   /** Stable name of the rule in the scenario; the service gives each contract its own rule ids. */
   key: string;
   metric: string;
-  model: "flat" | "percentage";
-  /** The per-unit `amount` of a flat rule or the `rate` of a percentage rule, a decimal string. */
+  model: "flat" | "percentage" | "graduated" | "volume" | "package";
+  /**
+   * The per-unit `amount` of a flat rule, the `rate` of a percentage rule, a package rule's `amount` per package,
+   * a decimal string; "0" for graduated and volume rules (their prices are in `tiers`).
+   */
   price: string;
+  /** graduated and volume: `up_to` (null on the last), unit amount, flat amount; decimal strings. */
+  tiers?: readonly { upTo: string | null; unit: string; flat: string | null }[];
+  /** package: units per package, an integer string. */
+  packageSize?: string;
+  /** percentage: fixed fee added per event, and the bounds of one event's charge. */
+  fixedFee?: string | null;
+  minFee?: string | null;
+  maxFee?: string | null;
   /** A money string with at most the currency's minor-unit digits, or null. */
   cap: string | null;
   counterparty: string | null;
@@ -173,14 +184,14 @@ function referenceSelect(
 }
 
 export interface RefLine {
-  /** `usage|<rule key>|<unit price units>` or `fee|<metric>`. */
+  /** `usage|<rule key>|<unit price units>`, `usage|<rule key>` (running-quantity rules) or `fee|<metric>`. */
   key: string;
   kind: "usage" | "fee";
   ruleKey: string;
   metric: string;
   description: string;
   quantity: bigint;
-  /** The rate or per-unit price (usage lines); on fee lines amount / quantity to 12 decimals. */
+  /** The rate or per-unit price (usage lines); on fee and running-quantity lines amount / quantity to 12 decimals. */
   unitPrice: bigint | null;
   /** Exact sum of the charges, 10^-12. */
   chargeTotal: bigint;
@@ -215,14 +226,57 @@ export interface RefInvoice {
   uncappedByRule: Map<string, bigint>;
 }
 
+/** The models whose events are priced on the month's running quantity: one line per rule, no unit price. */
+const RUNNING: ReadonlySet<RuleSpec["model"]> = new Set(["graduated", "volume", "package"]);
+export const pricedOnRunningQuantity = (rule: RuleSpec): boolean => RUNNING.has(rule.model);
+
 /**
- * The reference's pricers, by model, as the service's table (src/domain/usage/pricers.ts): an event's quantity and
- * unit price in, its charge out (10^-12). Flat and percentage both multiply, each with its own price field.
+ * The reference's per-event pricers, as the service's table (src/domain/usage/pricers.ts): an event's quantity and
+ * unit price in, its charge out (10^-12). Flat multiplies; percentage multiplies, adds its fixed fee and holds the
+ * result between its bounds.
  */
-const REF_PRICERS: Record<RuleSpec["model"], (quantity: bigint, unitPrice: bigint) => bigint> = {
+const REF_PRICERS: Record<"flat" | "percentage", (quantity: bigint, unitPrice: bigint, rule: RuleSpec) => bigint> = {
   flat: mulCharge,
-  percentage: mulCharge,
+  percentage: (quantity, rate, rule) => {
+    let charge = mulCharge(quantity, rate) + (rule.fixedFee ? toUnits(rule.fixedFee) : 0n);
+    if (rule.minFee && charge < toUnits(rule.minFee)) charge = toUnits(rule.minFee);
+    if (rule.maxFee && charge > toUnits(rule.maxFee)) charge = toUnits(rule.maxFee);
+    return charge;
+  },
 };
+
+/**
+ * A running-quantity rule's total for a month of `quantity` (10^-12), rounded half-even to 10^-12 once: graduated
+ * sums each tier's share (and the flat amount of each tier entered), volume prices the whole at the tier reached,
+ * package charges every started package.
+ */
+export function referenceTotal(rule: RuleSpec, quantity: bigint): bigint {
+  if (quantity <= 0n) return 0n;
+  const tiers = (rule.tiers ?? []).map((t) => ({
+    upTo: t.upTo === null ? null : toUnits(t.upTo),
+    unit: toUnits(t.unit),
+    flat: t.flat === null ? 0n : toUnits(t.flat),
+  }));
+  const round = (value24: bigint) => roundHalfEven(value24, 2 * SCALE, SCALE);
+  if (rule.model === "graduated") {
+    let total24 = 0n;
+    let lower = 0n;
+    for (const tier of tiers) {
+      if (quantity <= lower) break;
+      const upper = tier.upTo === null || quantity < tier.upTo ? quantity : tier.upTo;
+      total24 += (upper - lower) * tier.unit + tier.flat * pow10(SCALE);
+      if (tier.upTo === null) break;
+      lower = tier.upTo;
+    }
+    return round(total24);
+  }
+  if (rule.model === "volume") {
+    const tier = tiers.find((t) => t.upTo === null || quantity <= t.upTo) ?? tiers.at(-1);
+    return tier ? round(quantity * tier.unit + tier.flat * pow10(SCALE)) : 0n;
+  }
+  const size = toUnits(rule.packageSize ?? "1");
+  return ((quantity + size - 1n) / size) * toUnits(rule.price);
+}
 
 /** The reference's steps after pricing, in order: the monthly cap (the charge, the rule's capped total so far). */
 const REF_STEPS: ReadonlyArray<(charge: bigint, rule: RuleSpec, used: bigint) => bigint> = [
@@ -252,13 +306,15 @@ export function referenceInvoice(
   const outcomes: RefEvent[] = [];
   const cappedByRule = new Map<string, bigint>();
   const uncappedByRule = new Map<string, bigint>();
+  const runningQuantity = new Map<string, bigint>();
   for (const event of events) {
     if (seen.has(event.id) && seen.get(event.id)!.status !== "rejected") {
       outcomes.push({ status: "duplicate" });
       continue;
     }
     const rule = referenceSelect(rules, event);
-    if (!rule) {
+    // An applied rate cannot price a running-quantity rule's event (docs/decisions.md, "Rating" 7).
+    if (!rule || (event.fee === null && event.appliedRate !== null && pricedOnRunningQuantity(rule))) {
       const outcome: RefEvent = { status: "rejected" };
       seen.set(event.id, outcome);
       outcomes.push(outcome);
@@ -286,13 +342,27 @@ export function referenceInvoice(
       lines.set(key, line);
       outcome = { status: "rated", ruleKey: rule.key, lineKey: key, charge, uncappedCharge: charge, kind: "fee" };
     } else {
-      const unitPrice = toUnits(event.appliedRate ?? rule.price);
-      const uncapped = REF_PRICERS[rule.model](quantity, unitPrice);
+      const running = pricedOnRunningQuantity(rule);
+      const unitPrice = running ? null : toUnits(event.appliedRate ?? rule.price);
       const used = cappedByRule.get(rule.key) ?? 0n;
-      const charge = REF_STEPS.reduce((c, step) => step(c, rule, used), uncapped);
+      let uncapped: bigint;
+      let charge: bigint;
+      if (unitPrice === null) {
+        // The month's total after the event less before it; under a cap, of the totals held to the cap.
+        const before = runningQuantity.get(rule.key) ?? 0n;
+        runningQuantity.set(rule.key, before + quantity);
+        const totalBefore = referenceTotal(rule, before);
+        const totalAfter = referenceTotal(rule, before + quantity);
+        uncapped = totalAfter - totalBefore;
+        const cap = rule.cap === null ? null : toUnits(rule.cap);
+        charge = cap === null ? uncapped : minBig(cap, totalAfter) - minBig(cap, totalBefore);
+      } else {
+        uncapped = REF_PRICERS[rule.model as "flat" | "percentage"](quantity, unitPrice, rule);
+        charge = REF_STEPS.reduce((c, step) => step(c, rule, used), uncapped);
+      }
       cappedByRule.set(rule.key, used + charge);
       uncappedByRule.set(rule.key, (uncappedByRule.get(rule.key) ?? 0n) + uncapped);
-      const key = `usage|${rule.key}|${unitPrice}`;
+      const key = unitPrice === null ? `usage|${rule.key}` : `usage|${rule.key}|${unitPrice}`;
       const line = lines.get(key) ?? {
         key,
         kind: "usage" as const,
@@ -317,7 +387,9 @@ export function referenceInvoice(
   let totalMinor = 0n;
   for (const line of lines.values()) {
     line.amountMinor = roundHalfEven(line.chargeTotal, SCALE, exponent);
-    if (line.kind === "fee") line.unitPrice = feeUnitPrice(line.amountMinor, exponent, line.quantity);
+    // A fee line's unit price, and a running-quantity rule's line's (it has no single rate): amount ÷ quantity.
+    if (line.kind === "fee" || line.unitPrice === null)
+      line.unitPrice = feeUnitPrice(line.amountMinor, exponent, line.quantity);
     totalMinor += line.amountMinor;
   }
   return { lines, events: seen, outcomes, totalMinor, cappedByRule, uncappedByRule };
@@ -337,6 +409,31 @@ export function billReference(
   return shortfall > 0n
     ? { trueUpMinor: shortfall, totalMinor: ref.totalMinor + shortfall }
     : { trueUpMinor: null, totalMinor: ref.totalMinor };
+}
+
+/**
+ * A rule spec as the API takes it (POST …/pricing-rules): the one translation both property suites use. A
+ * percentage rate above 1 says it is meant.
+ */
+export function apiRuleFields(spec: RuleSpec): Record<string, unknown> {
+  return {
+    type: "usage",
+    model: spec.model,
+    metric: spec.metric,
+    ...(spec.model === "flat" || spec.model === "package" ? { amount: spec.price } : {}),
+    ...(spec.model === "percentage" ? { rate: spec.price } : {}),
+    ...(spec.model === "percentage" && toUnits(spec.price) > pow10(SCALE) ? { allow_rate_above_one: true } : {}),
+    ...(spec.tiers
+      ? { tiers: spec.tiers.map((t) => ({ up_to: t.upTo, unit_amount: t.unit, flat_amount: t.flat })) }
+      : {}),
+    ...(spec.packageSize ? { package_size: spec.packageSize } : {}),
+    ...(spec.fixedFee ? { fixed_fee: spec.fixedFee } : {}),
+    ...(spec.minFee ? { min_fee: spec.minFee } : {}),
+    ...(spec.maxFee ? { max_fee: spec.maxFee } : {}),
+    ...(spec.cap !== null ? { monthly_cap: spec.cap } : {}),
+    ...(spec.counterparty !== null ? { counterparty: spec.counterparty } : {}),
+    ...(spec.counterpartySide !== null ? { counterparty_side: spec.counterpartySide } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -365,6 +462,8 @@ export interface ScenarioOptions {
   maxEvents: number;
   /** Whether rules may have a monthly cap at all. */
   caps: boolean;
+  /** The models rules are drawn from (default: every model). */
+  models?: readonly RuleSpec["model"][];
   /** Rules already on the contract, first in rule order (the sample program's, in the service test). */
   baseRules?: readonly RuleSpec[];
 }
@@ -409,12 +508,48 @@ const capArb = (exponent: number) =>
     )
     .map((minor) => fromUnits(minor * pow10(SCALE - exponent)));
 
+const ALL_MODELS: readonly RuleSpec["model"][] = ["flat", "percentage", "graduated", "volume", "package"];
+
+/** One to three tiers in order, the last unbounded; bounds mostly within the quantities events send. */
+const tiersArb = (digits: number) =>
+  fc
+    .array(
+      fc.record({
+        width: fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 500_000 })),
+        unit: priceArb(10, digits),
+        flat: sometimes(decimalString(100, Math.min(digits, 2)), 3),
+      }),
+      { minLength: 1, maxLength: 3 },
+    )
+    .map((seeds) => {
+      let upTo = 0;
+      return seeds.map((seed, i) => {
+        upTo += seed.width;
+        return { upTo: i === seeds.length - 1 ? null : String(upTo), unit: seed.unit, flat: seed.flat };
+      });
+    });
+
+/** A percentage rule's fixed fee and bounds, each present now and then; the lower bound never above the upper. */
+const feesArb = (digits: number) =>
+  fc
+    .record({
+      fixedFee: sometimes(decimalString(5, Math.min(digits, 4)), 2),
+      bounds: fc.tuple(sometimes(decimalString(20, 2), 3), sometimes(decimalString(5_000, 2), 3)),
+    })
+    .map(({ fixedFee, bounds: [a, b] }) => {
+      const [minFee, maxFee] = a !== null && b !== null && toUnits(a) > toUnits(b) ? [b, a] : [a, b];
+      return { fixedFee, minFee, maxFee };
+    });
+
 const ruleArb = (o: ScenarioOptions) =>
   fc.record({
     metric: fc.constantFrom(...o.metrics),
-    model: fc.constantFrom("flat" as const, "percentage" as const),
+    model: fc.constantFrom(...(o.models ?? ALL_MODELS)),
     flatPrice: priceArb(1000, o.digits),
     rate: priceArb(2, o.digits),
+    tiers: tiersArb(o.digits),
+    packageSize: fc.integer({ min: 1, max: 1000 }).map(String),
+    fees: feesArb(o.digits),
     cap: o.caps ? sometimes(capArb(o.exponent), 2) : fc.constant(null),
     counterparty: sometimes(fc.constantFrom(...o.counterparties), 3),
     counterpartySide: sometimes(fc.constantFrom(...o.sides), 3),
@@ -454,7 +589,10 @@ export function scenarioArb(o: ScenarioOptions): fc.Arbitrary<Scenario> {
         key: `r${i}`,
         metric: r.metric,
         model: r.model,
-        price: r.model === "flat" ? r.flatPrice : r.rate,
+        price: r.model === "flat" || r.model === "package" ? r.flatPrice : r.model === "percentage" ? r.rate : "0",
+        ...(r.model === "graduated" || r.model === "volume" ? { tiers: r.tiers } : {}),
+        ...(r.model === "package" ? { packageSize: r.packageSize } : {}),
+        ...(r.model === "percentage" ? r.fees : {}),
         cap: r.cap,
         counterparty: r.counterparty,
         counterpartySide: r.counterparty === null ? null : r.counterpartySide,

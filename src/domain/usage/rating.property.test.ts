@@ -14,13 +14,14 @@ import { billInvoice, type BilledLine } from "../invoices/invoice-figures.js";
 import { addCharge, lineIdentity, ruleTotals, type Charge, type Line } from "../invoices/invoice-lines.js";
 import { Big, minorUnitExponent } from "../kernel/money.js";
 import { selectRule } from "./ingest/judge.js";
-import { priceCharge, type RatableEvent } from "./pricers.js";
+import { priceCharge, takesAppliedRate, type RatableEvent } from "./pricers.js";
 import {
   SCALE,
   expectedCapped,
   fcParams,
   fromUnits,
   hasCaps,
+  pricedOnRunningQuantity,
   referenceInvoice,
   roundHalfEven,
   scenarioArb,
@@ -42,7 +43,7 @@ const toPricingRule = (spec: RuleSpec, currency: string): PricingRule => ({
   name: spec.key,
   type: "usage",
   model: spec.model,
-  amount: spec.model === "flat" ? spec.price : null,
+  amount: spec.model === "flat" || spec.model === "package" ? spec.price : null,
   rate: spec.model === "percentage" ? spec.price : null,
   metric: spec.metric,
   frequency: null,
@@ -51,6 +52,13 @@ const toPricingRule = (spec: RuleSpec, currency: string): PricingRule => ({
   counterparty: spec.counterparty,
   counterparty_side: spec.counterpartySide,
   pair: null,
+  ...(spec.tiers
+    ? { tiers: spec.tiers.map((t) => ({ up_to: t.upTo, unit_amount: t.unit, flat_amount: t.flat })) }
+    : {}),
+  ...(spec.packageSize ? { package_size: spec.packageSize } : {}),
+  ...(spec.fixedFee ? { fixed_fee: spec.fixedFee } : {}),
+  ...(spec.minFee ? { min_fee: spec.minFee } : {}),
+  ...(spec.maxFee ? { max_fee: spec.maxFee } : {}),
 });
 
 const toRatable = (e: EventSpec): RatableEvent => ({
@@ -84,7 +92,8 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
   for (const e of events) {
     const ratable = toRatable(e);
     const rule = selectRule(rules, ratable);
-    if (!rule) {
+    // The judge refuses an applied rate under a rule without a single rate (graduated, volume, package).
+    if (!rule || (ratable.feeAmount === null && ratable.appliedRate !== null && !takesAppliedRate(rule))) {
       rated.push({ id: e.id, ruleId: null, lineKey: null, charge: null, cappedCharge: null });
       continue;
     }
@@ -108,19 +117,34 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
 
 const units = (value: Big, scale = SCALE): bigint => toUnits(value.toFixed(), scale);
 
-/** A stored line's key in the reference's terms (`usage|<rule>|<unit price units>`, `fee|<metric>`). */
+/**
+ * A stored line's key in the reference's terms (`usage|<rule>|<unit price units>`, `usage|<rule>` for a rule priced
+ * on its running quantity, `fee|<metric>`).
+ */
 const refKeyOf = (line: Line): string =>
-  line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.rate!)}`;
+  line.kind === "fee"
+    ? `fee|${line.metric}`
+    : line.rate === null
+      ? `usage|${line.ruleId}`
+      : `usage|${line.ruleId}|${units(line.rate)}`;
 
-/** A billed line's key in the same terms: a usage line is billed at its rate, which is part of its key. */
-const refKeyOfBilled = (line: BilledLine): string =>
-  line.kind === "fee" ? `fee|${line.metric}` : `usage|${line.ruleId}|${units(line.unitPrice)}`;
+/**
+ * A billed line's key in the same terms: a usage line is billed at its rate, which is part of its key, but for a
+ * rule priced on its running quantity (`running`: their ids), whose one line has no rate.
+ */
+const refKeyOfBilled = (line: BilledLine, running: ReadonlySet<string>): string =>
+  line.kind === "fee"
+    ? `fee|${line.metric}`
+    : running.has(line.ruleId ?? "")
+      ? `usage|${line.ruleId}`
+      : `usage|${line.ruleId}|${units(line.unitPrice)}`;
 
 /** The billed lines by their key in the reference's terms; each key once. */
-function billedByRefKey(lines: readonly BilledLine[]): Map<string, BilledLine> {
+function billedByRefKey(lines: readonly BilledLine[], rules: readonly RuleSpec[]): Map<string, BilledLine> {
+  const running = new Set(rules.filter(pricedOnRunningQuantity).map((r) => r.key));
   const byKey = new Map<string, BilledLine>();
   for (const line of lines) {
-    const key = refKeyOfBilled(line);
+    const key = refKeyOfBilled(line, running);
     assert.ok(!byKey.has(key), `two billed lines for ${key}`);
     byKey.set(key, line);
   }
@@ -182,7 +206,7 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
 
   // (b) Each stored line's charge total is the exact sum of its charges; billed, its amount is the half-even
   // rounding of that sum, one billed line per stored line (no minimum here); the total is the sum of the amounts.
-  const billed = billedByRefKey(code.invoice.lines);
+  const billed = billedByRefKey(code.invoice.lines, scenario.rules);
   assert.equal(code.invoice.lines.length, code.lines.size, "one billed line per stored line");
   const sums = new Map<string, bigint>();
   for (const r of code.rated) if (r.lineKey) sums.set(r.lineKey, (sums.get(r.lineKey) ?? 0n) + units(r.charge!));
