@@ -405,7 +405,7 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const res = await client.post(`/contracts/${contract.id}/rules`, {
       name: "Card fee",
       metric: "card",
-      rate: "0.029",
+      rate: "2.9",
       monthly_cap: "500",
       type: "",
       model: "",
@@ -422,6 +422,125 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     const shown = await client.get(String(res.headers.location));
     assert.match(shown.body, /role="status">Rule added/);
     assert.match(shown.body, /<h3 id="version-2">Version 2 <span class="badge ok">current<\/span><\/h3>/);
+  });
+
+  it("offers every price model and the fields of each, the rate as a percentage and the tiers' format", async () => {
+    const { client, contract } = await withContract();
+    const res = await client.get(`/contracts/${contract.id}`);
+    for (const model of ["flat", "percentage", "graduated", "volume", "package"])
+      assert.match(res.body, new RegExp(`<option value="${model}">${model}</option>`), model);
+    for (const id of [
+      "add-allow_rate_above_one",
+      "add-fixed_fee",
+      "add-min_fee",
+      "add-max_fee",
+      "add-package_size",
+      "add-tiers",
+      "change-allow_rate_above_one",
+    ]) {
+      assert.match(res.body, new RegExp(`<label for="${id}">`), id);
+      assert.match(res.body, new RegExp(`id="${id}"`), id);
+    }
+    assert.ok(res.body.includes("2.35 for 2.35 %; stored as the fraction 0.0235"));
+    assert.ok(res.body.includes("up_to unit_amount [flat_amount]"));
+    assert.ok(res.body.includes("allow a rate above 100 %"));
+  });
+
+  it("adds a graduated rule from the form's tier lines, stored exactly and shown in words", async () => {
+    const { client, key, contract } = await withContract();
+    const res = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "api_call",
+      model: "graduated",
+      tiers: "1000 0.10\r\n10000 0.08 5.00\r\n- 0.05\r\n",
+    });
+    assert.equal(res.statusCode, 303, res.body);
+    const program = await getPricing(t(), key, contract.id);
+    const calls = program.rules.find((r) => r.metric === "api_call") as unknown as { model: string; tiers: unknown };
+    assert.equal(calls.model, "graduated");
+    assert.deepEqual(calls.tiers, [
+      { up_to: 1000, unit_amount: "0.10", flat_amount: null },
+      { up_to: 10000, unit_amount: "0.08", flat_amount: "5.00" },
+      { up_to: null, unit_amount: "0.05", flat_amount: null },
+    ]);
+    const shown = await client.get(String(res.headers.location));
+    assert.ok(
+      shown.body.includes(
+        "graduated: $0.10 per unit up to 1,000; $0.08 per unit up to 10,000 + $5.00 on entering; $0.05 per unit above 10,000",
+      ),
+    );
+  });
+
+  it("takes the rate as a percentage and stores the fraction, shown next to the percentage", async () => {
+    const { client, key, contract } = await withContract();
+    const res = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "card",
+      model: "percentage",
+      rate: "2.35",
+      fixed_fee: "0.30",
+      max_fee: "4000",
+    });
+    assert.equal(res.statusCode, 303, res.body);
+    const raw = await t().call({ method: "GET", url: `${CONTRACTS}/${contract.id}/pricing`, key });
+    assert.match(raw.body, /"rate":0\.0235[,}]/, "stored as the fraction, exactly");
+    const shown = await client.get(String(res.headers.location));
+    assert.ok(
+      shown.body.includes(
+        `2.35% of the event&#39;s value + $0.30 per event, at most $4,000.00 <span class="hint">(rate stored as <code>0.0235</code>)</span>`,
+      ),
+      "the rules table shows the percentage and the fraction stored",
+    );
+
+    const card = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "card")!;
+    const changed = await client.post(`/contracts/${contract.id}/rules/change`, { rule_id: card.id, rate: "150" });
+    assert.equal(changed.statusCode, 400);
+    assert.equal(
+      fieldErrorOf(changed.body, "change-rate"),
+      "150 % is above 100 %: tick “allow a rate above 100 %” if that rate is meant.",
+    );
+    const allowed = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: card.id,
+      rate: "150",
+      allow_rate_above_one: "yes",
+    });
+    assert.equal(allowed.statusCode, 303, allowed.body);
+    const after = (await getPricing(t(), key, contract.id)).rules.find((r) => r.id === card.id)!;
+    assert.equal(after.rate, 1.5);
+  });
+
+  it("refuses a rate above 100 % without the box, and a malformed tier line, on their fields, storing nothing", async () => {
+    const { client, key, contract } = await withContract();
+    const above = await client.post(`/contracts/${contract.id}/rules`, { metric: "card", rate: "235" });
+    assert.equal(above.statusCode, 400);
+    assert.equal(
+      fieldErrorOf(above.body, "add-rate"),
+      "235 % is above 100 %: tick “allow a rate above 100 %” if that rate is meant.",
+    );
+    assert.ok(above.body.includes('value="235"'), "the typed percentage comes back");
+
+    const malformed = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "api_call",
+      model: "volume",
+      tiers: "1000 0.10\n10,000 0.08\n- 0.05",
+    });
+    assert.equal(malformed.statusCode, 400);
+    assert.match(fieldErrorOf(malformed.body, "add-tiers") ?? "", /^Line 2, “10,000 0.08”, is not “up_to unit_amount/);
+
+    const disordered = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "api_call",
+      model: "graduated",
+      tiers: "1000 0.10\n500 0.08\n- 0.05",
+    });
+    assert.equal(disordered.statusCode, 400);
+    assert.match(fieldErrorOf(disordered.body, "add-tiers") ?? "", /^Must be above the previous tier/);
+
+    const noSize = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "api_call",
+      model: "package",
+      amount: "10",
+    });
+    assert.equal(noSize.statusCode, 400);
+    assert.match(fieldErrorOf(noSize.body, "add-package_size") ?? "", /^Is required on a package rule/);
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1);
   });
 
   it("changes a rule's amount from the form as a new program version", async () => {
@@ -448,7 +567,7 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     });
     assert.equal(invalid.statusCode, 400);
     assert.match(invalid.body, /class="alert error" role="alert">2 fields need your attention/);
-    assert.equal(fieldErrorOf(invalid.body, "add-rate"), "Enter the rate: a fraction, 0.029 is 2.9%.");
+    assert.equal(fieldErrorOf(invalid.body, "add-rate"), "Enter the rate as a percentage: 2.9 for 2.9 %.");
     assert.equal(
       fieldErrorOf(invalid.body, "add-amount"),
       "Enter a number such as 12.50 (digits and one decimal point, no currency sign or commas).",

@@ -372,6 +372,41 @@ describe("renderAgreementPdf", () => {
   });
 });
 
+describe("agreement PDF with tiered prices", () => {
+  it("words a graduated rule's tiers, wrapped within the price column", async () => {
+    const words =
+      "graduated: $0.10 per unit up to 1,000; $0.08 per unit up to 10,000 + $5.00 on entering; $0.05 per unit above 10,000";
+    const pdf = await renderAgreementPdf(
+      baseInput({
+        rules: [
+          {
+            id: "rule-tiers",
+            name: "Card payments",
+            type: "usage",
+            model: "graduated",
+            metric: "card_payment",
+            tiers: [
+              { up_to: "1000", unit_amount: "0.10", flat_amount: null },
+              { up_to: "10000", unit_amount: "0.08", flat_amount: "5.00" },
+              { up_to: null, unit_amount: "0.05", flat_amount: null },
+            ],
+          },
+        ],
+      }),
+    );
+    const lines = (await pdfText(pdf)).replace(/\u00a0/g, " ").split("\n");
+    const first = lines.findIndex((line) => line.includes("graduated:"));
+    assert.ok(first >= 0, `the tiers' words are in the PDF\n${lines.join("\n")}`);
+    // The words run over several lines of the Price column; the row's first line ends with its empty cap and
+    // counterparty cells.
+    const head = lines[first] ?? "";
+    const read = [head.slice(head.indexOf("graduated:")).replace(/(\s—)+$/, ""), ...lines.slice(first + 1)].join(" ");
+    const squeeze = (text: string) => text.replace(/\s+/g, "");
+    assert.ok(squeeze(read).includes(squeeze(words)), `every tier's words in order\n${lines.join("\n")}`);
+    assert.ok(!lines.some((line) => line.includes(words)), "the words wrap");
+  });
+});
+
 describe("agreement PDF with the largest amounts", () => {
   it("keeps every price's amount and every monthly cap whole on one line", async () => {
     const largest = "999999999999999.999999999999";

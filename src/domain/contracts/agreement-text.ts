@@ -2,7 +2,7 @@
 // as plain text. Pure and locale-independent, so the same input always reads the same: dates, money and
 // rule prices come from the input, never from the clock or the machine's locale.
 import { RULE_TYPES, type RuleType } from "./pricing-rule.js";
-import { moneyWords, rulePriceWords } from "./rule-price-wording.js";
+import { moneyWords, rulePriceWords, type PricedTier } from "./rule-price-wording.js";
 
 export interface AgreementPdfInput {
   companyName: string; // the seller (the account holder)
@@ -27,6 +27,11 @@ export interface AgreementPdfInput {
     monthly_cap?: string | null;
     currency?: string | null;
     counterparty?: string | null;
+    tiers?: readonly PricedTier[] | null;
+    package_size?: string | null;
+    fixed_fee?: string | null;
+    min_fee?: string | null;
+    max_fee?: string | null;
   }>;
   minimumAmount: string | null; // monthly minimum, e.g. "1000.00", or null
   generatedAt: Date;
@@ -93,6 +98,10 @@ export function mapAgreementText(input: AgreementPdfInput, text: (value: string)
       monthly_cap: optional(rule.monthly_cap),
       currency: optional(rule.currency),
       counterparty: optional(rule.counterparty),
+      package_size: optional(rule.package_size),
+      fixed_fee: optional(rule.fixed_fee),
+      min_fee: optional(rule.min_fee),
+      max_fee: optional(rule.max_fee),
     })),
   };
 }

@@ -7,6 +7,13 @@ import { toJsonDecimal } from "../kernel/money.js";
 
 const presented = (fields: Partial<PricingRule>): PresentedRule => presentRule(rule(fields));
 
+/** Three tiers, the first at `first` per unit. */
+const tiers = (first: string) => [
+  { up_to: "1000", unit_amount: first, flat_amount: null },
+  { up_to: "10000", unit_amount: "0.08", flat_amount: "5.00" },
+  { up_to: null, unit_amount: "0.05", flat_amount: null },
+];
+
 /** A diff in a compact form a table row can state: "added a", "removed b", "changed c: amount 1.00 → 2.00". */
 function summary(diffs: RuleDiff[]): string[] {
   return diffs.map((d) => {
@@ -71,6 +78,48 @@ describe("diffRules", () => {
       before: [presented({ id: "a", model: "flat", amount: "1.00" })],
       after: [presented({ id: "a", model: "percentage", amount: null, rate: "0.05" })],
       expected: ["changed a: model flat → percentage, amount 1.00 → ∅, rate ∅ → 0.05"],
+      unchanged: 0,
+    },
+    {
+      name: "shows a change of tiers as their lines",
+      before: [presented({ id: "a", model: "graduated", amount: null, tiers: tiers("0.10") })],
+      after: [presented({ id: "a", model: "graduated", amount: null, tiers: tiers("0.09") })],
+      expected: ["changed a: tiers 1000 0.10; 10000 0.08 5.00; - 0.05 → 1000 0.09; 10000 0.08 5.00; - 0.05"],
+      unchanged: 0,
+    },
+    {
+      name: "finds nothing when the tiers are the same",
+      before: [presented({ id: "a", model: "volume", amount: null, tiers: tiers("0.10") })],
+      after: [presented({ id: "a", model: "volume", amount: null, tiers: tiers("0.10") })],
+      expected: [],
+      unchanged: 1,
+    },
+    {
+      name: "shows a change of package size",
+      before: [presented({ id: "a", model: "package", amount: "10.00", package_size: "1000" })],
+      after: [presented({ id: "a", model: "package", amount: "10.00", package_size: "500" })],
+      expected: ["changed a: package_size 1000 → 500"],
+      unchanged: 0,
+    },
+    {
+      name: "shows fees set, changed and cleared, and a rate allowed above one",
+      before: [
+        presented({ id: "a", model: "percentage", amount: null, rate: "0.029", fixed_fee: "0.30", max_fee: "5.00" }),
+      ],
+      after: [
+        presented({
+          id: "a",
+          model: "percentage",
+          amount: null,
+          rate: "1.5",
+          fixed_fee: "0.25",
+          min_fee: "0.50",
+          allow_rate_above_one: true,
+        }),
+      ],
+      expected: [
+        "changed a: rate 0.029 → 1.5, fixed_fee 0.30 → 0.25, min_fee ∅ → 0.50, max_fee 5.00 → ∅, allow_rate_above_one ∅ → true",
+      ],
       unchanged: 0,
     },
     {

@@ -1,4 +1,5 @@
 import type { PresentedRule } from "./pricing-rule.js";
+import { tierLines } from "./tier-lines.js";
 
 /**
  * The version history of a pricing program as differences between consecutive versions: what a person
@@ -20,6 +21,12 @@ export const DIFFED_RULE_FIELDS = [
   "counterparty",
   "counterparty_side",
   "pair",
+  "tiers",
+  "package_size",
+  "fixed_fee",
+  "min_fee",
+  "max_fee",
+  "allow_rate_above_one",
 ] as const satisfies readonly (keyof PresentedRule)[];
 export type DiffedRuleField = (typeof DIFFED_RULE_FIELDS)[number];
 
@@ -45,7 +52,12 @@ export interface VersionDiff {
   unchanged: number;
 }
 
-const asText = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+/** A field's value as text: tiers as their lines, "1000 0.10; - 0.05" (tier-lines.ts). */
+function asText(rule: PresentedRule, field: DiffedRuleField): string | null {
+  if (field === "tiers") return rule.tiers ? tierLines(rule.tiers).join("; ") : null;
+  const value = rule[field];
+  return value === null || value === undefined ? null : String(value);
+}
 
 /** What turns `before` into `after`; rules are matched by id (an id never changes: see updateRule). */
 export function diffRules(
@@ -65,8 +77,8 @@ export function diffRules(
     kept.add(rule.id);
     const changes: FieldChange[] = [];
     for (const field of DIFFED_RULE_FIELDS) {
-      const was = asText(old[field]);
-      const now = asText(rule[field]);
+      const was = asText(old, field);
+      const now = asText(rule, field);
       if (was !== now) changes.push({ field, before: was, after: now });
     }
     if (changes.length === 0) unchanged++;

@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import { JsonNumber } from "../../platform/exact-json.js";
 import {
   decimalWords,
+  fractionOfPercent,
   moneyWords,
   percentWords,
   readMoneyWords,
@@ -70,6 +71,91 @@ describe("rulePriceWords", () => {
       rule: { type: "one_time", model: "flat", amount: "abc", currency: "USD" },
       words: "abc USD",
     },
+    {
+      name: "a percentage rule's fees follow its share, the fixed fee first",
+      rule: {
+        type: "usage",
+        model: "percentage",
+        rate: new JsonNumber("0.029"),
+        fixed_fee: "0.30",
+        min_fee: "0.50",
+        max_fee: "4000",
+        currency: "USD",
+      },
+      words: "2.9% of the event's value + $0.30 per event, at least $0.50, at most $4,000.00",
+    },
+    {
+      name: "a percentage rule with a bound only",
+      rule: { type: "usage", model: "percentage", rate: "0.0235", max_fee: "0.0025", currency: "USD" },
+      words: "2.35% of the event's value, at most $0.0025",
+    },
+    {
+      name: "a graduated rule words each tier, its flat amount on entering it",
+      rule: {
+        type: "usage",
+        model: "graduated",
+        tiers: [
+          { up_to: new JsonNumber("1000"), unit_amount: "0.10", flat_amount: null },
+          { up_to: "10000", unit_amount: "0.08", flat_amount: "5.00" },
+          { up_to: null, unit_amount: "0.05", flat_amount: null },
+        ],
+        currency: "USD",
+      },
+      words:
+        "graduated: $0.10 per unit up to 1,000; $0.08 per unit up to 10,000 + $5.00 on entering; $0.05 per unit above 10,000",
+    },
+    {
+      name: "a volume rule prices every unit at the tier the total reaches",
+      rule: {
+        type: "usage",
+        model: "volume",
+        tiers: [
+          { up_to: "1000", unit_amount: "0.10" },
+          { up_to: "10000", unit_amount: "0.08", flat_amount: "5" },
+          { unit_amount: "0.05" },
+        ],
+      },
+      currency: "USD",
+      words: "volume: every unit at $0.10 up to 1,000; at $0.08 up to 10,000 + $5.00; at $0.05 above 10,000",
+    },
+    {
+      name: "a single unbounded tier has no bound to word",
+      rule: { type: "usage", model: "graduated", tiers: [{ up_to: null, unit_amount: "0.0025" }], currency: "EUR" },
+      words: "graduated: €0.0025 per unit",
+    },
+    {
+      name: "every digit of a tier's bound and price stays",
+      rule: {
+        type: "usage",
+        model: "volume",
+        tiers: [
+          { up_to: "0.5", unit_amount: "1500", flat_amount: "100" },
+          { up_to: null, unit_amount: "0.000001" },
+        ],
+        currency: "JPY",
+      },
+      words: "volume: every unit at ¥1,500 up to 0.5 + ¥100; at ¥0.000001 above 0.5",
+    },
+    {
+      name: "a package rule charges per started package",
+      rule: { type: "usage", model: "package", amount: "10.00", package_size: new JsonNumber("1000"), currency: "USD" },
+      words: "$10.00 per started 1,000 units",
+    },
+    {
+      name: "a package of one unit",
+      rule: { type: "usage", model: "package", amount: "2", package_size: "1", currency: "USD" },
+      words: "$2.00 per started 1 unit",
+    },
+    {
+      name: "a tiered rule without tiers has no price",
+      rule: { type: "usage", model: "graduated", tiers: [], currency: "USD" },
+      words: "—",
+    },
+    {
+      name: "a package rule without a size has no price",
+      rule: { type: "usage", model: "package", amount: "10.00", currency: "USD" },
+      words: "—",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => assert.equal(rulePriceWords(c.rule, c.currency), c.words));
@@ -89,6 +175,30 @@ describe("moneyWords, percentWords and decimalWords", () => {
     assert.equal(moneyWords("1.5", "KWD"), "KWD\u00a01.500");
     assert.equal(moneyWords("12.5", undefined), "12.50 —");
   });
+});
+
+describe("fractionOfPercent", () => {
+  const cases: Array<[string, string | undefined]> = [
+    ["2.35", "0.0235"],
+    ["235", "2.35"],
+    ["100", "1"],
+    ["0", "0"],
+    ["0.0001", "0.000001"],
+    ["12.50", "0.125"],
+    [".5", "0.005"],
+    [" 5 ", "0.05"],
+    ["999999999999999.123456789012", "9999999999999.99123456789012"],
+    ["-1", "-0.01"],
+    ["abc", undefined],
+    ["2,35", undefined],
+    ["1e2", undefined],
+    ["2.35%", undefined],
+    ["", undefined],
+  ];
+  for (const [percent, fraction] of cases) {
+    it(`reads ${JSON.stringify(percent)} % as ${String(fraction)}`, () =>
+      assert.equal(fractionOfPercent(percent), fraction));
+  }
 });
 
 describe("readMoneyWords", () => {
@@ -217,6 +327,16 @@ describe("readRulePriceWords", () => {
     "2.9 of the event's value",
     "12.50 —",
   ];
+  // Fees, tiers and packages are not read yet: their words read as no price rather than a wrong one.
+  const unread: PricedRule[] = [
+    { type: "usage", model: "percentage", rate: "0.029", fixed_fee: "0.30", currency: "USD" },
+    { type: "usage", model: "percentage", rate: "0.029", min_fee: "0.50", currency: "USD" },
+    { type: "usage", model: "graduated", tiers: [{ up_to: "10", unit_amount: "1" }, { unit_amount: "0.5" }] },
+    { type: "usage", model: "volume", tiers: [{ up_to: null, unit_amount: "1" }], currency: "USD" },
+    { type: "usage", model: "package", amount: "10", package_size: "1000", currency: "USD" },
+    { type: "usage", model: "package", amount: "10", package_size: "1", currency: "USD" },
+  ];
+  for (const rule of unread) notPrices.push(rulePriceWords(rule, "USD"));
   for (const words of notPrices) {
     it(`reads no price in ${JSON.stringify(words)}`, () => assert.equal(readRulePriceWords(words), undefined));
   }

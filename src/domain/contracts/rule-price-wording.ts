@@ -9,6 +9,13 @@ import { formatMoney } from "../kernel/money-format.js";
 /** A decimal as the domain hands it out: text, a number, or a JSON number's exact text. */
 export type DecimalWords = string | number | JsonNumber;
 
+/** A tier of a graduated or volume rule, as worded: units up to `up_to` (none on the last tier). */
+export interface PricedTier {
+  up_to?: DecimalWords | null | undefined;
+  unit_amount: DecimalWords;
+  flat_amount?: DecimalWords | null | undefined;
+}
+
 /** The rule fields a price is worded from (a stored rule, a presented one, or an agreement's row). */
 export interface PricedRule {
   type: string;
@@ -16,6 +23,11 @@ export interface PricedRule {
   amount?: DecimalWords | null | undefined;
   rate?: DecimalWords | null | undefined;
   currency?: string | null | undefined;
+  tiers?: readonly PricedTier[] | null | undefined;
+  package_size?: DecimalWords | null | undefined;
+  fixed_fee?: DecimalWords | null | undefined;
+  min_fee?: DecimalWords | null | undefined;
+  max_fee?: DecimalWords | null | undefined;
 }
 
 /** Plain notation through big.js (never "3e-7"); undefined for text that is not a number. */
@@ -70,6 +82,15 @@ export function percentWords(rate: DecimalWords): string {
   return text === undefined ? String(rate) : `${decimalWords(new Big(text).times(100).toFixed())}%`;
 }
 
+/**
+ * A percentage as the fraction a rule stores, shifted two places in decimal: "2.35" → "0.0235", "235" → "2.35",
+ * never through a double. The inverse of percentWords's shift; undefined for text that is not a plain decimal.
+ */
+export function fractionOfPercent(percent: string): string | undefined {
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(percent.trim())) return undefined;
+  return new Big(percent.trim()).times("0.01").toFixed();
+}
+
 /** What follows a usage rule's flat price, and a percentage rule's rate. */
 const PER_UNIT = " per unit";
 const OF_THE_VALUE = " of the event's value";
@@ -79,16 +100,90 @@ export function perUnitWords(amount: DecimalWords, currency: string | null | und
   return `${moneyWords(amount, currency)}${PER_UNIT}`;
 }
 
+/** No price to show. */
+const NO_PRICE = "—";
+
 /**
- * What a rule charges: a share of the event's value, a price per unit, or a flat amount (subscription,
- * minimum, one-time fee). "—" when the rule has no price to show. `currency` stands in for a rule that
- * carries none of its own (the contract's).
+ * What a rule charges: a share of the event's value (with its fees), a price per unit, tiers, a price per
+ * package, or a flat amount (subscription, minimum, one-time fee). "—" when the rule has no price to show.
+ * `currency` stands in for a rule that carries none of its own (the contract's).
  */
 export function rulePriceWords(rule: PricedRule, currency?: string): string {
-  if (rule.model === "percentage") return rule.rate == null ? "—" : `${percentWords(rule.rate)}${OF_THE_VALUE}`;
-  if (rule.amount == null) return "—";
   const ruleCurrency = rule.currency ?? currency;
+  switch (rule.model) {
+    case "percentage":
+      return rule.rate == null ? NO_PRICE : percentageWords(rule.rate, rule, ruleCurrency);
+    case "graduated":
+      return rule.tiers?.length ? graduatedWords(rule.tiers, ruleCurrency) : NO_PRICE;
+    case "volume":
+      return rule.tiers?.length ? volumeWords(rule.tiers, ruleCurrency) : NO_PRICE;
+    case "package":
+      return rule.amount == null || rule.package_size == null
+        ? NO_PRICE
+        : packageWords(rule.amount, rule.package_size, ruleCurrency);
+  }
+  if (rule.amount == null) return NO_PRICE;
   return rule.type === "usage" ? perUnitWords(rule.amount, ruleCurrency) : moneyWords(rule.amount, ruleCurrency);
+}
+
+/**
+ * "2.9% of the event's value + $0.30 per event, at least $0.50, at most $4,000.00": the fees as the rule has
+ * them (the bounds include the fixed fee); without fees, the share alone.
+ */
+function percentageWords(rate: DecimalWords, fees: PricedRule, currency: string | null | undefined): string {
+  const fixed = fees.fixed_fee == null ? "" : ` + ${moneyWords(fees.fixed_fee, currency)} per event`;
+  const least = fees.min_fee == null ? "" : `, at least ${moneyWords(fees.min_fee, currency)}`;
+  const most = fees.max_fee == null ? "" : `, at most ${moneyWords(fees.max_fee, currency)}`;
+  return `${percentWords(rate)}${OF_THE_VALUE}${fixed}${least}${most}`;
+}
+
+/**
+ * Where each tier ends: "up to 1,000" (inclusive), "above 10,000" on the last (unbounded) tier, nothing for a
+ * single unbounded tier.
+ */
+function tierBounds(tiers: readonly PricedTier[]): string[] {
+  return tiers.map((tier, i) => {
+    if (tier.up_to != null) return ` up to ${decimalWords(tier.up_to)}`;
+    const below = tiers[i - 1]?.up_to;
+    return below == null ? "" : ` above ${decimalWords(below)}`;
+  });
+}
+
+/**
+ * "graduated: $0.10 per unit up to 1,000; $0.08 per unit up to 10,000 + $5.00 on entering; $0.05 per unit above
+ * 10,000": each unit at the price of the tier the period's running quantity puts it in, a tier's flat amount
+ * once when the period enters it.
+ */
+function graduatedWords(tiers: readonly PricedTier[], currency: string | null | undefined): string {
+  const bounds = tierBounds(tiers);
+  const parts = tiers.map(
+    (tier, i) =>
+      `${perUnitWords(tier.unit_amount, currency)}${bounds[i]}${
+        tier.flat_amount == null ? "" : ` + ${moneyWords(tier.flat_amount, currency)} on entering`
+      }`,
+  );
+  return `graduated: ${parts.join("; ")}`;
+}
+
+/**
+ * "volume: every unit at $0.10 up to 1,000; at $0.08 up to 10,000 + $5.00; at $0.05 above 10,000": every unit
+ * of the period at the price of the tier its total reaches, plus that tier's flat amount.
+ */
+function volumeWords(tiers: readonly PricedTier[], currency: string | null | undefined): string {
+  const bounds = tierBounds(tiers);
+  const parts = tiers.map(
+    (tier, i) =>
+      `${i === 0 ? "every unit " : ""}at ${moneyWords(tier.unit_amount, currency)}${bounds[i]}${
+        tier.flat_amount == null ? "" : ` + ${moneyWords(tier.flat_amount, currency)}`
+      }`,
+  );
+  return `volume: ${parts.join("; ")}`;
+}
+
+/** "$10.00 per started 1,000 units": the amount for each package the period starts. */
+function packageWords(amount: DecimalWords, size: DecimalWords, currency: string | null | undefined): string {
+  const units = plain(size) === "1" ? "unit" : "units";
+  return `${moneyWords(amount, currency)} per started ${decimalWords(size)} ${units}`;
 }
 
 // Reading the words back: the inverse of the wording above, for text read off a document (an uploaded
@@ -125,16 +220,15 @@ export type RulePriceReading =
 /**
  * The price rulePriceWords wrote: "$20.00 per unit" → flat 20.00 per unit, "€99.00" → flat 99.00, "2.9% of
  * the event's value" → percentage rate 0.029 (the percentage shifted two places, exactly). Undefined for "—"
- * and anything else.
+ * and anything else, the words of fees, tiers and packages included (not read yet).
  */
 export function readRulePriceWords(text: string): RulePriceReading | undefined {
   const words = squeezed(text);
   const ofTheValue = squeezed(OF_THE_VALUE);
   if (words.endsWith(ofTheValue)) {
     const percent = PERCENT_RE.exec(words.slice(0, -ofTheValue.length))?.[1];
-    return percent === undefined
-      ? undefined
-      : { model: "percentage", rate: new Big(percent.replaceAll(",", "")).times("0.01").toFixed() };
+    const rate = percent === undefined ? undefined : fractionOfPercent(percent.replaceAll(",", ""));
+    return rate === undefined ? undefined : { model: "percentage", rate };
   }
   const perUnit = words.endsWith(squeezed(PER_UNIT));
   const amount = readMoneyWords(perUnit ? words.slice(0, -squeezed(PER_UNIT).length) : words);

@@ -13,7 +13,8 @@ import {
   type VersionDiff,
 } from "../../../domain/contracts/pricing-diff.js";
 import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
-import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
+import { fractionOfPercent, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
+import { readTierLines, TIER_LINE_FORMAT } from "../../../domain/contracts/tier-lines.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
 import {
@@ -21,6 +22,7 @@ import {
   formFailure,
   formOf,
   parseWith,
+  plainWords,
   seeOther,
   sendPage,
   viewerOf,
@@ -183,6 +185,12 @@ const FIELD_LABEL: Record<DiffedRuleField, string> = {
   counterparty: "counterparty",
   counterparty_side: "counterparty side",
   pair: "pair",
+  tiers: "tiers",
+  package_size: "package size",
+  fixed_fee: "fixed fee",
+  min_fee: "minimum fee",
+  max_fee: "maximum fee",
+  allow_rate_above_one: "rate above 100 % allowed",
 };
 
 function scopeOf(rule: PresentedRule): string {
@@ -204,7 +212,7 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
       { header: "Type", cell: (r) => r.type.replace("_", "-") },
       { header: "Model", cell: (r) => r.model },
       { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
-      { header: "Price", cell: (r) => rulePriceWords(r), numeric: true },
+      { header: "Price", cell: priceCell, numeric: true },
       { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
       { header: "Frequency", cell: (r) => r.frequency ?? "—" },
       { header: "Applies to", cell: (r) => scopeOf(r) },
@@ -212,6 +220,14 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
     ],
     rules,
   );
+}
+
+/** A rule's price in words; a percentage rule's rate also as the fraction stored, which the API sends and takes. */
+function priceCell(rule: PresentedRule): HtmlValue {
+  const words = rulePriceWords(rule);
+  return rule.model === "percentage" && rule.rate !== null
+    ? html`${words} <span class="hint">(rate stored as <code>${String(rule.rate)}</code>)</span>`
+    : words;
 }
 
 /** One line about a rule for the history: its name and what it charges. */
@@ -261,9 +277,23 @@ ${changes}${kept}
 /** Field names as the rule forms' messages may mention them. */
 const RULE_LABELS: Record<string, string> = { monthly_cap: "the monthly cap" };
 
-const ADD_FIELDS = ["name", "type", "model", "metric", "amount", "rate", "monthly_cap"] as const;
+const ADD_FIELDS = [
+  "name",
+  "type",
+  "model",
+  "metric",
+  "amount",
+  "rate",
+  "allow_rate_above_one",
+  "fixed_fee",
+  "min_fee",
+  "max_fee",
+  "package_size",
+  "tiers",
+  "monthly_cap",
+] as const;
 type AddValues = Partial<Record<(typeof ADD_FIELDS)[number], string>>;
-const CHANGE_FIELDS = ["rule_id", "amount", "rate"] as const;
+const CHANGE_FIELDS = ["rule_id", "amount", "rate", "allow_rate_above_one"] as const;
 type ChangeValues = Partial<Record<(typeof CHANGE_FIELDS)[number], string>>;
 
 /** What the rule forms show: blank, or what was typed when the service refused it. */
@@ -277,10 +307,59 @@ interface RuleForms {
 function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partial<Record<K, string>> {
   const values: Partial<Record<K, string>> = {};
   for (const name of names) {
+    // Tiers keep their lines; trimming the whole text is enough (field() trims).
     const value = field(form, name);
     if (value !== undefined) values[name] = value;
   }
   return values;
+}
+
+/** The form's hint for the rate, which it takes as a percentage. */
+const RATE_HINT = "(percentage rules: a percentage, 2.35 for 2.35 %; stored as the fraction 0.0235)";
+const ABOVE_ONE_LABEL = "allow a rate above 100 %";
+
+/**
+ * The rule fields a rule form gives, as the API takes them: the rate typed as a percentage shifted to the
+ * fraction a rule stores (2.35 → 0.0235, exactly), the tiers' lines read into `tiers`, the box ticked as
+ * allow_rate_above_one. What is not a number is passed as typed, for the API's schema to refuse in its words.
+ */
+function ruleInputOf(values: AddValues): Record<string, unknown> {
+  const { rate, tiers, allow_rate_above_one: aboveOne, ...rest } = values;
+  const input: Record<string, unknown> = { ...rest };
+  if (rate !== undefined) input.rate = fractionOfPercent(rate) ?? rate;
+  if (aboveOne !== undefined) input.allow_rate_above_one = true;
+  if (tiers !== undefined) {
+    const read = readTierLines(tiers);
+    if (read.error !== undefined)
+      throw new ValidationError(`tiers: ${read.error}`, "invalid_request", [{ path: "tiers", message: read.error }]);
+    input.tiers = read.tiers;
+  }
+  return input;
+}
+
+/** The form field a refusal's path names: any part of the tiers is the tiers' text. */
+const ruleFieldOf = (path: string): string => (path.startsWith("tiers.") ? "tiers" : path);
+
+/**
+ * A refusal of the rate in the words of a form that takes a percentage (the API's words speak of the fraction):
+ * a rate above 100 % without the box ticked, a percentage rule without a rate.
+ */
+function percentRateWords(fields: FieldErrors, typed: string | undefined): FieldErrors {
+  const message = fields.rate;
+  if (message === undefined) return fields;
+  if (message.startsWith("Is a fraction:"))
+    return {
+      ...fields,
+      rate: `${typed ?? "The rate"} % is above 100 %: tick “${ABOVE_ONE_LABEL}” if that rate is meant.`,
+    };
+  if (message === plainWords("is required on a percentage rule"))
+    return { ...fields, rate: "Enter the rate as a percentage: 2.9 for 2.9 %." };
+  return fields;
+}
+
+/** The box that sends allow_rate_above_one. */
+function aboveOneBox(id: string, checked: boolean, error: string | undefined): SafeHtml {
+  return html`<div class="field"><input type="checkbox" id="${id}" name="allow_rate_above_one" value="yes"${checked ? html` checked` : ""}${invalidAttributes(id, error)}> <label for="${id}">${ABOVE_ONE_LABEL}</label>${fieldError(id, error)}</div>`;
 }
 
 function choice(
@@ -318,8 +397,14 @@ function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | und
   ${choice("add-type", "type", "Type", RULE_TYPES, v.type, "Usage when a metric is given", errors.type)}
   ${choice("add-model", "model", "Model", RULE_MODELS, v.model, "Percentage when a rate is given, else flat", errors.model)}
   ${text("metric", "Metric", "(usage rules: the event's metric name)")}
-  ${text("amount", `Amount, ${contract.currency}`, "(flat rules: per unit on usage rules)", "decimal")}
-  ${text("rate", "Rate", "(percentage rules: a fraction, 0.05 is 5%)", "decimal")}
+  ${text("amount", `Amount, ${contract.currency}`, "(flat rules: per unit on usage rules; package rules: per started package)", "decimal")}
+  ${text("rate", "Rate, %", RATE_HINT, "decimal")}
+  ${aboveOneBox("add-allow_rate_above_one", v.allow_rate_above_one !== undefined, errors.allow_rate_above_one)}
+  ${text("fixed_fee", `Fixed fee, ${contract.currency}`, "(optional, percentage rules: added to each event's charge)", "decimal")}
+  ${text("min_fee", `Minimum fee, ${contract.currency}`, "(optional, percentage rules: the least per event, fixed fee included)", "decimal")}
+  ${text("max_fee", `Maximum fee, ${contract.currency}`, "(optional, percentage rules: the most per event, fixed fee included)", "decimal")}
+  ${text("package_size", "Package size", "(package rules: units per package, a whole number)", "decimal")}
+  <div><label for="add-tiers">Tiers <span class="hint" id="add-tiers-hint">(graduated and volume rules: one tier a line, “${TIER_LINE_FORMAT}”, up_to inclusive, - for the last tier's up_to, which has none; such as 1000 0.10, then 10000 0.08 5.00, then - 0.05)</span></label><textarea id="add-tiers" name="tiers" rows="4"${invalidAttributes("add-tiers", errors.tiers)}>${v.tiers ?? ""}</textarea>${fieldError("add-tiers", errors.tiers)}</div>
   ${text("monthly_cap", `Monthly cap, ${contract.currency}`, "(optional, usage rules)", "decimal")}
   <div><button type="submit">Add rule</button></div>
 </form>
@@ -343,7 +428,8 @@ function changeRuleForm(
     ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePriceWords(r)}</option>`)}
   </select></div>
   ${inputField({ id: "change-amount", name: "amount", label: `New amount, ${contract.currency}`, hint: "(flat rules)", value: v.amount, inputmode: "decimal", error: errors.amount })}
-  ${inputField({ id: "change-rate", name: "rate", label: "New rate", hint: "(percentage rules: a fraction, 0.05 is 5%)", value: v.rate, inputmode: "decimal", error: errors.rate })}
+  ${inputField({ id: "change-rate", name: "rate", label: "New rate, %", hint: RATE_HINT, value: v.rate, inputmode: "decimal", error: errors.rate })}
+  ${aboveOneBox("change-allow_rate_above_one", v.allow_rate_above_one !== undefined, errors.allow_rate_above_one)}
   <div><button type="submit">Change price</button></div>
 </form>
 </details>`;
@@ -441,14 +527,17 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
     const viewer = viewerOf(request);
     const values = valuesOf(formOf(request), ADD_FIELDS);
     try {
-      const input = parseWith(addPricingRuleInput, values);
+      const input = parseWith(addPricingRuleInput, ruleInputOf(values));
       const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, input);
       return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
     } catch (error) {
-      const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
+      const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);
       return sendPage(
         reply,
-        await detailPage(deps, viewer, request.params.id, flash, { add: values, errors: fields }),
+        await detailPage(deps, viewer, request.params.id, flash, {
+          add: values,
+          errors: percentRateWords(fields, values.rate),
+        }),
         status,
       );
     }
@@ -469,16 +558,16 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
           [{ path: "amount", message: "Give a new amount (flat rules) or a new rate (percentage rules)." }],
         );
       }
-      const input = parseWith(updatePricingRuleInput, prices);
+      const input = parseWith(updatePricingRuleInput, ruleInputOf(prices));
       const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, input);
       return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
     } catch (error) {
-      const { status, flash, fields } = formFailure(error, (path) => path, RULE_LABELS);
+      const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);
       return sendPage(
         reply,
         await detailPage(deps, viewer, request.params.id, flash, {
           change: { rule_id: ruleId, ...prices },
-          errors: fields,
+          errors: percentRateWords(fields, prices.rate),
         }),
         status,
       );
