@@ -24,10 +24,13 @@ describeEachEngine("dashboard invoice pages", (t) => {
   it("lists a company's invoices newest first with number, contract, period, status, amounts and dates", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Invoice List Co");
+    // Sent in April, for April's event: in March it is timestamp_in_future. Then back to the session's day.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await submitAccepted(t(), key, [
       usageEvent(contract.id, { quantity: 2 }),
       usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" }),
     ]);
+    t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
     const [april, march] = await invoicesOf(t(), key, contract.id);
     const page = await client.get("/invoices");
     assert.equal(page.statusCode, 200);
@@ -56,11 +59,14 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const a = await sampleContract(t, key, "Invoice Filter A");
     const b = await sampleContract(t, key, "Invoice Filter B");
     const months = ["2026-04-02", "2026-05-02", "2026-06-02"];
+    // Sent in June, for the events up to June: in March they are timestamp_in_future. Then back to the session's day.
+    t().clock.set(new Date("2026-06-15T12:00:00.000Z"));
     await submitAccepted(t(), key, [
       usageEvent(a.id),
       ...months.map((day) => usageEvent(a.id, { timestamp: `${day}T00:00:00.000Z` })),
       usageEvent(b.id),
     ]);
+    t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
     /** Each row's contract and period start. */
     const rowsOf = async (query: string) => {
       const page = await client.get(`/invoices?${query}`);
@@ -98,11 +104,14 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const contracts = [];
     for (let i = 0; i < 13; i++) contracts.push(await sampleContract(t, key, `Paged ${i}`));
     // Two months each: 26 invoices, one more than a page.
+    // Sent in April, for April's events: in March they are timestamp_in_future. Then back to the session's day.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await submitAccepted(
       t(),
       key,
       contracts.flatMap((c) => [usageEvent(c.id), usageEvent(c.id, { timestamp: "2026-04-05T00:00:00.000Z" })]),
     );
+    t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
     const first = await client.get("/invoices");
     assert.equal(tableRows(first.body, CAPTION).length, 25);
     const next = /<a href="([^"]+)" rel="next">Next page<\/a>/.exec(first.body)?.[1]?.replaceAll("&amp;", "&");
@@ -367,10 +376,13 @@ describeEachEngine("dashboard invoice pages", (t) => {
   it("finalizes, pays and voids from the invoice page, each only with its box ticked, and names the customer", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Lifecycle Page Co");
+    // Sent in April, for April's event: in March it is timestamp_in_future. Then back to the session's day.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await submitAccepted(t(), key, [
       usageEvent(contract.id),
       usageEvent(contract.id, { timestamp: "2026-04-03T00:00:00.000Z" }),
     ]);
+    t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
     const [april, march] = await invoicesOf(t(), key, contract.id);
     assert.match(
       tableRows((await client.get("/invoices")).body, CAPTION)[1]!,

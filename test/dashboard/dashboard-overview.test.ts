@@ -46,8 +46,11 @@ describeEachEngine(
       await submitAccepted(t(), key, [
         usageEvent(a.id, { quantity: 2 }),
         usageEvent(b.id, { metric: "international_wire" }),
-        usageEvent(a.id, { timestamp: "2026-04-02T00:00:00.000Z" }),
       ]);
+      // April's draft made in April (in March its event is timestamp_in_future), then March is "this month" again.
+      t().clock.set(new Date("2026-04-02T12:00:00.000Z"));
+      await submitAccepted(t(), key, [usageEvent(a.id, { timestamp: "2026-04-02T00:00:00.000Z" })]);
+      t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
       const marchA = (await invoicesOf(t(), key, a.id)).find((i) => i.billing_period.start === "2026-03-01")!;
       const marchB = (await invoicesOf(t(), key, b.id))[0]!;
       const page = await client.get("/");
@@ -99,6 +102,8 @@ describeEachEngine(
     it("lists the five latest invoices, newest first", async () => {
       const { client, key } = await dashboardCompany(t);
       const contract = await sampleContract(t, key, "Latest Co");
+      // Sent in August, for the events up to August: in March they are timestamp_in_future. Then back to the session's day.
+      t().clock.set(new Date("2026-08-20T12:00:00.000Z"));
       await submitAccepted(
         t(),
         key,
@@ -106,6 +111,7 @@ describeEachEngine(
           usageEvent(contract.id, { timestamp: `2026-${m}-20T00:00:00.000Z` }),
         ),
       );
+      t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
       const invoices = await invoicesOf(t(), key, contract.id);
       assert.equal(invoices.length, 6);
       const page = await client.get("/");

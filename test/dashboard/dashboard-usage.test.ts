@@ -57,12 +57,15 @@ describeEachEngine("dashboard usage pages", (t) => {
     const { client, key } = await dashboardCompany(t);
     const a = await sampleContract(t, key, "Filter A");
     const b = await sampleContract(t, key, "Filter B");
+    // Sent in April, for April's event: in March it is timestamp_in_future. Then back to the session's day.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await submitAccepted(t(), key, [
       usageEvent(a.id, { event_id: "a-dom-march" }),
       usageEvent(a.id, { event_id: "a-intl-march", metric: "international_wire" }),
       usageEvent(a.id, { event_id: "a-dom-april", timestamp: "2026-04-02T00:00:00.000Z" }),
       usageEvent(b.id, { event_id: "b-dom-march" }),
     ]);
+    t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
     const ids = async (query: string) => {
       const page = await client.get(`/usage?${query}`);
       assert.equal(page.statusCode, 200, page.body.slice(0, 1000));

@@ -72,9 +72,15 @@ describeEachEngine("billing verify", (t) => {
       ),
       /check constraint/,
     );
+    // A usage line may go without a rate (a graduated, volume or package rule's line has none), but no other
+    // kind of line may have one.
     await assert.rejects(
-      t().app.db.query("UPDATE invoice_lines SET rate = NULL WHERE company_id = $1 AND kind = 'usage'", [companyId]),
-      /check constraint/,
+      t().app.db.query(
+        `INSERT INTO invoice_lines (company_id, invoice_number, line_key, kind, description, quantity, rate, charge_total, capped_total)
+         VALUES ($1, $2, 'subscription|x', 'subscription', 'x subscription', 1, 100, 100, 0)`,
+        [companyId, rows[0]!.number],
+      ),
+      /invoice_lines_rate_check/,
     );
     assert.deepEqual((await verify(t(), companyId)).problems, []);
   });

@@ -65,10 +65,10 @@ describeEachEngine(
     it("issues a draft once its period has been over for the grace period, not a moment before", async () => {
       t().clock.set(new Date("2026-03-20T12:00:00.000Z"));
       const { key, contract } = await companyWithContract(t());
-      await submitAccepted(t(), key, [
-        usageEvent(contract.id),
-        usageEvent(contract.id, { timestamp: "2026-04-01T10:00:00.000Z" }),
-      ]);
+      await submitAccepted(t(), key, [usageEvent(contract.id)]);
+      // April's event once April has begun: before that it would be refused as timestamp_in_future.
+      t().clock.set(new Date("2026-04-01T12:00:00.000Z"));
+      await submitAccepted(t(), key, [usageEvent(contract.id, { timestamp: "2026-04-01T10:00:00.000Z" })]);
       const march = await invoiceFor(t(), key, contract.id);
       const worker = t().app.invoiceWorker!;
       assert.ok(worker, "BILLING_INVOICE_GRACE=3d runs the invoice worker");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { afterEach, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import {
   APRIL,
@@ -24,6 +24,8 @@ import {
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 
 describeEachEngine("draft invoices", (t) => {
+  afterEach(() => t().clock.set(new Date("2026-03-15T12:00:00.000Z")));
+
   it("puts a contract's usage of a calendar month on one draft invoice of that month", async () => {
     const { key, contract } = await companyWithContract(t());
     const events = [
@@ -64,6 +66,8 @@ describeEachEngine("draft invoices", (t) => {
 
   it("splits usage into invoices by the UTC month of each event's timestamp", async () => {
     const { key, contract } = await companyWithContract(t());
+    // April, so that April's events are not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     const lastMarch = usageEvent(contract.id, { timestamp: "2026-03-31T23:59:59.999Z" });
     const firstApril = usageEvent(contract.id, { timestamp: "2026-04-01T00:00:00.000Z" });
     const aprilLocalMarchUtc = usageEvent(contract.id, { timestamp: "2026-04-01T01:00:00+02:00" });
@@ -109,6 +113,8 @@ describeEachEngine("draft invoices", (t) => {
 
   it("keeps each invoice's total equal to the sum of its lines and each line equal to its events, across a busy month", async () => {
     const { key, contract } = await companyWithContract(t());
+    // April, so that April's events are not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await addRule(t(), key, contract.id, { metric: "card_volume", rate: 0.0275 });
     await addRule(t(), key, contract.id, { metric: "usd_transaction_volume_processed", rate: 0 });
     await addRule(t(), key, contract.id, { metric: "api_call", amount: "0.003", monthly_cap: "0.05" });
@@ -159,10 +165,14 @@ describeEachEngine("draft invoices", (t) => {
 });
 
 describeEachEngine("listing invoices", (t) => {
+  afterEach(() => t().clock.set(new Date("2026-03-15T12:00:00.000Z")));
+
   /** A company with invoices INV-000001.. made in a known order: c1 March, c2 March, c1 April, c2 May (projected). */
   async function seeded() {
     const { key, companyId, contract: c1 } = await companyWithContract(t());
     const c2 = await anotherContract(t(), key);
+    // April, so that c1's April event is not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await submitAccepted(t(), key, [usageEvent(c1.id)]);
     await submitAccepted(t(), key, [usageEvent(c2.id)]);
     await submitAccepted(t(), key, [usageEvent(c1.id, { timestamp: APRIL })]);

@@ -164,7 +164,9 @@ describeEachEngine("exact numbers at the JSON boundary", (t) => {
         headers: { "content-type": "application/json" },
         payload: json,
       });
-    let res = await add('{"type":"usage","metric":"pct","rate":12345.123456789012,"monthly_cap":99999999999999.99}');
+    let res = await add(
+      '{"type":"usage","metric":"pct","rate":12345.123456789012,"allow_rate_above_one":true,"monthly_cap":99999999999999.99}',
+    );
     expectStatus(res, 201);
     assert.equal(numberText(res.body, "rate"), "12345.123456789012");
     assert.match(res.body, /"monthly_cap":"99999999999999.99"/);

@@ -171,6 +171,7 @@ async function addRules(t: TestApp, key: string, contract: Contract, scenario: S
       model: rule.model,
       metric: rule.metric,
       ...(rule.model === "flat" ? { amount: rule.price } : { rate: rule.price }),
+      ...(rule.model === "percentage" && new Big(rule.price).gt(1) ? { allow_rate_above_one: true } : {}),
       ...(rule.cap !== null ? { monthly_cap: rule.cap } : {}),
       ...(rule.counterparty !== null ? { counterparty: rule.counterparty } : {}),
       ...(rule.counterpartySide !== null ? { counterparty_side: rule.counterpartySide } : {}),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { afterEach, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import {
   APRIL,
@@ -28,6 +28,8 @@ for (const env of settings)
   describeEachEngine(
     `usage under concurrency (${env.BILLING_INGEST_LANES} lane(s), ${env.BILLING_INGEST_CALLS_IN_FLIGHT} call(s) in flight each)`,
     (t) => {
+      afterEach(() => t().clock.set(new Date("2026-03-15T12:00:00.000Z")));
+
       it("stores and bills an event once when 30 requests send it at the same time", async () => {
         const { key, contract } = await companyWithContract(t());
         const event = usageEvent(contract.id, { quantity: 2 });
@@ -131,6 +133,8 @@ for (const env of settings)
       it("completes concurrent batches that touch the same invoices in opposite orders", async () => {
         const { key, contract } = await companyWithContract(t());
         const other = await anotherContract(t(), key);
+        // April, so that April's events are not refused as timestamp_in_future.
+        t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
         const batches = Array.from({ length: 16 }, (_, i) => {
           const pair = [
             usageEvent(contract.id, { quantity: 1 }),
@@ -154,6 +158,8 @@ for (const env of settings)
 
       it("creates one draft invoice per contract and month however many first events race for it", async () => {
         const { key, contract } = await companyWithContract(t());
+        // April, so that April's events are not refused as timestamp_in_future.
+        t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
         await submitInParallel(
           t(),
           key,

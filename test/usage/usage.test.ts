@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { afterEach, it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
 import {
   APRIL,
@@ -27,6 +27,8 @@ import {
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 
 describeEachEngine("usage ingestion", (t) => {
+  afterEach(() => t().clock.set(new Date("2026-03-15T12:00:00.000Z")));
+
   it("accepts an event, stores it rated at once, and says so per event", async () => {
     const { key, contract } = await companyWithContract(t());
     const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
@@ -130,6 +132,9 @@ describeEachEngine("usage ingestion", (t) => {
     );
     assert.ok(contract.end_date, "the sample has an end date");
     const dayAfterEnd = new Date(Date.parse(`${contract.end_date}T00:00:00Z`) + 86_400_000).toISOString();
+    // The clock in the month after the term: a day past the end is judged against the term, not refused as
+    // timestamp_in_future, and the term's last moment can be sent.
+    t().clock.set(new Date(dayAfterEnd));
     await rejectionOf(t(), key, usageEvent(contract.id, { timestamp: dayAfterEnd }), "outside_contract_term");
     // The first and last moments of the term are inside it.
     await submitAccepted(t(), key, [
@@ -316,6 +321,8 @@ describeEachEngine("usage ingestion", (t) => {
   it("makes no draft invoice for a resubmitted event_id whose body names another month or another contract", async () => {
     const { key, contract } = await companyWithContract(t());
     const other = await anotherContract(t(), key);
+    // April, so that the copy dated in April is judged a duplicate, not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     const event = usageEvent(contract.id, { quantity: 2 });
     await submitAccepted(t(), key, [event]);
     const again = await submit(t(), key, [
@@ -379,6 +386,8 @@ describeEachEngine("usage ingestion", (t) => {
   it("lists usage events newest first, filtered by contract, metric, status and service period", async () => {
     const { key, contract } = await companyWithContract(t());
     const other = await anotherContract(t(), key);
+    // April, so that April's event is not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     const march1 = usageEvent(contract.id);
     const march2 = usageEvent(contract.id, { metric: "international_wire" });
     const april = usageEvent(contract.id, { timestamp: APRIL });
@@ -512,6 +521,8 @@ describeEachEngine("usage isolation and access", (t) => {
 });
 
 describeEachEngine("rating usage events", (t) => {
+  afterEach(() => t().clock.set(new Date("2026-03-15T12:00:00.000Z")));
+
   it("bills the spec's volume-plus-fee example: fee_amount is the charge and the fees line's unit price is amount / quantity", async () => {
     const { key, contract } = await companyWithContract(t());
     await addRule(t(), key, contract.id, { metric: "usd_transaction_volume_processed", rate: 0 });
@@ -717,6 +728,8 @@ describeEachEngine("rating usage events", (t) => {
 
   it("starts a monthly cap afresh in the next service period and leaves fees uncapped", async () => {
     const { key, contract } = await companyWithContract(t());
+    // April, so that April's event is not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     await addRule(t(), key, contract.id, { metric: "api_call", amount: "1.00", monthly_cap: "5.00" });
     const march = usageEvent(contract.id, { metric: "api_call", quantity: 8 });
     const april = usageEvent(contract.id, { metric: "api_call", quantity: 8, timestamp: APRIL });
@@ -748,6 +761,8 @@ describeEachEngine("rating usage events", (t) => {
 
   it("keeps events of March and April on separate invoices of their month", async () => {
     const { key, contract } = await companyWithContract(t());
+    // April, so that April's event is not refused as timestamp_in_future.
+    t().clock.set(new Date("2026-04-15T12:00:00.000Z"));
     const march = usageEvent(contract.id, { timestamp: MARCH });
     const april = usageEvent(contract.id, { timestamp: APRIL });
     await submitAccepted(t(), key, [march, april]);
