@@ -202,7 +202,7 @@ export interface RefLine {
 }
 
 export type RefEvent =
-  | { status: "rejected" }
+  | { status: "rejected"; code: "unknown_metric" | "invalid_event" }
   | { status: "duplicate" }
   | {
       status: "rated";
@@ -315,7 +315,7 @@ export function referenceInvoice(
     const rule = referenceSelect(rules, event);
     // An applied rate cannot price a running-quantity rule's event (docs/decisions.md, "Rating" 7).
     if (!rule || (event.fee === null && event.appliedRate !== null && pricedOnRunningQuantity(rule))) {
-      const outcome: RefEvent = { status: "rejected" };
+      const outcome: RefEvent = { status: "rejected", code: rule ? "invalid_event" : "unknown_metric" };
       seen.set(event.id, outcome);
       outcomes.push(outcome);
       continue;
