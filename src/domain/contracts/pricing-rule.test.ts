@@ -198,6 +198,18 @@ describe("normalizeRule: valid rules", () => {
   });
 });
 
+/** A refused rule: no rule, the errors' paths in order, the first error's words when given. */
+function assertRefused(c: { fields: RuleFields; currency?: string; paths: string[]; message?: RegExp }): void {
+  const result = normalizeRule(c.fields, c.currency ?? "USD");
+  assert.equal(result.rule, undefined);
+  assert.deepEqual(
+    result.errors?.map((e) => e.path),
+    c.paths,
+    JSON.stringify(result.errors),
+  );
+  if (c.message) assert.match(result.errors![0]!.message, c.message);
+}
+
 describe("normalizeRule: invalid rules", () => {
   const cases: Array<{ name: string; fields: RuleFields; currency?: string; paths: string[]; message?: RegExp }> = [
     {
@@ -441,18 +453,7 @@ describe("normalizeRule: invalid rules", () => {
       paths: ["currency", "amount", "metric"],
     },
   ];
-  for (const c of cases) {
-    it(c.name, () => {
-      const result = normalizeRule(c.fields, c.currency ?? "USD");
-      assert.equal(result.rule, undefined);
-      assert.deepEqual(
-        result.errors?.map((e) => e.path),
-        c.paths,
-        JSON.stringify(result.errors),
-      );
-      if (c.message) assert.match(result.errors![0]!.message, c.message);
-    });
-  }
+  for (const c of cases) it(c.name, () => assertRefused(c));
 });
 
 describe("metricsOf", () => {
@@ -674,18 +675,7 @@ describe("normalizeRule: the models beyond flat and percentage", () => {
       paths: ["model", "tiers", "amount"],
     },
   ];
-  for (const c of refused) {
-    it(`refuses ${c.name}`, () => {
-      const result = normalizeRule(c.fields, "USD");
-      assert.equal(result.rule, undefined);
-      assert.deepEqual(
-        result.errors?.map((e) => e.path),
-        c.paths,
-        JSON.stringify(result.errors),
-      );
-      if (c.message) assert.match(result.errors![0]!.message, c.message);
-    });
-  }
+  for (const c of refused) it(`refuses ${c.name}`, () => assertRefused(c));
 
   it("shows tiers' bounds and a package size as exact numbers, and omits the fields a rule does not have", () => {
     const shown = presentRule(normalized({ metric: "m", model: "graduated", tiers }));

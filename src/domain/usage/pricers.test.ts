@@ -3,18 +3,9 @@ import { describe, it } from "node:test";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big } from "../kernel/money.js";
 import { type PRICERS, price, priceCharge, pricerFor, type RatableEvent } from "./pricers.js";
-import { rule } from "../../../test/fixtures/pricing-rules.js";
+import { ratable, rule } from "../../../test/fixtures/pricing-rules.js";
 
-const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
-  metric: "m",
-  quantity: new Big(1),
-  feeAmount: null,
-  appliedRate: null,
-  counterparty: null,
-  counterpartySide: null,
-  pair: null,
-  ...fields,
-});
+const event = ratable;
 
 const totals = (capped = "0", quantity = "0") => ({ capped: new Big(capped), quantity: new Big(quantity) });
 

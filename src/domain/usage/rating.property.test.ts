@@ -17,6 +17,7 @@ import { selectRule } from "./ingest/judge.js";
 import { priceCharge, takesAppliedRate, type RatableEvent } from "./pricers.js";
 import {
   SCALE,
+  apiRuleFields,
   expectedCapped,
   fcParams,
   fromUnits,
@@ -38,28 +39,21 @@ const COUNTERPARTIES = ["acme", "globex"];
 const SIDES = ["maker", "taker"];
 const MAX_EVENTS = 40;
 
-const toPricingRule = (spec: RuleSpec, currency: string): PricingRule => ({
-  id: spec.key,
-  name: spec.key,
-  type: "usage",
-  model: spec.model,
-  amount: spec.model === "flat" || spec.model === "package" ? spec.price : null,
-  rate: spec.model === "percentage" ? spec.price : null,
-  metric: spec.metric,
-  frequency: null,
-  monthly_cap: spec.cap,
-  currency,
-  counterparty: spec.counterparty,
-  counterparty_side: spec.counterpartySide,
-  pair: null,
-  ...(spec.tiers
-    ? { tiers: spec.tiers.map((t) => ({ up_to: t.upTo, unit_amount: t.unit, flat_amount: t.flat })) }
-    : {}),
-  ...(spec.packageSize ? { package_size: spec.packageSize } : {}),
-  ...(spec.fixedFee ? { fixed_fee: spec.fixedFee } : {}),
-  ...(spec.minFee ? { min_fee: spec.minFee } : {}),
-  ...(spec.maxFee ? { max_fee: spec.maxFee } : {}),
-});
+/** The stored rule the API makes of a spec (apiRuleFields, the service suite's translation), without the API. */
+const toPricingRule = (spec: RuleSpec, currency: string): PricingRule =>
+  ({
+    id: spec.key,
+    name: spec.key,
+    amount: null,
+    rate: null,
+    frequency: null,
+    monthly_cap: null,
+    currency,
+    counterparty: null,
+    counterparty_side: null,
+    pair: null,
+    ...apiRuleFields(spec),
+  }) as PricingRule;
 
 const toRatable = (e: EventSpec): RatableEvent => ({
   metric: e.metric,

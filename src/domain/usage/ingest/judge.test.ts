@@ -6,7 +6,7 @@ import type { UsageEventInput } from "../usage-schemas.js";
 import type { RatableEvent } from "../pricers.js";
 import { judgeBatch, selectRule } from "./judge.js";
 import type { Parsed } from "./parse.js";
-import { rule } from "../../../../test/fixtures/pricing-rules.js";
+import { ratable, rule } from "../../../../test/fixtures/pricing-rules.js";
 
 /** The judge's clock: events are from March 2026, so this is April 2026 (the month after is the future). */
 const NOW = new Date("2026-04-10T12:00:00Z");
@@ -185,16 +185,7 @@ describe("judgeBatch", () => {
   });
 });
 
-const event = (fields: Partial<RatableEvent> = {}): RatableEvent => ({
-  metric: "m",
-  quantity: new Big(1),
-  feeAmount: null,
-  appliedRate: null,
-  counterparty: null,
-  counterpartySide: null,
-  pair: null,
-  ...fields,
-});
+const event = ratable;
 
 describe("selectRule", () => {
   const unscoped = rule({ id: "unscoped", amount: "1" });
