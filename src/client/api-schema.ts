@@ -1713,7 +1713,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        /** @description A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field. */
+        /** @description A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. Usage rules may also be `graduated` or `volume` (`tiers`: `[{up_to, unit_amount, flat_amount?}]` in order, `up_to` inclusive and null on the last tier only) or `package` (`package_size`, a positive integer, and `amount` per started package); a `percentage` rule may add `fixed_fee`, `min_fee` and `max_fee` per event. `rate` is a fraction (0.0235 is 2.35 %): above 1 it needs `allow_rate_above_one: true`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field. */
         requestBody: {
             content: {
                 "application/json": {

@@ -302,6 +302,37 @@ describeEachEngine("MCP tools", (t) => {
     assert.ok(program.rules.some((r) => r.id === "card-fee" && r.rate === 0.03));
   });
 
+  it("adds a graduated rule with its tiers, and refuses a rate above 1 meant as a percentage", async () => {
+    const customer = await toolOk<{ id: string }>(t(), token.full, "create_customer", { name: "Tiered Co" });
+    const sample = await toolOk<Contract>(t(), token.full, "create_sample_contract", { customer_id: customer.id });
+    const added = await toolOk<{ rule: Rule }>(t(), token.full, "add_pricing_rule", {
+      contract_id: sample.id,
+      rule: {
+        metric: "api_calls",
+        model: "graduated",
+        tiers: [
+          { up_to: 1000, unit_amount: "0.10" },
+          { up_to: null, unit_amount: "0.08", flat_amount: 5 },
+        ],
+      },
+    });
+    assert.deepEqual(
+      added.rule.tiers?.map((tier) => [tier.up_to, tier.unit_amount, tier.flat_amount]),
+      [
+        [1000, "0.10", null],
+        [null, "0.08", "5.00"],
+      ],
+    );
+    const refused = await toolError(
+      t(),
+      token.full,
+      "add_pricing_rule",
+      { contract_id: sample.id, rule: { metric: "card_volume", rate: 2.35 } },
+      "invalid_pricing_rule",
+    );
+    assert.match(refused.error, /rate/);
+  });
+
   it("submits, lists and gets usage events; lists and gets invoices; projects an invoice", async () => {
     const id = newEventId();
     const submitted = await toolOk<SubmitResult>(t(), token.full, "submit_usage", {

@@ -168,7 +168,7 @@ export function buildMcpServer(
   tool(
     "add_pricing_rule",
     "write:invoices",
-    "Adds a pricing rule to a contract (a new program version). A usage rule needs a metric; a percentage rule a rate (0.05 = 5%); a flat rule an amount.",
+    "Adds a pricing rule to a contract (a new program version). A usage rule needs a metric. Models: flat (amount per unit); percentage (rate as a fraction: 0.0235 = 2.35 %, above 1 only with allow_rate_above_one; optional fixed_fee, min_fee, max_fee per event); graduated and volume (tiers [{up_to, unit_amount, flat_amount?}], up_to null on the last); package (package_size and amount per started package). monthly_cap works with every model.",
     { contract_id: z.string().min(1).max(255), rule: addPricingRuleInput },
     (a) => contracts.addRule(actor, a.contract_id, a.rule),
   );

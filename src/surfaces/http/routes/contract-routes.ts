@@ -33,8 +33,23 @@ const notFound = (what: string) => ({ not_found: `no ${what} with this id for th
 
 /** What addPricingRule needs beyond its schema, whose fields are each optional (normalizeRule decides; docs/api.md, "Pricing programs and rules"). */
 const RULE_REQUIREMENTS =
-  "A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field.";
-const addRuleBody = addPricingRuleInput.describe(RULE_REQUIREMENTS);
+  "A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. Usage rules may also be `graduated` or `volume` (`tiers`: `[{up_to, unit_amount, flat_amount?}]` in order, `up_to` inclusive and null on the last tier only) or `package` (`package_size`, a positive integer, and `amount` per started package); a `percentage` rule may add `fixed_fee`, `min_fee` and `max_fee` per event. `rate` is a fraction (0.0235 is 2.35 %): above 1 it needs `allow_rate_above_one: true`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field.";
+const addRuleBody = addPricingRuleInput.describe(RULE_REQUIREMENTS).meta({
+  examples: [
+    { metric: "domestic_wire", amount: "20.00" },
+    { metric: "card_volume", rate: "0.029", fixed_fee: "0.30", max_fee: "4000" },
+    {
+      metric: "api_calls",
+      model: "graduated",
+      tiers: [
+        { up_to: 1000, unit_amount: "0.10" },
+        { up_to: 10000, unit_amount: "0.08", flat_amount: "5" },
+        { up_to: null, unit_amount: "0.05" },
+      ],
+    },
+    { metric: "sms", model: "package", package_size: 1000, amount: "10" },
+  ],
+});
 const invalidRule = { invalid_pricing_rule: "the fields do not make a valid rule; `details` name each problem" };
 
 export function contractRoutes(services: Services): FastifyPluginAsyncZod {
