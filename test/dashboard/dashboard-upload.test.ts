@@ -61,7 +61,7 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     );
     assert.deepEqual(
       [shown.usage_metric_1, shown.usage_name_1, shown.usage_amount_1, shown.usage_rate_1],
-      ["card_payment", "Card payments", "", "0.029"],
+      ["card_payment", "Card payments", "", "2.9"],
     );
 
     const saved = await client.post(action, shown);

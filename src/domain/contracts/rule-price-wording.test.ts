@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { Big } from "../kernel/money.js";
 import { JsonNumber } from "../../platform/exact-json.js";
 import {
   decimalWords,
   fractionOfPercent,
+  percentOfFraction,
   moneyWords,
   percentWords,
   readMoneyWords,
@@ -339,5 +341,24 @@ describe("readRulePriceWords", () => {
   for (const rule of unread) notPrices.push(rulePriceWords(rule, "USD"));
   for (const words of notPrices) {
     it(`reads no price in ${JSON.stringify(words)}`, () => assert.equal(readRulePriceWords(words), undefined));
+  }
+});
+
+describe("percentOfFraction", () => {
+  const cases: Array<[string, string | undefined]> = [
+    ["0.0235", "2.35"],
+    ["0.029", "2.9"],
+    ["2.35", "235"],
+    ["1", "100"],
+    ["0", "0"],
+    ["0.000000000001", "0.0000000001"],
+    ["abc", undefined],
+    ["", undefined],
+  ];
+  for (const [fraction, percent] of cases) {
+    it(`shows ${JSON.stringify(fraction)} as ${String(percent)} %`, () => {
+      assert.equal(percentOfFraction(fraction), percent);
+      if (percent !== undefined) assert.equal(fractionOfPercent(percent), new Big(fraction).toFixed(), "and back");
+    });
   }
 });

@@ -91,6 +91,15 @@ export function fractionOfPercent(percent: string): string | undefined {
   return new Big(percent.trim()).times("0.01").toFixed();
 }
 
+/**
+ * A stored fraction as the percentage a form shows, shifted two places in decimal: "0.0235" → "2.35", never through
+ * a double. The inverse of fractionOfPercent; undefined for text that is not a plain decimal.
+ */
+export function percentOfFraction(fraction: string): string | undefined {
+  if (!/^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(fraction.trim())) return undefined;
+  return new Big(fraction.trim()).times(100).toFixed();
+}
+
 /** What follows a usage rule's flat price, and a percentage rule's rate. */
 const PER_UNIT = " per unit";
 const OF_THE_VALUE = " of the event's value";

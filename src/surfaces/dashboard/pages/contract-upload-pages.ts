@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AgreementReading, ReadRule } from "../../../domain/contracts/agreement-reading.js";
 import { MAX_UPLOAD_RULES } from "../../../domain/contracts/contract-schemas.js";
-import { rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
+import { fractionOfPercent, percentOfFraction, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import {
   ConflictError,
@@ -101,7 +101,8 @@ function valuesFromReading(reading: AgreementReading | null): { values: ReviewVa
         metric: rule.metric,
         name: rule.name,
         amount: rule.amount,
-        rate: rule.rate,
+        // A form takes a rate as a percentage (2.9 for 2.9 %), as the rule forms do; the rule stores the fraction.
+        rate: rule.rate === undefined ? undefined : (percentOfFraction(rule.rate) ?? rule.rate),
         cap: rule.monthly_cap,
         counterparty: rule.counterparty,
       });
@@ -179,7 +180,7 @@ function termsFromValues(v: ReviewValues): {
       metric: row.metric,
       ...(row.name !== undefined ? { name: row.name } : {}),
       ...(row.amount !== undefined ? { amount: row.amount } : {}),
-      ...(row.rate !== undefined ? { rate: row.rate } : {}),
+      ...(row.rate !== undefined ? { rate: fractionOfPercent(row.rate) ?? row.rate } : {}),
       ...(row.cap !== undefined ? { monthly_cap: row.cap } : {}),
       ...(row.counterparty !== undefined ? { counterparty: row.counterparty } : {}),
     });
@@ -282,7 +283,7 @@ function usageRows(v: ReviewValues, currency: string, errors: FieldErrors): Safe
     MAX_UPLOAD_RULES,
   );
   return html`<fieldset class="card"><legend>Usage prices</legend>
-<p class="hint">One row per metric: a price per unit, or a rate (a fraction: 0.029 is 2.9% of the event's value). Leave a row blank to skip it.</p>
+<p class="hint">One row per metric: a price per unit, or a rate (a percentage: 2.9 for 2.9% of the event's value, stored as the fraction 0.029). Leave a row blank to skip it.</p>
 <input type="hidden" name="usage_rows" value="${String(rows.length)}">
 ${rows.map((row, i) => {
   const id = (name: string) => `upload-usage-${name}-${i}`;
@@ -290,7 +291,7 @@ ${rows.map((row, i) => {
 ${inputField({ id: id("metric"), name: `usage_metric_${i}`, label: `Metric ${i + 1}`, hint: "(as usage events send it)", value: row.metric, maxlength: 100, error: errors[`usage_metric_${i}`] })}
 ${inputField({ id: id("name"), name: `usage_name_${i}`, label: "Name", hint: "(optional)", value: row.name, maxlength: 200, error: errors[`usage_name_${i}`] })}
 ${inputField({ id: id("amount"), name: `usage_amount_${i}`, label: `Price per unit, ${currency}`, value: row.amount, inputmode: "decimal", error: errors[`usage_amount_${i}`] })}
-${inputField({ id: id("rate"), name: `usage_rate_${i}`, label: "Rate", hint: "(instead of a price)", value: row.rate, inputmode: "decimal", error: errors[`usage_rate_${i}`] })}
+${inputField({ id: id("rate"), name: `usage_rate_${i}`, label: "Rate, %", hint: "(instead of a price: 2.9 for 2.9 %)", value: row.rate, inputmode: "decimal", error: errors[`usage_rate_${i}`] })}
 ${inputField({ id: id("cap"), name: `usage_cap_${i}`, label: `Monthly cap, ${currency}`, hint: "(optional)", value: row.cap, inputmode: "decimal", error: errors[`usage_cap_${i}`] })}
 ${inputField({ id: id("counterparty"), name: `usage_counterparty_${i}`, label: "Counterparty", hint: "(optional: only its usage)", value: row.counterparty, maxlength: 255, error: errors[`usage_counterparty_${i}`] })}
 </div>`;
