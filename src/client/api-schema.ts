@@ -706,6 +706,34 @@ export interface components {
             kind: "subscription" | "one_time" | "usage" | "fee" | "minimum";
             rule_id: string | null;
             metric: string | null;
+            /** @description Graduated and volume rules' lines only: each tier reached, in tier order. The tier amounts (plus cap_adjustment) sum exactly to the line's charge total before it is rounded to `amount`. */
+            tiers?: components["schemas"]["InvoiceLineTier"][];
+            /**
+             * Format: decimal
+             * @description With tiers, when the rule's monthly cap cut the line: the exact (negative) amount that brings the tier amounts to the line's charge total
+             */
+            cap_adjustment?: Decimal;
+        };
+        InvoiceLineTier: {
+            /** @description The tier's upper bound (inclusive); null on the last tier */
+            up_to: Decimal | null;
+            /**
+             * Format: decimal
+             * @description The tier's price per unit
+             */
+            unit_amount: Decimal;
+            /** @description The tier's flat amount; null when it has none */
+            flat_amount: Decimal | null;
+            /**
+             * Format: decimal
+             * @description The line's quantity in this tier
+             */
+            quantity: Decimal;
+            /**
+             * Format: decimal
+             * @description The line's exact amount in this tier (12 decimals, not rounded to the minor unit)
+             */
+            amount: Decimal;
         };
         InvoiceList: {
             /** @constant */
@@ -3384,4 +3412,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["amount","applied_rate","fee_amount","package_size","quantity","rate","rated_amount","subtotal","tax","total","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["amount","applied_rate","cap_adjustment","fee_amount","flat_amount","package_size","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);

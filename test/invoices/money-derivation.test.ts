@@ -83,6 +83,7 @@ const feeLine = (key: string, chargeTotal: string, quantity: string): Line => ({
   rate: null,
   chargeTotal: new Big(chargeTotal),
   cappedTotal: new Big(0),
+  tiers: null,
 });
 
 describe("money derivations in billInvoice, case by case, against the BigInt reference", () => {

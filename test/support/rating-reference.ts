@@ -246,9 +246,9 @@ const REF_PRICERS: Record<"flat" | "percentage", (quantity: bigint, unitPrice: b
 };
 
 /**
- * A running-quantity rule's total for a month of `quantity` (10^-12), rounded half-even to 10^-12 once: graduated
- * sums each tier's share (and the flat amount of each tier entered), volume prices the whole at the tier reached,
- * package charges every started package.
+ * A running-quantity rule's total for a month of `quantity` (10^-12): graduated sums each tier's share (and the
+ * flat amount of each tier entered), each share rounded half-even to 10^-12 on its own (so that per-tier parts add
+ * up exactly); volume prices the whole at the tier reached, rounded once; package charges every started package.
  */
 export function referenceTotal(rule: RuleSpec, quantity: bigint): bigint {
   if (quantity <= 0n) return 0n;
@@ -259,16 +259,16 @@ export function referenceTotal(rule: RuleSpec, quantity: bigint): bigint {
   }));
   const round = (value24: bigint) => roundHalfEven(value24, 2 * SCALE, SCALE);
   if (rule.model === "graduated") {
-    let total24 = 0n;
+    let total = 0n;
     let lower = 0n;
     for (const tier of tiers) {
       if (quantity <= lower) break;
       const upper = tier.upTo === null || quantity < tier.upTo ? quantity : tier.upTo;
-      total24 += (upper - lower) * tier.unit + tier.flat * pow10(SCALE);
+      total += round((upper - lower) * tier.unit + tier.flat * pow10(SCALE));
       if (tier.upTo === null) break;
       lower = tier.upTo;
     }
-    return round(total24);
+    return total;
   }
   if (rule.model === "volume") {
     const tier = tiers.find((t) => t.upTo === null || quantity <= t.upTo) ?? tiers.at(-1);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { it } from "node:test";
+import { describe, it } from "node:test";
 import { Big } from "../../src/domain/kernel/money.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import {
@@ -8,7 +8,9 @@ import {
   assertInvoicesMatchEvents,
   companyWithContract,
   eventsOf,
+  getInvoice,
   getPricing,
+  INVOICES,
   invoiceFor,
   lineNamed,
   rejectionOf,
@@ -16,8 +18,9 @@ import {
   submitInParallel,
   sum,
   usageEvent,
+  type LineItem,
 } from "../support/api.js";
-import { assertDecimal, expectError } from "../support/assertions.js";
+import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 
 /** 0.10 a unit up to 1,000, 0.08 up to 10,000 (5.00 on entering), 0.05 above. */
 const TIERS = [
@@ -265,5 +268,95 @@ describeEachEngine("price models through the API", (t) => {
     assert.equal((await getPricing(t(), key, contract.id)).version, before.version, "no version written");
     const allowed = await addRule(t(), key, contract.id, { metric: "fx", rate: "2.35", allow_rate_above_one: true });
     assert.deepEqual([allowed.rule.rate, allowed.rule.allow_rate_above_one], [2.35, true]);
+  });
+
+  describe("a graduated or volume line's tiers", () => {
+    /** [up_to, unit_amount, flat_amount, quantity, amount] of each tier of a line item, decimals as exact strings. */
+    const tierRows = (line: LineItem) =>
+      (line.tiers ?? []).map((tier) => [
+        tier.up_to === null ? null : new Big(tier.up_to).toFixed(),
+        new Big(tier.unit_amount).toFixed(),
+        tier.flat_amount === null ? null : new Big(tier.flat_amount).toFixed(),
+        new Big(tier.quantity).toFixed(),
+        new Big(tier.amount).toFixed(),
+      ]);
+    /** Σ tier amounts + cap adjustment, exactly. */
+    const tiersSum = (line: LineItem) =>
+      (line.tiers ?? []).reduce((s, tier) => s.plus(tier.amount), new Big(line.cap_adjustment ?? 0));
+
+    it("shows each tier reached with its quantity and exact amount, summing to the line's exact total", async () => {
+      const { key, companyId, contract } = await contractWithRule(t(), {
+        metric: "api_calls",
+        model: "graduated",
+        tiers: TIERS,
+      });
+      for (const quantity of [300, 900, "9000.5"]) {
+        await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "api_calls", quantity })]);
+      }
+      const invoice = await invoiceFor(t(), key, contract.id);
+      const line = lineNamed(invoice, "api_calls usage");
+      assert.deepEqual(tierRows(line), [
+        ["1000", "0.1", null, "1000", "100"],
+        ["10000", "0.08", "5", "9000", "725"],
+        [null, "0.05", null, "200.5", "10.025"],
+      ]);
+      assert.equal(line.cap_adjustment, undefined, "no cap, no adjustment");
+      const events = (await eventsOf(t(), key, contract.id)).filter((e) => e.metric === "api_calls");
+      const exact = sum(events.map((e) => e.rated_amount));
+      assertDecimal(exact, "835.025");
+      assertDecimal(tiersSum(line), exact, "the tiers sum to the line's exact total");
+      assertDecimal(line.amount, "835.02", "the line's amount is rounded once, half-even");
+      const domestic = invoice.line_items.filter((l) => l.description !== "api_calls usage");
+      assert.ok(
+        domestic.every((l) => !("tiers" in l) && !("cap_adjustment" in l)),
+        "other lines read as before",
+      );
+      assert.deepEqual(await verify(t(), companyId), []);
+    });
+
+    it("a volume line shows only the tier its quantity reached", async () => {
+      const { key, contract } = await contractWithRule(t(), { metric: "api_calls", model: "volume", tiers: TIERS });
+      await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "api_calls", quantity: 1000 })]);
+      await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "api_calls", quantity: 1 })]);
+      const line = lineNamed(await invoiceFor(t(), key, contract.id), "api_calls usage");
+      assert.deepEqual(tierRows(line), [["10000", "0.08", "5", "1001", "85.08"]]);
+      assertDecimal(tiersSum(line), "85.08");
+    });
+
+    it("a capped graduated line shows its uncapped tiers and the cap adjustment; an issued invoice keeps them", async () => {
+      const { key, contract } = await contractWithRule(t(), {
+        metric: "api_calls",
+        model: "graduated",
+        tiers: TIERS,
+        monthly_cap: "150",
+      });
+      for (const quantity of [1000, 500, 500, 1000]) {
+        await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "api_calls", quantity })]);
+      }
+      const draft = await invoiceFor(t(), key, contract.id);
+      const line = lineNamed(draft, "api_calls usage");
+      assert.deepEqual(tierRows(line), [
+        ["1000", "0.1", null, "1000", "100"],
+        ["10000", "0.08", "5", "2000", "165"],
+      ]);
+      assertDecimal(line.cap_adjustment!, "-115");
+      const events = (await eventsOf(t(), key, contract.id)).filter((e) => e.metric === "api_calls");
+      assertDecimal(tiersSum(line), sum(events.map((e) => e.rated_amount)), "tiers + adjustment = the exact total");
+      assertDecimal(line.amount, 150);
+
+      const started = t().clock.now();
+      t().clock.set(new Date("2026-04-06T09:30:00.000Z"));
+      try {
+        const res = await t().call({ method: "POST", url: `${INVOICES}/${draft.number}/finalize`, key });
+        expectStatus(res, 200);
+        const issued = await getInvoice(t(), key, draft.number);
+        assert.equal(issued.status, "issued");
+        const kept = lineNamed(issued, "api_calls usage");
+        assert.deepEqual(tierRows(kept), tierRows(line), "the issued invoice keeps its tiers");
+        assertDecimal(kept.cap_adjustment!, "-115");
+      } finally {
+        t().clock.set(started);
+      }
+    });
   });
 });

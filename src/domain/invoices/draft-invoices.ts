@@ -5,7 +5,7 @@ import type { Clock } from "../kernel/clock.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { nextNumbers } from "../counters/counters.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
-import { lineFromRecord, type Line } from "./invoice-lines.js";
+import { lineFromRecord, tiersFromRecord, tiersToRecord, type Line } from "./invoice-lines.js";
 import * as repo from "./invoice-repository.js";
 
 /** A locked draft invoice and its lines, changed in memory, then saved in the same transaction. */
@@ -60,6 +60,7 @@ function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
     rate: line.rate === null ? null : toDecimalString(line.rate),
     chargeTotal: toDecimalString(line.chargeTotal),
     cappedTotal: toDecimalString(line.cappedTotal),
+    tiers: line.tiers === null ? null : JSON.stringify(tiersToRecord(line.tiers)),
   };
 }
 
@@ -73,7 +74,8 @@ const sameLine = (a: repo.LineWrite, b: repo.LineRow) =>
   sameDecimal(a.quantity, b.quantity) &&
   sameDecimal(a.rate, b.rate) &&
   sameDecimal(a.chargeTotal, b.charge_total) &&
-  sameDecimal(a.cappedTotal, b.capped_total);
+  sameDecimal(a.cappedTotal, b.capped_total) &&
+  a.tiers === (b.tiers == null ? null : JSON.stringify(tiersToRecord(tiersFromRecord(b.tiers))));
 
 /**
  * Draft invoices as ingestion and projection share them: one per contract and calendar month, locked for the

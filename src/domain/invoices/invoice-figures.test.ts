@@ -61,6 +61,7 @@ const usageLine = (chargeTotal: string, fields: Partial<Line> = {}): Line => {
     rate: new Big(1),
     chargeTotal: new Big(chargeTotal),
     cappedTotal: new Big(chargeTotal),
+    tiers: null,
     ...fields,
   };
 };

@@ -1,5 +1,14 @@
 import { Big, divideToChargePrecision, roundToMinorUnit, toDecimalString } from "../kernel/money.js";
-import { lineFromRecord, type Line, type LineKindName, type LineRecord } from "./invoice-lines.js";
+import {
+  lineFromRecord,
+  tiersFromRecord,
+  tiersToRecord,
+  type Line,
+  type LineKindName,
+  type LineRecord,
+  type TierRecord,
+  type TierSum,
+} from "./invoice-lines.js";
 
 /**
  * The one home of invoice arithmetic. Writers (batch ingest, locking ingest, projection) store exact sums
@@ -11,7 +20,10 @@ import { lineFromRecord, type Line, type LineKindName, type LineRecord } from ".
  *   (which has no one rate), is amount / quantity to 12 decimals (0 for no quantity); a subscription or one-time line's is its amount (quantity 1);
  * - the "Monthly minimum" true-up line is what the other lines' amounts fall short of the minimum (rounded
  *   to the minor unit), present only when positive;
- * - subtotal is the sum of the line amounts, tax 0 until a tax rule exists, total = subtotal + tax.
+ * - subtotal is the sum of the line amounts, tax 0 until a tax rule exists, total = subtotal + tax;
+ * - a graduated or volume rule's line shows each tier reached (a nonzero quantity or amount), with its exact
+ *   amount (not rounded to the minor unit); when a monthly cap cut the line, `capAdjustment` is what brings the
+ *   tiers' amounts to the line's exact charge total (charge total − Σ tier amounts), so that they add up exactly.
  */
 export interface BilledLine {
   kind: LineKindName;
@@ -21,6 +33,10 @@ export interface BilledLine {
   quantity: Big;
   unitPrice: Big;
   amount: Big;
+  /** Of a graduated or volume rule's line: the tiers reached, exact. Absent on every other line. */
+  tiers?: TierSum[];
+  /** With `tiers`, when a monthly cap cut the line: charge total − Σ tier amounts (exact, negative). */
+  capAdjustment?: Big;
 }
 
 export interface BilledInvoice {
@@ -41,7 +57,7 @@ function billLine(line: Line, currency: string): BilledLine {
   else if (line.kind === "usage" || line.kind === "fee")
     unitPrice = line.quantity.eq(0) ? ZERO : divideToChargePrecision(amount, line.quantity);
   else unitPrice = amount;
-  return {
+  const billed: BilledLine = {
     kind: line.kind,
     ruleId: line.ruleId,
     metric: line.metric,
@@ -50,6 +66,12 @@ function billLine(line: Line, currency: string): BilledLine {
     unitPrice,
     amount,
   };
+  if (line.tiers !== null) {
+    billed.tiers = line.tiers.filter((t) => !t.quantity.eq(0) || !t.amount.eq(0));
+    const adjustment = line.chargeTotal.minus(billed.tiers.reduce((sum, t) => sum.plus(t.amount), ZERO));
+    if (!adjustment.eq(0)) billed.capAdjustment = adjustment;
+  }
+  return billed;
 }
 
 const KIND_ORDER: Record<LineKindName, number> = { subscription: 0, one_time: 1, usage: 2, fee: 3, minimum: 4 };
@@ -112,6 +134,8 @@ export interface FrozenBill {
     quantity: string;
     unit_price: string;
     amount: string;
+    tiers?: TierRecord[];
+    cap_adjustment?: string;
   }[];
   subtotal: string;
   tax: string;
@@ -128,6 +152,8 @@ export function freezeBill(billed: BilledInvoice): FrozenBill {
       quantity: toDecimalString(l.quantity),
       unit_price: toDecimalString(l.unitPrice),
       amount: toDecimalString(l.amount),
+      ...(l.tiers ? { tiers: tiersToRecord(l.tiers) } : {}),
+      ...(l.capAdjustment ? { cap_adjustment: toDecimalString(l.capAdjustment) } : {}),
     })),
     subtotal: toDecimalString(billed.subtotal),
     tax: toDecimalString(billed.tax),
@@ -145,6 +171,8 @@ export function thawBill(frozen: FrozenBill): BilledInvoice {
       quantity: new Big(l.quantity),
       unitPrice: new Big(l.unit_price),
       amount: new Big(l.amount),
+      ...(l.tiers ? { tiers: tiersFromRecord(l.tiers) } : {}),
+      ...(l.cap_adjustment ? { capAdjustment: new Big(l.cap_adjustment) } : {}),
     })),
     subtotal: new Big(frozen.subtotal),
     tax: new Big(frozen.tax),

@@ -9,8 +9,12 @@ import {
   type Line,
   lineFromRecord,
   lineIdentity,
+  mergeTiers,
   minimumOf,
   projectLines,
+  tiersFromRecord,
+  tiersToRecord,
+  type TierPart,
   usageDescription,
 } from "./invoice-lines.js";
 import { feeCharge as fee, linesOf, usageCharge as usage } from "../../../test/fixtures/invoice-charges.js";
@@ -48,6 +52,7 @@ const line = (fields: Partial<Line> & Pick<Line, "key" | "kind">): Line => ({
   rate: null,
   chargeTotal: new Big(0),
   cappedTotal: new Big(0),
+  tiers: null,
   ...fields,
 });
 
@@ -776,5 +781,95 @@ describe("lineFromRecord", () => {
       [read.kind, read.ruleId, read.metric, read.chargeTotal.toFixed()],
       ["subscription", "sub", null, "99.5"],
     );
+  });
+});
+
+describe("tier sums: a charge's tier parts merged into its line", () => {
+  const part = (
+    upTo: string | null,
+    unit: string,
+    flat: string | null,
+    quantity: string,
+    amount: string,
+  ): TierPart => ({
+    upTo: upTo === null ? null : new Big(upTo),
+    unit: new Big(unit),
+    flat: flat === null ? null : new Big(flat),
+    quantity: new Big(quantity),
+    amount: new Big(amount),
+  });
+  const rows = (tiers: readonly TierPart[] | null) => (tiers === null ? null : tiersToRecord(tiers));
+  const graduated = rule({ id: "g", name: "G", metric: "api", model: "graduated", amount: null });
+  const charge = (quantity: string, amount: string, tiers?: TierPart[]): Charge => ({
+    kind: "usage",
+    rule: graduated,
+    metric: "api",
+    quantity: new Big(quantity),
+    unitPrice: null,
+    charge: new Big(amount),
+    cappedCharge: new Big(amount),
+    ...(tiers ? { tiers } : {}),
+  });
+
+  it("sums the parts of the same tier's terms and keeps the tiers in tier order, the last tier last", () => {
+    let line = addCharge(undefined, charge("600", "60", [part("1000", "0.10", null, "600", "60")]));
+    line = addCharge(
+      line,
+      charge("10000", "735.000000000001", [
+        part(null, "0.05", null, "9600", "480.000000000001"),
+        part("1000", "0.1", null, "400", "40"),
+        part("10000", "0.08", "5", "0", "5"),
+      ]),
+    );
+    assert.equal(line.key, "usage|g");
+    assert.deepEqual(rows(line.tiers), [
+      { up_to: "1000", unit_amount: "0.1", flat_amount: null, quantity: "1000", amount: "100" },
+      { up_to: "10000", unit_amount: "0.08", flat_amount: "5", quantity: "0", amount: "5" },
+      { up_to: null, unit_amount: "0.05", flat_amount: null, quantity: "9600", amount: "480.000000000001" },
+    ]);
+    assert.equal(line.chargeTotal.toFixed(), "795.000000000001");
+  });
+
+  it("a rule changed mid-month adds entries with its new terms beside the old ones", () => {
+    const merged = mergeTiers(
+      [part("1000", "0.1", null, "500", "50")],
+      [part("1000", "0.09", null, "100", "9"), part("1000", "0.1", null, "-500", "-50")],
+    );
+    assert.deepEqual(rows(merged), [
+      { up_to: "1000", unit_amount: "0.09", flat_amount: null, quantity: "100", amount: "9" },
+      { up_to: "1000", unit_amount: "0.1", flat_amount: null, quantity: "0", amount: "0" },
+    ]);
+  });
+
+  it("a line without tier parts has none (null); a charge without parts leaves a line's tiers as they are", () => {
+    assert.equal(addCharge(undefined, charge("3", "3")).tiers, null);
+    const line = addCharge(undefined, charge("3", "3", [part(null, "1", null, "3", "3")]));
+    assert.deepEqual(rows(addCharge(line, charge("0", "0")).tiers), rows(line.tiers));
+  });
+
+  it("reads and writes tier sums exactly, decimals as text", () => {
+    const stored = [
+      {
+        up_to: "1000",
+        unit_amount: "0.100",
+        flat_amount: null,
+        quantity: "1000.000000000001",
+        amount: "100.0000000000001",
+      },
+    ];
+    const read = lineFromRecord({
+      key: "usage|g",
+      kind: "usage",
+      rule_id: "g",
+      metric: "api",
+      description: "api usage",
+      quantity: "1000.000000000001",
+      rate: null,
+      charge_total: "100.0000000000001",
+      capped_total: "100.0000000000001",
+      tiers: stored,
+    });
+    assert.deepEqual(tiersToRecord(read.tiers!), [{ ...stored[0], unit_amount: "0.1" }]);
+    assert.deepEqual(rows(tiersFromRecord(tiersToRecord(read.tiers!))), rows(read.tiers));
   });
 });

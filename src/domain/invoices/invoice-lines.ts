@@ -1,7 +1,23 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
-import { Big } from "../kernel/money.js";
+import { Big, toDecimalString } from "../kernel/money.js";
 
 export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "minimum";
+
+/**
+ * A share of one tier of a graduated or volume rule: the tier's terms (`upTo` null on the last tier, `flat` null
+ * without a flat amount) and a quantity and exact amount in it. An event's parts (pricers.ts) may be negative (a
+ * volume event that moves the period to another tier gives back what the tier before held).
+ */
+export interface TierPart {
+  upTo: Big | null;
+  unit: Big;
+  flat: Big | null;
+  quantity: Big;
+  amount: Big;
+}
+
+/** The sum of the parts of one tier on a line: its terms, its quantity and its exact amount. */
+export type TierSum = TierPart;
 
 /**
  * One invoice line as it is stored: exact sums only. Nothing rounded is kept on a draft: every figure an
@@ -24,6 +40,12 @@ export interface Line {
   chargeTotal: Big;
   /** The part of chargeTotal that counts against the rule's monthly cap. */
   cappedTotal: Big;
+  /**
+   * Of a graduated or volume rule's line: the exact sums of each tier's parts, in tier order (by `upTo`, the last
+   * tier last), one entry per tier's terms (a rule changed mid-month adds entries with its new terms). Their
+   * amounts sum to the line's uncapped charge total. Null on every other line.
+   */
+  tiers: TierSum[] | null;
 }
 
 const ZERO = new Big(0);
@@ -54,6 +76,8 @@ export interface Charge {
   unitPrice: Big | null;
   charge: Big;
   cappedCharge: Big;
+  /** Of a graduated or volume rule: the charge's share of each tier (uncapped); see `TierPart`. */
+  tiers?: readonly TierPart[];
 }
 
 /** Which line a charge belongs on, and that line's description. */
@@ -69,6 +93,36 @@ export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "
       };
 }
 
+const tierKey = (t: Pick<TierPart, "upTo" | "unit" | "flat">): string =>
+  `${t.upTo === null ? "" : t.upTo.toFixed()}|${t.unit.toFixed()}|${t.flat === null ? "" : t.flat.toFixed()}`;
+
+/** Tier order: by `upTo`, the last tier (no bound) last; then by unit and flat amount, for a rule changed mid-month. */
+function compareTiers(a: TierPart, b: TierPart): number {
+  if (a.upTo === null || b.upTo === null) {
+    if (a.upTo !== b.upTo) return a.upTo === null ? 1 : -1;
+  } else if (!a.upTo.eq(b.upTo)) return a.upTo.cmp(b.upTo);
+  if (!a.unit.eq(b.unit)) return a.unit.cmp(b.unit);
+  return (a.flat ?? ZERO).cmp(b.flat ?? ZERO);
+}
+
+/** A line's tier sums with a charge's parts added: summed by the tier's terms, kept in tier order. Pure. */
+export function mergeTiers(sums: readonly TierSum[] | null, parts: readonly TierPart[] | undefined): TierSum[] | null {
+  if (parts === undefined) return sums === null ? null : [...sums];
+  const byKey = new Map<string, TierSum>();
+  for (const sum of sums ?? []) byKey.set(tierKey(sum), sum);
+  for (const part of parts) {
+    const key = tierKey(part);
+    const sofar = byKey.get(key);
+    byKey.set(
+      key,
+      sofar
+        ? { ...sofar, quantity: sofar.quantity.plus(part.quantity), amount: sofar.amount.plus(part.amount) }
+        : { upTo: part.upTo, unit: part.unit, flat: part.flat, quantity: part.quantity, amount: part.amount },
+    );
+  }
+  return [...byKey.values()].sort(compareTiers);
+}
+
 /** The line after one more charge is added to it: its exact sums grow, nothing is rounded. Pure. */
 export function addCharge(line: Line | undefined, charge: Charge): Line {
   const { key, description } = lineIdentity(charge);
@@ -82,6 +136,7 @@ export function addCharge(line: Line | undefined, charge: Charge): Line {
     rate: charge.kind === "usage" ? charge.unitPrice : null,
     chargeTotal: (line?.chargeTotal ?? ZERO).plus(charge.charge),
     cappedTotal: (line?.cappedTotal ?? ZERO).plus(charge.cappedCharge),
+    tiers: mergeTiers(line?.tiers ?? null, charge.tiers),
   };
 }
 
@@ -118,6 +173,7 @@ function flatLine(kind: "subscription" | "one_time", rule: PricingRule): Line {
     rate: null,
     chargeTotal: new Big(rule.amount!),
     cappedTotal: ZERO,
+    tiers: null,
   };
 }
 
@@ -163,7 +219,36 @@ export interface LineRecord {
   rate: string | null;
   charge_total: string;
   capped_total: string;
+  /** The line's tier sums (`tiersToRecord`); null or absent on a line without tiers. */
+  tiers?: TierRecord[] | null;
 }
+
+/** A tier sum as it is stored (jsonb, decimals as text). */
+export interface TierRecord {
+  up_to: string | null;
+  unit_amount: string;
+  flat_amount: string | null;
+  quantity: string;
+  amount: string;
+}
+
+export const tiersToRecord = (tiers: readonly TierSum[]): TierRecord[] =>
+  tiers.map((t) => ({
+    up_to: t.upTo === null ? null : toDecimalString(t.upTo),
+    unit_amount: toDecimalString(t.unit),
+    flat_amount: t.flat === null ? null : toDecimalString(t.flat),
+    quantity: toDecimalString(t.quantity),
+    amount: toDecimalString(t.amount),
+  }));
+
+export const tiersFromRecord = (records: readonly TierRecord[]): TierSum[] =>
+  records.map((t) => ({
+    upTo: t.up_to === null ? null : new Big(t.up_to),
+    unit: new Big(t.unit_amount),
+    flat: t.flat_amount === null ? null : new Big(t.flat_amount),
+    quantity: new Big(t.quantity),
+    amount: new Big(t.amount),
+  }));
 
 export function lineFromRecord(row: LineRecord): Line {
   return {
@@ -176,5 +261,6 @@ export function lineFromRecord(row: LineRecord): Line {
     rate: row.rate === null ? null : new Big(row.rate),
     chargeTotal: new Big(row.charge_total),
     cappedTotal: new Big(row.capped_total),
+    tiers: row.tiers == null ? null : tiersFromRecord(row.tiers),
   };
 }

@@ -47,6 +47,18 @@ export function presentWithLines(row: PresentedRow, billed: BilledInvoice): Invo
       kind: l.kind,
       rule_id: l.ruleId,
       metric: l.metric,
+      ...(l.tiers
+        ? {
+            tiers: l.tiers.map((t) => ({
+              up_to: t.upTo === null ? null : toJsonDecimal(t.upTo),
+              unit_amount: toJsonDecimal(t.unit),
+              flat_amount: t.flat === null ? null : toJsonDecimal(t.flat),
+              quantity: toJsonDecimal(t.quantity),
+              amount: toJsonDecimal(t.amount),
+            })),
+          }
+        : {}),
+      ...(l.capAdjustment ? { cap_adjustment: toJsonDecimal(l.capAdjustment) } : {}),
     })),
   };
 }

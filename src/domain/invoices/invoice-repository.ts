@@ -51,7 +51,7 @@ export const LINES_JSON = `COALESCE((
   SELECT json_agg(json_build_object(
     'key', l.line_key, 'kind', l.kind, 'rule_id', l.rule_id, 'metric', l.metric, 'description', l.description,
     'quantity', l.quantity::text, 'rate', l.rate::text, 'charge_total', l.charge_total::text,
-    'capped_total', l.capped_total::text) ORDER BY l.line_key)
+    'capped_total', l.capped_total::text, 'tiers', l.tiers) ORDER BY l.line_key)
   FROM invoice_lines l WHERE l.company_id = i.company_id AND l.invoice_number = i.number), '[]'::json)`;
 
 /**
@@ -89,7 +89,7 @@ export async function findLinesOfInvoices(
 ): Promise<(LineRow & { invoice_number: string })[]> {
   const { rows } = await tx.query<LineRow & { invoice_number: string }>(
     `SELECT invoice_number, line_key AS key, kind, rule_id, metric, description, quantity::text, rate::text,
-            charge_total::text, capped_total::text
+            charge_total::text, capped_total::text, tiers
        FROM invoice_lines WHERE company_id = $1 AND invoice_number = ANY($2::text[])`,
     [numbers],
   );
@@ -147,6 +147,8 @@ export interface LineWrite {
   rate: string | null;
   chargeTotal: string;
   cappedTotal: string;
+  /** The line's tier sums as JSON text (tiersToRecord), or null. */
+  tiers: string | null;
 }
 
 export interface InvoiceStateWrite {
@@ -172,22 +174,22 @@ export async function saveDraftState(
   await tx.query(
     `WITH upserted AS (
        INSERT INTO invoice_lines (company_id, invoice_number, line_key, kind, rule_id, metric, description,
-                                  quantity, rate, charge_total, capped_total)
+                                  quantity, rate, charge_total, capped_total, tiers)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
-                                $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[])
+                                $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[], $12::jsonb[])
        ON CONFLICT (company_id, invoice_number, line_key) DO UPDATE SET
          kind = EXCLUDED.kind, rule_id = EXCLUDED.rule_id, metric = EXCLUDED.metric, description = EXCLUDED.description,
          quantity = EXCLUDED.quantity, rate = EXCLUDED.rate, charge_total = EXCLUDED.charge_total,
-         capped_total = EXCLUDED.capped_total
+         capped_total = EXCLUDED.capped_total, tiers = EXCLUDED.tiers
        RETURNING 1
      ), removed AS (
        DELETE FROM invoice_lines
-        WHERE company_id = $1 AND (invoice_number, line_key) IN (SELECT * FROM unnest($12::text[], $13::text[]))
+        WHERE company_id = $1 AND (invoice_number, line_key) IN (SELECT * FROM unnest($13::text[], $14::text[]))
        RETURNING 1
      )
      UPDATE invoices i
-        SET minimum_amount = v.minimum_amount, projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $17
-       FROM unnest($14::text[], $15::numeric[], $16::timestamptz[]) AS v(number, minimum_amount, projected_at)
+        SET minimum_amount = v.minimum_amount, projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $18
+       FROM unnest($15::text[], $16::numeric[], $17::timestamptz[]) AS v(number, minimum_amount, projected_at)
       WHERE i.company_id = $1 AND i.number = v.number`,
     [
       lines.map((l) => l.invoiceNumber),
@@ -200,6 +202,7 @@ export async function saveDraftState(
       lines.map((l) => l.rate),
       lines.map((l) => l.chargeTotal),
       lines.map((l) => l.cappedTotal),
+      lines.map((l) => l.tiers),
       removed.map((r) => r.invoiceNumber),
       removed.map((r) => r.key),
       invoices.map((i) => i.number),

@@ -6,6 +6,16 @@ import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
 
+const lineTierSchema = z
+  .object({
+    up_to: jsonDecimal.nullable().describe("The tier's upper bound (inclusive); null on the last tier"),
+    unit_amount: jsonDecimal.describe("The tier's price per unit"),
+    flat_amount: jsonDecimal.nullable().describe("The tier's flat amount; null when it has none"),
+    quantity: jsonDecimal.describe("The line's quantity in this tier"),
+    amount: jsonDecimal.describe("The line's exact amount in this tier (12 decimals, not rounded to the minor unit)"),
+  })
+  .meta({ id: "InvoiceLineTier" });
+
 const lineItemSchema = z
   .object({
     description: z.string(),
@@ -15,6 +25,17 @@ const lineItemSchema = z
     kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
     rule_id: z.string().nullable(),
     metric: z.string().nullable(),
+    tiers: z
+      .array(lineTierSchema)
+      .optional()
+      .describe(
+        "Graduated and volume rules' lines only: each tier reached, in tier order. The tier amounts (plus cap_adjustment) sum exactly to the line's charge total before it is rounded to `amount`.",
+      ),
+    cap_adjustment: jsonDecimal
+      .optional()
+      .describe(
+        "With tiers, when the rule's monthly cap cut the line: the exact (negative) amount that brings the tier amounts to the line's charge total",
+      ),
   })
   .meta({ id: "InvoiceLineItem" });
 

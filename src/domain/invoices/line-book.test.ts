@@ -33,6 +33,7 @@ const usageLine = (cappedTotal: string): Line => ({
   rate: new Big(2),
   chargeTotal: new Big(cappedTotal),
   cappedTotal: new Big(cappedTotal),
+  tiers: null,
 });
 
 /** A book over one draft held in memory: `status` its invoice's, `lines` what it holds; `saved` what was written. */

@@ -448,3 +448,112 @@ describe("priceCharge: the pricer, then every step after it", () => {
     });
   }
 });
+
+describe("tier parts: the event's share of each tier of a graduated or volume rule", () => {
+  /** [up_to, unit, flat, quantity, amount] of each part, decimals as exact strings. */
+  type PartRow = [string | null, string, string | null, string, string];
+  const rows = (priced: ReturnType<typeof priceCharge>): PartRow[] =>
+    (priced.tiers ?? []).map((p) => [
+      p.upTo === null ? null : p.upTo.toFixed(),
+      p.unit.toFixed(),
+      p.flat === null ? null : p.flat.toFixed(),
+      p.quantity.toFixed(),
+      p.amount.toFixed(),
+    ]);
+  const cases: { name: string; rule: PricingRule; sofar: string; quantity: string; parts: PartRow[] }[] = [
+    {
+      name: "graduated, within the first tier",
+      rule: graduated,
+      sofar: "100",
+      quantity: "300",
+      parts: [["1000", "0.1", null, "300", "30"]],
+    },
+    {
+      name: "graduated, across three tiers (the second's flat amount on entering it)",
+      rule: graduated,
+      sofar: "900",
+      quantity: "9200",
+      parts: [
+        ["1000", "0.1", null, "100", "10"],
+        ["10000", "0.08", "5", "9000", "725"],
+        [null, "0.05", null, "100", "5"],
+      ],
+    },
+    {
+      name: "graduated, each tier's share rounded half-even to 12 decimals on its own",
+      rule: rule({ model: "graduated", tiers: tiers(["1", "0.0000000000005"], [null, "0.0000000000005"]) }),
+      sofar: "0",
+      quantity: "2",
+      parts: [
+        ["1", "0.0000000000005", null, "1", "0"],
+        [null, "0.0000000000005", null, "1", "0"],
+      ],
+    },
+    {
+      name: "volume, within one tier: one part",
+      rule: volume,
+      sofar: "200",
+      quantity: "300",
+      parts: [["1000", "0.1", null, "300", "30"]],
+    },
+    {
+      name: "volume, moving the period to the next tier: the tier before gives back, the tier after takes all",
+      rule: volume,
+      sofar: "900",
+      quantity: "200",
+      parts: [
+        ["1000", "0.1", null, "-900", "-90"],
+        ["10000", "0.08", "5", "1100", "93"],
+      ],
+    },
+    {
+      name: "volume, the period's first event",
+      rule: volume,
+      sofar: "0",
+      quantity: "20000",
+      parts: [[null, "0.05", null, "20000", "1000"]],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const priced = priceCharge(event({ quantity: new Big(c.quantity) }), c.rule, totals("0", c.sofar));
+      assert.deepEqual(rows(priced), c.parts);
+      const sum = (priced.tiers ?? []).reduce((s, p) => s.plus(p.amount), new Big(0));
+      assert.equal(sum.toFixed(), priced.charge.toFixed(), "the parts sum to the charge");
+    });
+  }
+
+  it("a package rule, a flat rule and a fee have no parts", () => {
+    assert.equal(priceCharge(event({ quantity: new Big(5) }), pack, totals()).tiers, undefined);
+    assert.equal(priceCharge(event({ quantity: new Big(5) }), rule({ amount: "1" }), totals()).tiers, undefined);
+    assert.equal(
+      priceCharge(event({ quantity: new Big(5), feeAmount: new Big(2) }), graduated, totals()).tiers,
+      undefined,
+    );
+  });
+
+  it("a capped graduated event keeps its uncapped parts: they sum to the charge before the cap", () => {
+    const capped = rule({ model: "graduated", tiers: threeTiers, monthly_cap: "50" });
+    const priced = priceCharge(event({ quantity: new Big(600) }), capped, totals("0", "0"));
+    assert.equal(priced.charge.toFixed(), "50");
+    assert.deepEqual(rows(priced), [["1000", "0.1", null, "600", "60"]]);
+  });
+
+  it("the parts of any sequence of events sum to each event's uncapped charge (many quantities, both models)", () => {
+    const quantities = ["0.5", "1", "999", "0.000000000001", "8000", "1500", "3", "123456.789"];
+    for (const r of [
+      graduated,
+      volume,
+      rule({ model: "graduated", tiers: tiers(["3", "0.333333333333", "0.1"], [null, "0.0000000000007"]) }),
+    ]) {
+      let sofar = new Big(0);
+      for (const q of quantities) {
+        const priced = priceCharge(event({ quantity: new Big(q) }), r, totals("0", sofar.toFixed()));
+        const parts = priced.tiers ?? [];
+        assert.equal(parts.reduce((s, p) => s.plus(p.amount), new Big(0)).toFixed(), priced.charge.toFixed());
+        assert.equal(parts.reduce((s, p) => s.plus(p.quantity), new Big(0)).toFixed(), q);
+        sofar = sofar.plus(q);
+      }
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import type { PricingRule, RuleModel, Tier } from "../contracts/pricing-rule.js";
+import type { TierPart } from "../invoices/invoice-lines.js";
 import { Big, roundCharge } from "../kernel/money.js";
 
 /** What pricing needs to know of an event. */
@@ -36,6 +37,11 @@ export interface Priced {
    * period before and after the event, uncapped. The charge is their difference.
    */
   running?: { before: Big; after: Big };
+  /**
+   * Of a graduated or volume rule: the event's share of each tier it changed, uncapped. The parts' amounts sum to
+   * `running.after − running.before` exactly (the charge before any cap).
+   */
+  tiers?: TierPart[];
 }
 
 /** Prices one event under a rule, given the rule's running totals. Pure. */
@@ -107,29 +113,79 @@ const percentage: Pricer = (event, rule) => {
 /**
  * Graduated tiers: each unit of the period is priced in the tier the period's running quantity puts it in; a
  * tier's `flat_amount` is charged once, when the period first enters it (its quantity passes the tier's lower
- * bound). `up_to` is inclusive.
+ * bound). `up_to` is inclusive. Each tier's share (its units times its price, plus its flat amount) is rounded
+ * half-even to 12 decimals on its own, and the total is the sum of the shares: so an event's share of each tier
+ * (`graduatedParts`) adds up to its charge exactly.
  */
-function graduatedTotal(rule: PricingRule, quantity: Big): Big {
-  let total = ZERO;
+function graduatedShares(rule: PricingRule, quantity: Big): TierPart[] {
+  const shares: TierPart[] = [];
   let lower = ZERO;
   for (const tier of numbersOf(rule).tiers) {
     if (!quantity.gt(lower)) break;
     const upper = tier.upTo === null || quantity.lt(tier.upTo) ? quantity : tier.upTo;
-    total = total.plus(upper.minus(lower).times(tier.unit));
-    if (tier.flat !== null) total = total.plus(tier.flat);
+    const units = upper.minus(lower);
+    shares.push({ ...tier, quantity: units, amount: roundCharge(units.times(tier.unit).plus(tier.flat ?? ZERO)) });
     if (tier.upTo === null) break;
     lower = tier.upTo;
   }
-  return roundCharge(total);
+  return shares;
+}
+
+const sumAmounts = (parts: readonly TierPart[]): Big => parts.reduce((sum, p) => sum.plus(p.amount), ZERO);
+
+function graduatedTotal(rule: PricingRule, quantity: Big): Big {
+  return sumAmounts(graduatedShares(rule, quantity));
+}
+
+/** The growth of each tier's share from `before` to `after`: only the tiers whose quantity or amount changed. */
+function graduatedParts(rule: PricingRule, before: Big, after: Big): TierPart[] {
+  const was = graduatedShares(rule, before);
+  const is = graduatedShares(rule, after);
+  const parts: TierPart[] = [];
+  for (let i = 0; i < Math.max(was.length, is.length); i++) {
+    const tier = (is[i] ?? was[i])!;
+    const quantity = (is[i]?.quantity ?? ZERO).minus(was[i]?.quantity ?? ZERO);
+    const amount = (is[i]?.amount ?? ZERO).minus(was[i]?.amount ?? ZERO);
+    if (!quantity.eq(0) || !amount.eq(0))
+      parts.push({ upTo: tier.upTo, unit: tier.unit, flat: tier.flat, quantity, amount });
+  }
+  return parts;
+}
+
+/** The tier a period's total quantity reaches under volume pricing (undefined: no quantity, or no tiers). */
+function volumeTier(rule: PricingRule, quantity: Big) {
+  if (!quantity.gt(0)) return undefined;
+  const { tiers } = numbersOf(rule);
+  return tiers.find((t) => t.upTo === null || !quantity.gt(t.upTo)) ?? tiers[tiers.length - 1];
 }
 
 /** Volume tiers: every unit of the period at the unit price of the tier its total quantity reaches, plus that tier's flat amount. */
 function volumeTotal(rule: PricingRule, quantity: Big): Big {
-  if (!quantity.gt(0)) return ZERO;
-  const { tiers } = numbersOf(rule);
-  const tier = tiers.find((t) => t.upTo === null || !quantity.gt(t.upTo)) ?? tiers[tiers.length - 1];
+  const tier = volumeTier(rule, quantity);
   if (!tier) return ZERO;
   return roundCharge(quantity.times(tier.unit).plus(tier.flat ?? ZERO));
+}
+
+/**
+ * The event's parts under volume pricing: the tier reached before gives back the period's quantity and total
+ * before, the tier reached after takes the quantity and total after; one part when it is the same tier.
+ */
+function volumeParts(rule: PricingRule, before: Big, after: Big): TierPart[] {
+  const was = volumeTier(rule, before);
+  const is = volumeTier(rule, after);
+  const parts: TierPart[] = [];
+  if (was) parts.push({ ...was, quantity: ZERO.minus(before), amount: ZERO.minus(volumeTotal(rule, before)) });
+  if (is) {
+    const quantity = after;
+    const amount = volumeTotal(rule, after);
+    const same = was === is ? parts.pop() : undefined;
+    parts.push({
+      ...is,
+      quantity: same ? quantity.plus(same.quantity) : quantity,
+      amount: same ? amount.plus(same.amount) : amount,
+    });
+  }
+  return parts.filter((p) => !p.quantity.eq(0) || !p.amount.eq(0));
 }
 
 /** Packages: the period's quantity in started packages of `package_size`, each at `amount`. */
@@ -149,12 +205,24 @@ function packageTotal(rule: PricingRule, quantity: Big): Big {
  * event that moves the period into a cheaper tier lowers the price of every unit before it.
  */
 const onRunningQuantity =
-  (total: (rule: PricingRule, quantity: Big) => Big): Pricer =>
+  (
+    total: (rule: PricingRule, quantity: Big) => Big,
+    parts?: (rule: PricingRule, before: Big, after: Big) => TierPart[],
+  ): Pricer =>
   (event, rule, totals) => {
+    const quantityAfter = totals.quantity.plus(event.quantity);
     const before = total(rule, totals.quantity);
-    const after = total(rule, totals.quantity.plus(event.quantity));
+    const after = total(rule, quantityAfter);
     const charge = after.minus(before);
-    return { kind: "usage", appliedRate: null, charge, cappedCharge: charge, running: { before, after } };
+    const priced: Priced = {
+      kind: "usage",
+      appliedRate: null,
+      charge,
+      cappedCharge: charge,
+      running: { before, after },
+    };
+    if (parts) priced.tiers = parts(rule, totals.quantity, quantityAfter);
+    return priced;
   };
 
 /** A pre-calculated fee is billed as it is, whatever the rule's model, and never counts against a cap. */
@@ -172,8 +240,8 @@ const asSent: Pricer = (event) => ({
 export const PRICERS: Readonly<Record<RuleModel, Pricer>> = {
   flat: perUnit,
   percentage,
-  graduated: onRunningQuantity(graduatedTotal),
-  volume: onRunningQuantity(volumeTotal),
+  graduated: onRunningQuantity(graduatedTotal, graduatedParts),
+  volume: onRunningQuantity(volumeTotal, volumeParts),
   package: onRunningQuantity(packageTotal),
 };
 

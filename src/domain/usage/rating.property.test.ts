@@ -101,6 +101,7 @@ function rateWithCode(rules: readonly PricingRule[], events: readonly EventSpec[
       unitPrice: rating.appliedRate,
       charge: rating.charge,
       cappedCharge: rating.cappedCharge,
+      ...(rating.tiers ? { tiers: rating.tiers } : {}),
     };
     const { key } = lineIdentity(charge);
     lines.set(key, addCharge(lines.get(key), charge));
@@ -215,6 +216,31 @@ function checkAgainstReference({ currency, scenario }: { currency: string; scena
       `line ${line.key}: amount ${shown.amount.toFixed()}`,
     );
   }
+  // (b') A graduated or volume rule's line shows its tiers: their amounts (plus the cap adjustment, when a cap
+  // cut the line) sum to its exact charge total, their quantities to its quantity. No other line has tiers.
+  const tiered = new Set(
+    scenario.rules.filter((r) => r.model === "graduated" || r.model === "volume").map((r) => r.key),
+  );
+  for (const line of code.lines.values()) {
+    const shown = billed.get(refKeyOf(line))!;
+    const hasTiers = line.kind === "usage" && tiered.has(line.ruleId ?? "");
+    assert.equal(line.tiers !== null, hasTiers, `line ${line.key}: tiers exactly on graduated and volume lines`);
+    assert.equal(shown.tiers !== undefined, hasTiers, `line ${line.key}: billed tiers`);
+    if (!shown.tiers) {
+      assert.equal(shown.capAdjustment, undefined, `line ${line.key}: no cap adjustment without tiers`);
+      continue;
+    }
+    let amount = shown.capAdjustment ? units(shown.capAdjustment) : 0n;
+    let quantity = 0n;
+    for (const tier of shown.tiers) {
+      amount += units(tier.amount);
+      quantity += units(tier.quantity);
+    }
+    assert.equal(amount, units(line.chargeTotal), `line ${line.key}: tier amounts + cap adjustment = charge total`);
+    assert.equal(quantity, units(line.quantity), `line ${line.key}: tier quantities = quantity`);
+    if (shown.capAdjustment) assert.ok(shown.capAdjustment.lt(0), `line ${line.key}: a cap only lowers`);
+  }
+
   let amounts = 0n;
   for (const line of code.invoice.lines) amounts += units(line.amount, exponent);
   assert.equal(units(code.invoice.subtotal, exponent), amounts, "subtotal is the sum of the line amounts");

@@ -57,6 +57,7 @@ export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string)
     unitPrice: rating.appliedRate,
     charge: rating.charge,
     cappedCharge: rating.cappedCharge,
+    ...(rating.tiers ? { tiers: rating.tiers } : {}),
   });
   return { ...eventWrite(c, rating), invoiceNumber, lineKey };
 }
