@@ -176,6 +176,51 @@ describeEachEngine("dashboard invoice pages", (t) => {
     );
   });
 
+  it("shows a row per tier under a graduated line, with its exact amount, and the cap adjustment", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Tiered Co");
+    await addRule(t(), key, contract.id, {
+      name: "API calls",
+      type: "usage",
+      model: "graduated",
+      metric: "api_calls",
+      monthly_cap: "835",
+      tiers: [
+        { up_to: 1000, unit_amount: "0.10" },
+        { up_to: 10000, unit_amount: "0.08", flat_amount: 5 },
+        { up_to: null, unit_amount: "0.05" },
+      ],
+    });
+    await submitAccepted(t(), key, [usageEvent(contract.id, { metric: "api_calls", quantity: "10200.5" })]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const page = await client.get(`/invoices/${invoice!.number}`);
+    assert.equal(page.statusCode, 200);
+    const rows = tableRows(page.body, `Line items of invoice ${invoice!.number}`);
+    const at = rows.findIndex((r) => r.includes("<td>api_calls usage</td>"));
+    assert.ok(at >= 0, rows.join("\n"));
+    assert.match(
+      rows[at]!,
+      /<td class="num">10,200\.5<\/td><td class="num">[^<]*<\/td><td class="num">\$835\.00<\/td>/,
+    );
+    const tiers = rows.slice(at + 1, at + 5);
+    assert.match(
+      tiers[0]!,
+      /Tier up to 1,000<\/span><\/td><td>tier<\/td><td>—<\/td><td class="num">1,000<\/td><td class="num">\$0\.10<\/td><td class="num">\$100\.00<\/td>/,
+    );
+    assert.match(
+      tiers[1]!,
+      /Tier up to 10,000 \(\+ \$5\.00 flat\)<\/span>.*<td class="num">9,000<\/td><td class="num">\$0\.08<\/td><td class="num">\$725\.00<\/td>/,
+    );
+    assert.match(
+      tiers[2]!,
+      /Tier above 10,000<\/span>.*<td class="num">200\.5<\/td><td class="num">\$0\.05<\/td><td class="num">\$10\.025<\/td>/,
+    );
+    assert.match(
+      tiers[3]!,
+      /Monthly cap<\/span>.*<td class="num"><\/td><td class="num"><\/td><td class="num">-\$0\.025<\/td>/,
+    );
+  });
+
   it("projects a period from the form and shows the result on the page, storing the projected draft", async () => {
     const { client, key } = await dashboardCompany(t);
     const contract = await sampleContract(t, key, "Projection Co");

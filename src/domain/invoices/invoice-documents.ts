@@ -44,6 +44,18 @@ export function invoicePdfInput(
         quantity: toDecimalString(l.quantity),
         unitPrice: toDecimalString(l.unitPrice),
         amount: money(l.amount),
+        ...(l.tiers
+          ? {
+              tiers: l.tiers.map((t) => ({
+                upTo: t.upTo === null ? null : toDecimalString(t.upTo),
+                unitPrice: toDecimalString(t.unit),
+                flat: t.flat === null ? null : toDecimalString(t.flat),
+                quantity: toDecimalString(t.quantity),
+                amount: toDecimalString(t.amount),
+              })),
+            }
+          : {}),
+        ...(l.capAdjustment ? { capAdjustment: toDecimalString(l.capAdjustment) } : {}),
       })),
       subtotal: money(billed.subtotal),
       tax: money(billed.tax),

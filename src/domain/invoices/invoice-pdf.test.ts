@@ -81,6 +81,37 @@ describe("invoice PDF", () => {
     assert.match(invoiceWords(input({ status: "paid", paidDate: "2026-04-10" })).status, /Paid 2026-04-10/);
   });
 
+  it("writes a sub-row per tier under a graduated line, amounts exact, and the cap adjustment", async () => {
+    const tiered = input({
+      lines: [
+        {
+          description: "api_calls usage",
+          quantity: "10200.5",
+          unitPrice: "0.081860693103",
+          amount: "835.02",
+          tiers: [
+            { upTo: "1000", unitPrice: "0.1", flat: null, quantity: "1000", amount: "100" },
+            { upTo: "10000", unitPrice: "0.08", flat: "5", quantity: "9000", amount: "725" },
+            { upTo: null, unitPrice: "0.05", flat: null, quantity: "200.5", amount: "10.025" },
+          ],
+          capAdjustment: "-0.005",
+        },
+      ],
+      subtotal: "835.02",
+      total: "835.02",
+    });
+    assert.deepEqual(invoiceWords(tiered).lines, [
+      ["api_calls usage", "10,200.5", "$0.081860693103", "$835.02"],
+      ["    Tier up to 1,000", "1,000", "$0.10", "$100.00"],
+      ["    Tier up to 10,000 (+ $5.00 flat)", "9,000", "$0.08", "$725.00"],
+      ["    Tier above 10,000", "200.5", "$0.05", "$10.025"],
+      ["    Monthly cap", "", "", "-$0.005"],
+    ]);
+    const text = await pdfText(await renderInvoicePdf(tiered));
+    for (const expected of ["Tier up to 1,000", "Tier above 10,000", "$10.025", "$835.02", "Monthly cap"])
+      assert.ok(text.includes(expected), `${expected}\n${text}`);
+  });
+
   it("renders the same bytes for the same input", async () => {
     assert.deepEqual(await renderInvoicePdf(input()), await renderInvoicePdf(input()));
   });

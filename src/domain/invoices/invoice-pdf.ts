@@ -35,7 +35,16 @@ export interface InvoicePdfInput {
     paidDate: string | null;
     contract: string;
     /** Decimals as text, as the invoice gives them. */
-    lines: { description: string; quantity: string; unitPrice: string; amount: string }[];
+    lines: {
+      description: string;
+      quantity: string;
+      unitPrice: string;
+      amount: string;
+      /** A graduated or volume rule's line: each tier reached, its amount exact (invoice-figures.ts). */
+      tiers?: { upTo: string | null; unitPrice: string; flat: string | null; quantity: string; amount: string }[];
+      /** With tiers, when a monthly cap cut the line: charge total − Σ tier amounts, exact. */
+      capAdjustment?: string;
+    }[];
     subtotal: string;
     tax: string;
     total: string;
@@ -87,11 +96,14 @@ export function invoiceWords(input: InvoicePdfInput) {
       ["Currency", invoice.currency],
     ] as Array<[string, string]>,
     lineHeaders: ["Description", "Quantity", "Unit price", "Amount"],
-    lines: invoice.lines.map((l) => [
-      l.description,
-      decimalWords(l.quantity),
-      formatMoney(l.unitPrice, invoice.currency, UNIT_PRICE_DECIMALS),
-      money(l.amount),
+    lines: invoice.lines.flatMap((l) => [
+      [
+        l.description,
+        decimalWords(l.quantity),
+        formatMoney(l.unitPrice, invoice.currency, UNIT_PRICE_DECIMALS),
+        money(l.amount),
+      ],
+      ...tierRows(l, invoice.currency),
     ]),
     noLines: "No charges in this period.",
     totals: [
@@ -107,6 +119,29 @@ export function invoiceWords(input: InvoicePdfInput) {
       page: (page: number, pages: number) => `Page ${page} of ${pages}`,
     },
   };
+}
+
+/**
+ * The sub-rows of a graduated or volume line: one per tier (its bounds, quantity, unit price, exact amount), then
+ * the cap adjustment when a monthly cap cut the line. Tier amounts are exact, as the API gives them.
+ */
+function tierRows(line: InvoicePdfInput["invoice"]["lines"][number], currency: string): string[][] {
+  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS);
+  const rows: string[][] = [];
+  let lower: string | null = null;
+  for (const tier of line.tiers ?? []) {
+    const bounds =
+      tier.upTo !== null
+        ? `up to ${decimalWords(tier.upTo)}`
+        : lower !== null
+          ? `above ${decimalWords(lower)}`
+          : "all units";
+    const flat = tier.flat === null ? "" : ` (+ ${exact(tier.flat)} flat)`;
+    rows.push([`    Tier ${bounds}${flat}`, decimalWords(tier.quantity), exact(tier.unitPrice), exact(tier.amount)]);
+    if (tier.upTo !== null) lower = tier.upTo;
+  }
+  if (line.capAdjustment !== undefined) rows.push(["    Monthly cap", "", "", exact(line.capAdjustment)]);
+  return rows;
 }
 
 type InvoiceWords = ReturnType<typeof invoiceWords>;

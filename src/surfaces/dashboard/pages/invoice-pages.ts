@@ -6,6 +6,7 @@ import {
   projectInvoiceInput,
   type Invoice,
   type InvoiceProjection,
+  type InvoiceWithLines,
 } from "../../../domain/invoices/invoice-schemas.js";
 import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
@@ -42,6 +43,7 @@ import {
   rawFilters,
   when,
   type Flash,
+  type DecimalValue,
 } from "../layout.js";
 
 const PAGE_SIZE = 25;
@@ -199,6 +201,53 @@ type LifecycleVerb = "finalize" | "pay" | "void";
 const formsOf = (status: string): readonly LifecycleVerb[] =>
   status === "draft" ? ["finalize"] : status === "issued" ? ["pay", "void"] : [];
 
+type LineItem = InvoiceWithLines["line_items"][number];
+
+/** A row of the line items table: a line, or one of a graduated or volume line's tiers (or its cap adjustment). */
+interface ChargeRow {
+  description: SafeHtml | string;
+  kind: string;
+  metric: string | null;
+  quantity: DecimalValue | null;
+  unit_price: DecimalValue | null;
+  amount: DecimalValue;
+}
+
+/**
+ * A line, then a row per tier it reached (its bounds and flat amount, quantity, unit price, exact amount) and the
+ * cap adjustment when a monthly cap cut it (docs/api.md, "Price models").
+ */
+const withTierRows =
+  (currency: string) =>
+  (line: LineItem): ChargeRow[] => {
+    const rows: ChargeRow[] = [line];
+    let lower: DecimalValue | null = null;
+    for (const tier of line.tiers ?? []) {
+      const bounds =
+        tier.up_to !== null ? `up to ${decimal(tier.up_to)}` : lower !== null ? `above ${decimal(lower)}` : "all units";
+      const flat = tier.flat_amount === null ? "" : ` (+ ${money(tier.flat_amount, currency)} flat)`;
+      rows.push({
+        description: html`<span class="tier">Tier ${bounds}${flat}</span>`,
+        kind: "tier",
+        metric: null,
+        quantity: tier.quantity,
+        unit_price: tier.unit_amount,
+        amount: tier.amount,
+      });
+      if (tier.up_to !== null) lower = tier.up_to;
+    }
+    if (line.cap_adjustment !== undefined)
+      rows.push({
+        description: html`<span class="tier">Monthly cap</span>`,
+        kind: "cap",
+        metric: null,
+        quantity: null,
+        unit_price: null,
+        amount: line.cap_adjustment,
+      });
+    return rows;
+  };
+
 async function detailPage(
   deps: DashboardDeps,
   viewer: Viewer,
@@ -234,11 +283,15 @@ async function detailPage(
             { header: "Description", cell: (l) => l.description },
             { header: "Kind", cell: (l) => l.kind },
             { header: "Metric", cell: (l) => (l.metric ? html`<code>${l.metric}</code>` : "—") },
-            { header: "Quantity", cell: (l) => decimal(l.quantity), numeric: true },
-            { header: "Unit price", cell: (l) => money(l.unit_price, currency), numeric: true },
+            { header: "Quantity", cell: (l) => (l.quantity === null ? "" : decimal(l.quantity)), numeric: true },
+            {
+              header: "Unit price",
+              cell: (l) => (l.unit_price === null ? "" : money(l.unit_price, currency)),
+              numeric: true,
+            },
             { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
           ],
-          invoice.line_items,
+          invoice.line_items.flatMap(withTierRows(currency)),
         );
   const totals = html`<div class="card"><dl class="facts">
 <dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
