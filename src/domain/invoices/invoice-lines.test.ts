@@ -847,6 +847,11 @@ describe("tier sums: a charge's tier parts merged into its line", () => {
     assert.deepEqual(rows(addCharge(line, charge("0", "0")).tiers), rows(line.tiers));
   });
 
+  it("a line stored without tiers (before lines kept them) does not gain tiers that would miss its earlier charges", () => {
+    const old = line({ key: "usage|g", kind: "usage", ruleId: "g", metric: "api", quantity: new Big(5) });
+    assert.equal(addCharge(old, charge("3", "3", [part(null, "1", null, "3", "3")])).tiers, null);
+  });
+
   it("reads and writes tier sums exactly, decimals as text", () => {
     const stored = [
       {

@@ -136,7 +136,8 @@ export function addCharge(line: Line | undefined, charge: Charge): Line {
     rate: charge.kind === "usage" ? charge.unitPrice : null,
     chargeTotal: (line?.chargeTotal ?? ZERO).plus(charge.charge),
     cappedTotal: (line?.cappedTotal ?? ZERO).plus(charge.cappedCharge),
-    tiers: mergeTiers(line?.tiers ?? null, charge.tiers),
+    // A line stored without tiers (before lines kept them) never gains some: they would miss its earlier charges.
+    tiers: line !== undefined && line.tiers === null ? null : mergeTiers(line?.tiers ?? null, charge.tiers),
   };
 }
 
