@@ -115,7 +115,7 @@ const percentage: Pricer = (event, rule) => {
  * tier's `flat_amount` is charged once, when the period first enters it (its quantity passes the tier's lower
  * bound). `up_to` is inclusive. Each tier's share (its units times its price, plus its flat amount) is rounded
  * half-even to 12 decimals on its own, and the total is the sum of the shares: so an event's share of each tier
- * (`graduatedParts`) adds up to its charge exactly.
+ * (`partsBetween`) adds up to its charge exactly.
  */
 function graduatedShares(rule: PricingRule, quantity: Big): TierPart[] {
   const shares: TierPart[] = [];
@@ -133,14 +133,8 @@ function graduatedShares(rule: PricingRule, quantity: Big): TierPart[] {
 
 const sumAmounts = (parts: readonly TierPart[]): Big => parts.reduce((sum, p) => sum.plus(p.amount), ZERO);
 
-function graduatedTotal(rule: PricingRule, quantity: Big): Big {
-  return sumAmounts(graduatedShares(rule, quantity));
-}
-
-/** The growth of each tier's share from `before` to `after`: only the tiers whose quantity or amount changed. */
-function graduatedParts(rule: PricingRule, before: Big, after: Big): TierPart[] {
-  const was = graduatedShares(rule, before);
-  const is = graduatedShares(rule, after);
+/** The growth of each tier's share from `was` to `is`: only the tiers whose quantity or amount changed. */
+function partsBetween(was: readonly TierPart[], is: readonly TierPart[]): TierPart[] {
   const parts: TierPart[] = [];
   for (let i = 0; i < Math.max(was.length, is.length); i++) {
     const tier = (is[i] ?? was[i])!;
@@ -151,6 +145,26 @@ function graduatedParts(rule: PricingRule, before: Big, after: Big): TierPart[] 
   }
   return parts;
 }
+
+/**
+ * The graduated pricer: the shares of the month before and after the event, each worked out once, give the totals
+ * (their sums), the charge (the difference) and the event's parts of each tier.
+ */
+const graduated: Pricer = (event, rule, totals) => {
+  const was = graduatedShares(rule, totals.quantity);
+  const is = graduatedShares(rule, totals.quantity.plus(event.quantity));
+  const before = sumAmounts(was);
+  const after = sumAmounts(is);
+  const charge = after.minus(before);
+  return {
+    kind: "usage",
+    appliedRate: null,
+    charge,
+    cappedCharge: charge,
+    running: { before, after },
+    tiers: partsBetween(was, is),
+  };
+};
 
 /** The tier a period's total quantity reaches under volume pricing (undefined: no quantity, or no tiers). */
 function volumeTier(rule: PricingRule, quantity: Big) {
@@ -240,7 +254,7 @@ const asSent: Pricer = (event) => ({
 export const PRICERS: Readonly<Record<RuleModel, Pricer>> = {
   flat: perUnit,
   percentage,
-  graduated: onRunningQuantity(graduatedTotal, graduatedParts),
+  graduated,
   volume: onRunningQuantity(volumeTotal, volumeParts),
   package: onRunningQuantity(packageTotal),
 };
