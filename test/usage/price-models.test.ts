@@ -46,6 +46,25 @@ async function contractWithRule(t: TestApp, rule: Record<string, unknown>) {
   return { key, companyId, contract, rule: added.rule };
 }
 
+/**
+ * The graduated line under TIERS after a month of `total` units: its quantity, its amount rounded once, its events
+ * summing to its exact total, every invoice matching its events, billing verify clean. Returns the line.
+ */
+async function assertGraduatedLine(
+  t: TestApp,
+  { key, companyId, contractId }: { key: string; companyId: string; contractId: string },
+  events: readonly { rated_amount: number }[],
+  total: number,
+) {
+  const line = lineNamed(await invoiceFor(t, key, contractId), "api_calls usage");
+  assertDecimal(line.quantity, total);
+  assertDecimal(line.amount, graduatedTotal(total).round(2, Big.roundHalfEven));
+  assertDecimal(sum(events.map((e) => e.rated_amount)), graduatedTotal(total), "the events sum to the line");
+  await assertInvoicesMatchEvents(t, key, contractId);
+  assert.deepEqual(await verify(t, companyId), []);
+  return line;
+}
+
 describeEachEngine("price models through the API", (t) => {
   it("stores a graduated rule's tiers exactly and shows them, with no field of another model", async () => {
     const { key, contract, rule } = await contractWithRule(t(), {
@@ -88,14 +107,8 @@ describeEachEngine("price models through the API", (t) => {
     assertDecimal(byQuantity.get("1500")!.rated_amount, "105", "1,000 at 0.08, then 500 at 0.05");
     assert.equal(byQuantity.get("300")!.applied_rate, null, "no single rate priced it");
     const total = 300 + 500 + 1 + 199 + 8000 + 1500 + 0.5;
-    const invoice = await invoiceFor(t(), key, contract.id);
-    const line = lineNamed(invoice, "api_calls usage");
-    assertDecimal(line.quantity, total);
-    assertDecimal(line.amount, graduatedTotal(total).round(2, Big.roundHalfEven));
-    assertDecimal(sum(events.map((e) => e.rated_amount)), graduatedTotal(total), "the events sum to the line");
+    const line = await assertGraduatedLine(t(), { key, companyId, contractId: contract.id }, events, total);
     assertDecimal(line.unit_price, new Big(line.amount).div(total).round(12, Big.roundHalfEven), "amount ÷ quantity");
-    await assertInvoicesMatchEvents(t(), key, contract.id);
-    assert.deepEqual(await verify(t(), companyId), []);
   });
 
   it("prices 16 concurrent requests on one graduated line exactly as one after the other", async () => {
@@ -113,14 +126,9 @@ describeEachEngine("price models through the API", (t) => {
       160,
     );
     const total = batches.flat().reduce((n, e) => n + (e.quantity as number), 0);
-    const line = lineNamed(await invoiceFor(t(), key, contract.id), "api_calls usage");
-    assertDecimal(line.quantity, total);
-    assertDecimal(line.amount, graduatedTotal(total).round(2, Big.roundHalfEven));
     const events = (await eventsOf(t(), key, contract.id)).filter((e) => e.metric === "api_calls");
     assert.equal(events.length, 160);
-    assertDecimal(sum(events.map((e) => e.rated_amount)), graduatedTotal(total), "the events sum to the line");
-    await assertInvoicesMatchEvents(t(), key, contract.id);
-    assert.deepEqual(await verify(t(), companyId), []);
+    await assertGraduatedLine(t(), { key, companyId, contractId: contract.id }, events, total);
   });
 
   it("charges a volume event that moves the month into a cheaper tier a negative amount, the line always right", async () => {
