@@ -87,6 +87,7 @@ try {
         quantity,
         feeAmount: null,
         appliedRate: "0.2",
+        sentRate: null,
         counterparty: null,
         counterpartySide: null,
         pair: null,

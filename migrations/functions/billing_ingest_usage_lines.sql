@@ -39,7 +39,9 @@ CREATE OR REPLACE FUNCTION billing_ingest_usage_lines(
   p_line_descriptions text[], p_line_unit_prices numeric[], p_line_quantities numeric[], p_line_charges numeric[],
   p_ids text[], p_event_lines integer[], p_quantities numeric[], p_charges numeric[], p_rule_ids text[], p_timestamps timestamptz[],
   -- optional per event: an empty array stands for NULL throughout
-  p_fees numeric[], p_counterparties text[], p_sides text[], p_pairs text[]
+  p_fees numeric[], p_counterparties text[], p_sides text[], p_pairs text[],
+  -- the rate each event named (NULL: none, its rule's own rate applies); a call of the previous release sends none
+  p_sent_rates numeric[] DEFAULT '{}'
 ) RETURNS TABLE (outcome text, contract_id text, period_start date, event_id text)
 LANGUAGE plpgsql
 -- Plans are made once per connection, not per call, and see the arrays as parameters, which PL/pgSQL keeps
@@ -149,16 +151,17 @@ BEGIN
   END IF;
 
   WITH ins AS (
-    INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
-                              counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
-                              service_period_start, service_period_end, event_timestamp, ingested_at, status)
+    INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, sent_rate,
+                              counterparty, counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number,
+                              line_key, service_period_start, service_period_end, event_timestamp, ingested_at, status)
     SELECT p_company, e.id, p_pair_contracts[e.pair], p_line_metrics[e.line], e.quantity, e.fee,
-           p_line_unit_prices[e.line], e.counterparty, e.side, e.scope_pair, e.charge, e.rule_id, p_pair_versions[e.pair],
-           v_invoices[e.pair], p_line_keys[e.line], p_pair_starts[e.pair], p_pair_ends[e.pair], e.ts, p_now, 'rated'
+           p_line_unit_prices[e.line], e.sent_rate, e.counterparty, e.side, e.scope_pair, e.charge, e.rule_id,
+           p_pair_versions[e.pair], v_invoices[e.pair], p_line_keys[e.line], p_pair_starts[e.pair], p_pair_ends[e.pair],
+           e.ts, p_now, 'rated'
       FROM (SELECT u.*, p_line_pairs[u.line] AS pair
               FROM unnest(p_ids, p_event_lines, p_quantities, p_charges, p_rule_ids, p_timestamps, p_fees, p_counterparties,
-                          p_sides, p_pairs) WITH ORDINALITY
-                AS u(id, line, quantity, charge, rule_id, ts, fee, counterparty, side, scope_pair, n)) AS e
+                          p_sides, p_pairs, p_sent_rates) WITH ORDINALITY
+                AS u(id, line, quantity, charge, rule_id, ts, fee, counterparty, side, scope_pair, sent_rate, n)) AS e
      WHERE v_invoices[e.pair] IS NOT NULL -- only duplicates lack a draft here (step 2)
        AND (v_new IS NULL OR v_new[e.n])
     ON CONFLICT (company_id, id) DO NOTHING

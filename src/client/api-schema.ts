@@ -197,6 +197,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/usage/{event_id}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void a usage event of an open period
+         * @description Takes the event's charge off its draft invoice: the draft is priced again without it (events of the same rule priced after it get back the cap room or tier it took). The event stays stored with status `voided`. Voiding a voided event changes nothing. An event on an issued invoice answers 409 `period_closed`: correct it with a credit note. Scope `usage:write`.
+         */
+        post: operations["voidUsageEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/invoices": {
         parameters: {
             query?: never;
@@ -921,7 +941,14 @@ export interface components {
             /** Format: date-time */
             ingested_at: string;
             /** @enum {string} */
-            status: "accepted" | "rated";
+            status: "accepted" | "rated" | "voided";
+            /**
+             * Format: date-time
+             * @description When the event was voided (voided events only)
+             */
+            voided_at?: string;
+            /** @description The reason given when it was voided, if any */
+            void_reason?: string;
         };
         UsageEventList: {
             /** @constant */
@@ -1960,7 +1987,7 @@ export interface operations {
                 from?: string;
                 /** @description Service periods starting on or before this date */
                 to?: string;
-                status?: "accepted" | "rated";
+                status?: "accepted" | "rated" | "voided";
                 /** @description 1 to 100, default 50 */
                 limit?: number;
                 /** @description Cursor: the id of the last item of the previous page */
@@ -2135,6 +2162,91 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    voidUsageEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                event_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the event is voided; kept with it */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageEvent"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no usage event with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `period_closed`: the event's invoice has left draft
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "period_closed";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

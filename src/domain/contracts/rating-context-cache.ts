@@ -1,5 +1,10 @@
 import type { CompanyScope } from "../../db/company-scope.js";
-import { findRatingContexts, type RatingContextRow } from "./contract-repository.js";
+import {
+  findRatingContexts,
+  listProgramVersions,
+  type ProgramVersionRow,
+  type RatingContextRow,
+} from "./contract-repository.js";
 
 /** What ingestion reads of a contract to rate against it (one row per contract: its status, term and rules). */
 export type { RatingContextRow } from "./contract-repository.js";
@@ -47,3 +52,11 @@ export function createRatingContextCache() {
 }
 
 export type RatingContextCache = ReturnType<typeof createRatingContextCache>;
+
+/** Every version of a contract's pricing program, by version number: re-rating prices events with the one each names. */
+export async function programVersions(
+  scope: CompanyScope,
+  contractId: string,
+): Promise<Map<number, ProgramVersionRow>> {
+  return new Map((await listProgramVersions(scope, contractId)).map((v) => [v.version, v]));
+}

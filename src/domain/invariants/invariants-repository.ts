@@ -15,13 +15,13 @@ export interface LineEventMismatch {
 
 /**
  * Usage and fee lines whose exact sums differ from the events rated onto them, and events whose line is
- * missing: every stored event must be on exactly one line of its invoice (issue: invariants).
+ * missing: every stored event but a voided one must be on exactly one line of its invoice (issue: invariants).
  */
 export async function findLineEventMismatches(db: Queryable, companyId: string | null): Promise<LineEventMismatch[]> {
   const { rows } = await db.query<LineEventMismatch>(
     `WITH e AS (
        SELECT company_id, invoice_number, line_key, sum(rated_amount) AS charge_total, sum(quantity) AS quantity
-         FROM usage_events WHERE ($1::uuid IS NULL OR company_id = $1)
+         FROM usage_events WHERE ($1::uuid IS NULL OR company_id = $1) AND status <> 'voided'
         GROUP BY company_id, invoice_number, line_key
      ), l AS (
        SELECT company_id, invoice_number, line_key, charge_total, quantity
@@ -44,7 +44,7 @@ export async function countUsageEvents(
 ): Promise<{ count: number; ratedTotal: string }> {
   const { rows } = await db.query<{ count: string; rated_total: string }>(
     `SELECT count(*) AS count, COALESCE(sum(rated_amount), 0)::text AS rated_total FROM usage_events
-      WHERE ($1::uuid IS NULL OR company_id = $1)`,
+      WHERE ($1::uuid IS NULL OR company_id = $1) AND status <> 'voided'`,
     [companyId],
   );
   return { count: Number(rows[0]!.count), ratedTotal: rows[0]!.rated_total };

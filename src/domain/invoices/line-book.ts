@@ -25,6 +25,11 @@ export interface OpenBook {
   totalsSoFar(contractId: string, periodStart: string, ruleId: string): RuleRunningTotals;
   /** Adds a charge to its line of the draft (an open one); returns the line's key. */
   record(contractId: string, periodStart: string, charge: RatedCharge): string;
+  /**
+   * Takes every usage and fee line off the draft, with its rules' running totals, so that its events can be priced
+   * onto it again (re-rating, usage/rerate.ts). Subscription and one-time lines stay.
+   */
+  clearRated(contractId: string, periodStart: string): void;
 }
 
 const ZERO = new Big(0);
@@ -84,7 +89,11 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
 
 export type LineBook = ReturnType<typeof createLineBook>;
 
-function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
+/**
+ * A book over drafts held in memory: those locked for one transaction (`record` above), or a draft that is never
+ * stored (a pricing preview). Records charges on their lines; `changed` tells whether any line changed.
+ */
+export function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
   const totals = new Map<string, Map<string, RuleRunningTotals>>(); // draft number → rule id → its totals
   const draftOf = (contractId: string, periodStart: string): DraftInvoice => {
     const draft = locked.get(periodKey(contractId, periodStart));
@@ -125,6 +134,14 @@ function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { reado
       draft.lines.set(key, addCharge(draft.lines.get(key), charge));
       changed = true;
       return key;
+    },
+    clearRated(contractId, periodStart) {
+      const draft = draftOf(contractId, periodStart);
+      for (const [key, line] of draft.lines) {
+        if (line.kind === "usage" || line.kind === "fee") draft.lines.delete(key);
+      }
+      totals.delete(draft.number);
+      changed = true;
     },
   };
 }

@@ -50,7 +50,7 @@ export async function listStatementRows(
             applied_rate::text, rated_amount::text, rule_id, pricing_version
        FROM usage_events
       WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND invoice_number = $4
-        AND ($5::bigint IS NULL OR seq > $5) AND seq <= $6
+        AND status <> 'voided' AND ($5::bigint IS NULL OR seq > $5) AND seq <= $6
       ORDER BY usage_events.seq -- the column: a bare "seq" would be the text of the select list
       LIMIT $7`,
     [invoice.contractId, invoice.periodStart, invoice.number, afterSeq, lastSeq, limit],

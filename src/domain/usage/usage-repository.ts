@@ -22,6 +22,8 @@ export interface UsageEventRow {
   event_timestamp: Date;
   ingested_at: Date;
   status: string;
+  voided_at: Date | null;
+  void_reason: string | null;
 }
 
 /** A rated event ready to store; decimals as strings. */
@@ -32,6 +34,8 @@ export interface RatedEventWrite {
   quantity: string;
   feeAmount: string | null;
   appliedRate: string | null;
+  /** The rate the event named itself (null: none, or a fee event); `appliedRate` is the rate it was billed at. */
+  sentRate: string | null;
   counterparty: string | null;
   counterpartySide: string | null;
   pair: string | null;
@@ -47,12 +51,12 @@ export interface RatedEventWrite {
 
 const EVENT_COLUMNS = `id, seq, contract_id, metric, quantity, fee_amount, applied_rate, counterparty, counterparty_side, pair,
   rated_amount, rule_id, pricing_version, invoice_number, service_period_start, service_period_end, event_timestamp,
-  ingested_at, status`;
+  ingested_at, status, voided_at, void_reason`;
 
 /**
  * The columns both writes share, one array each, in this order: id, contract, metric, quantity, fee,
  * applied rate, counterparty, side, pair, rated amount, rule, version, line key, period start and end,
- * timestamp.
+ * timestamp, sent rate.
  */
 function ratedColumns(events: readonly Omit<RatedEventWrite, "invoiceNumber">[]): unknown[][] {
   return [
@@ -72,6 +76,7 @@ function ratedColumns(events: readonly Omit<RatedEventWrite, "invoiceNumber">[])
     events.map((e) => e.periodStart),
     events.map((e) => e.periodEnd),
     events.map((e) => e.timestamp),
+    events.map((e) => e.sentRate),
   ];
 }
 
@@ -171,13 +176,14 @@ export async function insertRatedEvents(
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO usage_events (company_id, id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty,
                                counterparty_side, pair, rated_amount, rule_id, pricing_version, invoice_number, line_key,
-                               service_period_start, service_period_end, event_timestamp, ingested_at, status)
-     SELECT $1, v.*, $19, 'rated'
+                               service_period_start, service_period_end, event_timestamp, sent_rate, ingested_at, status)
+     SELECT $1, v.*, $20, 'rated'
        FROM unnest($2::text[], $3::text[], $4::text[], $5::numeric[], $6::numeric[], $7::numeric[], $8::text[], $9::text[],
                    $10::text[], $11::numeric[], $12::text[], $13::int[], $14::text[], $15::text[], $16::date[], $17::date[],
-                   $18::timestamptz[])
+                   $18::timestamptz[], $19::numeric[])
             AS v(id, contract_id, metric, quantity, fee_amount, applied_rate, counterparty, counterparty_side, pair,
-                 rated_amount, rule_id, pricing_version, invoice_number, line_key, period_start, period_end, event_timestamp)
+                 rated_amount, rule_id, pricing_version, invoice_number, line_key, period_start, period_end, event_timestamp,
+                 sent_rate)
      ON CONFLICT (company_id, id) DO NOTHING
      RETURNING id`,
     [
@@ -233,6 +239,8 @@ export async function ingestRatedBatch(
   const counterparties = new Array<string | null>(n);
   const sides = new Array<string | null>(n);
   const scopePairs = new Array<string | null>(n);
+  const sentRates = new Array<string | null>(n);
+  let anySentRate = false;
   let anyFee = false;
   let anyCounterparty = false;
   let anySide = false;
@@ -249,6 +257,8 @@ export async function ingestRatedBatch(
     counterparties[i] = e.counterparty;
     sides[i] = e.counterpartySide;
     scopePairs[i] = e.pair;
+    sentRates[i] = e.sentRate;
+    if (e.sentRate !== null) anySentRate = true;
     if (e.feeAmount !== null) anyFee = true;
     if (e.counterparty !== null) anyCounterparty = true;
     if (e.counterpartySide !== null) anySide = true;
@@ -264,7 +274,7 @@ export async function ingestRatedBatch(
        $1, $2, $3::text[], $4::int[], $5::date[], $6::date[],
        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[],
        $16::text[], $17::int[], $18::numeric[], $19::numeric[], $20::text[], $21::timestamptz[],
-       $22::numeric[], $23::text[], $24::text[], $25::text[])`,
+       $22::numeric[], $23::text[], $24::text[], $25::text[], $26::numeric[])`,
     [
       now,
       pairs.map((p) => p.contractId),
@@ -290,6 +300,7 @@ export async function ingestRatedBatch(
       anyCounterparty ? counterparties : [],
       anySide ? sides : [],
       anyPair ? scopePairs : [],
+      anySentRate ? sentRates : [],
     ],
   );
   const outcome: BatchOutcome = {
@@ -407,4 +418,90 @@ export async function countUsageEventsPerDay(
     [from, to],
   );
   return rows;
+}
+
+/** A stored event as re-rating reads it: what prices it, and what it was priced at. */
+export interface StoredRatingRow {
+  id: string;
+  metric: string;
+  quantity: string;
+  fee_amount: string | null;
+  sent_rate: string | null;
+  counterparty: string | null;
+  counterparty_side: string | null;
+  pair: string | null;
+  event_timestamp: Date;
+  rated_amount: string;
+  applied_rate: string | null;
+  rule_id: string;
+  pricing_version: number;
+  line_key: string;
+}
+
+/**
+ * The events of a contract's service period that count on its invoice (every one but the voided), in the order
+ * they were stored: the order ingestion priced them in.
+ */
+export async function listPeriodEvents(
+  db: CompanyScope,
+  contractId: string,
+  periodStart: string,
+): Promise<StoredRatingRow[]> {
+  const { rows } = await db.query<StoredRatingRow>(
+    `SELECT id, metric, quantity::text, fee_amount::text, sent_rate::text, counterparty, counterparty_side, pair,
+            event_timestamp, rated_amount::text, applied_rate::text, rule_id, pricing_version, line_key
+       FROM usage_events
+      WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND status <> 'voided'
+      ORDER BY seq`,
+    [contractId, periodStart],
+  );
+  return rows;
+}
+
+/** A re-rated event's new figures; decimals as strings. */
+export interface EventRatingWrite {
+  id: string;
+  ratedAmount: string;
+  appliedRate: string | null;
+  ruleId: string;
+  pricingVersion: number;
+  lineKey: string;
+}
+
+/** Stores the new figures of re-rated events (one statement). */
+export async function updateEventRatings(tx: CompanyScope, events: readonly EventRatingWrite[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.query(
+    `UPDATE usage_events e
+        SET rated_amount = v.rated_amount, applied_rate = v.applied_rate, rule_id = v.rule_id,
+            pricing_version = v.pricing_version, line_key = v.line_key
+       FROM unnest($2::text[], $3::numeric[], $4::numeric[], $5::text[], $6::int[], $7::text[])
+            AS v(id, rated_amount, applied_rate, rule_id, pricing_version, line_key)
+      WHERE e.company_id = $1 AND e.id = v.id`,
+    [
+      events.map((e) => e.id),
+      events.map((e) => e.ratedAmount),
+      events.map((e) => e.appliedRate),
+      events.map((e) => e.ruleId),
+      events.map((e) => e.pricingVersion),
+      events.map((e) => e.lineKey),
+    ],
+  );
+}
+
+/** The event, locked for the rest of the transaction. */
+export async function lockUsageEvent(tx: CompanyScope, id: string): Promise<UsageEventRow | undefined> {
+  const { rows } = await tx.query<UsageEventRow>(
+    `SELECT ${EVENT_COLUMNS} FROM usage_events WHERE company_id = $1 AND id = $2 FOR UPDATE`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** Marks an event voided (it keeps its figures as they were). */
+export async function markEventVoided(tx: CompanyScope, id: string, reason: string | null, at: Date): Promise<void> {
+  await tx.query(
+    `UPDATE usage_events SET status = 'voided', voided_at = $3, void_reason = $4 WHERE company_id = $1 AND id = $2`,
+    [id, at, reason],
+  );
 }

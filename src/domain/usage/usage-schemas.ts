@@ -92,6 +92,16 @@ export const submitResultSchema = z
   .meta({ id: "SubmitUsageResult" });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
+/** A usage event's status: `voided` once a void took it off its draft (it stays stored). */
+export const USAGE_EVENT_STATUSES = ["accepted", "rated", "voided"] as const;
+
+/** POST /v1/billing/usage/{event_id}/void: why, for the record (optional). */
+export const voidUsageBody = z
+  .object({
+    reason: z.string().trim().min(1).max(500).optional().describe("Why the event is voided; kept with it"),
+  })
+  .strict();
+
 export const usageEventSchema = z
   .object({
     object: z.literal("usage_event"),
@@ -112,7 +122,9 @@ export const usageEventSchema = z
     service_period_end: dateText(),
     timestamp: instantText(),
     ingested_at: instantText(),
-    status: z.enum(["accepted", "rated"]),
+    status: z.enum(USAGE_EVENT_STATUSES),
+    voided_at: instantText().optional().describe("When the event was voided (voided events only)"),
+    void_reason: z.string().optional().describe("The reason given when it was voided, if any"),
   })
   .meta({ id: "UsageEvent" });
 export type UsageEvent = z.infer<typeof usageEventSchema>;

@@ -10,6 +10,7 @@ import { toJsonDecimal } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { createUsageIngestion } from "./ingest-usage.js";
 import * as repo from "./usage-repository.js";
+import { createVoidUsageEvent } from "./void-event.js";
 import type { UsageEvent } from "./usage-schemas.js";
 
 function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
@@ -34,6 +35,8 @@ function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
   if (row.counterparty !== null) event.counterparty = row.counterparty;
   if (row.counterparty_side !== null) event.counterparty_side = row.counterparty_side;
   if (row.pair !== null) event.pair = row.pair;
+  if (row.voided_at !== null) event.voided_at = row.voided_at.toISOString();
+  if (row.void_reason !== null) event.void_reason = row.void_reason;
   return event;
 }
 
@@ -43,8 +46,21 @@ export function createUsageService(deps: {
   contexts: RatingContextCache;
   ingest?: IngestSettings | undefined;
 }) {
+  const voidEvent = createVoidUsageEvent(deps);
+  const get = async (tenant: Tenancy, eventId: string): Promise<UsageEvent> => {
+    requireScope(tenant, "usage:read", "usage:write");
+    const row = await repo.findUsageEvent(tenant.data, eventId);
+    if (!row) throw new NotFoundError("usage_event");
+    return presentUsageEvent(row);
+  };
   return {
     submit: createUsageIngestion(deps),
+
+    /** Voids an event of an open period (void-event.ts); answers the event as it is then. */
+    async void(tenant: Tenancy, eventId: string, reason: string | null): Promise<UsageEvent> {
+      await voidEvent(tenant, eventId, reason);
+      return get(tenant, eventId);
+    },
 
     async list(tenant: Tenancy, filter: repo.UsageFilter, page: PageRequest): Promise<Page<UsageEvent>> {
       requireScope(tenant, "usage:read", "usage:write");
@@ -59,12 +75,7 @@ export function createUsageService(deps: {
       return { items: result.items.map(presentUsageEvent), hasMore: result.hasMore };
     },
 
-    async get(tenant: Tenancy, eventId: string): Promise<UsageEvent> {
-      requireScope(tenant, "usage:read", "usage:write");
-      const row = await repo.findUsageEvent(tenant.data, eventId);
-      if (!row) throw new NotFoundError("usage_event");
-      return presentUsageEvent(row);
-    },
+    get,
 
     /**
      * Events per UTC day of their timestamp over the last `days` days up to today by the service's clock

@@ -10,6 +10,7 @@ import { createCustomerInput } from "../../domain/customers/customer-schemas.js"
 import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError } from "../../domain/kernel/errors.js";
+import { USAGE_EVENT_STATUSES, voidUsageBody } from "../../domain/usage/usage-schemas.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
 import type { Tenancy } from "../../domain/kernel/tenancy.js";
 import type { OAuthScope } from "../../domain/oauth/oauth-protocol.js";
@@ -195,7 +196,7 @@ export function buildMcpServer(
       metric: z.string().min(1).max(100).optional(),
       from: date.optional(),
       to: date.optional(),
-      status: z.enum(["accepted", "rated"]).optional(),
+      status: z.enum(USAGE_EVENT_STATUSES).optional(),
       ...page,
     },
     async (a) =>
@@ -213,6 +214,13 @@ export function buildMcpServer(
     "Gets one usage event with its charge, rule and invoice.",
     { event_id: z.string().min(1).max(255) },
     (a) => usage.get(actor, a.event_id),
+  );
+  tool(
+    "void_usage_event",
+    "write:invoices",
+    "Voids a usage event of an open period: its draft invoice is priced again without it; the event stays, status voided. An event on an issued invoice is refused (period_closed).",
+    { event_id: z.string().min(1).max(255), ...voidUsageBody.shape },
+    (a) => usage.void(actor, a.event_id, a.reason ?? null),
   );
   tool(
     "list_invoices",

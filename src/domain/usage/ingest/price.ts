@@ -1,6 +1,7 @@
 import type { LineBook, OpenBook } from "../../invoices/line-book.js";
 import { Big, toDecimalString } from "../../kernel/money.js";
-import { priceCharge, type Priced } from "../pricers.js";
+import type { PricingRule } from "../../contracts/pricing-rule.js";
+import { priceCharge, type Priced, type RatableEvent } from "../pricers.js";
 import type { BatchEventWrite, RatedEventWrite } from "../usage-repository.js";
 import type { Candidate, JudgedBatch } from "./judge.js";
 import type { Stage } from "./outcome.js";
@@ -48,18 +49,33 @@ function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
  * far (its cap room), recorded on the draft's line by the book. `invoiceNumber`: the draft, open.
  */
 export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string): RatedEventWrite {
-  const rating = priceCharge(c.ratable, c.rule, book.totalsSoFar(c.contract.id, c.periodStart, c.rule.id));
-  const lineKey = book.record(c.contract.id, c.periodStart, {
+  const { rating, lineKey } = chargeOnBook(book, c.contract.id, c.periodStart, c.ratable, c.rule);
+  return { ...eventWrite(c, rating), invoiceNumber, lineKey };
+}
+
+/**
+ * An event's charge against what its rule has charged on an open draft so far (its cap room, its running
+ * quantity), recorded on the draft's line by the book: the locking path of ingestion, and re-rating.
+ */
+export function chargeOnBook(
+  book: OpenBook,
+  contractId: string,
+  periodStart: string,
+  event: RatableEvent,
+  rule: PricingRule,
+): { rating: Priced; lineKey: string } {
+  const rating = priceCharge(event, rule, book.totalsSoFar(contractId, periodStart, rule.id));
+  const lineKey = book.record(contractId, periodStart, {
     kind: rating.kind,
-    rule: c.rule,
-    metric: c.input.metric,
-    quantity: c.input.quantity,
+    rule,
+    metric: event.metric,
+    quantity: event.quantity,
     unitPrice: rating.appliedRate,
     charge: rating.charge,
     cappedCharge: rating.cappedCharge,
     ...(rating.tiers ? { tiers: rating.tiers } : {}),
   });
-  return { ...eventWrite(c, rating), invoiceNumber, lineKey };
+  return { rating, lineKey };
 }
 
 /** The stored fields of a rated event, but for where it lands. `appliedRate`: the rating's rate as text. */
@@ -75,6 +91,10 @@ function eventWrite(
     quantity: toDecimalString(c.input.quantity),
     feeAmount: c.input.fee_amount ? toDecimalString(c.input.fee_amount) : null,
     appliedRate,
+    sentRate:
+      c.input.applied_rate !== undefined && c.input.fee_amount === undefined
+        ? toDecimalString(c.input.applied_rate)
+        : null,
     counterparty: c.input.counterparty ?? null,
     counterpartySide: c.input.counterparty_side ?? null,
     pair: c.input.pair ?? null,

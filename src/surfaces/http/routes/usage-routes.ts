@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { calendarDate, datesInOrder } from "../../../domain/kernel/calendar-date.js";
 import type { Services } from "../../../domain/services.js";
-import { submitResultSchema, submitUsageBody, usageEventSchema } from "../../../domain/usage/usage-schemas.js";
+import {
+  submitResultSchema,
+  submitUsageBody,
+  USAGE_EVENT_STATUSES,
+  usageEventSchema,
+  voidUsageBody,
+} from "../../../domain/usage/usage-schemas.js";
 import { actorOf } from "../authenticate.js";
 import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -17,7 +23,7 @@ export const usageListQuery = datesInOrder(
     metric: z.string().min(1).max(100).optional(),
     from: date.optional().describe("Service periods ending on or after this date"),
     to: date.optional().describe("Service periods starting on or before this date"),
-    status: z.enum(["accepted", "rated"]).optional(),
+    status: z.enum(USAGE_EVENT_STATUSES).optional(),
     ...pageQuery,
   }),
 );
@@ -85,6 +91,29 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.usage.get(actorOf(request), request.params.event_id),
+    );
+
+    app.post(
+      "/v1/billing/usage/:event_id/void",
+      {
+        schema: {
+          operationId: "voidUsageEvent",
+          tags: ["Usage"],
+          summary: "Void a usage event of an open period",
+          description:
+            "Takes the event's charge off its draft invoice: the draft is priced again without it (events of the same rule priced after it get back the cap room or tier it took). The event stays stored with status `voided`. Voiding a voided event changes nothing. An event on an issued invoice answers 409 `period_closed`: correct it with a credit note. Scope `usage:write`.",
+          params: z.object({ event_id: z.string().min(1).max(255) }),
+          body: voidUsageBody.nullish(),
+          response: {
+            200: usageEventSchema,
+            ...errorResponses({
+              404: { not_found: "no usage event with this id for this company" },
+              409: { period_closed: "the event's invoice has left draft" },
+            }),
+          },
+        },
+      },
+      async (request) => services.usage.void(actorOf(request), request.params.event_id, request.body?.reason ?? null),
     );
   };
 }
