@@ -119,6 +119,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/contracts/{ext_id}/pricing/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a pricing program against a month's stored usage
+         * @description Prices the month's stored usage events (voided ones left out), in the order they were stored, under `rules`, the whole program as it would be, and answers that invoice beside the month's invoice as it stands (`actual`: as issued, or a draft brought up to date as projection would), with the difference per line and in total. The preview is the invoice the same program would give the same events. Nothing is stored. Scope `contracts:read`.
+         */
+        post: operations["previewContractPricing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/contracts/{ext_id}/pricing-rules": {
         parameters: {
             query?: never;
@@ -826,6 +846,77 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        PricingPreview: {
+            /** @constant */
+            object: "pricing_preview";
+            contract: string;
+            currency: string;
+            billing_period: components["schemas"]["BillingPeriod"];
+            /** @description The period's stored events the preview priced (voided events are left out) */
+            events: number;
+            /** @description Events that no rule of the previewed program prices (their metric has no rule): not in `preview` */
+            unpriced_events: number;
+            /** @description The period's invoice as it stands: a draft brought up to date as projection would, an issued one as issued */
+            actual: components["schemas"]["PricingPreviewInvoice"];
+            /** @description The invoice the previewed program gives the same events */
+            preview: components["schemas"]["PricingPreviewInvoice"];
+            difference: {
+                /**
+                 * Format: decimal
+                 * @description Exact decimal: the digits are the stored value's, never a binary float's
+                 */
+                subtotal: Decimal;
+                /**
+                 * Format: decimal
+                 * @description Exact decimal: the digits are the stored value's, never a binary float's
+                 */
+                total: Decimal;
+                /** @description Per line (kind and description), the amounts of both invoices; lines of either, in invoice order */
+                lines: components["schemas"]["PricingPreviewLineDifference"][];
+            };
+        };
+        PricingPreviewInvoice: {
+            /** @description The period's invoice; null when it has none (actual) and always on the preview */
+            number: string | null;
+            /** @description The period's invoice's status; null as for `number` */
+            status: ("draft" | "issued" | "paid" | "void") | null;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            subtotal: Decimal;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            tax: Decimal;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            total: Decimal;
+            line_items: components["schemas"]["InvoiceLineItem"][];
+        };
+        PricingPreviewLineDifference: {
+            /** @enum {string} */
+            kind: "subscription" | "one_time" | "usage" | "fee" | "minimum";
+            description: string;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            actual_amount: Decimal;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            preview_amount: Decimal;
+            /**
+             * Format: decimal
+             * @description preview_amount − actual_amount
+             */
+            difference: Decimal;
         };
         PricingProgram: {
             /** @constant */
@@ -1759,6 +1850,128 @@ export interface operations {
             500: components["responses"]["InternalServerError"];
         };
     };
+    previewContractPricing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ext_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Every rule of the program as it would be (each as `POST …/pricing-rules` takes it) */
+                    rules: {
+                        id?: string;
+                        name?: string;
+                        /** @enum {string} */
+                        type?: "usage" | "subscription" | "minimum" | "one_time";
+                        /** @enum {string} */
+                        model?: "flat" | "percentage" | "graduated" | "volume" | "package";
+                        /** @description Money amount as a decimal string, for flat rules (per unit on usage rules) */
+                        amount?: (number | Decimal) | string;
+                        /** @description Fraction, for percentage rules: 0.0235 is 2.35 percent; above 1 only with allow_rate_above_one */
+                        rate?: (number | Decimal) | string;
+                        metric?: string;
+                        /** @enum {string} */
+                        frequency?: "monthly";
+                        /** @description Money amount: the most the rule's rate-based charges add up to in a month */
+                        monthly_cap?: (number | Decimal) | string;
+                        currency?: string;
+                        counterparty?: string;
+                        counterparty_side?: string;
+                        pair?: string;
+                        /** @description graduated and volume rules: the tiers, in order of up_to */
+                        tiers?: {
+                            /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
+                            up_to?: ((number | Decimal) | string) | null;
+                            /** @description Money amount per unit in this tier */
+                            unit_amount: (number | Decimal) | string;
+                            /** @description Money amount charged once when the period enters the tier */
+                            flat_amount?: ((number | Decimal) | string) | null;
+                        }[];
+                        /** @description package rules: units per package, a positive integer; amount is the price per started package */
+                        package_size?: (number | Decimal) | string;
+                        /** @description percentage rules: money amount added to each event's charge (the 30¢ of 2.9 % + 30¢) */
+                        fixed_fee?: (number | Decimal) | string;
+                        /** @description percentage rules: the least one event is charged, fixed fee included */
+                        min_fee?: (number | Decimal) | string;
+                        /** @description percentage rules: the most one event is charged, fixed fee included */
+                        max_fee?: (number | Decimal) | string;
+                        /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
+                        allow_rate_above_one?: boolean;
+                    }[];
+                    /**
+                     * Format: date
+                     * @description First day of a calendar month
+                     */
+                    billing_period_start: string;
+                    /**
+                     * Format: date
+                     * @description Last day of the same month
+                     */
+                    billing_period_end: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricingPreview"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_pricing_rule`: the fields do not make a valid rule; `details` name each problem
+             *     - `invalid_billing_period`: not one calendar month of the months billed
+             *     - `outside_contract_term`: the month lies outside the contract's term
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "invalid_billing_period" | "outside_contract_term";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no contract with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     addPricingRule: {
         parameters: {
             query?: never;
@@ -2176,7 +2389,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description Why the event is voided; kept with it */
@@ -3524,4 +3737,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["amount","applied_rate","cap_adjustment","fee_amount","flat_amount","package_size","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","applied_rate","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);

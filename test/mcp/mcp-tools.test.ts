@@ -32,6 +32,7 @@ const READ_TOOLS = [
   "list_contracts",
   "get_contract",
   "get_contract_pricing",
+  "preview_pricing",
   "list_usage_events",
   "get_usage_event",
   "list_invoices",
@@ -44,6 +45,7 @@ const WRITE_TOOLS = [
   "add_pricing_rule",
   "update_pricing_rule",
   "submit_usage",
+  "void_usage_event",
   "project_invoice",
   "finalize_invoice",
   "create_customer",
@@ -93,6 +95,12 @@ describeEachEngine("MCP tools", (t) => {
     list_contracts: {},
     get_contract: { contract_id: contract.id },
     get_contract_pricing: { contract_id: contract.id },
+    preview_pricing: {
+      contract_id: contract.id,
+      rules: [{ metric: "domestic_wire", amount: "25.00" }],
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    },
     list_usage_events: { contract: contract.id },
     get_usage_event: { event_id: eventId },
     list_invoices: { contract: contract.id },
@@ -103,6 +111,7 @@ describeEachEngine("MCP tools", (t) => {
     add_pricing_rule: { contract_id: contract.id, rule: { metric: "card_volume", model: "percentage", rate: 0.029 } },
     update_pricing_rule: { contract_id: contract.id, rule_id: "any-rule", fields: { amount: "25.00" } },
     submit_usage: { events: [usageEvent(contract.id)] },
+    void_usage_event: { event_id: "no-such-event", reason: "scope check" },
     project_invoice: {
       external_contract_id: contract.id,
       billing_period_start: "2026-03-01",
@@ -391,6 +400,36 @@ describeEachEngine("MCP tools", (t) => {
     assert.ok(april.data.some((i) => i.number === projected.number));
   });
 
+  it("previews a pricing program against the month's usage, then voids an event", async () => {
+    const event = usageEvent(contract.id, { quantity: 4 });
+    await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [event] });
+    const rules = (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).rules;
+    const program = rules.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null)));
+    const wire = program.find((r) => r.metric === "domestic_wire")!;
+    wire.amount = "10.00";
+    const preview = await toolOk<{
+      object: string;
+      actual: Invoice & { line_items: { metric: string | null; amount: number }[] };
+      preview: { line_items: { metric: string | null; kind: string; amount: number }[] };
+    }>(t(), token.read, "preview_pricing", {
+      contract_id: contract.id,
+      rules: program,
+      billing_period_start: "2026-03-01",
+      billing_period_end: "2026-03-31",
+    });
+    assert.equal(preview.object, "pricing_preview");
+    const wires = (lines: { metric: string | null; kind: string; amount: number }[]) =>
+      lines.find((l) => l.metric === "domestic_wire" && l.kind === "usage")!.amount;
+    assert.equal(wires(preview.preview.line_items) * 2, wires(preview.actual.line_items as never));
+
+    const voided = await toolOk<UsageEvent>(t(), token.write, "void_usage_event", {
+      event_id: event.event_id as string,
+      reason: "test meter",
+    });
+    assert.equal(voided.status, "voided");
+    assert.equal(voided.void_reason, "test meter");
+  });
+
   it("answers an unknown contract, event, invoice or rule with a not_found tool error", async () => {
     await toolError(t(), token.full, "get_contract", { contract_id: "no-such-contract" }, "not_found");
     await toolError(t(), token.full, "get_contract_pricing", { contract_id: "no-such-contract" }, "not_found");
@@ -528,6 +567,7 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.other, "get_contract_pricing", { contract_id: contract.id }, "not_found");
     await toolError(t(), token.other, "get_usage_event", { event_id: eventId }, "not_found");
     await toolError(t(), token.other, "get_invoice", { number: invoiceNumber }, "not_found");
+    await toolError(t(), token.other, "preview_pricing", args().preview_pricing, "not_found");
     assert.deepEqual(
       (await toolOk<List<unknown>>(t(), token.other, "list_usage_events", { contract: contract.id })).data,
       [],
@@ -564,6 +604,8 @@ describeEachEngine("MCP tools", (t) => {
     assert.equal(submitted.accepted, 0);
     assert.equal(submitted.events[0]!.error?.code, "contract_not_found");
     await toolError(t(), token.full, "get_usage_event", { event_id: foreignId }, "not_found");
+    await toolError(t(), token.other, "void_usage_event", { event_id: eventId }, "not_found");
+    assert.equal((await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: eventId })).status, "rated");
     assert.equal(
       (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version,
       versionBefore,

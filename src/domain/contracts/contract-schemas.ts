@@ -105,6 +105,21 @@ export const addPricingRuleInput = z
   })
   .strict();
 
+/** At most this many rules in a program that is uploaded or previewed (a contract's rules are read on every usage write). */
+export const MAX_PROGRAM_RULES = 100;
+
+/** POST …/pricing/preview: the whole program as it would be, and the month to price with it. */
+export const pricingPreviewInput = z
+  .object({
+    rules: z
+      .array(addPricingRuleInput)
+      .max(MAX_PROGRAM_RULES)
+      .describe("Every rule of the program as it would be (each as `POST …/pricing-rules` takes it)"),
+    billing_period_start: calendarDate().describe("First day of a calendar month"),
+    billing_period_end: calendarDate().describe("Last day of the same month"),
+  })
+  .strict();
+
 /** PUT …/pricing-rules/{rule_id}: any subset, merged into the rule; null clears an optional field. */
 export const updatePricingRuleInput = z
   .object({
@@ -170,9 +185,6 @@ export const pricingRuleResponseSchema = z
 /** The most bytes an uploaded agreement may have: 10 MiB (10,485,760). */
 export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
 
-/** At most this many rules in an uploaded program (a contract's rules are read on every usage write). */
-export const MAX_UPLOAD_RULES = 100;
-
 /**
  * A contract upload's `terms` (docs/api.md, "Uploading a contract"): the customer (an existing one by id, or
  * a new one, never matched by name), the contract's id, term and currency, and its pricing rules, each as
@@ -210,7 +222,7 @@ export const uploadTermsInput = z
       .refine((code) => SUPPORTED_CURRENCIES.has(code), "is not a currency the service bills in"),
     rules: z
       .array(addPricingRuleInput)
-      .max(MAX_UPLOAD_RULES)
+      .max(MAX_PROGRAM_RULES)
       .describe("The pricing rules; a monthly minimum is a rule of type minimum"),
   })
   .strict()

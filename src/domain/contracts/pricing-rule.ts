@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ErrorDetail } from "../kernel/errors.js";
+import { ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import {
   Big,
@@ -323,6 +323,33 @@ const defaultName: Record<RuleType, string> = {
 };
 
 /** The metrics a program accepts: those of its usage rules, in rule order, each once. */
+/**
+ * A whole program (an uploaded contract's, a previewed one) through normalizeRule, as adding each rule would, with
+ * each error under `rules.{i}` and ids unique; a 400 invalid_pricing_rule listing every error.
+ */
+export function normalizeProgram(fields: readonly RuleFields[], currency: string): PricingRule[] {
+  const errors: ErrorDetail[] = [];
+  const rules: PricingRule[] = [];
+  const ids = new Set<string>();
+  fields.forEach((ruleFields, index) => {
+    if (ruleFields.id !== undefined && ids.has(ruleFields.id))
+      errors.push({ path: `rules.${index}.id`, message: "is used by another rule of this contract" });
+    if (ruleFields.id !== undefined) ids.add(ruleFields.id);
+    const result = normalizeRule(ruleFields, currency);
+    if (result.errors)
+      errors.push(...result.errors.map((e) => ({ path: `rules.${index}.${e.path}`, message: e.message })));
+    else rules.push(result.rule);
+  });
+  if (errors.length > 0) {
+    throw new ValidationError(
+      `Invalid pricing rule: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+      "invalid_pricing_rule",
+      errors,
+    );
+  }
+  return rules;
+}
+
 export function metricsOf(rules: readonly PricingRule[]): string[] {
   return [...new Set(rules.filter((r) => r.type === "usage" && r.metric).map((r) => r.metric!))];
 }

@@ -37,30 +37,32 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
 }
 
 export function presentWithLines(row: PresentedRow, billed: BilledInvoice): InvoiceWithLines {
-  return {
-    ...presentInvoice(row, billed),
-    line_items: billed.lines.map((l) => ({
-      description: l.description,
-      quantity: toJsonDecimal(l.quantity),
-      unit_price: toJsonDecimal(l.unitPrice),
-      amount: toJsonMoney(l.amount, row.currency),
-      kind: l.kind,
-      rule_id: l.ruleId,
-      metric: l.metric,
-      ...(l.tiers
-        ? {
-            tiers: l.tiers.map((t) => ({
-              up_to: t.upTo === null ? null : toJsonDecimal(t.upTo),
-              unit_amount: toJsonDecimal(t.unit),
-              flat_amount: t.flat === null ? null : toJsonDecimal(t.flat),
-              quantity: toJsonDecimal(t.quantity),
-              amount: toJsonDecimal(t.amount),
-            })),
-          }
-        : {}),
-      ...(l.capAdjustment ? { cap_adjustment: toJsonDecimal(l.capAdjustment) } : {}),
-    })),
-  };
+  return { ...presentInvoice(row, billed), line_items: presentLineItems(billed, row.currency) };
+}
+
+/** An invoice's lines as the API answers them. */
+export function presentLineItems(billed: BilledInvoice, currency: string): InvoiceWithLines["line_items"] {
+  return billed.lines.map((l) => ({
+    description: l.description,
+    quantity: toJsonDecimal(l.quantity),
+    unit_price: toJsonDecimal(l.unitPrice),
+    amount: toJsonMoney(l.amount, currency),
+    kind: l.kind,
+    rule_id: l.ruleId,
+    metric: l.metric,
+    ...(l.tiers
+      ? {
+          tiers: l.tiers.map((t) => ({
+            up_to: t.upTo === null ? null : toJsonDecimal(t.upTo),
+            unit_amount: toJsonDecimal(t.unit),
+            flat_amount: t.flat === null ? null : toJsonDecimal(t.flat),
+            quantity: toJsonDecimal(t.quantity),
+            amount: toJsonDecimal(t.amount),
+          })),
+        }
+      : {}),
+    ...(l.capAdjustment ? { cap_adjustment: toJsonDecimal(l.capAdjustment) } : {}),
+  }));
 }
 
 /** A listed invoice (no lines), its figures from its stored lines or as issued. */

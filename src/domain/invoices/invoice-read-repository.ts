@@ -109,3 +109,18 @@ export async function findInvoiceDocument(db: CompanyScope, number: string): Pro
   );
   return rows[0];
 }
+
+/** The invoice of a contract's billing period, with its lines, if it has one. */
+export async function findPeriodInvoice(
+  db: CompanyScope,
+  contractId: string,
+  periodStart: string,
+): Promise<InvoiceRow | undefined> {
+  const { rows } = await db.query<InvoiceRow>(
+    `SELECT ${INVOICE_COLUMNS}
+       FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
+      WHERE i.company_id = $1 AND i.contract_id = $2 AND i.period_start = $3`,
+    [contractId, periodStart],
+  );
+  return rows[0];
+}

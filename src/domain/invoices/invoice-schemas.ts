@@ -113,3 +113,56 @@ export const payInvoiceInput = z
       ),
   })
   .strict();
+
+/** An invoice as a pricing preview shows it: its figures and lines (`number` and `status` of the stored one, if any). */
+const previewInvoiceSchema = z
+  .object({
+    number: z
+      .string()
+      .nullable()
+      .describe("The period's invoice; null when it has none (actual) and always on the preview"),
+    status: z.enum(INVOICE_STATUSES).nullable().describe("The period's invoice's status; null as for `number`"),
+    subtotal: jsonDecimal,
+    tax: jsonDecimal,
+    total: jsonDecimal,
+    line_items: z.array(lineItemSchema),
+  })
+  .meta({ id: "PricingPreviewInvoice" });
+export type PreviewInvoice = z.infer<typeof previewInvoiceSchema>;
+
+const previewLineDifference = z
+  .object({
+    kind: lineItemSchema.shape.kind,
+    description: z.string(),
+    actual_amount: jsonDecimal,
+    preview_amount: jsonDecimal,
+    difference: jsonDecimal.describe("preview_amount − actual_amount"),
+  })
+  .meta({ id: "PricingPreviewLineDifference" });
+
+/** POST …/pricing/preview: the period priced as it is and as it would be, side by side. Nothing is stored. */
+export const pricingPreviewSchema = z
+  .object({
+    object: z.literal("pricing_preview"),
+    contract: z.string(),
+    currency: z.string(),
+    billing_period: billingPeriodSchema,
+    events: z.number().int().describe("The period's stored events the preview priced (voided events are left out)"),
+    unpriced_events: z
+      .number()
+      .int()
+      .describe("Events that no rule of the previewed program prices (their metric has no rule): not in `preview`"),
+    actual: previewInvoiceSchema.describe(
+      "The period's invoice as it stands: a draft brought up to date as projection would, an issued one as issued",
+    ),
+    preview: previewInvoiceSchema.describe("The invoice the previewed program gives the same events"),
+    difference: z.object({
+      subtotal: jsonDecimal,
+      total: jsonDecimal,
+      lines: z
+        .array(previewLineDifference)
+        .describe("Per line (kind and description), the amounts of both invoices; lines of either, in invoice order"),
+    }),
+  })
+  .meta({ id: "PricingPreview" });
+export type PricingPreview = z.infer<typeof pricingPreviewSchema>;

@@ -3,7 +3,14 @@ import type { CompanyData } from "../kernel/tenancy.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
-import { addCharge, lineIdentity, ruleTotals, type Charge, type RuleRunningTotals } from "./invoice-lines.js";
+import {
+  addCharge,
+  lineIdentity,
+  ruleTotals,
+  type Charge,
+  type Line,
+  type RuleRunningTotals,
+} from "./invoice-lines.js";
 
 export { RetryTransaction, type WantedInvoice } from "./draft-invoices.js";
 
@@ -90,10 +97,30 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
 export type LineBook = ReturnType<typeof createLineBook>;
 
 /**
- * A book over drafts held in memory: those locked for one transaction (`record` above), or a draft that is never
- * stored (a pricing preview). Records charges on their lines; `changed` tells whether any line changed.
+ * A book over one draft that exists only in memory, never stored (a pricing preview): charges recorded on it
+ * land on `lines` exactly as they would on the stored draft.
  */
-export function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
+export function bookInMemory(
+  contractId: string,
+  periodStart: string,
+  currency: string,
+): { book: OpenBook; lines: () => Iterable<Line> } {
+  const draft: DraftInvoice = {
+    number: "preview",
+    contractId,
+    periodStart,
+    currency,
+    status: "draft",
+    minimum: null,
+    projectedAt: null,
+    lines: new Map(),
+    original: new Map(),
+  };
+  return { book: openBook(new Map([[periodKey(contractId, periodStart), draft]])), lines: () => draft.lines.values() };
+}
+
+/** A book over drafts held in memory, locked for one transaction: records charges on their lines. */
+function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { readonly changed: boolean } {
   const totals = new Map<string, Map<string, RuleRunningTotals>>(); // draft number → rule id → its totals
   const draftOf = (contractId: string, periodStart: string): DraftInvoice => {
     const draft = locked.get(periodKey(contractId, periodStart));

@@ -2,11 +2,10 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { isCalendarMonth, parseDate, periodOf } from "../kernel/billing-period.js";
+import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { toJsonMoney } from "../kernel/money.js";
-import { BILLING_RANGE_WORDS, isBillingMonth } from "../kernel/time-range.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
 import type { InvoiceStatus } from "./invoice-lifecycle.js";
@@ -52,27 +51,10 @@ export function createProjectInvoice({ clock, drafts }: { clock: Clock; drafts: 
     input: { contractId: string; periodStart: string; periodEnd: string },
   ): Promise<InvoiceProjection> {
     requireScope(tenant, "invoices:write");
-    if (!isCalendarMonth(input.periodStart, input.periodEnd)) {
-      throw new ValidationError(
-        "The billing period must be exactly one calendar month: its first day to its last day",
-        "invalid_billing_period",
-      );
-    }
-    if (!isBillingMonth(input.periodStart)) {
-      throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
-    }
+    const period = requireBillingPeriod(input);
     const contract = await findContractTerms(tenant.data, input.contractId);
     if (!contract) throw new NotFoundError("contract");
-    if (
-      input.periodEnd < contract.start_date ||
-      (contract.end_date !== null && input.periodStart > contract.end_date)
-    ) {
-      throw new ValidationError(
-        `The billing period lies outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
-        "outside_contract_term",
-      );
-    }
-    const period = periodOf(parseDate(input.periodStart)!);
+    requirePeriodInTerm(period, contract);
     const wanted = {
       contractId: contract.id,
       periodStart: period.start,

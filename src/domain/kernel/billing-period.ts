@@ -1,4 +1,5 @@
-import { daysInMonth, utcDayMs } from "./time-range.js";
+import { ValidationError } from "./errors.js";
+import { BILLING_RANGE_WORDS, daysInMonth, isBillingMonth, utcDayMs } from "./time-range.js";
 
 /** Billing periods are calendar months in UTC (docs/decisions.md, "Periods"). Dates are `YYYY-MM-DD` strings. */
 export interface BillingPeriod {
@@ -53,4 +54,34 @@ export function termEnd(start: string, years: number): string {
   if (!parsed) throw new Error(`not a date: ${start}`);
   const next = utcDayMs(parsed.getUTCFullYear() + years, parsed.getUTCMonth() + 1, parsed.getUTCDate());
   return toDateString(new Date(next - 86_400_000));
+}
+
+/**
+ * The billing period a request names (projection, pricing preview): exactly one calendar month, of the months the
+ * service bills; else a 400 that says which.
+ */
+export function requireBillingPeriod(input: { periodStart: string; periodEnd: string }): BillingPeriod {
+  if (!isCalendarMonth(input.periodStart, input.periodEnd)) {
+    throw new ValidationError(
+      "The billing period must be exactly one calendar month: its first day to its last day",
+      "invalid_billing_period",
+    );
+  }
+  if (!isBillingMonth(input.periodStart)) {
+    throw new ValidationError(`The billing period must be a month ${BILLING_RANGE_WORDS}`, "invalid_billing_period");
+  }
+  return periodOf(parseDate(input.periodStart)!);
+}
+
+/** A 400 outside_contract_term unless the period overlaps the contract's term. */
+export function requirePeriodInTerm(
+  period: BillingPeriod,
+  term: { start_date: string; end_date: string | null },
+): void {
+  if (period.end < term.start_date || (term.end_date !== null && period.start > term.end_date)) {
+    throw new ValidationError(
+      `The billing period lies outside the contract term ${term.start_date}..${term.end_date ?? "(open)"}`,
+      "outside_contract_term",
+    );
+  }
 }

@@ -10,6 +10,7 @@ import { toJsonDecimal } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { createUsageIngestion } from "./ingest-usage.js";
 import * as repo from "./usage-repository.js";
+import { createPricingPreview } from "./pricing-preview.js";
 import { createVoidUsageEvent } from "./void-event.js";
 import type { UsageEvent } from "./usage-schemas.js";
 
@@ -55,6 +56,9 @@ export function createUsageService(deps: {
   };
   return {
     submit: createUsageIngestion(deps),
+
+    /** A program priced against a month's stored usage, beside the month's invoice (pricing-preview.ts). */
+    previewPricing: createPricingPreview(deps),
 
     /** Voids an event of an open period (void-event.ts); answers the event as it is then. */
     async void(tenant: Tenancy, eventId: string, reason: string | null): Promise<UsageEvent> {

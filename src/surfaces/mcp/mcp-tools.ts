@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   CONTRACT_STATUSES,
   addPricingRuleInput,
+  pricingPreviewInput,
   updatePricingRuleInput,
 } from "../../domain/contracts/contract-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
@@ -179,6 +180,18 @@ export function buildMcpServer(
     "Merges fields into a pricing rule (a new program version); null clears a field.",
     { contract_id: z.string().min(1).max(255), rule_id: z.string().min(1).max(64), fields: updatePricingRuleInput },
     (a) => contracts.updateRule(actor, a.contract_id, a.rule_id, a.fields),
+  );
+  tool(
+    "preview_pricing",
+    "read:invoices",
+    "Prices a month's stored usage under a whole pricing program as it would be (rules shaped as for add_pricing_rule) and answers that invoice beside the month's invoice as it stands, with the difference per line and in total. Nothing is stored.",
+    { contract_id: z.string().min(1).max(255), ...pricingPreviewInput.shape },
+    (a) =>
+      usage.previewPricing(actor, a.contract_id, {
+        rules: a.rules,
+        periodStart: a.billing_period_start,
+        periodEnd: a.billing_period_end,
+      }),
   );
   tool(
     "submit_usage",

@@ -4,7 +4,7 @@
 // it with the PDF through the same service call as POST /v1/billing/contracts/upload's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AgreementReading, ReadRule } from "../../../domain/contracts/agreement-reading.js";
-import { MAX_UPLOAD_RULES } from "../../../domain/contracts/contract-schemas.js";
+import { MAX_PROGRAM_RULES } from "../../../domain/contracts/contract-schemas.js";
 import { fractionOfPercent, percentOfFraction, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import {
@@ -119,7 +119,7 @@ function valuesFromReading(reading: AgreementReading | null): { values: ReviewVa
 }
 
 function valuesFromForm(form: FormBody): ReviewValues {
-  const rows = Math.min(Number(field(form, "usage_rows") ?? 0) || 0, MAX_UPLOAD_RULES);
+  const rows = Math.min(Number(field(form, "usage_rows") ?? 0) || 0, MAX_PROGRAM_RULES);
   const usage: UsageRow[] = [];
   for (let i = 0; i < rows; i++) {
     usage.push({
@@ -280,7 +280,7 @@ function usageRows(v: ReviewValues, currency: string, errors: FieldErrors): Safe
   const filled = v.usage.slice(0, end);
   const rows = [...filled, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(
     0,
-    MAX_UPLOAD_RULES,
+    MAX_PROGRAM_RULES,
   );
   return html`<fieldset class="card"><legend>Usage prices</legend>
 <p class="hint">One row per metric: a price per unit, or a rate (a percentage: 2.9 for 2.9% of the event's value, stored as the fraction 0.029). Leave a row blank to skip it.</p>

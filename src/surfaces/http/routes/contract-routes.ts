@@ -5,10 +5,12 @@ import {
   CONTRACT_STATUSES,
   contractSchema,
   createSampleContractInput,
+  pricingPreviewInput,
   pricingProgramSchema,
   pricingRuleResponseSchema,
   updatePricingRuleInput,
 } from "../../../domain/contracts/contract-schemas.js";
+import { pricingPreviewSchema } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { requireScope } from "../../../domain/kernel/actor.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
@@ -228,6 +230,38 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.contracts.getPricing(actorOf(request), request.params.ext_id),
+    );
+
+    app.post(
+      "/v1/billing/contracts/:ext_id/pricing/preview",
+      {
+        schema: {
+          operationId: "previewContractPricing",
+          tags: ["Pricing"],
+          summary: "Preview a pricing program against a month's stored usage",
+          description:
+            "Prices the month's stored usage events (voided ones left out), in the order they were stored, under `rules`, the whole program as it would be, and answers that invoice beside the month's invoice as it stands (`actual`: as issued, or a draft brought up to date as projection would), with the difference per line and in total. The preview is the invoice the same program would give the same events. Nothing is stored. Scope `contracts:read`.",
+          params: contractParams,
+          body: pricingPreviewInput,
+          response: {
+            200: pricingPreviewSchema,
+            ...errorResponses({
+              400: {
+                ...invalidRule,
+                invalid_billing_period: "not one calendar month of the months billed",
+                outside_contract_term: "the month lies outside the contract's term",
+              },
+              404: notFound("contract"),
+            }),
+          },
+        },
+      },
+      async (request) =>
+        services.usage.previewPricing(actorOf(request), request.params.ext_id, {
+          rules: request.body.rules,
+          periodStart: request.body.billing_period_start,
+          periodEnd: request.body.billing_period_end,
+        }),
     );
 
     app.post(
