@@ -41,7 +41,9 @@ CREATE OR REPLACE FUNCTION billing_ingest_usage_lines(
   -- optional per event: an empty array stands for NULL throughout
   p_fees numeric[], p_counterparties text[], p_sides text[], p_pairs text[],
   -- the rate each event named (NULL: none, its rule's own rate applies); a call of the previous release sends none
-  p_sent_rates numeric[] DEFAULT '{}'
+  p_sent_rates numeric[] DEFAULT '{}',
+  -- per pair: the contract's newest program version when its events were judged (NULL: the pair's version)
+  p_pair_heads integer[] DEFAULT NULL
 ) RETURNS TABLE (outcome text, contract_id text, period_start date, event_id text)
 LANGUAGE plpgsql
 -- Plans are made once per connection, not per call, and see the arrays as parameters, which PL/pgSQL keeps
@@ -70,10 +72,11 @@ BEGIN
   -- Lookups below are LATERAL ... LIMIT 1 on purpose: one index probe per distinct key, never a hash join
   -- that would read all of the company's contracts, invoices or events.
 
-  -- 1. The events were rated against the contracts as they are now (the service caches contracts).
+  -- 1. The events were rated against the contracts as they are now (the service caches contracts): each
+  --    contract is active and its program's newest version is the one the service judged with.
   RETURN QUERY
     SELECT 'stale'::text, w.c, NULL::date, NULL::text
-      FROM (SELECT DISTINCT c, version FROM unnest(p_pair_contracts, p_pair_versions) AS u(c, version)) AS w
+      FROM (SELECT DISTINCT c, version FROM unnest(p_pair_contracts, COALESCE(p_pair_heads, p_pair_versions)) AS u(c, version)) AS w
       LEFT JOIN LATERAL (SELECT k.current_version, k.status FROM contracts k
                           WHERE k.company_id = p_company AND k.id = w.c LIMIT 1) AS k ON true
      WHERE k.status IS DISTINCT FROM 'active' OR k.current_version <> w.version;
@@ -205,6 +208,16 @@ BEGIN
            ORDER BY number FOR UPDATE) AS l;
   IF v_closed THEN
     RAISE EXCEPTION 'a draft invoice was issued while usage was stored on it' USING ERRCODE = '40001';
+  END IF;
+  --    A pricing change dated into these drafts' periods prices their events again under the drafts' locks
+  --    (src/domain/contracts/pricing-versions.ts). One that committed since step 1 takes the whole call back
+  --    too: the service calls again, step 1 finds the contract stale, and the events are judged again.
+  IF EXISTS (SELECT 1
+               FROM (SELECT DISTINCT c, version FROM unnest(p_pair_contracts, COALESCE(p_pair_heads, p_pair_versions)) AS u(c, version)) AS w
+               JOIN LATERAL (SELECT k.current_version, k.status FROM contracts k
+                              WHERE k.company_id = p_company AND k.id = w.c LIMIT 1) AS k ON true
+              WHERE k.status <> 'active' OR k.current_version <> w.version) THEN
+    RAISE EXCEPTION 'a contract''s pricing changed while usage was stored under it' USING ERRCODE = '40001';
   END IF;
 
   INSERT INTO invoice_lines AS l (company_id, invoice_number, line_key, kind, rule_id, metric, description,

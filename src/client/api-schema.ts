@@ -150,7 +150,7 @@ export interface paths {
         put?: never;
         /**
          * Add a pricing rule (new program version)
-         * @description Writes a new version of the contract's pricing program, effective today (UTC); earlier versions stay as they were.
+         * @description Writes a new version of the contract's pricing program; earlier versions stay as they were. Without `effective_date`, the rule prices every event rated from now on (the version's effective_date is today, UTC). With `effective_date`, it prices events from that day on, in every version in force from then (scheduled ones included), and an open draft's events from that day are priced again in the same transaction; a day whose period's invoice has been issued answers 409 `period_closed`.
          */
         post: operations["addPricingRule"];
         delete?: never;
@@ -169,7 +169,7 @@ export interface paths {
         get?: never;
         /**
          * Update a pricing rule: fields merged, new program version
-         * @description The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule).
+         * @description The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule). `effective_date` as for addPricingRule: the fields are merged into the rule in every version in force from that day (without it, in every version), and open drafts are priced again from that day.
          */
         put: operations["updatePricingRule"];
         post?: never;
@@ -926,6 +926,17 @@ export interface components {
             /** Format: date */
             effective_date: string;
             rules: components["schemas"]["PricingRule"][];
+            /** @description Versions scheduled to come into force after today, in the order they will (each from its effective_date) */
+            upcoming: components["schemas"]["PricingProgramVersion"][];
+        };
+        PricingProgramVersion: {
+            /** @constant */
+            object: "pricing_program";
+            contract: string;
+            version: number;
+            /** Format: date */
+            effective_date: string;
+            rules: components["schemas"]["PricingRule"][];
         };
         PricingRule: {
             id: string;
@@ -966,8 +977,13 @@ export interface components {
             /** @constant */
             object: "pricing_rule";
             contract: string;
-            /** @description The program version the change made */
+            /** @description The program version the change made (in force on its effective_date) */
             version: number;
+            /**
+             * Format: date
+             * @description The day that version applies from, as shown
+             */
+            effective_date: string;
             rule: components["schemas"]["PricingRule"];
         };
         PricingTier: {
@@ -2023,6 +2039,11 @@ export interface operations {
                     max_fee?: (number | Decimal) | string;
                     /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
                     allow_rate_above_one?: boolean;
+                    /**
+                     * Format: date
+                     * @description The day (UTC) the change applies from: events of that day on are priced by it, and an open draft's events from that day are priced again. Without it the change applies to every event rated from now on, and nothing already rated changes.
+                     */
+                    effective_date?: string;
                 };
             };
         };
@@ -2042,6 +2063,7 @@ export interface operations {
              *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
              *     - `invalid_json`: the body is not JSON, or is empty
              *     - `invalid_pricing_rule`: the fields do not make a valid rule; `details` name each problem
+             *     - `outside_contract_term`: `effective_date` is outside the contract's term
              */
             400: {
                 headers: {
@@ -2050,7 +2072,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "outside_contract_term";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -2075,6 +2097,7 @@ export interface operations {
             /**
              * @description Conflict. Codes:
              *     - `rule_exists`: a rule with the supplied `id` is on the contract already
+             *     - `period_closed`: `effective_date` falls in or before a period whose invoice has been issued
              */
             409: {
                 headers: {
@@ -2083,7 +2106,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "rule_exists";
+                        code: "rule_exists" | "period_closed";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -2134,6 +2157,11 @@ export interface operations {
                     min_fee?: ((number | Decimal) | string) | null;
                     max_fee?: ((number | Decimal) | string) | null;
                     allow_rate_above_one?: boolean | null;
+                    /**
+                     * Format: date
+                     * @description The day (UTC) the change applies from: events of that day on are priced by it, and an open draft's events from that day are priced again. Without it the change applies to every event rated from now on, and nothing already rated changes.
+                     */
+                    effective_date?: string;
                 };
             };
         };
@@ -2153,6 +2181,7 @@ export interface operations {
              *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
              *     - `invalid_json`: the body is not JSON, or is empty
              *     - `invalid_pricing_rule`: the merged rule is not valid, or `id` would change; `details` name each problem
+             *     - `outside_contract_term`: `effective_date` is outside the contract's term
              */
             400: {
                 headers: {
@@ -2161,7 +2190,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "outside_contract_term";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -2183,6 +2212,22 @@ export interface operations {
                 };
             };
             408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `period_closed`: `effective_date` falls in or before a period whose invoice has been issued
+             *     - `usage_without_rule`: an open draft's event from `effective_date` on would have no rule
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "period_closed" | "usage_without_rule";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];

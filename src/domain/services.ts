@@ -10,6 +10,7 @@ import { createLineBook } from "./invoices/line-book.js";
 import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
+import { createRepricing } from "./usage/reprice.js";
 import { createUsageService } from "./usage/usage-service.js";
 import type { WebhookSettings } from "./webhooks/delivery-engine.js";
 import { createWebhookService } from "./webhooks/webhook-service.js";
@@ -32,13 +33,14 @@ export interface ServiceDeps {
 export function createServices(deps: ServiceDeps) {
   const drafts = createDraftInvoices(deps);
   const contexts = createRatingContextCache();
+  const book = createLineBook({ drafts });
   const access = createAccessService(deps);
   return {
     access,
     oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
     customers: createCustomerService(deps),
-    contracts: createContractService({ ...deps, contexts }),
-    usage: createUsageService({ ...deps, book: createLineBook({ drafts }), contexts }),
+    contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book }) }),
+    usage: createUsageService({ ...deps, book, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */

@@ -125,7 +125,7 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(badDate.body, /id="usage-from" name="from" type="date" value="2026-02-30"/);
     const badStatus = await client.get("/usage?status=billed");
     assertAlert(badStatus, 400, /^One field needs your attention/);
-    assert.match(fieldErrorOf(badStatus.body, "usage-status") ?? "", /^Choose one of accepted, rated\.$/);
+    assert.match(fieldErrorOf(badStatus.body, "usage-status") ?? "", /^Choose one of accepted, rated, voided\.$/);
     assertAlert(await client.get("/usage?starting_after=no-such-event"), 400, /starting_after/);
   });
 

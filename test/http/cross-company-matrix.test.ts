@@ -157,6 +157,14 @@ const MATRIX: Record<string, Entry> = {
   getContractPricing: {
     cases: [notFound("A's contract", ["contract"], (ids) => ({ params: { ext_id: ids.contract } }))],
   },
+  previewContractPricing: {
+    cases: [
+      notFound("A's contract", ["contract"], (ids) => ({
+        params: { ext_id: ids.contract },
+        payload: { rules: [], billing_period_start: "2026-03-01", billing_period_end: "2026-03-31" },
+      })),
+    ],
+  },
   addPricingRule: {
     cases: [
       notFound("A's contract", ["contract"], (ids) => ({
@@ -199,6 +207,9 @@ const MATRIX: Record<string, Entry> = {
     ],
   },
   getUsageEvent: { cases: [notFound("A's event", ["event"], (ids) => ({ params: { event_id: ids.event } }))] },
+  voidUsageEvent: {
+    cases: [notFound("A's event", ["event"], (ids) => ({ params: { event_id: ids.event }, payload: { reason: "B" } }))],
+  },
   listInvoices: {
     cases: [
       asUnknown("contract filter: A's contract", ["contract"], (ids) => ({ query: { contract: ids.contract } })),

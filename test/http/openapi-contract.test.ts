@@ -572,6 +572,23 @@ describeEachEngine(
       await api.expect(404, "getContractPricing", { params: { ext_id: "no-such-contract" } });
       await api.expect(400, "getContractPricing", { params: { ext_id: "x".repeat(256) } });
 
+      const previewBody = {
+        rules: [{ metric: "domestic_wire", amount: "25.00" }],
+        billing_period_start: "2026-03-01",
+        billing_period_end: "2026-03-31",
+      };
+      valid.set("previewContractPricing", { params: { ext_id }, payload: previewBody });
+      await api.expect(200, "previewContractPricing", { params: { ext_id }, payload: previewBody });
+      await api.expect(400, "previewContractPricing", {
+        params: { ext_id },
+        payload: { ...previewBody, billing_period_end: "2026-03-30" },
+      });
+      await api.expect(400, "previewContractPricing", {
+        params: { ext_id },
+        payload: { ...previewBody, rules: [{ metric: "x", model: "package" }] },
+      });
+      await api.expect(404, "previewContractPricing", { params: { ext_id: "no-such-contract" }, payload: previewBody });
+
       const rule = {
         id: "sepa",
         name: "SEPA transfer",
@@ -589,6 +606,14 @@ describeEachEngine(
       await api.expect(409, "addPricingRule", { params: { ext_id }, payload: rule });
       await api.expect(400, "addPricingRule", { params: { ext_id }, payload: { type: "usage", amount: "1" } }); // no metric
       await api.expect(400, "addPricingRule", { params: { ext_id }, payload: { type: "weekly" } });
+      await api.expect(201, "addPricingRule", {
+        params: { ext_id },
+        payload: { metric: "ach_debit", amount: "0.28", effective_date: "2026-04-01" },
+      });
+      await api.expect(400, "addPricingRule", {
+        params: { ext_id },
+        payload: { metric: "ach_credit", amount: "0.28", effective_date: "2025-04-01" },
+      });
       await api.expect(404, "addPricingRule", { params: { ext_id: "no-such-contract" }, payload: rule });
 
       const ruleId = program.json().rules[0].id as string;
@@ -662,6 +687,16 @@ describeEachEngine(
       await api.expect(400, "listUsageEvents", { query: { starting_after: "no-such-event" } });
       await api.expect(400, "listUsageEvents", { query: { from: "March" } });
 
+      await api.expect(200, "submitUsage", { payload: { events: [usageEvent(paid, { event_id: "evt-to-void" })] } });
+      valid.set("voidUsageEvent", { params: { event_id: "evt-to-void" }, payload: { reason: "sent twice" } });
+      await api.expect(200, "voidUsageEvent", {
+        params: { event_id: "evt-to-void" },
+        payload: { reason: "sent twice" },
+      });
+      await api.expect(200, "voidUsageEvent", { params: { event_id: "evt-to-void" } });
+      await api.expect(404, "voidUsageEvent", { params: { event_id: "no-such-event" } });
+      await api.expect(400, "voidUsageEvent", { params: { event_id: "evt-to-void" }, payload: { reason: 5 } });
+
       valid.set("getUsageEvent", { params: { event_id: "evt-contract-1" } });
       await api.expect(200, "getUsageEvent", { params: { event_id: "evt-contract-1" } });
       await api.expect(404, "getUsageEvent", { params: { event_id: "no-such-event" } });
@@ -718,6 +753,11 @@ describeEachEngine(
         payload: { events: [usageEvent(paid, { timestamp: MARCH })] },
       });
       assert.equal(late.json().events[0].error?.code, "period_closed", late.body);
+      await api.expect(409, "voidUsageEvent", { params: { event_id: "evt-contract-1" } });
+      await api.expect(409, "addPricingRule", {
+        params: { ext_id: paid },
+        payload: { metric: "late_fee", amount: "1", effective_date: "2026-03-10" },
+      });
       await api.expect(400, "payInvoice", { ...number(paidNumber), payload: { paid_date: "2027-01-01" } }); // in the future
       await api.expect(400, "payInvoice", { ...number(paidNumber), payload: { paid_date: "2026-02-01" } }); // before issue
       await api.expect(400, "payInvoice", { ...number(paidNumber), payload: { paid_date: "soon" } });

@@ -5,15 +5,18 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
+import { programOn } from "./program-timeline.js";
+import { toDateString } from "../kernel/billing-period.js";
 
 /** A contract's agreement as a PDF: the uploaded file, or the one generated from the contract's program. */
 export function createAgreementDocuments({ db, clock }: { db: Database; clock: Clock }) {
-  /** The generated agreement of a contract, from its current program. */
+  /** The generated agreement of a contract, from the program in force today. */
   async function renderAgreement(contract: repo.ContractRow): Promise<Buffer> {
-    const [company, program] = await Promise.all([
+    const [company, segments] = await Promise.all([
       findCompany(db, contract.company_id),
-      repo.findProgramVersion(companyData(db, contract.company_id).data, contract.id, contract.current_version),
+      repo.findProgramSegments(companyData(db, contract.company_id).data, contract.id),
     ]);
+    const program = segments.length > 0 ? programOn(segments, toDateString(clock.now())) : undefined;
     const rules = program?.rules ?? [];
     const minimums = rules.filter((r) => r.type === "minimum");
     // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders an agreement
@@ -29,7 +32,7 @@ export function createAgreementDocuments({ db, clock }: { db: Database; clock: C
       currency: contract.currency,
       billingCadence: contract.billing_cadence,
       sample: contract.sample,
-      programVersion: contract.current_version,
+      programVersion: program?.version ?? contract.current_version,
       rules,
       minimumAmount: minimums.length > 0 ? minimums[0]!.amount : null,
       generatedAt: clock.now(),

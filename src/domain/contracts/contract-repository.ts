@@ -1,6 +1,7 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { Queryable } from "../../db/database.js";
 import type { PricingRule } from "./pricing-rule.js";
+import type { ProgramSegment } from "./program-timeline.js";
 
 export interface ContractRow {
   company_id: string;
@@ -26,7 +27,10 @@ export interface ProgramVersionRow {
   company_id: string;
   contract_id: string;
   version: number;
+  /** The date shown: a dated change's date, or the day an undated change was made. */
   effective_date: string;
+  /** The first day the version prices events of (program-timeline.ts). */
+  applies_from: string;
   rules: PricingRule[];
   created_at: Date;
 }
@@ -110,9 +114,9 @@ export async function setCurrentVersion(
 
 export async function insertProgramVersion(tx: CompanyScope, v: ProgramVersionRow): Promise<void> {
   await tx.query(
-    `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [v.contract_id, v.version, v.effective_date, JSON.stringify(v.rules), v.created_at],
+    `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, applies_from, rules, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [v.contract_id, v.version, v.effective_date, v.applies_from, JSON.stringify(v.rules), v.created_at],
   );
 }
 
@@ -122,32 +126,32 @@ export async function findProgramVersion(
   version: number,
 ): Promise<ProgramVersionRow | undefined> {
   const { rows } = await db.query<ProgramVersionRow>(
-    `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
+    `SELECT company_id, contract_id, version, effective_date, applies_from, rules, created_at FROM pricing_program_versions
       WHERE company_id = $1 AND contract_id = $2 AND version = $3`,
     [contractId, version],
   );
   return rows[0];
 }
 
-/** What rating needs of each contract named in a batch, with its active program, in one query. */
+/** What rating needs of each contract named in a batch, with its program over time, in one query. */
 export interface RatingContextRow {
   id: string;
   status: string;
   start_date: string;
   end_date: string | null;
   currency: string;
+  /** The program's newest version: what the write checks the contract is still at. */
   current_version: number;
-  metrics: string[];
-  rules: PricingRule[];
+  /** The program over time (program-timeline.ts): an event is priced by the segment in force on its day. */
+  programs: ProgramSegment[];
   payment_terms: string | null;
 }
 
 export async function findRatingContexts(db: CompanyScope, ids: readonly string[]): Promise<RatingContextRow[]> {
   const { rows } = await db.query<RatingContextRow>(
-    `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version, c.metrics, p.rules, cu.payment_terms
+    `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version,
+            billing_program_segments(c.company_id, c.id) AS programs, cu.payment_terms
        FROM contracts c
-       JOIN pricing_program_versions p
-         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
        LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = ANY($2::text[])`,
     [ids],
@@ -155,10 +159,19 @@ export async function findRatingContexts(db: CompanyScope, ids: readonly string[
   return rows;
 }
 
+/** A contract's program over time (program-timeline.ts); empty for an unknown contract. */
+export async function findProgramSegments(db: CompanyScope, contractId: string): Promise<ProgramSegment[]> {
+  const { rows } = await db.query<{ programs: ProgramSegment[] | null }>(
+    "SELECT billing_program_segments($1, $2) AS programs",
+    [contractId],
+  );
+  return rows[0]?.programs ?? [];
+}
+
 /** Every program version of a contract, oldest first (the dashboard's version history). */
 export async function listProgramVersions(db: CompanyScope, contractId: string): Promise<ProgramVersionRow[]> {
   const { rows } = await db.query<ProgramVersionRow>(
-    `SELECT company_id, contract_id, version, effective_date, rules, created_at FROM pricing_program_versions
+    `SELECT company_id, contract_id, version, effective_date, applies_from, rules, created_at FROM pricing_program_versions
       WHERE company_id = $1 AND contract_id = $2
       ORDER BY version`,
     [contractId],

@@ -120,6 +120,16 @@ export const pricingPreviewInput = z
   })
   .strict();
 
+/** The day a rule change applies from (docs/api.md, "Scheduled changes"); without it, every event rated from now on. */
+const effectiveDateField = calendarDate()
+  .optional()
+  .describe(
+    "The day (UTC) the change applies from: events of that day on are priced by it, and an open draft's events from that day are priced again. Without it the change applies to every event rated from now on, and nothing already rated changes.",
+  );
+
+/** POST …/pricing-rules: the rule, and when the change applies from. */
+export const addPricingRuleBody = addPricingRuleInput.extend({ effective_date: effectiveDateField }).strict();
+
 /** PUT …/pricing-rules/{rule_id}: any subset, merged into the rule; null clears an optional field. */
 export const updatePricingRuleInput = z
   .object({
@@ -129,6 +139,15 @@ export const updatePricingRuleInput = z
     [K in keyof typeof ruleFieldShape]: z.ZodOptional<z.ZodNullable<(typeof ruleFieldShape)[K]>>;
   })
   .strict();
+
+/** PUT …/pricing-rules/{rule_id}: the fields, and when the change applies from. */
+export const updatePricingRuleBody = updatePricingRuleInput.extend({ effective_date: effectiveDateField }).strict();
+
+/** A rule change's body as the service takes it (pricing-versions.ts): the rule's fields, and the day it applies from. */
+export const toRuleChange = <T extends { effective_date?: string | undefined }>({ effective_date, ...fields }: T) => ({
+  fields,
+  effectiveDate: effective_date ?? null,
+});
 
 /** A rule of a program version, as the API answers it; `PricingRule` in the OpenAPI document. */
 const pricingRuleSchema = z
@@ -162,13 +181,23 @@ const pricingRuleSchema = z
   })
   .meta({ id: "PricingRule" });
 
-export const pricingProgramSchema = z
+const programVersionSchema = z
   .object({
     object: z.literal("pricing_program"),
     contract: z.string(),
     version: z.number().int(),
     effective_date: dateText(),
     rules: z.array(pricingRuleSchema),
+  })
+  .meta({ id: "PricingProgramVersion" });
+
+export const pricingProgramSchema = programVersionSchema
+  .extend({
+    upcoming: z
+      .array(programVersionSchema)
+      .describe(
+        "Versions scheduled to come into force after today, in the order they will (each from its effective_date)",
+      ),
   })
   .meta({ id: "PricingProgram" });
 
@@ -177,7 +206,8 @@ export const pricingRuleResponseSchema = z
   .object({
     object: z.literal("pricing_rule"),
     contract: z.string(),
-    version: z.number().int().describe("The program version the change made"),
+    version: z.number().int().describe("The program version the change made (in force on its effective_date)"),
+    effective_date: dateText().describe("The day that version applies from, as shown"),
     rule: pricingRuleSchema,
   })
   .meta({ id: "PricingRuleChange" });

@@ -3,7 +3,7 @@ import type { Clock } from "../kernel/clock.js";
 import { createAgreementDocuments } from "./agreement-documents.js";
 import { createContractQueries } from "./contract-queries.js";
 import { createContractUploads } from "./contract-uploads.js";
-import { createPricingVersions } from "./pricing-versions.js";
+import { createPricingVersions, type RepriceFrom } from "./pricing-versions.js";
 import { createSampleContracts } from "./sample-contracts.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
 
@@ -17,6 +17,8 @@ export function createContractService(deps: {
   clock: Clock;
   publicUrl: string;
   contexts: RatingContextCache;
+  /** What a dated pricing change does to usage already billed (usage/reprice.ts), wired in domain/services.ts. */
+  repriceFrom: RepriceFrom;
 }) {
   return {
     ...createContractQueries(deps),

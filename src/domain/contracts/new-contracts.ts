@@ -61,6 +61,7 @@ export async function completeNewContract(
     contract_id: row.id,
     version: 1,
     effective_date: row.start_date,
+    applies_from: row.start_date,
     rules,
     created_at: row.created_at,
   });

@@ -1,15 +1,15 @@
 import type { Tenancy } from "../kernel/tenancy.js";
 import { type CompanyScope, forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import { toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
+import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
 import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
+import { changedSegments, programOn, upcomingAfter, type ProgramSegment, type RuleChange } from "./program-timeline.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
 
-const presentProgram = (contractId: string, v: repo.ProgramVersionRow) => ({
+const presentProgram = (contractId: string, v: { version: number; effective_date: string; rules: PricingRule[] }) => ({
   object: "pricing_program" as const,
   contract: contractId,
   version: v.version,
@@ -17,29 +17,100 @@ const presentProgram = (contractId: string, v: repo.ProgramVersionRow) => ({
   rules: v.rules.map(presentRule),
 });
 
-/** A contract's pricing program: its versions read, and a rule added or changed as a new version. */
+/**
+ * What a pricing change dated `from` does to usage already billed, in the change's transaction under the contract's
+ * lock (composed in domain/services.ts: usage/reprice.ts): refuses a change that reaches an issued period, prices
+ * open drafts from that day again under the program `segments`.
+ */
+export type RepriceFrom = (
+  tx: CompanyScope,
+  contract: { id: string; currency: string },
+  from: string,
+  segments: readonly ProgramSegment[],
+) => Promise<void>;
+
+/** A change as the API asks for it: the rule's fields, and the day it applies from (null: undated). */
+export interface RuleChangeRequest {
+  fields: RuleFields;
+  effectiveDate: string | null;
+}
+
+const invalidRule = (errors: readonly ErrorDetail[]) =>
+  new ValidationError(
+    `Invalid pricing rule: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
+    "invalid_pricing_rule",
+    [...errors],
+  );
+
+/** The metrics a contract accepts: those of its version in force today and of every version scheduled after it. */
+const acceptedMetrics = (segments: readonly ProgramSegment[], day: string): string[] => [
+  ...new Set([programOn(segments, day), ...upcomingAfter(segments, day)].flatMap((s) => metricsOf(s.rules))),
+];
+
+/**
+ * A contract's pricing program: its versions read, and a rule added or changed as new versions (docs/api.md,
+ * "Pricing programs and rules" and "Scheduled changes").
+ */
 export function createPricingVersions({
-  db,
   clock,
   contexts,
+  repriceFrom,
 }: {
-  db: Database;
   clock: Clock;
   contexts: RatingContextCache;
+  repriceFrom: RepriceFrom;
 }) {
-  /** Appends a version with `rules` to a locked contract's program (append-only; docs/api.md, "Pricing programs and rules"). */
-  async function appendVersion(tx: CompanyScope, contract: repo.ContractRow, rules: PricingRule[]) {
-    const version = contract.current_version + 1;
-    await repo.insertProgramVersion(tx, {
-      company_id: contract.company_id,
-      contract_id: contract.id,
-      version,
-      effective_date: toDateString(clock.now()),
-      rules,
-      created_at: clock.now(),
-    });
-    await repo.setCurrentVersion(tx, contract.id, version, metricsOf(rules));
-    return version;
+  const today = () => toDateString(clock.now());
+
+  /**
+   * Writes the versions a change makes (program-timeline.ts, `changedSegments`) on a locked contract, then, for a
+   * dated change, prices the usage it reaches again. Returns the version in force on the change's day (today,
+   * undated) among those written, or undefined when the change applied to no version.
+   */
+  async function writeChange(
+    tx: CompanyScope,
+    contract: repo.ContractRow,
+    change: RuleChange,
+    effectiveDate: string | null,
+  ): Promise<{ version: number; effective_date: string; rules: PricingRule[] } | undefined> {
+    if (
+      effectiveDate !== null &&
+      (effectiveDate < contract.start_date || (contract.end_date !== null && effectiveDate > contract.end_date))
+    ) {
+      throw new ValidationError(
+        `effective_date ${effectiveDate} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
+        "outside_contract_term",
+        [{ path: "effective_date", message: "must fall within the contract term" }],
+      );
+    }
+    const before = await repo.findProgramSegments(tx, contract.id);
+    const written = changedSegments(before, change, effectiveDate);
+    if (written.length === 0) return undefined;
+    const day = today();
+    const now = clock.now();
+    const rows: { version: number; effective_date: string; applies_from: string; rules: PricingRule[] }[] = [];
+    let version = contract.current_version;
+    for (const w of written) {
+      version += 1;
+      const row = {
+        version,
+        effective_date: effectiveDate ?? (w.from > day ? w.from : day),
+        applies_from: w.from,
+        rules: w.rules,
+      };
+      await repo.insertProgramVersion(tx, {
+        ...row,
+        company_id: contract.company_id,
+        contract_id: contract.id,
+        created_at: now,
+      });
+      rows.push(row);
+    }
+    const after = await repo.findProgramSegments(tx, contract.id);
+    await repo.setCurrentVersion(tx, contract.id, version, acceptedMetrics(after, day));
+    if (effectiveDate !== null) await repriceFrom(tx, contract, effectiveDate, after);
+    const inForce = programOn(after, effectiveDate ?? day);
+    return rows.find((r) => r.version === inForce.version) ?? rows[0];
   }
 
   /** This process rates with the new version at once; other processes find out at their next write. */
@@ -49,21 +120,27 @@ export function createPricingVersions({
     return result;
   }
 
-  async function lockedContractWithRules(tx: CompanyScope, contractId: string) {
+  async function lockedContract(tx: CompanyScope, contractId: string) {
     const contract = await repo.lockContract(tx, contractId);
     if (!contract) throw new NotFoundError("contract");
-    const program = await repo.findProgramVersion(tx, contractId, contract.current_version);
-    return { contract, rules: program?.rules ?? [] };
+    return contract;
   }
 
+  const ruleOf = (rules: readonly PricingRule[], id: string) => rules.find((r) => r.id === id);
+
   return {
+    /** The version in force today, with the versions scheduled to come into force after it (`upcoming`). */
     async getPricing(tenant: Tenancy, contractId: string) {
       requireScope(tenant, "contracts:read");
       const contract = await repo.findContract(tenant.data, contractId);
       if (!contract) throw new NotFoundError("contract");
-      const program = await repo.findProgramVersion(tenant.data, contractId, contract.current_version);
-      if (!program) throw new NotFoundError("pricing_program");
-      return presentProgram(contractId, program);
+      const segments = await repo.findProgramSegments(tenant.data, contractId);
+      if (segments.length === 0) throw new NotFoundError("pricing_program");
+      const day = today();
+      return {
+        ...presentProgram(contractId, programOn(segments, day)),
+        upcoming: upcomingAfter(segments, day).map((s) => presentProgram(contractId, s)),
+      };
     },
 
     /** Every version of the contract's pricing program, oldest first, with when each was written. */
@@ -75,65 +152,93 @@ export function createPricingVersions({
       return versions.map((v) => ({ ...presentProgram(contractId, v), created_at: v.created_at.toISOString() }));
     },
 
-    /** Appends a rule as a new program version (201); a supplied id that exists answers 409. */
-    async addRule(tenant: Tenancy, contractId: string, fields: RuleFields) {
+    /**
+     * Adds a rule (201): undated, to every version from now on; dated, from that day on, pricing the open drafts'
+     * usage from that day again. A supplied id that a version it reaches has answers 409.
+     */
+    async addRule(tenant: Tenancy, contractId: string, { fields, effectiveDate }: RuleChangeRequest) {
       requireScope(tenant, "contracts:write");
       return afterCommitForget(
         tenant,
         contractId,
         tenant.transaction(async (tx) => {
-          const { contract, rules } = await lockedContractWithRules(tx, contractId);
-          if (fields.id !== undefined && rules.some((r) => r.id === fields.id)) {
-            throw new ConflictError(
-              `A pricing rule with id '${fields.id}' already exists on this contract`,
-              "rule_exists",
-            );
-          }
+          const contract = await lockedContract(tx, contractId);
           const result = normalizeRule(fields, contract.currency);
-          if (result.errors)
-            throw new ValidationError(
-              `Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
-              "invalid_pricing_rule",
-              result.errors,
-            );
-          const version = await appendVersion(tx, contract, [...rules, result.rule]);
-          return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
+          if (result.errors) throw invalidRule(result.errors);
+          const rule = result.rule;
+          const written = await writeChange(
+            tx,
+            contract,
+            (rules) => {
+              if (ruleOf(rules, rule.id)) {
+                throw new ConflictError(
+                  `A pricing rule with id '${rule.id}' already exists on this contract`,
+                  "rule_exists",
+                );
+              }
+              return [...rules, rule];
+            },
+            effectiveDate,
+          );
+          return {
+            object: "pricing_rule" as const,
+            contract: contract.id,
+            version: written!.version,
+            effective_date: written!.effective_date,
+            rule: presentRule(rule),
+          };
         }),
       );
     },
 
-    /** Merges the supplied fields into a rule (null clears a field) and writes a new program version. */
-    async updateRule(tenant: Tenancy, contractId: string, ruleId: string, fields: RuleFields) {
+    /**
+     * Merges the supplied fields into a rule (null clears a field) in every version the change reaches (undated:
+     * all; dated: those in force from its day), as new versions.
+     */
+    async updateRule(
+      tenant: Tenancy,
+      contractId: string,
+      ruleId: string,
+      { fields, effectiveDate }: RuleChangeRequest,
+    ) {
       requireScope(tenant, "contracts:write");
+      if (fields.id !== undefined && fields.id !== ruleId) {
+        throw new ValidationError("A rule's id cannot change", "invalid_pricing_rule", [
+          { path: "id", message: "cannot change" },
+        ]);
+      }
       return afterCommitForget(
         tenant,
         contractId,
         tenant.transaction(async (tx) => {
-          const { contract, rules } = await lockedContractWithRules(tx, contractId);
-          const index = rules.findIndex((r) => r.id === ruleId);
-          if (index < 0) throw new NotFoundError("pricing_rule");
-          if (fields.id !== undefined && fields.id !== ruleId) {
-            throw new ValidationError("A rule's id cannot change", "invalid_pricing_rule", [
-              { path: "id", message: "cannot change" },
-            ]);
-          }
-          const existing = rules[index]!;
-          const merged: RuleFields = { ...existing, ...withoutUndefined(fields), id: ruleId };
-          // Switching model drops the price field of the old model unless the update sets it.
-          if (fields.model && fields.model !== existing.model) {
-            if (fields.model === "percentage" && fields.amount === undefined) merged.amount = null;
-            if (fields.model === "flat" && fields.rate === undefined) merged.rate = null;
-          }
-          const result = normalizeRule(merged, contract.currency);
-          if (result.errors)
-            throw new ValidationError(
-              `Invalid pricing rule: ${result.errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
-              "invalid_pricing_rule",
-              result.errors,
-            );
-          const next = rules.map((r, i) => (i === index ? result.rule : r));
-          const version = await appendVersion(tx, contract, next);
-          return { object: "pricing_rule" as const, contract: contract.id, version, rule: presentRule(result.rule) };
+          const contract = await lockedContract(tx, contractId);
+          const written = await writeChange(
+            tx,
+            contract,
+            (rules) => {
+              const index = rules.findIndex((r) => r.id === ruleId);
+              if (index < 0) return null;
+              const existing = rules[index]!;
+              const merged: RuleFields = { ...existing, ...withoutUndefined(fields), id: ruleId };
+              // Switching model drops the price field of the old model unless the update sets it.
+              if (fields.model && fields.model !== existing.model) {
+                if (fields.model === "percentage" && fields.amount === undefined) merged.amount = null;
+                if (fields.model === "flat" && fields.rate === undefined) merged.rate = null;
+              }
+              const result = normalizeRule(merged, contract.currency);
+              if (result.errors) throw invalidRule(result.errors);
+              return rules.map((r, i) => (i === index ? result.rule : r));
+            },
+            effectiveDate,
+          );
+          if (!written) throw new NotFoundError("pricing_rule");
+          return {
+            object: "pricing_rule" as const,
+            contract: contract.id,
+            version: written.version,
+            effective_date: written.effective_date,
+            rule: presentRule(ruleOf(written.rules, ruleId)!),
+          };
         }),
       );
     },

@@ -96,6 +96,9 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
         // Take the counter (and with it the right to create drafts) first, then number only the drafts
         // still missing, so that numbers have no gaps but for rolled-back transactions.
         await nextNumbers(tx, "invoice_number", 0);
+        // A pricing change dated into a period re-rates that period's drafts under the contract's lock: a draft
+        // created meanwhile would be missed, so creating one waits for such a change to commit.
+        await repo.holdContracts(tx, [...new Set(sorted.map((w) => w.contractId))]);
         const existing = new Set(
           (
             await repo.findExistingPeriods(
@@ -190,6 +193,24 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
 }
 
 export type DraftInvoices = ReturnType<typeof createDraftInvoices>;
+
+/** A contract's invoice of one period, as a pricing change sees it. */
+export interface PeriodInvoice {
+  number: string;
+  status: string;
+  periodStart: string;
+  periodEnd: string;
+}
+
+/** A contract's invoices whose period ends on or after `day` (the periods a change dated `day` reaches). */
+export async function invoicesEndingFrom(db: CompanyScope, contractId: string, day: string): Promise<PeriodInvoice[]> {
+  return (await repo.findInvoicesEndingFrom(db, contractId, day)).map((r) => ({
+    number: r.number,
+    status: r.status,
+    periodStart: r.period_start,
+    periodEnd: r.period_end,
+  }));
+}
 
 /**
  * Runs `work` in a transaction; when it meets missing drafts, creates them (own transaction) and runs it again.

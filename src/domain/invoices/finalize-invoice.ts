@@ -1,3 +1,4 @@
+import { programOn } from "../contracts/program-timeline.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { CompanyData } from "../kernel/tenancy.js";
 import { toDateString } from "../kernel/billing-period.js";
@@ -47,9 +48,10 @@ export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts:
     number: string,
   ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
     return changeInvoice(company, number, "finalize", async (tx, invoice) => {
-      if (invoice.rules === null) throw new Error(`contract ${invoice.contract_id} has no current pricing program`);
+      if (invoice.programs === null) throw new Error(`contract ${invoice.contract_id} has no pricing program`);
+      const { rules } = programOn(invoice.programs, invoice.period_end);
       const draft = await draftOf(tx, invoice);
-      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, invoice.rules, draft));
+      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, rules, draft));
       const now = clock.now();
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms);

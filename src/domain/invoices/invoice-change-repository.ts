@@ -1,5 +1,5 @@
 import type { CompanyScope } from "../../db/company-scope.js";
-import type { PricingRule } from "../contracts/pricing-rule.js";
+import type { ProgramSegment } from "../contracts/program-timeline.js";
 import type { FrozenBill } from "./invoice-figures.js";
 import { INVOICE_OWN_COLUMNS } from "./invoice-read-repository.js";
 import type { InvoiceRow } from "./invoice-repository.js";
@@ -15,19 +15,17 @@ import type { InvoiceRow } from "./invoice-repository.js";
  * it (`findLinesOfInvoices`).
  */
 export interface InvoiceForChange extends Omit<InvoiceRow, "lines"> {
-  /** The contract's current pricing rules (null only were its current program missing). */
-  rules: PricingRule[] | null;
+  /** The contract's program over time (null only were it missing): the invoice bills the version in force on its last day. */
+  programs: ProgramSegment[] | null;
   payment_terms: string | null;
 }
 
 /** Locks one invoice by number (FOR UPDATE), for a change of its status: one statement, the one lock. */
 export async function lockInvoiceForChange(db: CompanyScope, number: string): Promise<InvoiceForChange | undefined> {
   const { rows } = await db.query<InvoiceForChange>(
-    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, p.rules, cu.payment_terms
+    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, billing_program_segments(c.company_id, c.id) AS programs, cu.payment_terms
        FROM invoices i
        JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
-       LEFT JOIN pricing_program_versions p
-         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
        LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE i.company_id = $1 AND i.number = $2
       FOR UPDATE OF i`,
@@ -36,22 +34,21 @@ export async function lockInvoiceForChange(db: CompanyScope, number: string): Pr
   return rows[0];
 }
 
-/** What projection and finalizing bill a contract's draft with: its term, currency, current rules, payment terms. */
+/** What projection bills a contract's draft with: its term, currency, program over time, payment terms. */
 export interface ContractTerms {
   id: string;
   start_date: string;
   end_date: string | null;
   currency: string;
-  rules: PricingRule[];
+  programs: ProgramSegment[];
   payment_terms: string | null;
 }
 
 export async function findContractTerms(db: CompanyScope, contractId: string): Promise<ContractTerms | undefined> {
   const { rows } = await db.query<ContractTerms>(
-    `SELECT c.id, c.start_date, c.end_date, c.currency, p.rules, cu.payment_terms
+    `SELECT c.id, c.start_date, c.end_date, c.currency, billing_program_segments(c.company_id, c.id) AS programs,
+            cu.payment_terms
        FROM contracts c
-       JOIN pricing_program_versions p
-         ON p.company_id = c.company_id AND p.contract_id = c.id AND p.version = c.current_version
        LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = $2`,
     [contractId],

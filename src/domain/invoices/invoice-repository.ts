@@ -246,3 +246,28 @@ export async function findDraftsDue(
   );
   return rows;
 }
+
+/** A contract's invoices whose period ends on or after `day`, oldest period first (no lock). */
+export async function findInvoicesEndingFrom(
+  db: CompanyScope,
+  contractId: string,
+  day: string,
+): Promise<{ number: string; status: string; period_start: string; period_end: string }[]> {
+  const { rows } = await db.query<{ number: string; status: string; period_start: string; period_end: string }>(
+    `SELECT number, status, period_start, period_end FROM invoices
+      WHERE company_id = $1 AND contract_id = $2 AND period_end >= $3
+      ORDER BY period_start`,
+    [contractId, day],
+  );
+  return rows;
+}
+
+/**
+ * Holds these contracts against a change of their pricing program (FOR KEY SHARE) until the transaction ends: a
+ * draft is never created under a program change that would not see it (contracts/pricing-versions.ts).
+ */
+export async function holdContracts(tx: CompanyScope, contractIds: readonly string[]): Promise<void> {
+  await tx.query(`SELECT 1 FROM contracts WHERE company_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR KEY SHARE`, [
+    contractIds,
+  ]);
+}

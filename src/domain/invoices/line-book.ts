@@ -78,6 +78,22 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
      * lines it recorded charges on. Creates missing drafts and runs again; retries on RetryTransaction, deadlocks
      * and serialization failures (withDrafts).
      */
+    /**
+     * `record`'s work inside a transaction the caller holds (a pricing change, under its contract's lock): locks
+     * the wanted drafts, which must exist, runs `work` on their book, saves the lines it changed.
+     */
+    async recordIn<T>(
+      tx: CompanyScope,
+      wanted: readonly WantedInvoice[],
+      work: (book: OpenBook) => Promise<T>,
+    ): Promise<T> {
+      const locked = await drafts.lock(tx, wanted);
+      const book = openBook(locked);
+      const result = await work(book);
+      if (book.changed) await drafts.save(tx, locked.values());
+      return result;
+    },
+
     record<T>(
       company: CompanyData,
       wanted: readonly WantedInvoice[],

@@ -1,3 +1,4 @@
+import { programOn } from "../contracts/program-timeline.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { requireScope } from "../kernel/actor.js";
@@ -74,7 +75,7 @@ export function createProjectInvoice({ clock, drafts }: { clock: Clock; drafts: 
     return withDrafts(tenant, ensureAndRemember, async (tx) => {
       const draft = (await drafts.lock(tx, [wanted])).get(periodKey(contract.id, period.start))!;
       if (draft.status !== "draft") throw notADraft(draft.status as InvoiceStatus, draft.number);
-      const totals = await bringUpToDate({ tx, clock, drafts }, contract.rules, draft);
+      const totals = await bringUpToDate({ tx, clock, drafts }, programOn(contract.programs, period.end).rules, draft);
       return {
         object: "invoice" as const,
         number: draft.number,

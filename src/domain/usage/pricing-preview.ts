@@ -1,5 +1,6 @@
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import { normalizeProgram, type RuleFields } from "../contracts/pricing-rule.js";
+import { programOn } from "../contracts/program-timeline.js";
 import { bookInMemory } from "../invoices/line-book.js";
 import { comparePeriodBills } from "../invoices/period-comparison.js";
 import type { PricingPreview } from "../invoices/invoice-schemas.js";
@@ -40,7 +41,7 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
       contractId,
       period,
       currency: contract.currency,
-      rulesNow: contract.rules,
+      rulesNow: programOn(contract.programs, period.end).rules,
       proposed,
       ratedLines: lines(),
       events: events.length - rerated.unpriced.length,

@@ -31,6 +31,7 @@ const page = {
     .describe("Cursor: the id (or invoice number) of the last item of the previous page"),
 };
 const date = calendarDate();
+const effectiveDate = date.optional().describe("The day (UTC) the change applies from; without it, from now on");
 
 const ok = (value: object): CallToolResult => ({
   content: [{ type: "text", text: stringifyJson(value) }],
@@ -170,16 +171,25 @@ export function buildMcpServer(
   tool(
     "add_pricing_rule",
     "write:invoices",
-    "Adds a pricing rule to a contract (a new program version). A usage rule needs a metric. Models: flat (amount per unit); percentage (rate as a fraction: 0.0235 = 2.35 %, above 1 only with allow_rate_above_one; optional fixed_fee, min_fee, max_fee per event); graduated and volume (tiers [{up_to, unit_amount, flat_amount?}], up_to null on the last); package (package_size and amount per started package). monthly_cap works with every model.",
-    { contract_id: z.string().min(1).max(255), rule: addPricingRuleInput },
-    (a) => contracts.addRule(actor, a.contract_id, a.rule),
+    "Adds a pricing rule to a contract (a new program version). A usage rule needs a metric. Models: flat (amount per unit); percentage (rate as a fraction: 0.0235 = 2.35 %, above 1 only with allow_rate_above_one; optional fixed_fee, min_fee, max_fee per event); graduated and volume (tiers [{up_to, unit_amount, flat_amount?}], up_to null on the last); package (package_size and amount per started package). monthly_cap works with every model. effective_date (YYYY-MM-DD, optional) makes it apply from that day: events from then on are priced by it and an open draft's events from that day are priced again; without it, it applies to every event rated from now on.",
+    { contract_id: z.string().min(1).max(255), rule: addPricingRuleInput, effective_date: effectiveDate },
+    (a) => contracts.addRule(actor, a.contract_id, { fields: a.rule, effectiveDate: a.effective_date ?? null }),
   );
   tool(
     "update_pricing_rule",
     "write:invoices",
-    "Merges fields into a pricing rule (a new program version); null clears a field.",
-    { contract_id: z.string().min(1).max(255), rule_id: z.string().min(1).max(64), fields: updatePricingRuleInput },
-    (a) => contracts.updateRule(actor, a.contract_id, a.rule_id, a.fields),
+    "Merges fields into a pricing rule (a new program version); null clears a field. effective_date (YYYY-MM-DD) schedules the change from that day, as for add_pricing_rule.",
+    {
+      contract_id: z.string().min(1).max(255),
+      rule_id: z.string().min(1).max(64),
+      fields: updatePricingRuleInput,
+      effective_date: effectiveDate,
+    },
+    (a) =>
+      contracts.updateRule(actor, a.contract_id, a.rule_id, {
+        fields: a.fields,
+        effectiveDate: a.effective_date ?? null,
+      }),
   );
   tool(
     "preview_pricing",

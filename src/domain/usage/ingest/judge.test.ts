@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { PricingRule } from "../../contracts/pricing-rule.js";
 import type { RatingContextRow } from "../../contracts/rating-context-cache.js";
 import { Big } from "../../kernel/money.js";
 import type { UsageEventInput } from "../usage-schemas.js";
@@ -11,15 +12,18 @@ import { ratable, rule } from "../../../../test/fixtures/pricing-rules.js";
 /** The judge's clock: events are from March 2026, so this is April 2026 (the month after is the future). */
 const NOW = new Date("2026-04-10T12:00:00Z");
 
-const contract = (fields: Partial<RatingContextRow> = {}): RatingContextRow => ({
+/** A contract with one program version (`rules`) in force from its start, unless `programs` are given. */
+const contract = ({
+  rules = [rule({ id: "r1", amount: "2" })],
+  ...fields
+}: Partial<RatingContextRow> & { rules?: PricingRule[] } = {}): RatingContextRow => ({
   id: "k1",
   status: "active",
   start_date: "2026-01-01",
   end_date: null,
   currency: "USD",
   current_version: 1,
-  metrics: ["m"],
-  rules: [rule({ id: "r1", amount: "2" })],
+  programs: [{ from: "2026-01-01", version: 1, effective_date: "2026-01-01", rules }],
   payment_terms: null,
   ...fields,
 });

@@ -1,5 +1,6 @@
 import type { RatingContextCache, RatingContextRow } from "../../contracts/rating-context-cache.js";
-import type { PricingRule } from "../../contracts/pricing-rule.js";
+import { metricsOf, type PricingRule } from "../../contracts/pricing-rule.js";
+import { programOn } from "../../contracts/program-timeline.js";
 import { periodOf, toDateString } from "../../kernel/billing-period.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import { StaleContracts } from "../batch-writer.js";
@@ -15,6 +16,8 @@ export interface Candidate {
   input: UsageEventInput;
   ratable: RatableEvent;
   contract: RatingContextRow;
+  /** The program version in force on the event's day (program-timeline.ts), which prices it. */
+  version: number;
   /** The rule that prices the event (selectRule), chosen once. */
   rule: PricingRule;
   periodStart: string;
@@ -102,9 +105,11 @@ function judgeEvent(
       `timestamp ${input.timestamp} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
     );
   }
-  const rule = contract.metrics.includes(input.metric) ? selectRule(contract.rules, ratable) : undefined;
+  const program = programOn(contract.programs, day);
+  const rule = selectRule(program.rules, ratable);
   if (!rule) {
-    const known = contract.metrics.length > 0 ? contract.metrics.join(", ") : "none: add a usage rule first";
+    const metrics = metricsOf(program.rules);
+    const known = metrics.length > 0 ? metrics.join(", ") : "none: add a usage rule first";
     return refusal(
       "unknown_metric",
       `Metric '${input.metric}' has no rule on contract '${contract.id}' for this event (metrics: ${known})`,
@@ -118,7 +123,16 @@ function judgeEvent(
   }
   const period = periodOf(instant);
   return {
-    candidate: { index, input, ratable, contract, rule, periodStart: period.start, periodEnd: period.end },
+    candidate: {
+      index,
+      input,
+      ratable,
+      contract,
+      version: program.version,
+      rule,
+      periodStart: period.start,
+      periodEnd: period.end,
+    },
   };
 }
 

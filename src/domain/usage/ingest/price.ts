@@ -100,7 +100,7 @@ function eventWrite(
     pair: c.input.pair ?? null,
     ratedAmount: toDecimalString(rating.charge),
     ruleId: c.rule.id,
-    pricingVersion: c.contract.current_version,
+    pricingVersion: c.version,
     periodStart: c.periodStart,
     periodEnd: c.periodEnd,
     timestamp: c.input.timestamp,

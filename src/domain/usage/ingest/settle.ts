@@ -126,7 +126,7 @@ function duplicateCopy(input: UsageEventInput, candidate: Candidate | undefined)
     counterpartySide: input.counterparty_side ?? null,
     pair: input.pair ?? null,
     ruleId: candidate ? candidate.rule.id : null,
-    version: candidate ? candidate.contract.current_version : null,
+    version: candidate ? candidate.version : null,
     ruleRate: candidate ? toDecimalString(ruleRate(candidate.rule)) : null,
   };
 }

@@ -528,7 +528,10 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
     const values = valuesOf(formOf(request), ADD_FIELDS);
     try {
       const input = parseWith(addPricingRuleInput, ruleInputOf(values));
-      const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, input);
+      const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, {
+        fields: input,
+        effectiveDate: null,
+      });
       return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
     } catch (error) {
       const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);
@@ -559,7 +562,10 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
         );
       }
       const input = parseWith(updatePricingRuleInput, ruleInputOf(prices));
-      const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, input);
+      const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, {
+        fields: input,
+        effectiveDate: null,
+      });
       return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
     } catch (error) {
       const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);

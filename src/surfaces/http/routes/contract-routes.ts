@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
-  addPricingRuleInput,
+  addPricingRuleBody,
   CONTRACT_STATUSES,
   contractSchema,
   createSampleContractInput,
   pricingPreviewInput,
   pricingProgramSchema,
   pricingRuleResponseSchema,
-  updatePricingRuleInput,
+  toRuleChange,
+  updatePricingRuleBody,
 } from "../../../domain/contracts/contract-schemas.js";
 import { pricingPreviewSchema } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
@@ -36,7 +37,7 @@ const notFound = (what: string) => ({ not_found: `no ${what} with this id for th
 /** What addPricingRule needs beyond its schema, whose fields are each optional (normalizeRule decides; docs/api.md, "Pricing programs and rules"). */
 const RULE_REQUIREMENTS =
   "A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. Usage rules may also be `graduated` or `volume` (`tiers`: `[{up_to, unit_amount, flat_amount?}]` in order, `up_to` inclusive and null on the last tier only) or `package` (`package_size`, a positive integer, and `amount` per started package); a `percentage` rule may add `fixed_fee`, `min_fee` and `max_fee` per event. `rate` is a fraction (0.0235 is 2.35 %): above 1 it needs `allow_rate_above_one: true`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field.";
-const addRuleBody = addPricingRuleInput.describe(RULE_REQUIREMENTS).meta({
+const addRuleBody = addPricingRuleBody.describe(RULE_REQUIREMENTS).meta({
   examples: [
     { metric: "domestic_wire", amount: "20.00" },
     { metric: "card_volume", rate: "0.029", fixed_fee: "0.30", max_fee: "4000" },
@@ -272,15 +273,18 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Pricing"],
           summary: "Add a pricing rule (new program version)",
           description:
-            "Writes a new version of the contract's pricing program, effective today (UTC); earlier versions stay as they were.",
+            "Writes a new version of the contract's pricing program; earlier versions stay as they were. Without `effective_date`, the rule prices every event rated from now on (the version's effective_date is today, UTC). With `effective_date`, it prices events from that day on, in every version in force from then (scheduled ones included), and an open draft's events from that day are priced again in the same transaction; a day whose period's invoice has been issued answers 409 `period_closed`.",
           params: contractParams,
           body: addRuleBody,
           response: {
             201: pricingRuleResponseSchema,
             ...errorResponses({
-              400: invalidRule,
+              400: { ...invalidRule, outside_contract_term: "`effective_date` is outside the contract's term" },
               404: notFound("contract"),
-              409: { rule_exists: "a rule with the supplied `id` is on the contract already" },
+              409: {
+                rule_exists: "a rule with the supplied `id` is on the contract already",
+                period_closed: "`effective_date` falls in or before a period whose invoice has been issued",
+              },
             }),
           },
         },
@@ -288,7 +292,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       async (request, reply) => {
         return reply
           .code(201)
-          .send(await services.contracts.addRule(actorOf(request), request.params.ext_id, request.body));
+          .send(await services.contracts.addRule(actorOf(request), request.params.ext_id, toRuleChange(request.body)));
       },
     );
 
@@ -300,22 +304,32 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Pricing"],
           summary: "Update a pricing rule: fields merged, new program version",
           description:
-            "The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule).",
+            "The fields sent are merged into the rule; `null` clears an optional field; the id cannot change. The result must still be a valid rule (as for addPricingRule). `effective_date` as for addPricingRule: the fields are merged into the rule in every version in force from that day (without it, in every version), and open drafts are priced again from that day.",
           params: ruleParams,
-          body: updatePricingRuleInput,
+          body: updatePricingRuleBody,
           response: {
             200: pricingRuleResponseSchema,
             ...errorResponses({
               400: {
                 invalid_pricing_rule: "the merged rule is not valid, or `id` would change; `details` name each problem",
+                outside_contract_term: "`effective_date` is outside the contract's term",
               },
               404: notFound("contract or rule"),
+              409: {
+                period_closed: "`effective_date` falls in or before a period whose invoice has been issued",
+                usage_without_rule: "an open draft's event from `effective_date` on would have no rule",
+              },
             }),
           },
         },
       },
       async (request) =>
-        services.contracts.updateRule(actorOf(request), request.params.ext_id, request.params.rule_id, request.body),
+        services.contracts.updateRule(
+          actorOf(request),
+          request.params.ext_id,
+          request.params.rule_id,
+          toRuleChange(request.body),
+        ),
     );
   };
 }
