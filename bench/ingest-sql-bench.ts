@@ -94,6 +94,7 @@ try {
         ratedAmount: charge.toString(),
         ruleId: `rule-${metric}`,
         pricingVersion: 1,
+        programHead: 1,
         lineKey: `usage|rule-${metric}|0.2`,
         periodStart: month,
         periodEnd: end,

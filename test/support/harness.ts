@@ -29,7 +29,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     BILLING_DATA_DIR: "memory://",
     BILLING_ADMIN_TOKEN: ADMIN_TOKEN,
     BILLING_PUBLIC_URL: "http://localhost:8080",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     BILLING_RATE_LIMIT: "off", // suites make hundreds of requests a second with one key; rate-limit.test.ts sets its own
     ...overrides,
   });

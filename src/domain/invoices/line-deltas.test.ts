@@ -8,6 +8,7 @@ const event = (fields: Partial<GroupableEvent> & { q?: string; c?: string } = {}
   return {
     contractId: "k1",
     pricingVersion: 1,
+    programHead: 1,
     periodStart: "2026-11-01",
     periodEnd: "2026-11-30",
     lineKey: "usage|r1|20",

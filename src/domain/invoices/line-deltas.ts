@@ -7,6 +7,8 @@ type LineKind = Charge["kind"];
 export interface GroupableEvent {
   contractId: string;
   pricingVersion: number;
+  /** The contract's newest program version when the event was judged (the write checks it is still so). */
+  programHead: number;
   periodStart: string;
   periodEnd: string;
   lineKey: string;
@@ -24,6 +26,8 @@ export interface GroupableEvent {
 export interface PairDelta {
   contractId: string;
   version: number;
+  /** The contract's newest program version when its events were judged. */
+  head: number;
   periodStart: string;
   periodEnd: string;
 }
@@ -76,6 +80,7 @@ export function groupByLine(events: readonly GroupableEvent[]): GroupedBatch {
       pairs.push({
         contractId: e.contractId,
         version: e.pricingVersion,
+        head: e.programHead,
         periodStart: e.periodStart,
         periodEnd: e.periodEnd,
       });

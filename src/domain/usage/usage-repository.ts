@@ -274,7 +274,7 @@ export async function ingestRatedBatch(
        $1, $2, $3::text[], $4::int[], $5::date[], $6::date[],
        $7::int[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::numeric[], $14::numeric[], $15::numeric[],
        $16::text[], $17::int[], $18::numeric[], $19::numeric[], $20::text[], $21::timestamptz[],
-       $22::numeric[], $23::text[], $24::text[], $25::text[], $26::numeric[])`,
+       $22::numeric[], $23::text[], $24::text[], $25::text[], $26::numeric[], $27::int[])`,
     [
       now,
       pairs.map((p) => p.contractId),
@@ -301,6 +301,7 @@ export async function ingestRatedBatch(
       anySide ? sides : [],
       anyPair ? scopePairs : [],
       anySentRate ? sentRates : [],
+      pairs.map((p) => p.head),
     ],
   );
   const outcome: BatchOutcome = {

@@ -35,6 +35,7 @@ function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
   );
   // The stored fields, then where it lands (added in one fixed order: every write has the same shape).
   const write = eventWrite(c, rating, place.unitPrice) as BatchEventWrite;
+  write.programHead = c.contract.current_version;
   write.lineKey = place.key;
   write.kind = rating.kind;
   write.description = place.description;
