@@ -41,7 +41,7 @@ export async function createApp(
     const invoiceWorker =
       config.invoiceGraceMs === null
         ? null
-        : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs });
+        : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs, credits: services.credits });
     if (config.bootstrap) {
       const { company, createdKey, user } = await services.access.bootstrap(
         config.bootstrap.companyName,

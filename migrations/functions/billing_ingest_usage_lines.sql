@@ -73,13 +73,14 @@ BEGIN
   -- that would read all of the company's contracts, invoices or events.
 
   -- 1. The events were rated against the contracts as they are now (the service caches contracts): each
-  --    contract is active and its program's newest version is the one the service judged with.
+  --    contract is active, its program's newest version is the one the service judged with, and it has no
+  --    credits (a contract with credits is rated on the locking path: its credits burn under the drafts' locks).
   RETURN QUERY
     SELECT 'stale'::text, w.c, NULL::date, NULL::text
       FROM (SELECT DISTINCT c, version FROM unnest(p_pair_contracts, COALESCE(p_pair_heads, p_pair_versions)) AS u(c, version)) AS w
-      LEFT JOIN LATERAL (SELECT k.current_version, k.status FROM contracts k
+      LEFT JOIN LATERAL (SELECT k.current_version, k.status, k.has_credits FROM contracts k
                           WHERE k.company_id = p_company AND k.id = w.c LIMIT 1) AS k ON true
-     WHERE k.status IS DISTINCT FROM 'active' OR k.current_version <> w.version;
+     WHERE k.status IS DISTINCT FROM 'active' OR k.current_version <> w.version OR k.has_credits;
   GET DIAGNOSTICS v_count = ROW_COUNT;
   IF v_count > 0 THEN
     RETURN;
@@ -214,9 +215,9 @@ BEGIN
   --    too: the service calls again, step 1 finds the contract stale, and the events are judged again.
   IF EXISTS (SELECT 1
                FROM (SELECT DISTINCT c, version FROM unnest(p_pair_contracts, COALESCE(p_pair_heads, p_pair_versions)) AS u(c, version)) AS w
-               JOIN LATERAL (SELECT k.current_version, k.status FROM contracts k
+               JOIN LATERAL (SELECT k.current_version, k.status, k.has_credits FROM contracts k
                               WHERE k.company_id = p_company AND k.id = w.c LIMIT 1) AS k ON true
-              WHERE k.status <> 'active' OR k.current_version <> w.version) THEN
+              WHERE k.status <> 'active' OR k.current_version <> w.version OR k.has_credits) THEN
     RAISE EXCEPTION 'a contract''s pricing changed while usage was stored under it' USING ERRCODE = '40001';
   END IF;
 

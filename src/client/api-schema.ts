@@ -119,6 +119,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/contracts/{ext_id}/credits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a contract's credit grants, oldest first, with their balances */
+        get: operations["listCreditGrants"];
+        put?: never;
+        /**
+         * Grant prepaid or promotional credit on a contract
+         * @description Usage burns the grant down as it is rated (in the same transaction), never below zero: each positive usage charge of a metric the grant pays for, on a day from `starts_on` to `expires_on`, is paid from the grants in priority order; the draft shows one `credit` line per grant, negative. A `prepaid` grant is billed as a one-time line on the contract's draft of this month. Every movement is a ledger entry (GET one grant). Scope `contracts:write`.
+         */
+        post: operations["createCreditGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/contracts/{ext_id}/credits/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a credit grant with its ledger */
+        get: operations["getCreditGrant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/contracts/{ext_id}/pricing/preview": {
         parameters: {
             query?: never;
@@ -611,6 +649,60 @@ export interface components {
             /** @description The number of items in this page */
             total_count: number;
         };
+        CreditGrant: {
+            /** @constant */
+            object: "credit_grant";
+            id: string;
+            contract: string;
+            name: string;
+            /** @enum {string} */
+            type: "prepaid" | "promotional";
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            amount: Decimal;
+            /**
+             * Format: decimal
+             * @description What is left: the sum of its ledger entries, exact
+             */
+            balance: Decimal;
+            currency: string;
+            /** Format: date */
+            starts_on: string;
+            expires_on: string | null;
+            metrics: string[] | null;
+            priority: number;
+            /** @enum {string} */
+            status: "active" | "expired";
+            /** @description A prepaid grant: the invoice that bills it */
+            invoice_number: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Every movement, oldest first (GET of one grant only) */
+            ledger?: components["schemas"]["CreditLedgerEntry"][];
+        };
+        CreditGrantList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["CreditGrant"][];
+            has_more: boolean;
+            /** @description The number of items in this page */
+            total_count: number;
+        };
+        CreditLedgerEntry: {
+            /** @enum {string} */
+            kind: "grant" | "burn" | "expiry";
+            /**
+             * Format: decimal
+             * @description Signed: a grant adds, a burn takes (or gives back when its month is priced again)
+             */
+            amount: Decimal;
+            /** @description A burn: the invoice whose usage it is on */
+            invoice_number: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         Customer: {
             /** @constant */
             object: "customer";
@@ -742,8 +834,11 @@ export interface components {
              * @description Exact decimal: the digits are the stored value's, never a binary float's
              */
             amount: Decimal;
-            /** @enum {string} */
-            kind: "subscription" | "one_time" | "usage" | "fee" | "minimum";
+            /**
+             * @description `credit`: what a credit grant covers of the month's usage, negative
+             * @enum {string}
+             */
+            kind: "subscription" | "one_time" | "usage" | "fee" | "minimum" | "credit";
             rule_id: string | null;
             metric: string | null;
             /** @description Graduated and volume rules' lines only: each tier reached, in tier order. The tier amounts (plus cap_adjustment) sum exactly to the line's charge total before it is rounded to `amount`. */
@@ -899,8 +994,11 @@ export interface components {
             line_items: components["schemas"]["InvoiceLineItem"][];
         };
         PricingPreviewLineDifference: {
-            /** @enum {string} */
-            kind: "subscription" | "one_time" | "usage" | "fee" | "minimum";
+            /**
+             * @description `credit`: what a credit grant covers of the month's usage, negative
+             * @enum {string}
+             */
+            kind: "subscription" | "one_time" | "usage" | "fee" | "minimum" | "credit";
             description: string;
             /**
              * Format: decimal
@@ -1847,6 +1945,236 @@ export interface operations {
             /**
              * @description Not Found. Codes:
              *     - `not_found`: no contract with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listCreditGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ext_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditGrantList"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no contract with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createCreditGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ext_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Money amount granted, more than 0, in the contract's currency with at most its minor-unit decimals */
+                    amount: (number | Decimal) | string;
+                    /**
+                     * @description `prepaid`: bought by the customer, billed as a one-time line; `promotional`: given, not billed
+                     * @enum {string}
+                     */
+                    type: "prepaid" | "promotional";
+                    /** @description Shown on invoice lines; defaults to the type's name */
+                    name?: string;
+                    /** @description Defaults to, and must equal, the contract's */
+                    currency?: string;
+                    /**
+                     * Format: date
+                     * @description The first day (UTC) its usage may burn it; defaults to today
+                     */
+                    starts_on?: string;
+                    /**
+                     * Format: date
+                     * @description The last day its usage may burn it; what is left is released after it. Without it: no expiry
+                     */
+                    expires_on?: string;
+                    /** @description The usage metrics it pays for; without it, every usage metric */
+                    metrics?: string[];
+                    /** @description 0 to 100, default 50: grants with a lower number burn first (then the one expiring first) */
+                    priority?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditGrant"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_credit_grant`: amount, currency, dates or metrics do not make a grant; `details` name each
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_credit_grant";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no contract with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `period_closed`: this month's and next month's invoices have left draft (a prepaid grant)
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "period_closed";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getCreditGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ext_id: string;
+                grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditGrant"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no contract or credit grant with this id for this company
              */
             404: {
                 headers: {
@@ -3782,4 +4110,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","applied_rate","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","applied_rate","balance","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);

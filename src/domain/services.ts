@@ -3,6 +3,7 @@ import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
 import { createContractService } from "./contracts/contract-service.js";
 import { createRatingContextCache } from "./contracts/rating-context-cache.js";
+import { createCreditService } from "./credits/credit-service.js";
 import { createCustomerService } from "./customers/customer-service.js";
 import { verifyBilling } from "./invariants/verify.js";
 import { createDraftInvoices } from "./invoices/draft-invoices.js";
@@ -39,9 +40,10 @@ export function createServices(deps: ServiceDeps) {
     access,
     oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
     customers: createCustomerService(deps),
-    contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book }) }),
+    contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book, clock: deps.clock }) }),
     usage: createUsageService({ ...deps, book, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
+    credits: createCreditService({ ...deps, drafts, contexts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */
     invariants: { verify: (companyId: string | null) => verifyBilling(deps.db, companyId) },

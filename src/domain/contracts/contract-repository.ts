@@ -144,19 +144,26 @@ export interface RatingContextRow {
   current_version: number;
   /** The program over time (program-timeline.ts): an event is priced by the segment in force on its day. */
   programs: ProgramSegment[];
+  /** It has had a credit grant: its usage is rated on the locking path, where credits burn. */
+  has_credits: boolean;
   payment_terms: string | null;
 }
 
 export async function findRatingContexts(db: CompanyScope, ids: readonly string[]): Promise<RatingContextRow[]> {
   const { rows } = await db.query<RatingContextRow>(
     `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version,
-            billing_program_segments(c.company_id, c.id) AS programs, cu.payment_terms
+            billing_program_segments(c.company_id, c.id) AS programs, c.has_credits, cu.payment_terms
        FROM contracts c
        LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = ANY($2::text[])`,
     [ids],
   );
   return rows;
+}
+
+/** Marks a contract as one with credits (its usage is rated on the locking path from then on). */
+export async function setHasCredits(tx: CompanyScope, id: string): Promise<void> {
+  await tx.query("UPDATE contracts SET has_credits = true WHERE company_id = $1 AND id = $2 AND NOT has_credits", [id]);
 }
 
 /** A contract's program over time (program-timeline.ts); empty for an unknown contract. */

@@ -2,6 +2,7 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import {
   findRatingContexts,
   listProgramVersions,
+  setHasCredits,
   type ProgramVersionRow,
   type RatingContextRow,
 } from "./contract-repository.js";
@@ -59,4 +60,9 @@ export async function programVersions(
   contractId: string,
 ): Promise<Map<number, ProgramVersionRow>> {
   return new Map((await listProgramVersions(scope, contractId)).map((v) => [v.version, v]));
+}
+
+/** From now on the contract's usage is rated on the locking path, where its credits burn (credits/credit-service.ts). */
+export async function markHasCredits(scope: CompanyScope, contractId: string): Promise<void> {
+  await setHasCredits(scope, contractId);
 }

@@ -238,3 +238,72 @@ export async function findAlteredDocuments(
   );
   return rows;
 }
+
+export interface CreditMismatch {
+  grant_id: string;
+  balance: string;
+  ledger_total: string | null;
+}
+
+/** Credit grants whose balance is not the sum of their ledger entries. */
+export async function findCreditBalanceMismatches(db: Queryable, companyId: string | null): Promise<CreditMismatch[]> {
+  const { rows } = await db.query<CreditMismatch>(
+    `SELECT g.id AS grant_id, g.balance::text AS balance, l.total::text AS ledger_total
+       FROM credit_grants g
+       LEFT JOIN (SELECT company_id, grant_id, sum(amount) AS total FROM credit_ledger
+                   WHERE ($1::uuid IS NULL OR company_id = $1) GROUP BY company_id, grant_id) AS l
+         ON l.company_id = g.company_id AND l.grant_id = g.id
+      WHERE ($1::uuid IS NULL OR g.company_id = $1) AND g.balance IS DISTINCT FROM COALESCE(l.total, 0)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+export interface CreditLineMismatch {
+  invoice_number: string;
+  grant_id: string;
+  line_total: string | null;
+  burned: string | null;
+}
+
+/**
+ * Credit lines that differ from what their grant's ledger burned on that invoice (its burns and give-backs), and
+ * invoices whose credits exceed their usage.
+ */
+export async function findCreditLineMismatches(db: Queryable, companyId: string | null): Promise<CreditLineMismatch[]> {
+  const { rows } = await db.query<CreditLineMismatch>(
+    `WITH b AS (
+       SELECT company_id, invoice_number, grant_id, sum(amount) AS burned FROM credit_ledger
+        WHERE kind = 'burn' AND ($1::uuid IS NULL OR company_id = $1)
+        GROUP BY company_id, invoice_number, grant_id
+     ), l AS (
+       SELECT company_id, invoice_number, substr(line_key, 8) AS grant_id, charge_total FROM invoice_lines
+        WHERE kind = 'credit' AND ($1::uuid IS NULL OR company_id = $1)
+     )
+     SELECT COALESCE(l.invoice_number, b.invoice_number) AS invoice_number, COALESCE(l.grant_id, b.grant_id) AS grant_id,
+            l.charge_total::text AS line_total, b.burned::text AS burned
+       FROM l FULL JOIN b ON b.company_id = l.company_id AND b.invoice_number = l.invoice_number AND b.grant_id = l.grant_id
+      WHERE COALESCE(l.charge_total, 0) <> COALESCE(b.burned, 0)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+/** Invoices whose credit lines take off more than their usage lines charge. */
+export async function findOvercreditedInvoices(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ invoice_number: string; usage: string; credit: string }[]> {
+  const { rows } = await db.query<{ invoice_number: string; usage: string; credit: string }>(
+    `SELECT invoice_number, sum(charge_total) FILTER (WHERE kind = 'usage')::text AS usage,
+            (-sum(charge_total) FILTER (WHERE kind = 'credit'))::text AS credit
+       FROM invoice_lines WHERE ($1::uuid IS NULL OR company_id = $1)
+      GROUP BY company_id, invoice_number
+     HAVING -COALESCE(sum(charge_total) FILTER (WHERE kind = 'credit'), 0) > GREATEST(COALESCE(sum(charge_total) FILTER (WHERE kind = 'usage'), 0), 0)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}

@@ -18,7 +18,8 @@ export interface VerifyReport {
  * totals are derived when it is read, by invoice-figures.ts), so there is none to drift from its lines; an
  * issued, paid or void invoice keeps the figures it was issued with, which must still be what its lines
  * bill, and no event may have been stored on it after it was issued; an uploaded agreement still has the
- * SHA-256 it was uploaded with.
+ * SHA-256 it was uploaded with; a credit grant's balance is the sum of its ledger, each credit line is what its
+ * grant burned on that invoice, and no invoice's credits exceed its usage.
  */
 export async function verifyBilling(db: Queryable, companyId: string | null = null): Promise<VerifyReport> {
   const problems: string[] = [];
@@ -74,6 +75,17 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
     problems.push(
       `uploaded agreement ${d.id}${d.contract_id ? ` of contract ${d.contract_id}` : ""}: its bytes no longer match the SHA-256 taken at upload`,
     );
+  }
+  for (const c of await repo.findCreditBalanceMismatches(db, companyId)) {
+    problems.push(`credit grant ${c.grant_id}: balance ${c.balance} but its ledger sums to ${c.ledger_total ?? "0"}`);
+  }
+  for (const c of await repo.findCreditLineMismatches(db, companyId)) {
+    problems.push(
+      `invoice ${c.invoice_number}: credit line of grant ${c.grant_id} holds ${c.line_total ?? "nothing"} but the grant burned ${c.burned ?? "nothing"} on it`,
+    );
+  }
+  for (const c of await repo.findOvercreditedInvoices(db, companyId)) {
+    problems.push(`invoice ${c.invoice_number}: credits of ${c.credit} exceed its usage of ${c.usage ?? "0"}`);
   }
   const { count, ratedTotal } = await repo.countUsageEvents(db, companyId);
   return { ok: problems.length === 0, events: count, ratedTotal, problems };

@@ -74,17 +74,27 @@ function billLine(line: Line, currency: string): BilledLine {
   return billed;
 }
 
-const KIND_ORDER: Record<LineKindName, number> = { subscription: 0, one_time: 1, usage: 2, fee: 3, minimum: 4 };
+const KIND_ORDER: Record<LineKindName, number> = {
+  subscription: 0,
+  one_time: 1,
+  usage: 2,
+  fee: 3,
+  minimum: 4,
+  credit: 5,
+};
 
 /** Every figure of an invoice from its stored lines and monthly minimum (null: none). Pure. */
 export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currency: string): BilledInvoice {
   const keyed: { key: string; line: BilledLine }[] = [];
   let subtotal = ZERO;
+  let credits = ZERO;
   for (const line of stored) {
     const billed = billLine(line, currency);
     keyed.push({ key: line.key, line: billed });
-    subtotal = subtotal.plus(billed.amount);
+    if (line.kind === "credit") credits = credits.plus(billed.amount);
+    else subtotal = subtotal.plus(billed.amount);
   }
+  // The minimum is measured on the charges before credits: a credit pays for usage, it does not lower the minimum.
   if (minimum !== null) {
     const shortfall = roundToMinorUnit(minimum, currency).minus(subtotal);
     if (shortfall.gt(0)) {
@@ -101,6 +111,7 @@ export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currenc
       subtotal = subtotal.plus(shortfall);
     }
   }
+  subtotal = subtotal.plus(credits);
   keyed.sort(
     (a, b) =>
       KIND_ORDER[a.line.kind] - KIND_ORDER[b.line.kind] ||

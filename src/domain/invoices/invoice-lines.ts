@@ -1,7 +1,7 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 
-export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "minimum";
+export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "credit" | "minimum";
 
 /**
  * A share of one tier of a graduated or volume rule: the tier's terms (`upTo` null on the last tier, `flat` null
@@ -141,6 +141,46 @@ export function addCharge(line: Line | undefined, charge: Charge): Line {
   };
 }
 
+/** The key of a grant's credit line: one per grant and draft (credits/credit-wallet.ts). */
+export const creditLineKey = (grantId: string): string => `credit|${grantId}`;
+
+/**
+ * A grant's credit line after `amount` more of it is applied (a negative `amount` gives some back): its charge
+ * total is minus what the grant covers of the draft's usage. Pure.
+ */
+export function addCredit(line: Line | undefined, grantId: string, description: string, amount: Big): Line {
+  return {
+    key: creditLineKey(grantId),
+    kind: "credit",
+    ruleId: null,
+    metric: null,
+    description,
+    quantity: ONE,
+    rate: null,
+    chargeTotal: (line?.chargeTotal ?? ZERO).minus(amount),
+    cappedTotal: ZERO,
+    tiers: null,
+  };
+}
+
+/**
+ * A prepaid grant's purchase, billed once on the draft it was bought on (a one-time line without a rule). Pure.
+ */
+export function prepaidLine(grantId: string, description: string, amount: Big): Line {
+  return {
+    key: `prepaid|${grantId}`,
+    kind: "one_time",
+    ruleId: null,
+    metric: null,
+    description,
+    quantity: ONE,
+    rate: null,
+    chargeTotal: amount,
+    cappedTotal: ZERO,
+    tiers: null,
+  };
+}
+
 /** What a rule has charged so far on a draft's lines. */
 export interface RuleRunningTotals {
   /** Against its monthly cap. */
@@ -197,8 +237,10 @@ export function projectLines(
   oneTimeRulesBilledElsewhere: ReadonlySet<string>,
 ): { lines: Map<string, Line>; minimum: Big | null } {
   const lines = new Map<string, Line>();
+  // Kept: what usage and credits put on the draft, and one-time lines no rule makes (a prepaid grant's purchase).
   for (const line of existing) {
-    if (line.kind === "usage" || line.kind === "fee") lines.set(line.key, line);
+    if (line.kind === "usage" || line.kind === "fee" || line.kind === "credit" || line.ruleId === null)
+      lines.set(line.key, line);
   }
   for (const rule of rules) {
     if (rule.type === "subscription" || (rule.type === "one_time" && !oneTimeRulesBilledElsewhere.has(rule.id))) {

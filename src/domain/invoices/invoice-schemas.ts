@@ -22,7 +22,9 @@ const lineItemSchema = z
     quantity: jsonDecimal,
     unit_price: jsonDecimal,
     amount: jsonDecimal,
-    kind: z.enum(["subscription", "one_time", "usage", "fee", "minimum"]),
+    kind: z
+      .enum(["subscription", "one_time", "usage", "fee", "minimum", "credit"])
+      .describe("`credit`: what a credit grant covers of the month's usage, negative"),
     rule_id: z.string().nullable(),
     metric: z.string().nullable(),
     tiers: z

@@ -5,6 +5,8 @@ import { Big, toDecimalString } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
 import {
   addCharge,
+  addCredit,
+  creditLineKey,
   lineIdentity,
   ruleTotals,
   type Charge,
@@ -33,10 +35,17 @@ export interface OpenBook {
   /** Adds a charge to its line of the draft (an open one); returns the line's key. */
   record(contractId: string, periodStart: string, charge: RatedCharge): string;
   /**
-   * Takes every usage and fee line off the draft, with its rules' running totals, so that its events can be priced
-   * onto it again (re-rating, usage/rerate.ts). Subscription and one-time lines stay.
+   * Takes every usage, fee and credit line off the draft, with its rules' running totals, so that its events can be
+   * priced onto it again (re-rating, usage/rerate.ts). Subscription and one-time lines stay. Returns what each
+   * grant's credit line held (grant id → credit), to give back to the grants.
    */
-  clearRated(contractId: string, periodStart: string): void;
+  clearRated(contractId: string, periodStart: string): Map<string, Big>;
+  /** The exact total of the draft's usage lines of these metrics (null: every metric). */
+  usageTotal(contractId: string, periodStart: string, metrics: ReadonlySet<string> | null): Big;
+  /** What the grant's credit line on the draft holds (a credit, 0 or more). */
+  creditOf(contractId: string, periodStart: string, grantId: string): Big;
+  /** Adds `amount` of a grant's credit to its line on the draft (negative: gives some back). */
+  recordCredit(contractId: string, periodStart: string, grantId: string, description: string, amount: Big): void;
 }
 
 const ZERO = new Big(0);
@@ -180,10 +189,31 @@ function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { reado
     },
     clearRated(contractId, periodStart) {
       const draft = draftOf(contractId, periodStart);
+      const credits = new Map<string, Big>();
       for (const [key, line] of draft.lines) {
-        if (line.kind === "usage" || line.kind === "fee") draft.lines.delete(key);
+        if (line.kind === "credit") credits.set(key.slice(creditLineKey("").length), line.chargeTotal.neg());
+        if (line.kind === "usage" || line.kind === "fee" || line.kind === "credit") draft.lines.delete(key);
       }
       totals.delete(draft.number);
+      changed = true;
+      return credits;
+    },
+    usageTotal(contractId, periodStart, metrics) {
+      let total = ZERO;
+      for (const line of draftOf(contractId, periodStart).lines.values()) {
+        if (line.kind === "usage" && (metrics === null || (line.metric !== null && metrics.has(line.metric))))
+          total = total.plus(line.chargeTotal);
+      }
+      return total;
+    },
+    creditOf(contractId, periodStart, grantId) {
+      const line = draftOf(contractId, periodStart).lines.get(creditLineKey(grantId));
+      return line ? line.chargeTotal.neg() : ZERO;
+    },
+    recordCredit(contractId, periodStart, grantId, description, amount) {
+      const draft = draftOf(contractId, periodStart);
+      const key = creditLineKey(grantId);
+      draft.lines.set(key, addCredit(draft.lines.get(key), grantId, description, amount));
       changed = true;
     },
   };

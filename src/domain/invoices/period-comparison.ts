@@ -4,7 +4,7 @@ import type { BillingPeriod } from "../kernel/billing-period.js";
 import { Big, toJsonMoney } from "../kernel/money.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
 import type { InvoiceStatus } from "./invoice-lifecycle.js";
-import { lineFromRecord, projectLines, type Line } from "./invoice-lines.js";
+import { creditLineKey, lineFromRecord, projectLines, type Line } from "./invoice-lines.js";
 import { billStored, presentLineItems } from "./invoice-presenter.js";
 import { findPeriodInvoice } from "./invoice-read-repository.js";
 import { findOneTimeRulesBilled } from "./invoice-repository.js";
@@ -73,6 +73,20 @@ export async function comparePeriodBills(scope: CompanyScope, p: PricedPeriod): 
       })),
     },
   };
+}
+
+/** What the credit lines of a contract's month hold (grant id → credit): a preview gives them back first. */
+export async function creditsOnPeriod(
+  scope: CompanyScope,
+  contractId: string,
+  periodStart: string,
+): Promise<Map<string, Big>> {
+  const row = await findPeriodInvoice(scope, contractId, periodStart);
+  const credits = new Map<string, Big>();
+  for (const line of row?.lines ?? []) {
+    if (line.kind === "credit") credits.set(line.key.slice(creditLineKey("").length), new Big(line.charge_total).neg());
+  }
+  return credits;
 }
 
 /** The amounts of both invoices per line (its kind and description: what a reader matches), in invoice order. */

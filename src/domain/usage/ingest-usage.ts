@@ -33,11 +33,11 @@ export function createUsageIngestion({
   // Chained back to front: each stage is given the next.
   const write = writeStages({ clock, book, ingest, next: settleStage });
   const price = priceStage({ book, next: write.batch });
-  // Without a monthly cap or a model priced on the running quantity, pricing needs nothing stored: the batch is
-  // priced first and written in one call. Otherwise the charge depends on the locked draft: such a batch is priced
-  // on the locked drafts as it is written.
+  // Without a monthly cap, a model priced on the running quantity or credits, pricing needs nothing stored: the
+  // batch is priced first and written in one call. Otherwise the charge (or its credit) depends on the locked draft
+  // and grants: such a batch is priced on the locked drafts as it is written.
   const priceAndWrite = (tenant: Tenancy, batch: JudgedBatch) =>
-    batch.judgement.candidates.some((c) => readsRunningTotals(c.rule))
+    batch.judgement.candidates.some((c) => c.contract.has_credits || readsRunningTotals(c.rule))
       ? write.locking(tenant, batch)
       : price(tenant, batch);
   const parse = parseStage(judgeStage({ contexts, clock, next: priceAndWrite }));

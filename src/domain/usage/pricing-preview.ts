@@ -2,7 +2,8 @@ import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import { normalizeProgram, type RuleFields } from "../contracts/pricing-rule.js";
 import { programOn } from "../contracts/program-timeline.js";
 import { bookInMemory } from "../invoices/line-book.js";
-import { comparePeriodBills } from "../invoices/period-comparison.js";
+import { comparePeriodBills, creditsOnPeriod } from "../invoices/period-comparison.js";
+import { peekCredits } from "../credits/credit-service.js";
 import type { PricingPreview } from "../invoices/invoice-schemas.js";
 import { requireScope } from "../kernel/actor.js";
 import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-period.js";
@@ -36,7 +37,13 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
     const events = await listPeriodEvents(tenant.data, contractId, period.start);
     const { book, lines } = bookInMemory(contractId, period.start, contract.currency);
     const program = { version: 0, rules: proposed };
-    const rerated = rerateOnBook(events, () => program, book, contractId, period.start);
+    // The grants as they stand, with what they cover of this month given back: the month burns them again.
+    const wallet = await peekCredits(tenant.data, contractId);
+    wallet.giveBack(contractId, "preview", await creditsOnPeriod(tenant.data, contractId, period.start));
+    const rerated = rerateOnBook(events, () => program, book, contractId, period.start, {
+      wallet,
+      invoiceNumber: "preview",
+    });
     return comparePeriodBills(tenant.data, {
       contractId,
       period,

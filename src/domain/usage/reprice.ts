@@ -1,8 +1,10 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import { programOn, type ProgramSegment } from "../contracts/program-timeline.js";
+import { openCredits, saveCredits } from "../credits/credit-service.js";
 import { programVersions } from "../contracts/rating-context-cache.js";
 import { invoicesEndingFrom } from "../invoices/draft-invoices.js";
 import type { LineBook } from "../invoices/line-book.js";
+import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { ConflictError } from "../kernel/errors.js";
 import { rerateOnBook } from "./rerate.js";
@@ -22,7 +24,7 @@ export interface RepricedContract {
  * day keep the version they were priced with, and so their charges; those from the day on take the version in
  * force on their day. An event the new program cannot price refuses the change (409 usage_without_rule).
  */
-export function createRepricing({ book }: { book: LineBook }) {
+export function createRepricing({ book, clock }: { book: LineBook; clock: Clock }) {
   return async function repriceFrom(
     tx: CompanyScope,
     contract: RepricedContract,
@@ -48,6 +50,7 @@ export function createRepricing({ book }: { book: LineBook }) {
     const versions = await programVersions(tx, contract.id);
     const inForce = new Map<string, ProgramSegment>();
     await book.recordIn(tx, wanted, async (open) => {
+      const wallet = await openCredits(tx, [contract.id]);
       for (const invoice of invoices) {
         if (open.draftNumber(contract.id, invoice.periodStart) === null) {
           throw new ConflictError(
@@ -56,7 +59,7 @@ export function createRepricing({ book }: { book: LineBook }) {
           );
         }
         const events = await listPeriodEvents(tx, contract.id, invoice.periodStart);
-        open.clearRated(contract.id, invoice.periodStart);
+        wallet.giveBack(contract.id, invoice.number, open.clearRated(contract.id, invoice.periodStart));
         const rerated = rerateOnBook(
           events,
           (e) => {
@@ -76,6 +79,7 @@ export function createRepricing({ book }: { book: LineBook }) {
           open,
           contract.id,
           invoice.periodStart,
+          { wallet, invoiceNumber: invoice.number },
         );
         if (rerated.unpriced.length > 0) {
           const first = rerated.unpriced[0]!;
@@ -86,6 +90,7 @@ export function createRepricing({ book }: { book: LineBook }) {
         }
         await updateEventRatings(tx, rerated.changed);
       }
+      await saveCredits(tx, wallet, clock.now());
     });
   };
 }

@@ -1,5 +1,7 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
+import type { CreditWallet } from "../credits/credit-wallet.js";
 import type { OpenBook } from "../invoices/line-book.js";
+import { toDateString } from "../kernel/billing-period.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 import { chargeOnBook } from "./ingest/price.js";
 import { selectRule } from "./ingest/judge.js";
@@ -39,8 +41,9 @@ const sameDecimal = (a: string | null, b: string | null) => (a === null || b ===
 /**
  * Prices a service period's events again, one by one in the order they were stored (the order ingestion priced
  * them in: a cap's room and a tier's running quantity depend on it), each under the program version `programOf`
- * gives it, onto `book`, whose draft holds no usage yet (`clearRated`). Under the versions the events were priced
- * with, every event comes out as it was stored. Pure but for the book it records on.
+ * gives it, onto `book`, whose draft holds no usage yet (`clearRated`), credited from `credits` (whose wallet got
+ * back what the draft's credit lines held). Under the versions the events were priced with, every event comes out
+ * as it was stored. Pure but for the book and wallet it records on.
  */
 export function rerateOnBook(
   events: readonly StoredRatingRow[],
@@ -48,6 +51,7 @@ export function rerateOnBook(
   book: OpenBook,
   contractId: string,
   periodStart: string,
+  credits?: { wallet: CreditWallet; invoiceNumber: string },
 ): Rerating {
   const changed: EventRatingWrite[] = [];
   const charges = new Map<string, Big>();
@@ -60,7 +64,8 @@ export function rerateOnBook(
       unpriced.push(e);
       continue;
     }
-    const { rating, lineKey } = chargeOnBook(book, contractId, periodStart, ratable, rule);
+    const credit = credits?.wallet.has(contractId) ? { ...credits, day: toDateString(e.event_timestamp) } : undefined;
+    const { rating, lineKey } = chargeOnBook(book, contractId, periodStart, ratable, rule, credit);
     charges.set(e.id, rating.charge);
     const write: EventRatingWrite = {
       id: e.id,

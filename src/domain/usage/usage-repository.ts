@@ -331,13 +331,19 @@ export async function ingestRatedBatch(
   return outcome;
 }
 
-/** Contracts (of these) that are not active at the given version any more. */
-export async function findStaleContracts(db: CompanyScope, versions: ReadonlyMap<string, number>): Promise<string[]> {
+/**
+ * Contracts (of these) that changed since they were read: not active, another newest program version, or credits
+ * where the reader saw none (or the reverse).
+ */
+export async function findStaleContracts(
+  db: CompanyScope,
+  seen: ReadonlyMap<string, { version: number; hasCredits: boolean }>,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `SELECT w.id FROM unnest($2::text[], $3::int[]) AS w(id, version)
+    `SELECT w.id FROM unnest($2::text[], $3::int[], $4::boolean[]) AS w(id, version, has_credits)
        LEFT JOIN contracts k ON k.company_id = $1 AND k.id = w.id
-      WHERE k.id IS NULL OR k.current_version <> w.version OR k.status <> 'active'`,
-    [[...versions.keys()], [...versions.values()]],
+      WHERE k.id IS NULL OR k.current_version <> w.version OR k.status <> 'active' OR k.has_credits <> w.has_credits`,
+    [[...seen.keys()], [...seen.values()].map((s) => s.version), [...seen.values()].map((s) => s.hasCredits)],
   );
   return rows.map((r) => r.id);
 }

@@ -1,3 +1,4 @@
+import { openCredits, saveCredits } from "../credits/credit-service.js";
 import { programVersions, type RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { LineBook } from "../invoices/line-book.js";
 import { requireScope } from "../kernel/actor.js";
@@ -50,7 +51,12 @@ export function createVoidUsageEvent({
         (e) => e.id !== eventId,
       );
       const versions = await programVersions(tx, event.contract_id);
-      open.clearRated(event.contract_id, event.service_period_start);
+      const wallet = await openCredits(tx, [event.contract_id]);
+      wallet.giveBack(
+        event.contract_id,
+        event.invoice_number,
+        open.clearRated(event.contract_id, event.service_period_start),
+      );
       const rerated = rerateOnBook(
         events,
         (e) => {
@@ -61,11 +67,13 @@ export function createVoidUsageEvent({
         open,
         event.contract_id,
         event.service_period_start,
+        { wallet, invoiceNumber: event.invoice_number },
       );
       if (rerated.unpriced.length > 0)
         throw new Error(`events no longer priced by their own version: ${rerated.unpriced[0]!.id}`);
       await repo.updateEventRatings(tx, rerated.changed);
       await repo.markEventVoided(tx, eventId, reason, clock.now());
+      await saveCredits(tx, wallet, clock.now());
     });
   };
 }

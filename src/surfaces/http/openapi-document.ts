@@ -14,6 +14,7 @@ const TAGS = [
   { name: "Customers", description: "The companies you bill. Emits `customer.created`." },
   { name: "Contracts", description: "Contracts and their agreements. Emits `contract.created`." },
   { name: "Pricing", description: "A contract's pricing program: versioned rules that price its usage and fees." },
+  { name: "Credits", description: "Prepaid and promotional credit on a contract, burned by its usage as it is rated." },
   { name: "Usage", description: "Usage events: rated as they arrive, onto the month's draft invoice." },
   {
     name: "Invoices",

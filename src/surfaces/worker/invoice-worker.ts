@@ -8,7 +8,8 @@ const ROUND = 100;
 
 /**
  * The invoice worker (a surface: it only loops and calls the domain): issues every draft whose billing period
- * ended more than the grace period ago (BILLING_INVOICE_GRACE), as finalizing by hand would. Runs beside the
+ * ended more than the grace period ago (BILLING_INVOICE_GRACE), as finalizing by hand would, and releases what is
+ * left of credit grants past their last day. Runs beside the
  * webhook worker, in each service process or in `billing worker`; any number of them may run at once, since
  * each draft is issued under its row lock and an issued one is left as it is, and a crash mid-way rolls
  * back that one draft, which the next round issues.
@@ -16,7 +17,7 @@ const ROUND = 100;
 export function createInvoiceWorker(
   invoices: Services["invoices"],
   logger: Logger,
-  options: { graceMs: number; intervalMs?: number },
+  options: { graceMs: number; intervalMs?: number; credits?: Services["credits"] },
 ) {
   const intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
 
@@ -38,6 +39,15 @@ export function createInvoiceWorker(
       if (total > 0) logger.info({ issued: total }, "draft invoices issued");
     } catch (error) {
       logger.error({ err: error }, "issuing due invoices failed");
+    }
+    // Credit grants past their last day give up what is left (docs/api.md, "Credits").
+    if (options.credits) {
+      try {
+        const expired = await options.credits.expireDue(ROUND);
+        if (expired > 0) logger.info({ expired }, "credit grants expired");
+      } catch (error) {
+        logger.error({ err: error }, "expiring credit grants failed");
+      }
     }
     return total;
   }

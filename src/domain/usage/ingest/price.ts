@@ -1,4 +1,6 @@
+import type { CreditWallet } from "../../credits/credit-wallet.js";
 import type { LineBook, OpenBook } from "../../invoices/line-book.js";
+import { toDateString } from "../../kernel/billing-period.js";
 import { Big, toDecimalString } from "../../kernel/money.js";
 import type { PricingRule } from "../../contracts/pricing-rule.js";
 import { priceCharge, type Priced, type RatableEvent } from "../pricers.js";
@@ -47,16 +49,34 @@ function priceForBatch(c: Candidate, book: LineBook): BatchEventWrite {
 
 /**
  * Stage 3, on the locking path: the event's charge against what its rule has charged on the locked draft so
- * far (its cap room), recorded on the draft's line by the book. `invoiceNumber`: the draft, open.
+ * far (its cap room), recorded on the draft's line by the book, and credited from its contract's grants.
+ * `invoiceNumber`: the draft, open.
  */
-export function priceOnBook(c: Candidate, book: OpenBook, invoiceNumber: string): RatedEventWrite {
-  const { rating, lineKey } = chargeOnBook(book, c.contract.id, c.periodStart, c.ratable, c.rule);
+export function priceOnBook(
+  c: Candidate,
+  book: OpenBook,
+  invoiceNumber: string,
+  wallet: CreditWallet | null,
+): RatedEventWrite {
+  const credit =
+    wallet?.has(c.contract.id) === true
+      ? { wallet, invoiceNumber, day: toDateString(new Date(c.input.timestamp)) }
+      : undefined;
+  const { rating, lineKey } = chargeOnBook(book, c.contract.id, c.periodStart, c.ratable, c.rule, credit);
   return { ...eventWrite(c, rating), invoiceNumber, lineKey };
+}
+
+/** Where an event's usage charge is credited from: its contract's grants, on its draft, on its day. */
+export interface CreditOf {
+  wallet: CreditWallet;
+  invoiceNumber: string;
+  day: string;
 }
 
 /**
  * An event's charge against what its rule has charged on an open draft so far (its cap room, its running
- * quantity), recorded on the draft's line by the book: the locking path of ingestion, and re-rating.
+ * quantity), recorded on the draft's line by the book, then, a usage charge, credited from `credit`'s grants: the
+ * locking path of ingestion, and re-rating.
  */
 export function chargeOnBook(
   book: OpenBook,
@@ -64,6 +84,7 @@ export function chargeOnBook(
   periodStart: string,
   event: RatableEvent,
   rule: PricingRule,
+  credit?: CreditOf,
 ): { rating: Priced; lineKey: string } {
   const rating = priceCharge(event, rule, book.totalsSoFar(contractId, periodStart, rule.id));
   const lineKey = book.record(contractId, periodStart, {
@@ -76,6 +97,9 @@ export function chargeOnBook(
     cappedCharge: rating.cappedCharge,
     ...(rating.tiers ? { tiers: rating.tiers } : {}),
   });
+  if (credit && rating.kind === "usage") {
+    credit.wallet.apply(book, credit.invoiceNumber, contractId, periodStart, credit.day, event.metric, rating.charge);
+  }
   return { rating, lineKey };
 }
 

@@ -1,5 +1,6 @@
 import type { CompanyScope } from "../../../db/company-scope.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
+import { openCredits, saveCredits } from "../../credits/credit-service.js";
 import { RetryTransaction, type LineBook, type OpenBook, type WantedInvoice } from "../../invoices/line-book.js";
 import type { Clock } from "../../kernel/clock.js";
 import { createBatchWriter, StaleContracts, type IngestSettings } from "../batch-writer.js";
@@ -97,9 +98,17 @@ export function writeStages({
   ): Promise<{ meanwhile: Set<string>; closed: Set<string>; clashed: boolean }> {
     const stale = await findStaleContracts(
       scope,
-      new Map(candidates.map((c) => [c.contract.id, c.contract.current_version])),
+      new Map(
+        candidates.map((c) => [
+          c.contract.id,
+          { version: c.contract.current_version, hasCredits: c.contract.has_credits },
+        ]),
+      ),
     );
     if (stale.length > 0) throw new StaleContracts(stale);
+    // Contracts with credits: their grants, locked after the drafts, burn as the events are priced.
+    const withCredits = [...new Set(candidates.filter((c) => c.contract.has_credits).map((c) => c.contract.id))];
+    const wallet = withCredits.length > 0 ? await openCredits(scope, withCredits) : null;
     const meanwhile = recheckStored
       ? await findStoredEventIds(
           scope,
@@ -113,10 +122,11 @@ export function writeStages({
       if (meanwhile.has(c.input.event_id)) continue;
       const number = open.draftNumber(c.contract.id, c.periodStart);
       if (number === null) closed.add(c.input.event_id);
-      else writes.push(priceOnBook(c, open, number));
+      else writes.push(priceOnBook(c, open, number, wallet));
     }
     if (writes.length === 0) return { meanwhile, closed, clashed: false };
     const inserted = await insertRatedEvents(scope, writes, clock.now());
+    if (wallet) await saveCredits(scope, wallet, clock.now());
     return { meanwhile, closed, clashed: inserted.length !== writes.length };
   }
 

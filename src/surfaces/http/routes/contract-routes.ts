@@ -11,6 +11,7 @@ import {
   toRuleChange,
   updatePricingRuleBody,
 } from "../../../domain/contracts/contract-schemas.js";
+import { createCreditGrantInput, creditGrantSchema } from "../../../domain/credits/credit-schemas.js";
 import { pricingPreviewSchema } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { requireScope } from "../../../domain/kernel/actor.js";
@@ -26,6 +27,7 @@ import { customerExists } from "./customer-routes.js";
 const contractParams = z.object({ ext_id: z.string().min(1).max(255) });
 const ruleParams = contractParams.extend({ rule_id: z.string().min(1).max(64) });
 const contractList = listSchema(contractSchema, "ContractList");
+const creditGrantList = listSchema(creditGrantSchema, "CreditGrantList");
 /** A 409 `contract_exists` always carries the existing contract (contract-uploads.ts). */
 const contractExists = errorSchema
   .extend({ code: z.literal("contract_exists"), contract: contractSchema.describe("The contract that has this id") })
@@ -231,6 +233,64 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.contracts.getPricing(actorOf(request), request.params.ext_id),
+    );
+
+    app.post(
+      "/v1/billing/contracts/:ext_id/credits",
+      {
+        schema: {
+          operationId: "createCreditGrant",
+          tags: ["Credits"],
+          summary: "Grant prepaid or promotional credit on a contract",
+          description:
+            "Usage burns the grant down as it is rated (in the same transaction), never below zero: each positive usage charge of a metric the grant pays for, on a day from `starts_on` to `expires_on`, is paid from the grants in priority order; the draft shows one `credit` line per grant, negative. A `prepaid` grant is billed as a one-time line on the contract's draft of this month. Every movement is a ledger entry (GET one grant). Scope `contracts:write`.",
+          params: contractParams,
+          body: createCreditGrantInput,
+          response: {
+            201: creditGrantSchema,
+            ...errorResponses({
+              400: {
+                invalid_credit_grant: "amount, currency, dates or metrics do not make a grant; `details` name each",
+              },
+              404: notFound("contract"),
+              409: { period_closed: "this month's and next month's invoices have left draft (a prepaid grant)" },
+            }),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply.code(201).send(await services.credits.grant(actorOf(request), request.params.ext_id, request.body)),
+    );
+
+    app.get(
+      "/v1/billing/contracts/:ext_id/credits",
+      {
+        schema: {
+          operationId: "listCreditGrants",
+          tags: ["Credits"],
+          summary: "List a contract's credit grants, oldest first, with their balances",
+          params: contractParams,
+          response: { 200: creditGrantList, ...errorResponses({ 404: notFound("contract") }) },
+        },
+      },
+      async (request) => {
+        const data = await services.credits.list(actorOf(request), request.params.ext_id);
+        return { object: "list" as const, data, has_more: false, total_count: data.length };
+      },
+    );
+
+    app.get(
+      "/v1/billing/contracts/:ext_id/credits/:grant_id",
+      {
+        schema: {
+          operationId: "getCreditGrant",
+          tags: ["Credits"],
+          summary: "Get a credit grant with its ledger",
+          params: contractParams.extend({ grant_id: z.string().min(1).max(64) }),
+          response: { 200: creditGrantSchema, ...errorResponses({ 404: notFound("contract or credit grant") }) },
+        },
+      },
+      async (request) => services.credits.get(actorOf(request), request.params.ext_id, request.params.grant_id),
     );
 
     app.post(
