@@ -157,6 +157,24 @@ const MATRIX: Record<string, Entry> = {
   getContractPricing: {
     cases: [notFound("A's contract", ["contract"], (ids) => ({ params: { ext_id: ids.contract } }))],
   },
+  createCreditGrant: {
+    cases: [
+      notFound("A's contract", ["contract"], (ids) => ({
+        params: { ext_id: ids.contract },
+        payload: { amount: "10", type: "promotional" },
+      })),
+    ],
+  },
+  listCreditGrants: {
+    cases: [notFound("A's contract", ["contract"], (ids) => ({ params: { ext_id: ids.contract } }))],
+  },
+  getCreditGrant: {
+    cases: [
+      notFound("A's contract and a grant id", ["contract"], (ids) => ({
+        params: { ext_id: ids.contract, grant_id: "cg_0000000000000000" },
+      })),
+    ],
+  },
   previewContractPricing: {
     cases: [
       notFound("A's contract", ["contract"], (ids) => ({

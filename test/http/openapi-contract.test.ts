@@ -572,6 +572,19 @@ describeEachEngine(
       await api.expect(404, "getContractPricing", { params: { ext_id: "no-such-contract" } });
       await api.expect(400, "getContractPricing", { params: { ext_id: "x".repeat(256) } });
 
+      const grantBody = { amount: "25.00", type: "prepaid", expires_on: "2026-12-31" };
+      valid.set("createCreditGrant", { params: { ext_id }, payload: grantBody });
+      const grant = await api.expect(201, "createCreditGrant", { params: { ext_id }, payload: grantBody });
+      await api.expect(400, "createCreditGrant", { params: { ext_id }, payload: { ...grantBody, currency: "EUR" } });
+      await api.expect(400, "createCreditGrant", { params: { ext_id }, payload: { amount: "1", type: "gift" } });
+      await api.expect(404, "createCreditGrant", { params: { ext_id: "no-such-contract" }, payload: grantBody });
+      valid.set("listCreditGrants", { params: { ext_id } });
+      await api.expect(200, "listCreditGrants", { params: { ext_id } });
+      await api.expect(404, "listCreditGrants", { params: { ext_id: "no-such-contract" } });
+      valid.set("getCreditGrant", { params: { ext_id, grant_id: grant.json().id } });
+      await api.expect(200, "getCreditGrant", { params: { ext_id, grant_id: grant.json().id } });
+      await api.expect(404, "getCreditGrant", { params: { ext_id, grant_id: "cg_nope" } });
+
       const previewBody = {
         rules: [{ metric: "domestic_wire", amount: "25.00" }],
         billing_period_start: "2026-03-01",
@@ -918,7 +931,7 @@ describeEachEngine(
 
     it("every operation answers 429 with Retry-After once the key has used its rate, or the address its failed attempts", async () => {
       // Rate and failures are checked before the request is read: any path parameters will do.
-      const params = { ext_id: "c", rule_id: "r", event_id: "e", number: "n", id: "i" };
+      const params = { ext_id: "c", rule_id: "r", event_id: "e", number: "n", id: "i", grant_id: "g" };
       const call = (id: string): Call => ({
         params: Object.fromEntries(
           api.document

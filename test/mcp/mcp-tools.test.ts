@@ -33,6 +33,7 @@ const READ_TOOLS = [
   "get_contract",
   "get_contract_pricing",
   "preview_pricing",
+  "list_credit_grants",
   "list_usage_events",
   "get_usage_event",
   "list_invoices",
@@ -46,6 +47,7 @@ const WRITE_TOOLS = [
   "update_pricing_rule",
   "submit_usage",
   "void_usage_event",
+  "grant_credit",
   "project_invoice",
   "finalize_invoice",
   "create_customer",
@@ -112,6 +114,8 @@ describeEachEngine("MCP tools", (t) => {
     update_pricing_rule: { contract_id: contract.id, rule_id: "any-rule", fields: { amount: "25.00" } },
     submit_usage: { events: [usageEvent(contract.id)] },
     void_usage_event: { event_id: "no-such-event", reason: "scope check" },
+    grant_credit: { contract_id: contract.id, amount: "5", type: "promotional" },
+    list_credit_grants: { contract_id: contract.id },
     project_invoice: {
       external_contract_id: contract.id,
       billing_period_start: "2026-03-01",
@@ -428,6 +432,17 @@ describeEachEngine("MCP tools", (t) => {
     });
     assert.equal(voided.status, "voided");
     assert.equal(voided.void_reason, "test meter");
+
+    const granted = await toolOk<{ object: string; id: string; balance: number }>(t(), token.write, "grant_credit", {
+      contract_id: contract.id,
+      amount: "15.00",
+      type: "promotional",
+    });
+    assert.equal(granted.object, "credit_grant");
+    const grants = await toolOk<List<{ id: string }>>(t(), token.read, "list_credit_grants", {
+      contract_id: contract.id,
+    });
+    assert.ok(grants.data.some((g) => g.id === granted.id));
   });
 
   it("answers an unknown contract, event, invoice or rule with a not_found tool error", async () => {
@@ -568,6 +583,7 @@ describeEachEngine("MCP tools", (t) => {
     await toolError(t(), token.other, "get_usage_event", { event_id: eventId }, "not_found");
     await toolError(t(), token.other, "get_invoice", { number: invoiceNumber }, "not_found");
     await toolError(t(), token.other, "preview_pricing", args().preview_pricing, "not_found");
+    await toolError(t(), token.other, "list_credit_grants", args().list_credit_grants, "not_found");
     assert.deepEqual(
       (await toolOk<List<unknown>>(t(), token.other, "list_usage_events", { contract: contract.id })).data,
       [],
@@ -605,6 +621,7 @@ describeEachEngine("MCP tools", (t) => {
     assert.equal(submitted.events[0]!.error?.code, "contract_not_found");
     await toolError(t(), token.full, "get_usage_event", { event_id: foreignId }, "not_found");
     await toolError(t(), token.other, "void_usage_event", { event_id: eventId }, "not_found");
+    await toolError(t(), token.other, "grant_credit", args().grant_credit, "not_found");
     assert.equal((await toolOk<UsageEvent>(t(), token.full, "get_usage_event", { event_id: eventId })).status, "rated");
     assert.equal(
       (await toolOk<Program>(t(), token.full, "get_contract_pricing", { contract_id: contract.id })).version,

@@ -7,6 +7,7 @@ import {
   pricingPreviewInput,
   updatePricingRuleInput,
 } from "../../domain/contracts/contract-schemas.js";
+import { createCreditGrantInput } from "../../domain/credits/credit-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
 import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
@@ -135,7 +136,7 @@ export function buildMcpServer(
     return found.call(parsed.data as never);
   }
 
-  const { contracts, customers, usage, invoices } = services;
+  const { contracts, customers, usage, invoices, credits } = services;
 
   tool(
     "list_contracts",
@@ -190,6 +191,20 @@ export function buildMcpServer(
         fields: a.fields,
         effectiveDate: a.effective_date ?? null,
       }),
+  );
+  tool(
+    "grant_credit",
+    "write:invoices",
+    "Grants prepaid or promotional credit on a contract: {amount, type: prepaid|promotional, name?, starts_on?, expires_on?, metrics?, priority? (0-100, lower burns first)}. Usage burns it as it is rated; a prepaid grant is billed as a one-time line on this month's draft.",
+    { contract_id: z.string().min(1).max(255), ...createCreditGrantInput.shape },
+    ({ contract_id, ...grant }) => credits.grant(actor, contract_id, grant),
+  );
+  tool(
+    "list_credit_grants",
+    "read:invoices",
+    "Lists a contract's credit grants with their balances, oldest first.",
+    { contract_id: z.string().min(1).max(255) },
+    async (a) => list({ items: await credits.list(actor, a.contract_id), hasMore: false }),
   );
   tool(
     "preview_pricing",
