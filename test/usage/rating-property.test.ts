@@ -512,10 +512,41 @@ async function runCase(t: TestApp, c: Case): Promise<void> {
   assert.equal(report.ok, true);
 }
 
-/** Events of a scenario sent by 16 clients at once: what must hold whatever order the requests are serialized in. */
-async function runSixteenClients(t: TestApp, scenario: Scenario, keys: number[]): Promise<void> {
+/** A credit grant of the property: its amount in cents, its priority, and one metric it is limited to (or none). */
+interface GrantSpec {
+  cents: number;
+  priority: number;
+  metric: string | null;
+}
+
+/**
+ * Events of a scenario sent by 16 clients at once, on a contract with `grants`: what must hold whatever order the
+ * requests are serialized in.
+ */
+async function runSixteenClients(
+  t: TestApp,
+  scenario: Scenario,
+  keys: number[],
+  grants: readonly GrantSpec[] = [],
+): Promise<void> {
   const { key, companyId, contract } = await companyWithContract(t);
   const ids = await addRules(t, key, contract, scenario);
+  const metrics = new Set(scenario.rules.filter((r) => r.metric !== null).map((r) => r.metric));
+  for (const g of grants) {
+    const res = await t.call({
+      method: "POST",
+      url: `/v1/billing/contracts/${contract.id}/credits`,
+      key,
+      payload: {
+        amount: (g.cents / 100).toFixed(2),
+        type: "promotional",
+        starts_on: "2026-01-01",
+        priority: g.priority,
+        ...(g.metric !== null && metrics.has(g.metric) ? { metrics: [g.metric] } : {}),
+      },
+    });
+    expectStatus(res, 201);
+  }
   const ruleKeys = new Map([...ids].map(([k, id]) => [id, k]));
   const { events, rules } = scenario;
   const order = shuffleBy(events, keys);
@@ -570,6 +601,16 @@ async function runSixteenClients(t: TestApp, scenario: Scenario, keys: number[])
     }
   for (const [ruleKey, expected] of expectedCapped(rules, ref))
     assert.equal(capped.get(ruleKey) ?? 0n, expected, `rule ${ruleKey}: min(cap, uncapped)`);
+  // Credits: grants for every metric together cover exactly min(what they hold, the month's usage), whatever the
+  // order; none goes below zero (the table refuses it); each grant's ledger sums to its balance and each credit line
+  // is what its grant burned on the invoice (billing verify).
+  if (grants.length > 0 && grants.every((g) => g.metric === null)) {
+    const usage = lines.filter((l) => l.kind === "usage").reduce((sum, l) => sum + toUnits(l.charge_total), 0n);
+    const held = grants.reduce((sum, g) => sum + toUnits((g.cents / 100).toFixed(2)), 0n);
+    const credit = -lines.filter((l) => l.kind === "credit").reduce((sum, l) => sum + toUnits(l.charge_total), 0n);
+    const covered = usage < 0n ? 0n : usage < held ? usage : held;
+    assert.equal(credit, covered, `credits cover min(${fromUnits(held)}, usage ${fromUnits(usage)})`);
+  }
   // Each line is its events' sum, every event on its line: billing verify.
   const report = await verifyBilling(t.app.db, companyId);
   assert.deepEqual(report.problems, [], "verifyBilling finds nothing wrong");
@@ -588,6 +629,18 @@ const sixteenClientsArb = fc.record({
     baseRules: SAMPLE_RULES,
   }),
   keys: fc.noShrink(shuffleKeysArb(64)),
+  // Half the cases: grants for every metric (their total credit is then exactly min(held, usage)); the others may
+  // limit a grant to one metric.
+  grants: fc.boolean().chain((limited) =>
+    fc.array(
+      fc.record({
+        cents: fc.integer({ min: 1, max: 500_000 }),
+        priority: fc.integer({ min: 0, max: 100 }),
+        metric: limited ? fc.option(fc.constantFrom("api_calls", "card", "sms")) : fc.constant(null),
+      }),
+      { maxLength: 3 },
+    ),
+  ),
 });
 
 describeEachEngine("rating properties through the service", (t) => {
@@ -634,14 +687,14 @@ describeEachEngine("rating properties through the service", (t) => {
     });
   }
 
-  it("16 clients at once over every model, caps included: lines are their running totals and their events' sums", async () => {
+  it("16 clients at once over every model, caps and credits included: lines are their running totals and their events' sums, credits never below zero", async () => {
     let cases = 0;
     await fc.assert(
       fc.asyncProperty(
         sixteenClientsArb,
-        withShrinkBudget(async ({ scenario, keys }) => {
+        withShrinkBudget(async ({ scenario, keys, grants }) => {
           cases += 1;
-          await runSixteenClients(t(), scenario, keys);
+          await runSixteenClients(t(), scenario, keys, grants);
         }),
       ),
       fcParams(8),
