@@ -11,6 +11,8 @@
  *             shape an independent benchmark sends; (a) and (f) are the two batch shapes every A/B runs);
  *   (g)       as (a), over 64 contracts whose two wire rules are graduated (three tiers): every event priced on
  *             its month's running quantity, on the locking path;
+ *   (h)       as (g), each contract with two credit grants (one for one wire metric at priority 10, one for
+ *             every metric): every event also burns credit, under the grants' row locks;
  *   (c)       4 clients;
  *   (d)       replays of events already stored;
  *   (e)       the service on its embedded PGlite database;
@@ -51,7 +53,7 @@ import { verifyBilling } from "../src/domain/invariants/verify.js";
 const SECONDS = Number(process.env.BENCH_SECONDS ?? (SMOKE ? 1.5 : 10));
 // The smoke run inside `npm test` uses PostgreSQL only when the tests have one.
 const CASES = new Set(
-  (process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,g,b,c,d,e,startup")).split(","),
+  (process.env.BENCH_CASES ?? (SMOKE && !GIVEN_URL ? "e" : "ceiling,a,f,g,h,b,c,d,e,startup")).split(","),
 );
 const SKIP_PGLITE = process.env.BENCH_SKIP_PGLITE === "1";
 const FROM_SOURCE = process.env.BENCH_SERVICE === "tsx" || SMOKE;
@@ -211,6 +213,19 @@ async function setupContracts(port: number, count: number, tag: string): Promise
     ids.push(JSON.parse(contract.body).id);
   }
   return ids;
+}
+
+/** Two credit grants per contract: 50,000.00 for domestic wires first (priority 10), 100,000.00 for everything. */
+async function grantCredits(port: number, contracts: string[]): Promise<void> {
+  for (const id of contracts) {
+    for (const grant of [
+      { amount: "50000.00", type: "promotional", metrics: ["domestic_wire"], priority: 10, starts_on: "2000-01-01" },
+      { amount: "100000.00", type: "prepaid", starts_on: "2000-01-01" },
+    ]) {
+      const res = await request(port, "POST", `/v1/billing/contracts/${id}/credits`, JSON.stringify(grant));
+      if (res.status !== 201) throw new Error(`credit: ${res.status} ${res.body}`);
+    }
+  }
 }
 
 /** Makes the wire rules of these contracts graduated (GRADUATED_TIERS). */
@@ -393,7 +408,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const serviceCases = ["a", "f", "g", "b", "c", "d"].filter((c) => CASES.has(c));
+  const serviceCases = ["a", "f", "g", "h", "b", "c", "d"].filter((c) => CASES.has(c));
   if (serviceCases.length > 0) {
     const name = `billing_bench_service_${stamp}`;
     const url = await createDatabase(name);
@@ -404,7 +419,10 @@ async function main(): Promise<void> {
       const single = CASES.has("f") ? await setupContracts(service.port, SINGLE_CONTRACTS, "single") : [];
       const graduated = CASES.has("g") ? await setupContracts(service.port, GRADUATED_CONTRACTS, "graduated") : [];
       await graduateWires(service.port, graduated);
-      await warmUp(service.port, url, [...spread, hot!, ...single, ...graduated]);
+      const credited = CASES.has("h") ? await setupContracts(service.port, GRADUATED_CONTRACTS, "credited") : [];
+      await graduateWires(service.port, credited);
+      await grantCredits(service.port, credited);
+      await warmUp(service.port, url, [...spread, hot!, ...single, ...graduated, ...credited]);
       let acceptedNew = 0;
       const prefixes: string[] = [];
       let stored: string[] = [];
@@ -462,6 +480,13 @@ async function main(): Promise<void> {
         );
       if (CASES.has("g"))
         await runCase(`(g) service, 16 clients, ${GRADUATED_CONTRACTS} contracts, graduated`, "g", 16, graduated);
+      if (CASES.has("h"))
+        await runCase(
+          `(h) service, 16 clients, ${GRADUATED_CONTRACTS} contracts, graduated, credits`,
+          "h",
+          16,
+          credited,
+        );
       if (CASES.has("b")) await runCase("(b) service, 16 clients, one contract", "b", 16, [hot!]);
       if (CASES.has("c")) await runCase(`(c) service, 4 clients, ${CONTRACTS} contracts`, "c", 4, spread);
       if (CASES.has("d")) await runCase("(d) service, 16 clients, replays", "d", 16, spread, stored);
