@@ -41,6 +41,8 @@ const CROSS_COMPANY: Record<string, string> = {
   "webhook-repository.ts#startClaimedAttempt": "the worker, by the claimed row's company and id",
   "webhook-repository.ts#recordAttempt": "the worker, by the claimed row's company and id",
   "invariants-repository.ts#*": "billing verify, an operator's check over one company or all",
+  "credit-repository.ts#findExpiredGrants":
+    "the invoice worker releases expired grants of every company; each row names its own, expired through a scope",
   "invoice-repository.ts#findDraftsDue":
     "the invoice worker serves every company; each row names its own, issued through a scope",
 };
