@@ -53,6 +53,7 @@ const addRuleBody = addPricingRuleBody.describe(RULE_REQUIREMENTS).meta({
       ],
     },
     { metric: "sms", model: "package", package_size: 1000, amount: "10" },
+    { metric: "card_volume", rate: "0.022", effective_date: "2026-04-01" },
   ],
 });
 const invalidRule = { invalid_pricing_rule: "the fields do not make a valid rule; `details` name each problem" };
@@ -245,7 +246,12 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Usage burns the grant down as it is rated (in the same transaction), never below zero: each positive usage charge of a metric the grant pays for, on a day from `starts_on` to `expires_on`, is paid from the grants in priority order; the draft shows one `credit` line per grant, negative. A `prepaid` grant is billed as a one-time line on the contract's draft of this month. Every movement is a ledger entry (GET one grant). Scope `contracts:write`.",
           params: contractParams,
-          body: createCreditGrantInput,
+          body: createCreditGrantInput.meta({
+            examples: [
+              { amount: "500.00", type: "prepaid", expires_on: "2026-12-31" },
+              { amount: "50", type: "promotional", metrics: ["card_volume"], priority: 10, name: "Launch credit" },
+            ],
+          }),
           response: {
             201: creditGrantSchema,
             ...errorResponses({
@@ -303,7 +309,19 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Prices the month's stored usage events (voided ones left out), in the order they were stored, under `rules`, the whole program as it would be, and answers that invoice beside the month's invoice as it stands (`actual`: as issued, or a draft brought up to date as projection would), with the difference per line and in total. The preview is the invoice the same program would give the same events. Nothing is stored. Scope `contracts:read`.",
           params: contractParams,
-          body: pricingPreviewInput,
+          body: pricingPreviewInput.meta({
+            examples: [
+              {
+                rules: [
+                  { metric: "domestic_wire", amount: "18.00", monthly_cap: "4000" },
+                  { metric: "card_volume", rate: "0.029", fixed_fee: "0.30" },
+                  { type: "minimum", amount: "1000.00" },
+                ],
+                billing_period_start: "2026-03-01",
+                billing_period_end: "2026-03-31",
+              },
+            ],
+          }),
           response: {
             200: pricingPreviewSchema,
             ...errorResponses({

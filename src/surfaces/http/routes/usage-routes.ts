@@ -103,7 +103,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Takes the event's charge off its draft invoice: the draft is priced again without it (events of the same rule priced after it get back the cap room or tier it took). The event stays stored with status `voided`. Voiding a voided event changes nothing. An event on an issued invoice answers 409 `period_closed`: correct it with a credit note. Scope `usage:write`.",
           params: z.object({ event_id: z.string().min(1).max(255) }),
-          body: voidUsageBody.nullish(),
+          body: voidUsageBody.meta({ examples: [{ reason: "sent twice by the meter" }] }).nullish(),
           response: {
             200: usageEventSchema,
             ...errorResponses({
