@@ -365,6 +365,10 @@ export async function assertInvoicesMatchEvents(t: TestApp, key: string, contrac
   return checked;
 }
 
+/** What billing verify finds wrong with a company's stored data (nothing: `[]`). */
+export const verifyProblems = async (t: TestApp, companyId: string): Promise<string[]> =>
+  (await t.app.services.invariants.verify(companyId)).problems;
+
 /** The line of an invoice with this description (exactly one). */
 export function lineNamed(invoice: { line_items: LineItem[] }, description: string): LineItem {
   const found = invoice.line_items.filter((l) => l.description === description);

@@ -18,6 +18,7 @@ import {
   sum,
   USAGE,
   usageEvent,
+  verifyProblems,
 } from "../support/api.js";
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
@@ -34,8 +35,6 @@ interface Grant {
   invoice_number: string | null;
   ledger?: { kind: string; amount: number; invoice_number: string | null }[];
 }
-
-const verify = async (t: TestApp, companyId: string) => (await t.app.services.invariants.verify(companyId)).problems;
 
 const grantOn = (t: TestApp, key: string, contractId: string, payload: object) =>
   t.call({ method: "POST", url: `${CONTRACTS}/${encodeURIComponent(contractId)}/credits`, key, payload });
@@ -92,7 +91,7 @@ describeEachEngine("credits", (t) => {
       [["Promotional credit", -100]],
     );
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("bills a prepaid grant as a one-time line on this month's draft, which projection keeps", async () => {
@@ -137,7 +136,7 @@ describeEachEngine("credits", (t) => {
     );
     await submitAccepted(t(), key, [calls(contractId, 10, { timestamp: "2026-03-21T10:00:00.000Z" })]);
     assertDecimal((await grantNow(t(), key, contractId, rest.id)).balance, 75, "priority 50, the older first");
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("never burns below zero when many requests race for one grant", async () => {
@@ -155,7 +154,7 @@ describeEachEngine("credits", (t) => {
       (await creditLines(t(), key, contractId)).map((l) => l.amount),
       [-50],
     );
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("gives credit back when an event is voided, and when a volume tier lowers the month", async () => {
@@ -183,7 +182,7 @@ describeEachEngine("credits", (t) => {
     assertDecimal((await grantNow(t(), key, contractId, g.id)).balance, 38, "4.00 of seats no longer to pay: back");
     assertDecimal(sum((await creditLines(t(), key, contractId)).map((l) => l.amount)), -62);
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("releases what is left of a grant after its last day", async () => {
@@ -203,7 +202,7 @@ describeEachEngine("credits", (t) => {
       ],
     );
     assert.equal(await t().app.services.credits.expireDue(), 0, "once");
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("previews a program with the month's credits applied as they would be", async () => {

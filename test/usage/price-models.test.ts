@@ -19,6 +19,7 @@ import {
   sum,
   usageEvent,
   type LineItem,
+  verifyProblems,
 } from "../support/api.js";
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 
@@ -37,8 +38,6 @@ function graduatedTotal(quantity: number): Big {
   if (q.gt(10000)) total = total.plus(q.minus(10000).times("0.05"));
   return total;
 }
-
-const verify = async (t: TestApp, companyId: string) => (await t.app.services.invariants.verify(companyId)).problems;
 
 async function contractWithRule(t: TestApp, rule: Record<string, unknown>) {
   const { key, companyId, contract } = await companyWithContract(t);
@@ -61,7 +60,7 @@ async function assertGraduatedLine(
   assertDecimal(line.amount, graduatedTotal(total).round(2, Big.roundHalfEven));
   assertDecimal(sum(events.map((e) => e.rated_amount)), graduatedTotal(total), "the events sum to the line");
   await assertInvoicesMatchEvents(t, key, contractId);
-  assert.deepEqual(await verify(t, companyId), []);
+  assert.deepEqual(await verifyProblems(t, companyId), []);
   return line;
 }
 
@@ -149,7 +148,7 @@ describeEachEngine("price models through the API", (t) => {
     );
     const line = lineNamed(await invoiceFor(t(), key, contract.id), "api_calls usage");
     assert.deepEqual([line.quantity, line.amount], [1001, 85.08]);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("charges a package rule per started package", async () => {
@@ -212,7 +211,7 @@ describeEachEngine("price models through the API", (t) => {
     }
     const line = lineNamed(await invoiceFor(t(), key, contract.id), "api_calls usage");
     assert.deepEqual([line.quantity, line.amount], [3000, 150]);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("refuses an applied rate under a graduated rule, and an event in a month after the current one", async () => {
@@ -319,7 +318,7 @@ describeEachEngine("price models through the API", (t) => {
         domestic.every((l) => !("tiers" in l) && !("cap_adjustment" in l)),
         "other lines read as before",
       );
-      assert.deepEqual(await verify(t(), companyId), []);
+      assert.deepEqual(await verifyProblems(t(), companyId), []);
     });
 
     it("a volume line shows only the tier its quantity reached", async () => {

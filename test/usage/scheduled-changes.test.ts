@@ -21,14 +21,13 @@ import {
   USAGE,
   usageEvent,
   type UsageEvent,
+  verifyProblems,
 } from "../support/api.js";
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 
 const MARCH_1 = new Date("2026-03-01T08:00:00.000Z");
 const MARCH_25 = new Date("2026-03-25T12:00:00.000Z");
-
-const verify = async (t: TestApp, companyId: string) => (await t.app.services.invariants.verify(companyId)).problems;
 
 const change = (t: TestApp, key: string, contractId: string, ruleId: string, payload: object) =>
   t.call({
@@ -129,7 +128,7 @@ describeEachEngine("scheduled pricing changes", (t) => {
       [9, 2, 7],
     ]);
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("carries an undated change into the versions scheduled after it", async () => {
@@ -241,6 +240,6 @@ describeEachEngine("scheduled pricing changes", (t) => {
     const line = (await invoiceFor(t(), key, contractId)).line_items.filter((l) => l.metric === "api_calls");
     assertDecimal(sum(line.map((l) => l.amount)), sum(events.map((e) => e.rated_amount)));
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   }
 });

@@ -21,6 +21,7 @@ import {
   USAGE,
   usageEvent,
   type UsageEvent,
+  verifyProblems,
 } from "../support/api.js";
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
@@ -32,8 +33,6 @@ const voidEvent = (t: TestApp, key: string, eventId: string, payload?: object) =
     key,
     ...(payload === undefined ? {} : { payload }),
   });
-
-const verify = async (t: TestApp, companyId: string) => (await t.app.services.invariants.verify(companyId)).problems;
 
 async function contractWithRule(t: TestApp, rule: Record<string, unknown>) {
   const { key, companyId, contract } = await companyWithContract(t);
@@ -76,7 +75,7 @@ describeEachEngine("voiding usage events", (t) => {
     const line = lineNamed(await invoiceFor(t(), key, contractId), "api_calls usage");
     assert.deepEqual([line.quantity, line.amount], [6, 1.5]);
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
     const listed = await eventsOf(t(), key, contractId, "status=voided");
     assert.deepEqual(
       listed.map((e) => e.id),
@@ -104,7 +103,7 @@ describeEachEngine("voiding usage events", (t) => {
     const line = lineNamed(await invoiceFor(t(), key, contractId), "api_calls usage");
     assert.deepEqual([line.quantity, line.amount], [8, 8]);
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("prices a graduated rule's later events on the quantity without it", async () => {
@@ -125,7 +124,7 @@ describeEachEngine("voiding usage events", (t) => {
       line.tiers?.map((tier) => [tier.quantity, tier.amount]),
       [[6, 6]],
     );
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("keeps an event's own applied rate when its draft is priced again", async () => {
@@ -140,7 +139,7 @@ describeEachEngine("voiding usage events", (t) => {
     assertDecimal(events.get(named.event_id as string)!.applied_rate!, 3);
     assertDecimal(events.get(plain.event_id as string)!.rated_amount, 2);
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("answers a second void with the event as it is, changing nothing", async () => {
@@ -168,7 +167,7 @@ describeEachEngine("voiding usage events", (t) => {
       draft.line_items.some((l) => l.metric === "api_calls"),
       false,
     );
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("leaves the usage statement without the voided event", async () => {
@@ -191,7 +190,7 @@ describeEachEngine("voiding usage events", (t) => {
     const before = await getEvent(t(), key, a!);
     expectError(await voidEvent(t(), key, a!), 409, "period_closed");
     assert.deepEqual(await getEvent(t(), key, a!), before);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("answers 404 for an unknown id and for another company's event, 400 for bad bodies, 403 without usage:write", async () => {
@@ -230,6 +229,6 @@ describeEachEngine("voiding usage events", (t) => {
     const capped = live.filter((e) => e.metric === "api_calls");
     assertDecimal(sum(capped.map((e) => e.rated_amount)), 20, "the cap of 20 on 22 units left");
     await assertInvoicesMatchEvents(t(), key, contractId);
-    assert.deepEqual(await verify(t(), companyId), []);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 });
