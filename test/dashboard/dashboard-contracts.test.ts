@@ -313,8 +313,9 @@ describeEachEngine("dashboard contract detail", (t) => {
       .filter((r) => r.type !== "minimum")
       .map((r) => ({ ...r, rate: r.rate === null ? null : String(r.rate) }));
     await t().app.db.query(
-      `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
-       VALUES ($1, $2, 2, '2026-03-16', $3, now())`,
+      `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at, applies_from)
+       SELECT $1, $2, 2, '2026-03-16', $3, now(), applies_from
+         FROM pricing_program_versions WHERE company_id = $1 AND contract_id = $2 AND version = 1`,
       [companyId, contract.id, JSON.stringify(kept)],
     );
     await t().app.db.query("UPDATE contracts SET current_version = 2 WHERE company_id = $1 AND id = $2", [
