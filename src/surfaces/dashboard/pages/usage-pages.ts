@@ -165,7 +165,13 @@ async function ruleSection(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const current = versions.at(-1)?.version;
+  // The version in force today (a later one may be scheduled already).
+  let current: number | undefined;
+  try {
+    current = (await deps.services.contracts.getPricing(viewer.session.actor, event.contract)).version;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
   const version = versions.find((v) => v.version === event.pricing_version);
   const rule = version?.rules.find((r) => r.id === event.rule_id);
   const versionNote =
