@@ -223,6 +223,17 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(after.body, /<dt>Amount<\/dt><dd>\$25\.00<\/dd>/);
   });
 
+  it("calls the version in force today current while a later version is only scheduled", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Scheduled Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "priced-today" })]);
+    const rule = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    await updateRule(t(), key, contract.id, rule.id, { amount: "25.00", effective_date: "2026-04-01" });
+    const page = await client.get("/usage/priced-today");
+    assert.match(page.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the current version\)<\/span>/);
+    assert.match(page.body, /<dt>Amount<\/dt><dd>\$20\.00<\/dd>/);
+  });
+
   it("answers an unknown event id, or another company's, with a 404 page and shows nothing of it", async () => {
     const owner = await dashboardCompany(t);
     const contract = await sampleContract(t, owner.key, "Private Usage Co");

@@ -41,6 +41,7 @@ import {
   type Viewer,
 } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
+import { monthName } from "../format.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { uploadCard } from "./contract-upload-pages.js";
 import {
@@ -502,10 +503,6 @@ function scheduledSection(upcoming: Pricing["upcoming"]): SafeHtml {
 </section>`;
 }
 
-/** "March 2026" for a period starting 2026-03-01. */
-const monthName = (periodStart: string) =>
-  new Date(`${periodStart}T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
-
 /** The previewed change beside the month's invoice as it stands: both totals and the difference per line. */
 function previewPanel(
   contract: Contract,
@@ -541,7 +538,7 @@ function previewPanel(
         );
   const unpriced =
     preview.unpriced_events > 0
-      ? html`<p class="alert warn">${decimal(preview.unpriced_events)} ${preview.unpriced_events === 1 ? "event has" : "events have"} no rule in the changed program: ${preview.unpriced_events === 1 ? "it is" : "they are"} left out of the preview, and saving the change would leave ${preview.unpriced_events === 1 ? "it" : "them"} unpriced.</p>`
+      ? html`<p class="alert warn">${decimal(preview.unpriced_events)} ${preview.unpriced_events === 1 ? "event has" : "events have"} no rule in the changed program: ${preview.unpriced_events === 1 ? "it is" : "they are"} left out of the preview's total.</p>`
       : "";
   const dated =
     effectiveDate === null
