@@ -291,6 +291,10 @@ describeEachEngine("dashboard usage pages", (t) => {
     );
     assert.doesNotMatch(after.body, /action="\/usage\/void-me\/void"/, "a voided event has no void form");
     assert.match(
+      after.body,
+      /<dt>Amount<\/dt><dd>\$40\.00 <span class="hint">\(as rated; voided, so no longer billed\)<\/span>/,
+    );
+    assert.match(
       (await domesticLine()) ?? "",
       /<td class="num">1<\/td><td class="num">\$20\.00<\/td><td class="num">\$20\.00<\/td>/,
       "the draft's line is priced again without the event",
@@ -330,7 +334,7 @@ describeEachEngine("dashboard usage pages", (t) => {
     const page = await client.get("/usage/billed-event");
     assert.equal(page.statusCode, 200);
     assert.doesNotMatch(page.body, /Void this event/);
-    assert.match(page.body, /Its invoice has been issued \(issued\): the event can no longer be voided/);
+    assert.match(page.body, /Its invoice is issued, no longer a draft: the event can no longer be voided/);
     // A page opened before the invoice was issued still posts the form.
     const refused = await client.post("/usage/billed-event/void", { reason: "too late" });
     assertAlert(refused, 409, /has been issued: its period is closed/);

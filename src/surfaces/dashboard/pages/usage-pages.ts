@@ -226,7 +226,7 @@ function voidSection(
   if (invoiceStatus !== "draft") {
     return invoiceStatus === undefined
       ? html``
-      : html`<p class="hint">Its invoice has been issued (${invoiceStatus}): the event can no longer be voided; correct the invoice with a credit note instead.</p>`;
+      : html`<p class="hint">Its invoice is ${invoiceStatus}, no longer a draft: the event can no longer be voided (correct the invoice with a credit note instead).</p>`;
   }
   const errors = form?.errors ?? {};
   return html`<details class="card"${form ? html` open` : ""}>
@@ -277,7 +277,7 @@ ${event.fee_amount !== undefined ? html`<dt>Fee amount</dt><dd>${money(event.fee
 ${optional("Counterparty", event.counterparty)}
 ${optional("Counterparty side", event.counterparty_side)}
 ${optional("Pair", event.pair)}
-<dt>Amount</dt><dd>${money(event.rated_amount, currency)}</dd>
+<dt>Amount</dt><dd>${money(event.rated_amount, currency)}${event.status === "voided" ? html` <span class="hint">(as rated; voided, so no longer billed)</span>` : ""}</dd>
 <dt>Status</dt><dd>${statusBadge(event.status)}</dd>
 ${voided}
 <dt>Invoice</dt><dd><a href="/invoices/${encodeURIComponent(event.invoice_number)}">${event.invoice_number}</a>${invoiceStatus ? html` <span class="hint">(${invoiceStatus})</span>` : ""}</dd>
