@@ -69,6 +69,7 @@ export async function createApp(
           });
     const http = await buildHttpApp({
       services,
+      clock,
       db,
       logger,
       metrics,

@@ -7,13 +7,23 @@ import {
   createCustomer,
   createSampleContract,
   getPricing,
+  invoicesOf,
   pathOf,
   setContractStatus,
+  submitAccepted,
   updateRule,
+  usageEvent,
   type Contract,
 } from "../support/api.js";
 import { expectStatus } from "../support/assertions.js";
-import { fieldErrorOf, signUp, type DashboardClient } from "../support/dashboard-client.js";
+import {
+  assertAlert,
+  fieldErrorOf,
+  formValuesIn,
+  signUp,
+  tableRows,
+  type DashboardClient,
+} from "../support/dashboard-client.js";
 
 /** A signed-up company with a dashboard session and an API key made on its API keys page (to check through the API). */
 async function dashboardCompany(
@@ -313,8 +323,9 @@ describeEachEngine("dashboard contract detail", (t) => {
       .filter((r) => r.type !== "minimum")
       .map((r) => ({ ...r, rate: r.rate === null ? null : String(r.rate) }));
     await t().app.db.query(
-      `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, applies_from, rules, created_at)
-       VALUES ($1, $2, 2, '2026-03-16', '2026-03-15', $3, now())`,
+      `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at, applies_from)
+       SELECT $1, $2, 2, '2026-03-16', $3, now(), applies_from
+         FROM pricing_program_versions WHERE company_id = $1 AND contract_id = $2 AND version = 1`,
       [companyId, contract.id, JSON.stringify(kept)],
     );
     await t().app.db.query("UPDATE contracts SET current_version = 2 WHERE company_id = $1 AND id = $2", [
@@ -638,5 +649,193 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     );
     assert.equal(change.statusCode, 403);
     assert.equal((await getPricing(t(), key, contract.id)).version, 1);
+  });
+
+  it("previews a price change against this month: both totals and each line's difference, the form kept, nothing stored", async () => {
+    const { client, key, contract } = await withContract();
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 100 })]);
+    const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const page = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "25",
+      action: "preview",
+    });
+    assert.equal(page.statusCode, 200, page.body.slice(0, 2000));
+    assert.match(page.body, /<h2 id="pricing-preview-heading">Preview: March 2026 with this change<\/h2>/);
+    assert.match(page.body, /Preview only: nothing has been saved\. Press “Change price” to save the change\./);
+    assert.match(
+      page.body,
+      /<dt>Total now<\/dt><dd>\$2,000\.00 <span class="hint">\(invoice <a href="\/invoices\/[^"]+">[^<]+<\/a>, draft\)<\/span><\/dd>/,
+    );
+    assert.match(page.body, /<dt>Total with the change<\/dt><dd>\$2,500\.00<\/dd>/);
+    assert.match(page.body, /<dt>Difference<\/dt><dd>\+\$500\.00<\/dd>/);
+    const rows = tableRows(page.body, "Differences per line, March 2026");
+    const line = rows.find((r) => r.includes("domestic"));
+    assert.match(
+      line ?? "",
+      /<td class="num">\$2,000\.00<\/td><td class="num">\$2,500\.00<\/td><td class="num">\+\$500\.00<\/td>/,
+    );
+    const kept = formValuesIn(page.body, `/contracts/${contract.id}/rules/change`);
+    assert.equal(kept.rule_id, domestic.id);
+    assert.equal(kept.amount, "25");
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1, "a preview stores no version");
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    assert.equal(invoice!.total, 2000);
+  });
+
+  it("previews a new rule against this month as a line of its own, and refuses invalid fields as saving does", async () => {
+    const { client, key, contract } = await withContract();
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 100 })]);
+    const page = await client.post(`/contracts/${contract.id}/rules`, {
+      name: "Platform fee",
+      type: "subscription",
+      amount: "150",
+      action: "preview",
+    });
+    assert.equal(page.statusCode, 200, page.body.slice(0, 2000));
+    assert.match(page.body, /Preview only: nothing has been saved\. Press “Add rule” to save the change\./);
+    assert.match(page.body, /<dt>Total now<\/dt><dd>\$2,000\.00 /);
+    assert.match(page.body, /<dt>Total with the change<\/dt><dd>\$2,150\.00<\/dd>/);
+    const fee = tableRows(page.body, "Differences per line, March 2026").find((r) => r.includes("Platform fee"));
+    assert.match(
+      fee ?? "",
+      /<td class="num">\$0\.00<\/td><td class="num">\$150\.00<\/td><td class="num">\+\$150\.00<\/td>/,
+    );
+    const kept = formValuesIn(page.body, `/contracts/${contract.id}/rules`);
+    assert.equal(kept.name, "Platform fee");
+    assert.equal(kept.type, "subscription");
+    assert.equal(kept.amount, "150");
+    assert.match(page.body, /<details class="card" open>\s*<summary><strong>Add a pricing rule/);
+
+    const invalid = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "card",
+      rate: "235",
+      action: "preview",
+    });
+    assert.equal(invalid.statusCode, 400);
+    assert.equal(
+      fieldErrorOf(invalid.body, "add-rate"),
+      "235 % is above 100 %: tick “allow a rate above 100 %” if that rate is meant.",
+    );
+    assert.doesNotMatch(invalid.body, /id="pricing-preview"/);
+    const noSize = await client.post(`/contracts/${contract.id}/rules`, {
+      metric: "api_call",
+      model: "package",
+      amount: "10",
+      action: "preview",
+    });
+    assert.equal(noSize.statusCode, 400);
+    assert.match(fieldErrorOf(noSize.body, "add-package_size") ?? "", /^Is required on a package rule/);
+    const changeInvalid = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!.id,
+      amount: "-5",
+      action: "preview",
+    });
+    assert.equal(changeInvalid.statusCode, 400);
+    assert.equal(fieldErrorOf(changeInvalid.body, "change-amount"), "Enter zero or more: a price cannot be negative.");
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1, "no preview stores a version");
+  });
+
+  it("adds a rule from a later date: the program in force stays, and the page lists it under scheduled changes", async () => {
+    const { client, key, contract } = await withContract();
+    const page = await client.get(`/contracts/${contract.id}`);
+    assert.match(page.body, /<label for="add-effective_date">Effective from <span class="hint">\(optional/);
+    assert.match(page.body, /id="add-effective_date" name="effective_date" type="date"/);
+    assert.match(page.body, /<label for="change-effective_date">Effective from/);
+    assert.match(
+      page.body,
+      /<button type="submit" class="secondary" name="action" value="preview">Preview against this month<\/button>/,
+    );
+    assert.doesNotMatch(page.body, /Scheduled changes/);
+
+    const res = await client.post(`/contracts/${contract.id}/rules`, {
+      name: "Support plan",
+      type: "subscription",
+      amount: "50",
+      effective_date: "2026-04-01",
+    });
+    assert.equal(res.statusCode, 303, res.body.slice(0, 2000));
+    assert.equal(res.headers.location, `/contracts/${contract.id}?done=rule-added-dated`);
+    const shown = await client.get(String(res.headers.location));
+    assert.match(shown.body, /role="status">Rule added from the date given/);
+    assert.match(shown.body, /<h2 id="scheduled-changes">Scheduled changes<\/h2>/);
+    assert.match(
+      shown.body,
+      /<li>From <strong>2026-04-01<\/strong>: <a href="#version-2">version 2<\/a> <span class="hint">\(4 rules\)<\/span><\/li>/,
+    );
+    assert.match(shown.body, /<p class="hint">Version 1, in force since /, "today's program is still version 1");
+    assert.doesNotMatch(tableRows(shown.body, "Pricing rules, version 1").join(""), /Support plan/);
+    assert.match(shown.body, /<h3 id="version-2">Version 2 <span class="badge warn">scheduled<\/span><\/h3>/);
+    assert.match(shown.body, /<h3 id="version-1">Version 1 <span class="badge ok">current<\/span><\/h3>/);
+    const pricing = await getPricing(t(), key, contract.id);
+    assert.equal(pricing.version, 1);
+  });
+
+  it("refuses a bad or out-of-term effective date, and a date reaching an issued invoice, beside the date field", async () => {
+    const { client, key, contract } = await withContract();
+    const notADate = await client.post(`/contracts/${contract.id}/rules`, {
+      type: "subscription",
+      amount: "50",
+      effective_date: "2026-02-30",
+    });
+    assert.equal(notADate.statusCode, 400);
+    assert.match(fieldErrorOf(notADate.body, "add-effective_date") ?? "", /date/i);
+    assert.ok(notADate.body.includes('value="2026-02-30"'), "the typed date comes back");
+
+    const outside = await client.post(`/contracts/${contract.id}/rules`, {
+      type: "subscription",
+      amount: "50",
+      effective_date: "2020-01-01",
+    });
+    assert.equal(outside.statusCode, 400);
+    assert.equal(fieldErrorOf(outside.body, "add-effective_date"), "Must fall within the contract term.");
+    assert.match(outside.body, /role="alert">One field needs your attention/);
+    const previewOutside = await client.post(`/contracts/${contract.id}/rules`, {
+      type: "subscription",
+      amount: "50",
+      effective_date: "2020-01-01",
+      action: "preview",
+    });
+    assert.equal(previewOutside.statusCode, 400, "a preview refuses the date saving would refuse");
+    assert.equal(fieldErrorOf(previewOutside.body, "add-effective_date"), "Must fall within the contract term.");
+
+    await submitAccepted(t(), key, [usageEvent(contract.id)]);
+    const [march] = await invoicesOf(t(), key, contract.id);
+    assert.equal((await client.post(`/invoices/${march!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
+    const domestic = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    const closed = await client.post(`/contracts/${contract.id}/rules/change`, {
+      rule_id: domestic.id,
+      amount: "25",
+      effective_date: contract.start_date,
+    });
+    assert.equal(closed.statusCode, 409, closed.body.slice(0, 2000));
+    assert.match(
+      fieldErrorOf(closed.body, "change-effective_date") ?? "",
+      /is issued: a change dated .* would reach its closed period/,
+    );
+    assert.match(
+      closed.body,
+      new RegExp(`id="change-effective_date" name="effective_date" type="date" value="${contract.start_date}"`),
+    );
+    assert.equal((await getPricing(t(), key, contract.id)).version, 1, "no refused change stores a version");
+  });
+
+  it("previews the contract's first month when this month lies outside its term (before it starts)", async () => {
+    const { client, key, contract } = await withContract();
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 100 })]);
+    t().clock.set(new Date("2026-02-20T12:00:00.000Z"));
+    try {
+      const page = await client.post(`/contracts/${contract.id}/rules`, {
+        type: "subscription",
+        name: "Platform fee",
+        amount: "150",
+        action: "preview",
+      });
+      assert.equal(page.statusCode, 200, page.body.slice(0, 2000));
+      assert.match(page.body, /<h2 id="pricing-preview-heading">Preview: March 2026 with this change<\/h2>/);
+      assert.match(page.body, /<dt>Total with the change<\/dt><dd>\$2,150\.00<\/dd>/);
+    } finally {
+      t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
+    }
   });
 });

@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import { before, it } from "node:test";
 import fc from "fast-check";
 import { describeEachEngine } from "../support/harness.js";
+import { submitAccepted, usageEvent } from "../support/api.js";
 import { formBody, signUp, type DashboardClient } from "../support/dashboard-client.js";
 import { abusiveUploads, ODD_CHARS, storedState } from "../support/fuzz-generators.js";
 import { bombPdf, plainPdf } from "../support/uploads.js";
@@ -32,6 +33,7 @@ interface Seed {
   contractId: string;
   endpointId: string;
   keyId: string;
+  eventId: string;
 }
 
 // Form routes; `:id`-style segments are filled with a real id of the seed or garbage.
@@ -40,6 +42,7 @@ const FORM_ROUTES = [
   "/contracts/sample",
   "/contracts/:contract/rules",
   "/contracts/:contract/rules/change",
+  "/usage/:event/void",
   "/invoices/project",
   "/settings/api-keys",
   "/settings/api-keys/:key/revoke",
@@ -109,6 +112,9 @@ const FIELD_NAMES = [
   "password",
   "next",
   "external_contract_id",
+  "effective_date",
+  "action",
+  "reason",
 ];
 
 const oddText = fc.oneof(
@@ -128,6 +134,8 @@ const oddText = fc.oneof(
     "2026-02-30",
     "0000-01-01",
     "9999-12-31T99:99:99Z",
+    "2026-04-01",
+    "preview",
   ),
   fc.integer({ min: 1000, max: 70_000 }).map((n) => "x".repeat(n)),
 );
@@ -138,6 +146,7 @@ function segment(seed: Seed, kind: string): fc.Arbitrary<string> {
     customer: seed.customerId,
     endpoint: seed.endpointId,
     key: seed.keyId,
+    event: seed.eventId,
   };
   return fc.oneof(
     fc.constant(real[kind] ?? "INV-000001"),
@@ -208,10 +217,15 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     const endpointId = /\/webhooks\/([0-9a-f-]{36})/.exec(endpoint.body)![1]!;
     const key = await client.post("/settings/api-keys", { name: "fuzz key" });
     const keyId = /\/settings\/api-keys\/([0-9a-f-]{36})\/revoke/.exec(key.body)![1]!;
+    // One usage event, sent with the key made above, for the event page and its void form.
+    const eventId = "fuzz-event";
+    await submitAccepted(t(), /id="new-api-key">([^<]+)</.exec(key.body)![1]!, [
+      usageEvent(contractId, { event_id: eventId }),
+    ]);
     const companyId = (
       await t().app.db.query<{ company_id: string }>("SELECT company_id FROM api_keys WHERE id = $1", [keyId])
     ).rows[0]!.company_id;
-    seed = { client, companyId, csrf, customerId, contractId, endpointId, keyId };
+    seed = { client, companyId, csrf, customerId, contractId, endpointId, keyId, eventId };
   });
 
   it(`answers ${RUNS} generated requests in time and never with a 5xx; without a session or CSRF token nothing is stored`, {
@@ -252,7 +266,11 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
           `${request.method} ${url} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
         );
         assert.ok(ms < MAX_MS, `${request.method} ${url} took ${Math.round(ms)} ms`);
+        // A rule form's preview stores nothing, token or not (the page reads the first copy of a field, trimmed).
+        const previewing =
+          /\/rules(\/change)?$/.test(request.path) && fields.find(([k]) => k === "action")?.[1].trim() === "preview";
         const guarded =
+          previewing ||
           !request.signedIn ||
           csrf !== "valid" ||
           request.raw !== undefined ||
@@ -310,8 +328,28 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     const FIELDS: Record<string, string[]> = {
       "/customers": ["name", "external_id", "email", "domain", "country", "payment_terms_days"],
       "/contracts/sample": ["customer_id"],
-      "/contracts/:contract/rules": ["type", "model", "metric", "amount", "rate", "frequency", "monthly_cap", "name"],
-      "/contracts/:contract/rules/change": ["rule_id", "amount", "rate", "monthly_cap", "name"],
+      "/contracts/:contract/rules": [
+        "type",
+        "model",
+        "metric",
+        "amount",
+        "rate",
+        "frequency",
+        "monthly_cap",
+        "name",
+        "effective_date",
+        "action",
+      ],
+      "/contracts/:contract/rules/change": [
+        "rule_id",
+        "amount",
+        "rate",
+        "monthly_cap",
+        "name",
+        "effective_date",
+        "action",
+      ],
+      "/usage/:event/void": ["reason"],
       "/invoices/project": ["contract", "billing_period_start", "billing_period_end"],
       "/settings/api-keys": ["name", "scopes", "expires_on"],
       "/webhooks": ["url", "description", "events"],
@@ -327,6 +365,7 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         .replace(":contract", seed.contractId)
         .replace(":endpoint", seed.endpointId)
         .replace(":key", seed.keyId)
+        .replace(":event", "no-such-event")
         .replace(":delivery", "00000000-0000-0000-0000-000000000000");
     const post = (path: string, body: string) =>
       t().call({

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
-import { MARCH, submitAccepted, updateRule, getPricing, usageEvent } from "../support/api.js";
+import { MARCH, getEvent, getPricing, invoicesOf, submitAccepted, updateRule, usageEvent } from "../support/api.js";
 import { assertAlert, dashboardCompany, fieldErrorOf, sampleContract, tableRows } from "../support/dashboard-client.js";
 
 const CAPTION = "Usage events, newest first";
@@ -223,6 +223,17 @@ describeEachEngine("dashboard usage pages", (t) => {
     assert.match(after.body, /<dt>Amount<\/dt><dd>\$25\.00<\/dd>/);
   });
 
+  it("calls the version in force today current while a later version is only scheduled", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Scheduled Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "priced-today" })]);
+    const rule = (await getPricing(t(), key, contract.id)).rules.find((r) => r.metric === "domestic_wire")!;
+    await updateRule(t(), key, contract.id, rule.id, { amount: "25.00", effective_date: "2026-04-01" });
+    const page = await client.get("/usage/priced-today");
+    assert.match(page.body, /<dt>Program version<\/dt><dd>1 <span class="hint">\(the current version\)<\/span>/);
+    assert.match(page.body, /<dt>Amount<\/dt><dd>\$20\.00<\/dd>/);
+  });
+
   it("answers an unknown event id, or another company's, with a 404 page and shows nothing of it", async () => {
     const owner = await dashboardCompany(t);
     const contract = await sampleContract(t, owner.key, "Private Usage Co");
@@ -238,6 +249,99 @@ describeEachEngine("dashboard usage pages", (t) => {
     const filtered = await other.client.get(`/usage?contract=${contract.id}`);
     assert.equal(filtered.statusCode, 200);
     assert.doesNotMatch(filtered.body, /private-event/);
+  });
+
+  it("voids an event of a draft from its page: the event shows when and why, and its draft line loses it", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Void Co");
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { event_id: "keep-me", quantity: 1 }),
+      usageEvent(contract.id, { event_id: "void-me", quantity: 2 }),
+    ]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    const domesticLine = async () =>
+      tableRows(
+        (await client.get(`/invoices/${invoice!.number}`)).body,
+        `Line items of invoice ${invoice!.number}`,
+      ).find((row) => row.includes("domestic_wire"));
+    assert.match(
+      (await domesticLine()) ?? "",
+      /<td class="num">3<\/td><td class="num">\$20\.00<\/td><td class="num">\$60\.00<\/td>/,
+    );
+
+    const before = await client.get("/usage/void-me");
+    assert.match(before.body, /<summary><strong>Void this event<\/strong><\/summary>/);
+    assert.match(before.body, /<form class="stack" method="post" action="\/usage\/void-me\/void">/);
+    assert.match(before.body, /<label for="void-reason">Reason <span class="hint">\(optional, at most 500 characters/);
+    assert.match(before.body, /id="void-reason" name="reason" type="text" maxlength="500"/);
+
+    const forged = await client.post("/usage/void-me/void", { reason: "no token" }, { csrf: null });
+    assert.equal(forged.statusCode, 403);
+    assert.equal((await getEvent(t(), key, "void-me")).status, "rated", "nothing voided without the form token");
+    const voided = await client.post("/usage/void-me/void", { reason: "Sent twice <by mistake>" });
+    assert.equal(voided.statusCode, 303, voided.body.slice(0, 1000));
+    assert.equal(voided.headers.location, "/usage/void-me?done=voided");
+    const after = await client.get(String(voided.headers.location));
+    assert.equal(after.statusCode, 200);
+    assert.match(after.body, /role="status">Event voided: it is no longer billed/);
+    assert.match(after.body, /<dt>Status<\/dt><dd><span class="badge warn">voided<\/span><\/dd>/);
+    assert.match(
+      after.body,
+      /<dt>Voided<\/dt><dd>Voided on <time datetime="[^"]+">2026-03-15 12:00 UTC<\/time> — Sent twice &lt;by mistake&gt;<\/dd>/,
+    );
+    assert.doesNotMatch(after.body, /action="\/usage\/void-me\/void"/, "a voided event has no void form");
+    assert.match(
+      after.body,
+      /<dt>Amount<\/dt><dd>\$40\.00 <span class="hint">\(as rated; voided, so no longer billed\)<\/span>/,
+    );
+    assert.match(
+      (await domesticLine()) ?? "",
+      /<td class="num">1<\/td><td class="num">\$20\.00<\/td><td class="num">\$20\.00<\/td>/,
+      "the draft's line is priced again without the event",
+    );
+    const listed = tableRows((await client.get("/usage?status=voided")).body, CAPTION);
+    assert.equal(listed.length, 1);
+    assert.match(listed[0]!, /href="\/usage\/void-me"/);
+    assert.match(listed[0]!, /class="badge warn">voided</);
+
+    // Without a reason: said so; voiding again changes nothing.
+    await client.post("/usage/keep-me/void", {});
+    const noReason = await client.get("/usage/keep-me");
+    assert.match(noReason.body, /<\/time> — <span class="hint">no reason given<\/span><\/dd>/);
+    assert.equal((await client.post("/usage/keep-me/void", { reason: "again" })).statusCode, 303);
+    assert.equal((await getEvent(t(), key, "keep-me")).void_reason, undefined);
+  });
+
+  it("refuses a reason over 500 characters beside the field, keeping what was typed, and voids nothing", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Long Reason Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "long-reason" })]);
+    const refused = await client.post("/usage/long-reason/void", { reason: "x".repeat(501) });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /role="alert">One field needs your attention/);
+    assert.equal(fieldErrorOf(refused.body, "void-reason"), "Too long: at most 500 characters.");
+    assert.ok(refused.body.includes(`value="${"x".repeat(501)}"`), "the typed reason comes back");
+    assert.match(refused.body, /<details class="card" open>\s*<summary><strong>Void this event/);
+    assert.equal((await getEvent(t(), key, "long-reason")).status, "rated");
+  });
+
+  it("refuses to void an event whose invoice was issued with a 409 page and its alert, and offers no form", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const contract = await sampleContract(t, key, "Issued Void Co");
+    await submitAccepted(t(), key, [usageEvent(contract.id, { event_id: "billed-event" })]);
+    const [invoice] = await invoicesOf(t(), key, contract.id);
+    assert.equal((await client.post(`/invoices/${invoice!.number}/finalize`, { confirm: "yes" })).statusCode, 303);
+    const page = await client.get("/usage/billed-event");
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /Void this event/);
+    assert.match(page.body, /Its invoice is issued, no longer a draft: the event can no longer be voided/);
+    // A page opened before the invoice was issued still posts the form.
+    const refused = await client.post("/usage/billed-event/void", { reason: "too late" });
+    assertAlert(refused, 409, /has been issued: its period is closed/);
+    assert.match(refused.body, /<h1>Usage event billed-event<\/h1>/);
+    assert.match(refused.body, /<dt>Status<\/dt><dd><span class="badge ok">rated<\/span>/);
+    assert.equal((await getEvent(t(), key, "billed-event")).status, "rated");
+    assertAlert(await client.post("/usage/no-such-event/void", {}), 404, /does not exist/);
   });
 
   it("sends a signed-out browser to the login page", async () => {

@@ -11,3 +11,7 @@ export function deliveryStatusBadge(delivery: Pick<Delivery, "status" | "attempt
   if (delivery.status === "failed") return badge("failed", "bad");
   return delivery.attempts > 0 ? badge("retrying", "warn") : badge("pending", "warn");
 }
+
+/** "March 2026" for a period starting 2026-03-01 (the month comes from the service's clock, not the browser's). */
+export const monthName = (periodStart: string): string =>
+  new Date(`${periodStart}T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });

@@ -2,6 +2,7 @@
 // dashboard-app.ts import this module; dashboard-app.ts imports the pages, never the reverse.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DashboardSession } from "../../domain/access/dashboard-sessions.js";
+import type { Clock } from "../../domain/kernel/clock.js";
 import { DATES_OUT_OF_ORDER } from "../../domain/kernel/calendar-date.js";
 import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import type { Services } from "../../domain/services.js";
@@ -25,6 +26,8 @@ declare module "fastify" {
 
 export interface DashboardDeps {
   services: Services;
+  /** The services' clock: "this month" on a page is the service's month, never the browser's. */
+  clock: Clock;
   publicUrl: string;
   /** Sign-up attempts per client address (null: no limit). Per-email login limits always apply. */
   authRateLimit: RateLimit | null;

@@ -11,6 +11,7 @@ import Fastify, {
 import { validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { Database } from "../../db/database.js";
 import type { Services } from "../../domain/services.js";
+import type { Clock } from "../../domain/kernel/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics.js";
 import { ValidationError } from "../../domain/kernel/errors.js";
@@ -36,6 +37,8 @@ import { AUTH_PER_ADDRESS, dashboardRoutes, notFoundPage } from "../dashboard/da
 
 export interface HttpAppDeps {
   services: Services;
+  /** The services' clock: what the dashboard calls "this month". */
+  clock: Clock;
   db: Database;
   logger: Logger;
   metrics: Metrics;
@@ -373,6 +376,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   await app.register(
     dashboardRoutes({
       services: deps.services,
+      clock: deps.clock,
       publicUrl: deps.publicUrl,
       authRateLimit: deps.rateLimit ? AUTH_PER_ADDRESS : null,
       authFailures: deps.authFailures,

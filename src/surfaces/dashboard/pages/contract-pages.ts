@@ -1,9 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import {
-  addPricingRuleInput,
+  addPricingRuleBody,
   CONTRACT_STATUSES,
   createSampleContractInput,
-  updatePricingRuleInput,
+  toRuleChange,
+  updatePricingRuleBody,
   type Contract,
 } from "../../../domain/contracts/contract-schemas.js";
 import {
@@ -12,16 +13,24 @@ import {
   type RuleDiff,
   type VersionDiff,
 } from "../../../domain/contracts/pricing-diff.js";
-import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";
+import {
+  RULE_MODELS,
+  RULE_TYPES,
+  type PresentedRule,
+  type RuleFields,
+} from "../../../domain/contracts/pricing-rule.js";
 import { fractionOfPercent, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import { readTierLines, TIER_LINE_FORMAT } from "../../../domain/contracts/tier-lines.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
-import { ValidationError } from "../../../domain/kernel/errors.js";
+import type { PricingPreview } from "../../../domain/invoices/invoice-schemas.js";
+import { parseDate, periodOf, type BillingPeriod } from "../../../domain/kernel/billing-period.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import {
   field,
   formFailure,
   formOf,
   parseWith,
+  placedFailure,
   plainWords,
   seeOther,
   sendPage,
@@ -32,6 +41,7 @@ import {
   type Viewer,
 } from "../page-kit.js";
 import { html, type HtmlValue, type SafeHtml } from "../html.js";
+import { monthName } from "../format.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { uploadCard } from "./contract-upload-pages.js";
 import {
@@ -39,6 +49,7 @@ import {
   contractPath,
   csrfField,
   dataTable,
+  decimal,
   doneFlash,
   emptyState,
   fieldError,
@@ -59,6 +70,16 @@ const DONE: Record<string, Flash> = {
   },
   "rule-added": { kind: "ok", message: "Rule added: the program has a new version, used for usage from now on." },
   "rule-changed": { kind: "ok", message: "Rule changed: the program has a new version, used for usage from now on." },
+  "rule-added-dated": {
+    kind: "ok",
+    message:
+      "Rule added from the date given: usage from that day on is priced with it (open draft invoices from that day were priced again).",
+  },
+  "rule-changed-dated": {
+    kind: "ok",
+    message:
+      "Rule changed from the date given: usage from that day on is priced with it (open draft invoices from that day were priced again).",
+  },
 };
 
 /** The sample form lists this many customers, newest first; any other customer has the same button on its own page. */
@@ -251,7 +272,7 @@ function diffItem(diff: RuleDiff): SafeHtml {
   )}</ul></li>`;
 }
 
-function historySection(history: VersionDiff[], current: number): SafeHtml {
+function historySection(history: VersionDiff[], current: number, scheduled: ReadonlySet<number>): SafeHtml {
   if (history.length === 0) return emptyState("This contract has no pricing program versions.");
   return html`<ol class="versions" reversed>${history.map((v) => {
     const headingId = `version-${v.version}`;
@@ -264,7 +285,7 @@ function historySection(history: VersionDiff[], current: number): SafeHtml {
         ? html`<p>No rule changed in this version.</p>`
         : html`<ul class="diff-list">${v.diffs.map(diffItem)}</ul>`;
     return html`<li class="card version">
-<h3 id="${headingId}">Version ${v.version}${v.version === current ? html` ${badge("current", "ok")}` : ""}</h3>
+<h3 id="${headingId}">Version ${v.version}${v.version === current ? html` ${badge("current", "ok")}` : scheduled.has(v.version) ? html` ${badge("scheduled", "warn")}` : ""}</h3>
 <p class="hint">Effective ${v.effective_date}${v.created_at ? html` · written ${when(v.created_at)}` : ""}${v.version === 1 ? " · the first version" : ` · compared with version ${v.version - 1}`}</p>
 ${changes}${kept}
 </li>`;
@@ -291,17 +312,20 @@ const ADD_FIELDS = [
   "package_size",
   "tiers",
   "monthly_cap",
+  "effective_date",
 ] as const;
 type AddValues = Partial<Record<(typeof ADD_FIELDS)[number], string>>;
-const CHANGE_FIELDS = ["rule_id", "amount", "rate", "allow_rate_above_one"] as const;
+const CHANGE_FIELDS = ["rule_id", "amount", "rate", "allow_rate_above_one", "effective_date"] as const;
 type ChangeValues = Partial<Record<(typeof CHANGE_FIELDS)[number], string>>;
 
-/** What the rule forms show: blank, or what was typed when the service refused it. */
+/** What the rule forms show: blank, or what was typed when the service refused it (or when it was previewed). */
 interface RuleForms {
   add?: AddValues;
   change?: ChangeValues;
   /** The refused form's errors, by field name. */
   errors?: FieldErrors;
+  /** The previewed change, priced against a month: shown under the forms. Nothing of it is stored. */
+  preview?: { result: PricingPreview; effectiveDate: string | null };
 }
 
 function valuesOf<K extends string>(form: FormBody, names: readonly K[]): Partial<Record<K, string>> {
@@ -357,6 +381,23 @@ function percentRateWords(fields: FieldErrors, typed: string | undefined): Field
   return fields;
 }
 
+/** The optional day a change applies from (`effective_date`), as the API takes it. */
+function effectiveDateField(id: string, contract: Contract, value: string | undefined, error: string | undefined) {
+  return inputField({
+    id,
+    name: "effective_date",
+    type: "date",
+    label: "Effective from",
+    hint: `(optional: the day, UTC, from which usage is priced with the change, within the term ${contract.start_date} to ${contract.end_date ?? "open-ended"}; open draft invoices from that day are priced again. Blank: usage from now on)`,
+    value,
+    error,
+  });
+}
+
+/** A rule form's buttons: save, or price the change against this month without saving it. */
+const ruleFormButtons = (save: string) =>
+  html`<div><button type="submit" name="action" value="save">${save}</button> <button type="submit" class="secondary" name="action" value="preview">Preview against this month</button></div>`;
+
 /** The box that sends allow_rate_above_one. */
 function aboveOneBox(id: string, checked: boolean, error: string | undefined): SafeHtml {
   return html`<div class="field"><input type="checkbox" id="${id}" name="allow_rate_above_one" value="yes"${checked ? html` checked` : ""}${invalidAttributes(id, error)}> <label for="${id}">${ABOVE_ONE_LABEL}</label>${fieldError(id, error)}</div>`;
@@ -406,7 +447,8 @@ function addRuleForm(viewer: Viewer, contract: Contract, values: AddValues | und
   ${text("package_size", "Package size", "(package rules: units per package, a whole number)", "decimal")}
   <div><label for="add-tiers">Tiers <span class="hint" id="add-tiers-hint">(graduated and volume rules: one tier a line, “${TIER_LINE_FORMAT}”, up_to inclusive, - for the last tier's up_to, which has none; such as 1000 0.10, then 10000 0.08 5.00, then - 0.05)</span></label><textarea id="add-tiers" name="tiers" rows="4"${invalidAttributes("add-tiers", errors.tiers)}>${v.tiers ?? ""}</textarea>${fieldError("add-tiers", errors.tiers)}</div>
   ${text("monthly_cap", `Monthly cap, ${contract.currency}`, "(optional, usage rules)", "decimal")}
-  <div><button type="submit">Add rule</button></div>
+  ${effectiveDateField("add-effective_date", contract, v.effective_date, errors.effective_date)}
+  ${ruleFormButtons("Add rule")}
 </form>
 </details>`;
 }
@@ -424,15 +466,97 @@ function changeRuleForm(
 <summary><strong>Change a rule's price</strong></summary>
 <form class="stack" method="post" action="${contractPath(contract.id)}/rules/change">
   ${csrfField(viewer.ctx)}
-  <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required>
+  <div><label for="change-rule">Rule</label><select id="change-rule" name="rule_id" required${invalidAttributes("change-rule", errors.rule_id)}>
     ${rules.map((r) => html`<option value="${r.id}"${r.id === v.rule_id ? html` selected` : ""}>${r.name}: ${rulePriceWords(r)}</option>`)}
-  </select></div>
+  </select>${fieldError("change-rule", errors.rule_id)}</div>
   ${inputField({ id: "change-amount", name: "amount", label: `New amount, ${contract.currency}`, hint: "(flat rules)", value: v.amount, inputmode: "decimal", error: errors.amount })}
   ${inputField({ id: "change-rate", name: "rate", label: "New rate, %", hint: RATE_HINT, value: v.rate, inputmode: "decimal", error: errors.rate })}
   ${aboveOneBox("change-allow_rate_above_one", v.allow_rate_above_one !== undefined, errors.allow_rate_above_one)}
-  <div><button type="submit">Change price</button></div>
+  ${effectiveDateField("change-effective_date", contract, v.effective_date, errors.effective_date)}
+  ${ruleFormButtons("Change price")}
 </form>
 </details>`;
+}
+
+/** The version in force today with the scheduled ones, or none when the contract has no program. */
+async function pricingOf(deps: DashboardDeps, viewer: Viewer, contractId: string) {
+  try {
+    return await deps.services.contracts.getPricing(viewer.session.actor, contractId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+type Pricing = NonNullable<Awaited<ReturnType<typeof pricingOf>>>;
+
+/** The versions that come into force after today: when, and which version. */
+function scheduledSection(upcoming: Pricing["upcoming"]): SafeHtml {
+  if (upcoming.length === 0) return html``;
+  return html`<section class="card" aria-labelledby="scheduled-changes">
+<h2 id="scheduled-changes">Scheduled changes</h2>
+<p class="hint">Versions of the program that come into force later; usage from each day on is priced with it.</p>
+<ul class="scheduled">${upcoming.map(
+    (v) =>
+      html`<li>From <strong>${v.effective_date}</strong>: <a href="#version-${v.version}">version ${v.version}</a> <span class="hint">(${v.rules.length === 1 ? "1 rule" : `${v.rules.length} rules`})</span></li>`,
+  )}</ul>
+</section>`;
+}
+
+/** The previewed change beside the month's invoice as it stands: both totals and the difference per line. */
+function previewPanel(
+  contract: Contract,
+  preview: PricingPreview,
+  effectiveDate: string | null,
+  saveButton: string,
+): SafeHtml {
+  const currency = preview.currency;
+  const month = monthName(preview.billing_period.start);
+  const actualName =
+    preview.actual.number === null
+      ? "no invoice yet"
+      : html`invoice <a href="/invoices/${encodeURIComponent(preview.actual.number)}">${preview.actual.number}</a>, ${preview.actual.status ?? ""}`;
+  const signed = (amount: PricingPreview["difference"]["total"]) => {
+    const words = money(amount, currency);
+    return Number(String(amount)) > 0 ? `+${words}` : words;
+  };
+  const lines =
+    preview.difference.lines.length === 0
+      ? emptyState(`Neither invoice of ${month} has a line.`)
+      : dataTable(
+          `Differences per line, ${month}`,
+          [
+            {
+              header: "Line",
+              cell: (l) => html`${l.description} <span class="hint">(${l.kind.replace("_", "-")})</span>`,
+            },
+            { header: "Now", cell: (l) => money(l.actual_amount, currency), numeric: true },
+            { header: "With the change", cell: (l) => money(l.preview_amount, currency), numeric: true },
+            { header: "Difference", cell: (l) => signed(l.difference), numeric: true },
+          ],
+          preview.difference.lines,
+        );
+  const unpriced =
+    preview.unpriced_events > 0
+      ? html`<p class="alert warn">${decimal(preview.unpriced_events)} ${preview.unpriced_events === 1 ? "event has" : "events have"} no rule in the changed program: ${preview.unpriced_events === 1 ? "it is" : "they are"} left out of the preview's total.</p>`
+      : "";
+  const dated =
+    effectiveDate === null
+      ? ""
+      : html`<p class="hint">The preview prices the whole month with the changed program; saved, the change applies to usage from ${effectiveDate}.</p>`;
+  return html`<section class="card preview" id="pricing-preview" aria-labelledby="pricing-preview-heading">
+<h2 id="pricing-preview-heading">Preview: ${month} with this change</h2>
+<p class="alert warn" role="status">Preview only: nothing has been saved. Press “${saveButton}” to save the change.</p>
+<p class="hint">${contract.id}, ${preview.billing_period.start} to ${preview.billing_period.end}: ${decimal(preview.events)} stored ${preview.events === 1 ? "event" : "events"} priced again (voided events left out).</p>
+${dated}${unpriced}
+<dl class="facts">
+<dt>Total now</dt><dd>${money(preview.actual.total, currency)} <span class="hint">(${actualName})</span></dd>
+<dt>Total with the change</dt><dd>${money(preview.preview.total, currency)}</dd>
+<dt>Difference</dt><dd>${signed(preview.difference.total)}</dd>
+</dl>
+<h3>Per line</h3>
+${lines}
+</section>`;
 }
 
 async function detailPage(
@@ -445,7 +569,7 @@ async function detailPage(
   const actor = viewer.session.actor;
   const contract = await deps.services.contracts.get(actor, contractId);
   const versions = await deps.services.contracts.pricingHistory(actor, contract.id);
-  const currentProgram = versions.find((v) => v.version === Math.max(...versions.map((x) => x.version)));
+  const pricing = await pricingOf(deps, viewer, contract.id);
   const facts = html`<div class="card"><dl class="facts">
 <dt>Contract id</dt><dd><code>${contract.id}</code> <span class="hint">(send it as external_contract_id on usage events)</span></dd>
 <dt>Number</dt><dd>${contract.contract_number}</dd>
@@ -463,24 +587,120 @@ async function detailPage(
       : html`<a href="${contractPath(contract.id)}/agreement.pdf">Signed agreement (PDF)</a> <span class="hint">(as uploaded; only your company can open it)</span>`
   }</dd>
 </dl></div>`;
-  const program = currentProgram
-    ? html`<h2>Pricing program</h2><p class="hint">Version ${currentProgram.version}, effective ${currentProgram.effective_date}.</p>${rulesTable(
-        `Pricing rules, version ${currentProgram.version}`,
-        currentProgram.rules,
-      )}`
+  const program = pricing
+    ? html`<h2>Pricing program</h2><p class="hint">Version ${pricing.version}, in force since ${pricing.effective_date}.</p>${rulesTable(
+        `Pricing rules, version ${pricing.version}`,
+        pricing.rules,
+      )}${scheduledSection(pricing.upcoming)}`
     : html`<h2>Pricing program</h2>${emptyState("This contract has no pricing program yet.")}`;
   const errors = forms.errors ?? {};
-  const change = html`<div class="grid">${addRuleForm(viewer, contract, forms.add, forms.add ? errors : {})}${changeRuleForm(viewer, contract, currentProgram?.rules ?? [], forms.change, forms.change ? errors : {})}</div>`;
+  const change = html`<div class="grid">${addRuleForm(viewer, contract, forms.add, forms.add ? errors : {})}${changeRuleForm(viewer, contract, pricing?.rules ?? [], forms.change, forms.change ? errors : {})}</div>`;
+  const preview = forms.preview
+    ? previewPanel(contract, forms.preview.result, forms.preview.effectiveDate, forms.add ? "Add rule" : "Change price")
+    : "";
   const history = html`<h2>Version history</h2><p class="hint">Newest first; each version compared with the one before it.</p>${historySection(
     versionHistoryDiff(versions),
-    currentProgram?.version ?? 0,
+    pricing?.version ?? 0,
+    new Set(pricing?.upcoming.map((v) => v.version) ?? []),
   )}`;
   return page(
     viewer.ctx,
     `Contract ${contract.id}`,
-    html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${history}`,
+    html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${preview}${history}`,
     { flash },
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Previewing a change: the whole program as it would be, priced against this month; nothing is stored
+
+/**
+ * The month a preview prices: this calendar month by the service's clock (UTC); when that month lies outside the
+ * contract's term, the term's first month.
+ */
+function previewMonth(now: Date, contract: Contract): BillingPeriod {
+  const month = periodOf(now);
+  const outside = month.end < contract.start_date || (contract.end_date !== null && month.start > contract.end_date);
+  return outside ? periodOf(parseDate(contract.start_date) ?? now) : month;
+}
+
+/** A rule as the API presents it, as the fields a program is sent with: what it has, its nulls left out. */
+function fieldsOfRule(rule: PresentedRule): RuleFields {
+  return Object.fromEntries(Object.entries(rule).filter(([, value]) => value !== null)) as RuleFields;
+}
+
+/** An update's fields merged into a rule as the service merges them: each field sent replaces it, null clears it. */
+function mergedRule(rule: PresentedRule, fields: RuleFields): RuleFields {
+  const merged: Record<string, unknown> = { ...fieldsOfRule(rule) };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (value === null) delete merged[name];
+    else merged[name] = value;
+  }
+  return merged as RuleFields;
+}
+
+/**
+ * The program in force today with a change made to it (`change`: the rules, and the index of the changed one),
+ * priced against this month. A refusal of the changed rule's fields names them as the form does (`rules.3.amount`
+ * → amount): see `previewFieldOf`.
+ */
+async function previewChange(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  contractId: string,
+  effectiveDate: string | null,
+  change: (rules: readonly PresentedRule[]) => RuleFields[],
+): Promise<PricingPreview> {
+  const actor = viewer.session.actor;
+  const contract = await deps.services.contracts.get(actor, contractId);
+  // A date that saving would refuse is refused here too, in the same words (pricing-versions.ts).
+  if (
+    effectiveDate !== null &&
+    (effectiveDate < contract.start_date || (contract.end_date !== null && effectiveDate > contract.end_date))
+  ) {
+    throw new ValidationError(
+      `effective_date ${effectiveDate} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
+      "outside_contract_term",
+      [{ path: "effective_date", message: "must fall within the contract term" }],
+    );
+  }
+  const pricing = await pricingOf(deps, viewer, contract.id);
+  const month = previewMonth(deps.clock.now(), contract);
+  return deps.services.usage.previewPricing(actor, contract.id, {
+    rules: change(pricing?.rules ?? []),
+    periodStart: month.start,
+    periodEnd: month.end,
+  });
+}
+
+/** The form field a refusal names: the changed rule's own (`rules.{index}.x` in a preview); other rules' none. */
+function previewFieldOf(index: number | undefined) {
+  return (path: string): string | undefined => {
+    const [, at, rest] = /^rules\.(\d+)\.(.+)$/.exec(path) ?? [];
+    if (at === undefined || rest === undefined) return path === "rules" ? undefined : ruleFieldOf(path);
+    return index !== undefined && Number(at) === index ? ruleFieldOf(rest) : undefined;
+  };
+}
+
+/**
+ * A rule form's refusal: each error beside its field, the rate in a percentage's words; a dated change that
+ * reaches an issued invoice (period_closed) or leaves usage without a rule (usage_without_rule) beside the date.
+ */
+function ruleFormFailure(
+  error: unknown,
+  fieldOf: (path: string) => string | undefined,
+  values: { rate?: string | undefined; effective_date?: string | undefined },
+) {
+  const failure = formFailure(error, fieldOf, RULE_LABELS);
+  if (
+    error instanceof ConflictError &&
+    values.effective_date !== undefined &&
+    (error.code === "period_closed" || error.code === "usage_without_rule")
+  ) {
+    return placedFailure(failure.status, { effective_date: plainWords(error.message) });
+  }
+  return { ...failure, fields: percentRateWords(failure.fields, values.rate) };
 }
 
 export async function contractPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
@@ -525,22 +745,38 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
 
   app.post<{ Params: { id: string } }>("/contracts/:id/rules", async (request, reply) => {
     const viewer = viewerOf(request);
-    const values = valuesOf(formOf(request), ADD_FIELDS);
+    const form = formOf(request);
+    const values = valuesOf(form, ADD_FIELDS);
+    const previewing = field(form, "action") === "preview";
+    let index: number | undefined;
     try {
-      const input = parseWith(addPricingRuleInput, ruleInputOf(values));
+      const { fields, effectiveDate } = toRuleChange(parseWith(addPricingRuleBody, ruleInputOf(values)));
+      if (previewing) {
+        const result = await previewChange(deps, viewer, request.params.id, effectiveDate, (rules) => {
+          index = rules.length;
+          return [...rules.map(fieldsOfRule), fields];
+        });
+        return sendPage(
+          reply,
+          await detailPage(deps, viewer, request.params.id, undefined, {
+            add: values,
+            preview: { result, effectiveDate },
+          }),
+        );
+      }
       const added = await deps.services.contracts.addRule(viewer.session.actor, request.params.id, {
-        fields: input,
-        effectiveDate: null,
+        fields,
+        effectiveDate,
       });
-      return seeOther(reply, link(contractPath(added.contract), { done: "rule-added" }));
+      return seeOther(
+        reply,
+        link(contractPath(added.contract), { done: effectiveDate === null ? "rule-added" : "rule-added-dated" }),
+      );
     } catch (error) {
-      const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);
+      const { status, flash, fields } = ruleFormFailure(error, previewFieldOf(index), values);
       return sendPage(
         reply,
-        await detailPage(deps, viewer, request.params.id, flash, {
-          add: values,
-          errors: percentRateWords(fields, values.rate),
-        }),
+        await detailPage(deps, viewer, request.params.id, flash, { add: values, errors: fields }),
         status,
       );
     }
@@ -548,7 +784,10 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
 
   app.post<{ Params: { id: string } }>("/contracts/:id/rules/change", async (request, reply) => {
     const viewer = viewerOf(request);
-    const { rule_id: ruleId, ...prices } = valuesOf(formOf(request), CHANGE_FIELDS);
+    const form = formOf(request);
+    const { rule_id: ruleId, ...prices } = valuesOf(form, CHANGE_FIELDS);
+    const previewing = field(form, "action") === "preview";
+    let index: number | undefined;
     try {
       if (ruleId === undefined)
         throw new ValidationError("Choose the rule to change", "invalid_request", [
@@ -561,19 +800,38 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
           [{ path: "amount", message: "Give a new amount (flat rules) or a new rate (percentage rules)." }],
         );
       }
-      const input = parseWith(updatePricingRuleInput, ruleInputOf(prices));
+      const { fields, effectiveDate } = toRuleChange(parseWith(updatePricingRuleBody, ruleInputOf(prices)));
+      if (previewing) {
+        const result = await previewChange(deps, viewer, request.params.id, effectiveDate, (rules) => {
+          index = rules.findIndex((r) => r.id === ruleId);
+          if (index < 0) throw new NotFoundError("pricing_rule");
+          return rules.map((r, i) => (i === index ? mergedRule(r, fields) : fieldsOfRule(r)));
+        });
+        return sendPage(
+          reply,
+          await detailPage(deps, viewer, request.params.id, undefined, {
+            change: { rule_id: ruleId, ...prices },
+            preview: { result, effectiveDate },
+          }),
+        );
+      }
       const changed = await deps.services.contracts.updateRule(viewer.session.actor, request.params.id, ruleId, {
-        fields: input,
-        effectiveDate: null,
+        fields,
+        effectiveDate,
       });
-      return seeOther(reply, link(contractPath(changed.contract), { done: "rule-changed" }));
+      return seeOther(
+        reply,
+        link(contractPath(changed.contract), {
+          done: effectiveDate === null ? "rule-changed" : "rule-changed-dated",
+        }),
+      );
     } catch (error) {
-      const { status, flash, fields } = formFailure(error, ruleFieldOf, RULE_LABELS);
+      const { status, flash, fields } = ruleFormFailure(error, previewFieldOf(index), prices);
       return sendPage(
         reply,
         await detailPage(deps, viewer, request.params.id, flash, {
           change: { rule_id: ruleId, ...prices },
-          errors: percentRateWords(fields, prices.rate),
+          errors: fields,
         }),
         status,
       );

@@ -2,16 +2,12 @@ import type { FastifyInstance } from "fastify";
 import type { Delivery } from "../../../domain/webhooks/webhook-schemas.js";
 import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
-import { deliveryStatusBadge } from "../format.js";
+import { deliveryStatusBadge, monthName } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";
 import { invoicePath, invoicesTable } from "./invoice-pages.js";
 
 const CHART_DAYS = 30;
 const MONTH_ROWS = 50;
-
-/** "March 2026" for a period starting 2026-03-01; the month comes from the service's clock, not the browser's. */
-const monthName = (periodStart: string) =>
-  new Date(`${periodStart}T00:00:00Z`).toLocaleString("en-US", { month: "long", year: "numeric", timeZone: "UTC" });
 
 const plural = (n: number, one: string, many = `${one}s`) => `${decimal(n)} ${n === 1 ? one : many}`;
 

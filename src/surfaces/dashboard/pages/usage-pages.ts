@@ -3,11 +3,14 @@ import type { z } from "zod";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { percentWords, perUnitWords, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
-import type { UsageEvent } from "../../../domain/usage/usage-schemas.js";
+import { USAGE_EVENT_STATUSES, voidUsageBody, type UsageEvent } from "../../../domain/usage/usage-schemas.js";
 import { usageListQuery } from "../../http/routes/usage-routes.js";
 import {
+  field,
   formFailure,
+  formOf,
   parseWith,
+  seeOther,
   sendPage,
   viewerOf,
   type DashboardDeps,
@@ -18,10 +21,13 @@ import { html, type SafeHtml } from "../html.js";
 import {
   badge,
   contractPath,
+  csrfField,
   dataTable,
   decimal,
+  doneFlash,
   emptyState,
   fieldError,
+  inputField,
   invalidAttributes,
   link,
   money,
@@ -42,7 +48,18 @@ type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
 const eventPath = (id: string) => `/usage/${encodeURIComponent(id)}`;
 
-const statusBadge = (status: string) => badge(status, status === "rated" ? "ok" : "plain");
+const statusBadge = (status: string) =>
+  badge(status, status === "rated" ? "ok" : status === "voided" ? "warn" : "plain");
+
+const DONE: Record<string, Flash> = {
+  voided: {
+    kind: "ok",
+    message: "Event voided: it is no longer billed, and its draft invoice was priced again without it.",
+  },
+};
+
+/** The most characters a void's reason may have (the API's `voidUsageBody`). */
+const REASON_MAX = 500;
 
 /** The filter form, with what was typed and each refused filter's error beside it. */
 function filterForm(contracts: readonly Contract[], raw: RawFilters, errors: FieldErrors = {}): SafeHtml {
@@ -58,7 +75,7 @@ function filterForm(contracts: readonly Contract[], raw: RawFilters, errors: Fie
   <div class="field"><label for="usage-metric">Metric</label><input id="usage-metric" name="metric" type="text" maxlength="100" value="${raw.metric ?? ""}"${invalid("metric")}>${error("metric")}</div>
   <div class="field"><label for="usage-status">Status</label><select id="usage-status" name="status"${invalid("status")}>
     <option value="">Any status</option>
-    ${["rated", "accepted"].map((s) => html`<option value="${s}"${raw.status === s ? html` selected` : ""}>${s}</option>`)}
+    ${USAGE_EVENT_STATUSES.map((s) => html`<option value="${s}"${raw.status === s ? html` selected` : ""}>${s}</option>`)}
   </select>${error("status")}</div>
   <div class="field"><label for="usage-from">Service period from</label><input id="usage-from" name="from" type="date" value="${raw.from ?? ""}"${invalid("from")}>${error("from")}</div>
   <div class="field"><label for="usage-to">Service period to</label><input id="usage-to" name="to" type="date" value="${raw.to ?? ""}"${invalid("to")}>${error("to")}</div>
@@ -148,7 +165,13 @@ async function ruleSection(
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const current = versions.at(-1)?.version;
+  // The version in force today (a later one may be scheduled already).
+  let current: number | undefined;
+  try {
+    current = (await deps.services.contracts.getPricing(viewer.session.actor, event.contract)).version;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
   const version = versions.find((v) => v.version === event.pricing_version);
   const rule = version?.rules.find((r) => r.id === event.rule_id);
   const versionNote =
@@ -183,27 +206,69 @@ ${ruleFacts}
 </section>`;
 }
 
-export async function usagePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  app.get<{ Querystring: Record<string, unknown> }>("/usage", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const { markup, status } = await listPage(deps, viewer, request.query);
-    return sendPage(reply, markup, status);
-  });
+/** What the void form shows: blank, or what was typed when the service refused it. */
+interface VoidForm {
+  reason?: string | undefined;
+  errors?: FieldErrors;
+}
 
-  app.get<{ Params: { id: string } }>("/usage/:id", async (request, reply) => {
-    const viewer = viewerOf(request);
-    const actor = viewer.session.actor;
-    const event = await deps.services.usage.get(actor, request.params.id);
-    let contract: Contract | undefined;
-    try {
-      contract = await deps.services.contracts.get(actor, event.contract);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-    const currency = contract?.currency;
-    const optional = (label: string, value: string | undefined) =>
-      value === undefined ? "" : html`<dt>${label}</dt><dd>${value}</dd>`;
-    const facts = html`<div class="card"><dl class="facts">
+/**
+ * How the event stands as a bill: voided (when and why), or, while its invoice is a draft, a form to void it;
+ * an event on an issued invoice is corrected with a credit note instead.
+ */
+function voidSection(
+  viewer: Viewer,
+  event: UsageEvent,
+  invoiceStatus: string | undefined,
+  form: VoidForm | undefined,
+): SafeHtml {
+  if (event.status === "voided") return html``;
+  if (invoiceStatus !== "draft") {
+    return invoiceStatus === undefined
+      ? html``
+      : html`<p class="hint">Its invoice is ${invoiceStatus}, no longer a draft: the event can no longer be voided (correct the invoice with a credit note instead).</p>`;
+  }
+  const errors = form?.errors ?? {};
+  return html`<details class="card"${form ? html` open` : ""}>
+<summary><strong>Void this event</strong></summary>
+<p class="hint">The event stays stored, marked voided, and its draft invoice ${event.invoice_number} is priced again without it. This cannot be undone.</p>
+<form class="stack" method="post" action="${eventPath(event.id)}/void">
+  ${csrfField(viewer.ctx)}
+  ${inputField({ id: "void-reason", name: "reason", label: "Reason", hint: `(optional, at most ${REASON_MAX} characters; kept with the event)`, value: form?.reason, maxlength: REASON_MAX, error: errors.reason })}
+  <div><button type="submit" class="danger">Void this event</button></div>
+</form>
+</details>`;
+}
+
+async function eventPage(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  eventId: string,
+  flash?: Flash,
+  form?: VoidForm,
+): Promise<string> {
+  const actor = viewer.session.actor;
+  const event = await deps.services.usage.get(actor, eventId);
+  let contract: Contract | undefined;
+  try {
+    contract = await deps.services.contracts.get(actor, event.contract);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  let invoiceStatus: string | undefined;
+  try {
+    invoiceStatus = (await deps.services.invoices.get(actor, event.invoice_number)).status;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  const currency = contract?.currency;
+  const optional = (label: string, value: string | undefined) =>
+    value === undefined ? "" : html`<dt>${label}</dt><dd>${value}</dd>`;
+  const voided =
+    event.status === "voided"
+      ? html`<dt>Voided</dt><dd>Voided on ${when(event.voided_at)} — ${event.void_reason ?? html`<span class="hint">no reason given</span>`}</dd>`
+      : "";
+  const facts = html`<div class="card"><dl class="facts">
 <dt>Event id</dt><dd><code>${event.id}</code></dd>
 <dt>Contract</dt><dd><a href="${contractPath(event.contract)}">${event.contract}</a>${contract ? html` <span class="hint">(${contract.customer_name})</span>` : ""}</dd>
 <dt>Metric</dt><dd><code>${event.metric}</code></dd>
@@ -212,21 +277,51 @@ ${event.fee_amount !== undefined ? html`<dt>Fee amount</dt><dd>${money(event.fee
 ${optional("Counterparty", event.counterparty)}
 ${optional("Counterparty side", event.counterparty_side)}
 ${optional("Pair", event.pair)}
-<dt>Amount</dt><dd>${money(event.rated_amount, currency)}</dd>
+<dt>Amount</dt><dd>${money(event.rated_amount, currency)}${event.status === "voided" ? html` <span class="hint">(as rated; voided, so no longer billed)</span>` : ""}</dd>
 <dt>Status</dt><dd>${statusBadge(event.status)}</dd>
-<dt>Invoice</dt><dd><a href="/invoices/${encodeURIComponent(event.invoice_number)}">${event.invoice_number}</a></dd>
+${voided}
+<dt>Invoice</dt><dd><a href="/invoices/${encodeURIComponent(event.invoice_number)}">${event.invoice_number}</a>${invoiceStatus ? html` <span class="hint">(${invoiceStatus})</span>` : ""}</dd>
 <dt>Service period</dt><dd>${event.service_period_start} to ${event.service_period_end}</dd>
 <dt>Timestamp</dt><dd>${when(event.timestamp)}</dd>
 <dt>Received</dt><dd>${when(event.ingested_at)}</dd>
 </dl></div>`;
-    const back = html`<p><a href="${link("/usage", { contract: event.contract })}">More events of this contract</a> · <a href="/usage">All usage</a></p>`;
-    return sendPage(
-      reply,
-      page(
-        viewer.ctx,
-        `Usage event ${event.id}`,
-        html`${facts}${await ruleSection(deps, viewer, event, currency)}${back}`,
-      ),
-    );
+  const back = html`<p><a href="${link("/usage", { contract: event.contract })}">More events of this contract</a> · <a href="/usage">All usage</a></p>`;
+  return page(
+    viewer.ctx,
+    `Usage event ${event.id}`,
+    html`${facts}${voidSection(viewer, event, invoiceStatus, form)}${await ruleSection(deps, viewer, event, currency)}${back}`,
+    { flash },
+  );
+}
+
+export async function usagePages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  app.get<{ Querystring: Record<string, unknown> }>("/usage", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const { markup, status } = await listPage(deps, viewer, request.query);
+    return sendPage(reply, markup, status);
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/usage/:id", async (request, reply) => {
+    const viewer = viewerOf(request);
+    return sendPage(reply, await eventPage(deps, viewer, request.params.id, doneFlash(DONE, request.query.done)));
+  });
+
+  app.post<{ Params: { id: string } }>("/usage/:id/void", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const reason = field(formOf(request), "reason");
+    try {
+      const input = parseWith(voidUsageBody, { reason });
+      const event = await deps.services.usage.void(viewer.session.actor, request.params.id, input.reason ?? null);
+      return seeOther(reply, link(eventPath(event.id), { done: "voided" }));
+    } catch (error) {
+      const { status, flash, fields } = formFailure(error, (path) => (path === "reason" ? path : undefined), {
+        reason: "the reason",
+      });
+      return sendPage(
+        reply,
+        await eventPage(deps, viewer, request.params.id, flash, { reason, errors: fields }),
+        status,
+      );
+    }
   });
 }
