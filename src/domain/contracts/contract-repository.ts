@@ -120,19 +120,6 @@ export async function insertProgramVersion(tx: CompanyScope, v: ProgramVersionRo
   );
 }
 
-export async function findProgramVersion(
-  db: CompanyScope,
-  contractId: string,
-  version: number,
-): Promise<ProgramVersionRow | undefined> {
-  const { rows } = await db.query<ProgramVersionRow>(
-    `SELECT company_id, contract_id, version, effective_date, applies_from, rules, created_at FROM pricing_program_versions
-      WHERE company_id = $1 AND contract_id = $2 AND version = $3`,
-    [contractId, version],
-  );
-  return rows[0];
-}
-
 /** What rating needs of each contract named in a batch, with its program over time, in one query. */
 export interface RatingContextRow {
   id: string;

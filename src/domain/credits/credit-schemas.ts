@@ -3,8 +3,7 @@ import { calendarDate } from "../kernel/calendar-date.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { dateText, instantText } from "../kernel/text-formats.js";
 
-export const CREDIT_TYPES = ["prepaid", "promotional"] as const;
-export type CreditType = (typeof CREDIT_TYPES)[number];
+const CREDIT_TYPES = ["prepaid", "promotional"] as const;
 
 /** POST /v1/billing/contracts/{id}/credits (docs/api.md, "Credits"). Cross-field rules are checked by the service. */
 export const createCreditGrantInput = z

@@ -222,5 +222,3 @@ export function createCreditService({
     );
   }
 }
-
-export type CreditService = ReturnType<typeof createCreditService>;

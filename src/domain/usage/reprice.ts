@@ -94,5 +94,3 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
     });
   };
 }
-
-export type Repricing = ReturnType<typeof createRepricing>;

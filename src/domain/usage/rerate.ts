@@ -24,7 +24,7 @@ export interface Rerating {
 }
 
 /** What pricing needs of a stored event: the rate it named itself, never the rate it was billed at. */
-export function ratableOf(e: StoredRatingRow): RatableEvent {
+function ratableOf(e: StoredRatingRow): RatableEvent {
   return {
     metric: e.metric,
     quantity: new Big(e.quantity),
