@@ -328,6 +328,7 @@ describeEachEngine("service endpoints", (t, engine) => {
     );
     assert.deepEqual(codesOf(responses("/v1/billing/contracts/{ext_id}/pricing-rules", "post")["409"]), [
       "rule_exists",
+      "period_closed",
     ]);
     assert.deepEqual(codesOf(responses("/v1/billing/contracts/upload", "post")["415"]), [
       "unsupported_media_type",
