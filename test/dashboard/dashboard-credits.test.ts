@@ -162,6 +162,47 @@ describeEachEngine("dashboard credits", (t) => {
     assert.ok(grantPage.body.includes(`<dt>Billed on</dt><dd><a href="/invoices/${invoice.number}">`));
   });
 
+  it("shows an expired grant as expired, its balance released, with the expiry in its ledger", async () => {
+    const { client, key, contract } = await withContract();
+    const granted = await client.post(`/contracts/${contract.id}/credits`, {
+      amount: "30",
+      type: "promotional",
+      name: "Short credit",
+      expires_on: "2026-03-20",
+    });
+    assert.equal(granted.statusCode, 303);
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 1 })]);
+    // The worker's round the day after its last day; the pages are read back on the harness's day (a session
+    // does not outlive six idle days).
+    t().clock.set(new Date("2026-03-21T08:00:00.000Z"));
+    try {
+      assert.ok((await t().app.services.credits.expireDue()) >= 1);
+    } finally {
+      t().clock.set(new Date("2026-03-15T12:00:00.000Z"));
+    }
+    const row = await grantRow(client, contract.id, "Short credit");
+    assert.ok(row.includes('<td class="num">$30.00</td><td class="num">$0.00</td>'), row);
+    assert.ok(
+      row.includes(
+        '<td>2026-03-20</td><td>all usage</td><td class="num">50</td><td><span class="badge">expired</span></td>',
+      ),
+      row,
+    );
+    const page = await client.get(grantLinkIn(row));
+    assert.match(page.body, /<dt>Status<\/dt><dd><span class="badge">expired<\/span><\/dd>/);
+    const ledger = tableRows(page.body, `Ledger of credit grant ${grantLinkIn(row).split("/").pop()}`);
+    assert.deepEqual(
+      ledger.map((r) =>
+        /^<td>([^<]+) <span class="hint">\((\w+)\)<\/span><\/td><td class="num">([^<]+)<\/td>/.exec(r)?.slice(1),
+      ),
+      [
+        ["Granted", "grant", "+$30.00"],
+        ["Burned by usage", "burn", "-$20.00"],
+        ["Released at expiry", "expiry", "-$10.00"],
+      ],
+    );
+  });
+
   it("refuses bad input beside its fields in plain words, keeps what was typed, answers 400 and stores nothing", async () => {
     const { client, key, contract } = await withContract();
     const action = `/contracts/${contract.id}/credits`;
