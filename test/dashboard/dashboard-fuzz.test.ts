@@ -34,6 +34,7 @@ interface Seed {
   endpointId: string;
   keyId: string;
   eventId: string;
+  grantId: string;
 }
 
 // Form routes; `:id`-style segments are filled with a real id of the seed or garbage.
@@ -42,6 +43,7 @@ const FORM_ROUTES = [
   "/contracts/sample",
   "/contracts/:contract/rules",
   "/contracts/:contract/rules/change",
+  "/contracts/:contract/credits",
   "/usage/:event/void",
   "/invoices/project",
   "/settings/api-keys",
@@ -62,6 +64,7 @@ const PAGE_ROUTES = [
   "/customers/:customer",
   "/contracts",
   "/contracts/:contract",
+  "/contracts/:contract/credits/:grant",
   "/usage",
   "/usage/:event",
   "/invoices",
@@ -115,6 +118,9 @@ const FIELD_NAMES = [
   "effective_date",
   "action",
   "reason",
+  "starts_on",
+  "metrics",
+  "priority",
 ];
 
 const oddText = fc.oneof(
@@ -147,6 +153,7 @@ function segment(seed: Seed, kind: string): fc.Arbitrary<string> {
     endpoint: seed.endpointId,
     key: seed.keyId,
     event: seed.eventId,
+    grant: seed.grantId,
   };
   return fc.oneof(
     fc.constant(real[kind] ?? "INV-000001"),
@@ -222,10 +229,14 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     await submitAccepted(t(), /id="new-api-key">([^<]+)</.exec(key.body)![1]!, [
       usageEvent(contractId, { event_id: eventId }),
     ]);
+    // One credit grant, granted with the contract page's form, for the grant page.
+    const granted = await client.post(`/contracts/${contractId}/credits`, { amount: "100", type: "promotional" });
+    assert.equal(granted.statusCode, 303, granted.body.slice(0, 500));
+    const grantId = /\/credits\/(cg_[0-9a-f]+)"/.exec((await client.get(`/contracts/${contractId}`)).body)![1]!;
     const companyId = (
       await t().app.db.query<{ company_id: string }>("SELECT company_id FROM api_keys WHERE id = $1", [keyId])
     ).rows[0]!.company_id;
-    seed = { client, companyId, csrf, customerId, contractId, endpointId, keyId, eventId };
+    seed = { client, companyId, csrf, customerId, contractId, endpointId, keyId, eventId, grantId };
   });
 
   it(`answers ${RUNS} generated requests in time and never with a 5xx; without a session or CSRF token nothing is stored`, {
@@ -349,6 +360,7 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
         "effective_date",
         "action",
       ],
+      "/contracts/:contract/credits": ["amount", "type", "name", "starts_on", "expires_on", "metrics", "priority"],
       "/usage/:event/void": ["reason"],
       "/invoices/project": ["contract", "billing_period_start", "billing_period_end"],
       "/settings/api-keys": ["name", "scopes", "expires_on"],

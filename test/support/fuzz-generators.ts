@@ -434,7 +434,7 @@ export const rawBody = (template: (literal: string) => string) =>
 export async function storedState(t: TestApp, companyId: string): Promise<string> {
   const count = (table: string) => `(SELECT count(*) FROM ${table} WHERE company_id = $1) AS ${table}`;
   const { rows } = await t.app.db.query(
-    `SELECT ${["customers", "contracts", "pricing_program_versions", "usage_events", "invoices", "invoice_lines", "webhook_endpoints", "webhook_deliveries", "events", "company_counters"].map(count).join(", ")},
+    `SELECT ${["customers", "contracts", "pricing_program_versions", "usage_events", "invoices", "invoice_lines", "webhook_endpoints", "webhook_deliveries", "events", "company_counters", "credit_grants", "credit_ledger"].map(count).join(", ")},
        (SELECT md5(coalesce(string_agg(concat_ws('|', id, url, description, array_to_string(events, ','), enabled, secret), ';' ORDER BY id), ''))
           FROM webhook_endpoints WHERE company_id = $1) AS endpoints_digest,
        (SELECT md5(coalesce(string_agg(concat_ws('|', number, status, minimum_amount, projected_at, updated_at), ';' ORDER BY number), ''))
@@ -443,6 +443,8 @@ export async function storedState(t: TestApp, companyId: string): Promise<string
           FROM invoice_lines WHERE company_id = $1) AS lines_digest,
        (SELECT md5(coalesce(string_agg(concat_ws('|', id, status, current_version), ';' ORDER BY id), ''))
           FROM contracts WHERE company_id = $1) AS contracts_digest,
+       (SELECT md5(coalesce(string_agg(concat_ws('|', id, balance, status, invoice_number), ';' ORDER BY id), ''))
+          FROM credit_grants WHERE company_id = $1) AS grants_digest,
        (SELECT md5(coalesce(string_agg(concat_ws('|', id, status, attempts, next_attempt_at), ';' ORDER BY id), ''))
           FROM webhook_deliveries WHERE company_id = $1) AS deliveries_digest,
        (SELECT md5(coalesce(string_agg(concat_ws('=', name, value), ';' ORDER BY name), ''))

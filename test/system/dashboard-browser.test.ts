@@ -143,6 +143,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         invoiceUrl: "",
         invoiceNumber: "",
         endpointUrl: "",
+        grantUrl: "",
       };
       let page: Page;
 
@@ -815,6 +816,33 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         },
       );
 
+      step("grants credit from the contract page's form and reads its figures and ledger on its page", async () => {
+        await visit(page, story.contractUrl);
+        const form = page.locator("details", { hasText: "Grant credit" });
+        await form.locator("summary").click();
+        await form.getByLabel(/^Amount/).fill("0");
+        await form.getByLabel("Type", { exact: true }).selectOption("promotional");
+        await form.getByRole("button", { name: "Grant credit" }).click();
+        await assert.doesNotReject(page.getByText("Enter an amount more than 0.").waitFor());
+        await capture("contract-credit-refused");
+        await form.getByLabel(/^Amount/).fill("75");
+        await form.getByLabel(/^Name/).fill("Walk credit");
+        await form.getByRole("checkbox", { name: "domestic_wire" }).check();
+        await Promise.all([
+          page.waitForURL(/done=credit-granted/),
+          form.getByRole("button", { name: "Grant credit" }).click(),
+        ]);
+        await assert.doesNotReject(page.getByText(/Credit granted: usage burns it/).waitFor());
+        assert.equal(await cellUnder(page, "Credit grants", /Walk credit/, "Balance"), "$75.00");
+        await capture("contract-with-credit");
+        await Promise.all([page.waitForURL(/\/credits\/cg_/), page.getByRole("link", { name: "Walk credit" }).click()]);
+        story.grantUrl = new URL(page.url()).pathname;
+        await assert.doesNotReject(page.getByRole("heading", { level: 1, name: "Credit grant Walk credit" }).waitFor());
+        const ledger = tableRowsOf(await page.getByRole("region", { name: /^Ledger of credit grant/ }).textContent());
+        assert.match(ledger, /Granted/);
+        await capture("credit-grant");
+      });
+
       step("a state-changing call without the session's CSRF token is refused and changes nothing", async () => {
         await visit(page, "/customers");
         const attempts = await page.evaluate(async () => {
@@ -866,6 +894,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           story.usageEventUrl,
           story.invoiceUrl,
           story.endpointUrl,
+          story.grantUrl,
         ]) {
           await visit(other, url, 404);
           await assert.doesNotReject(other.getByRole("heading", { level: 1, name: "Not found" }).waitFor());

@@ -45,6 +45,14 @@ import { monthName } from "../format.js";
 import { sendPdf } from "../../http/send-documents.js";
 import { uploadCard } from "./contract-upload-pages.js";
 import {
+  creditsSection,
+  grantFailure,
+  grantInputOf,
+  grantPage,
+  grantValuesOf,
+  type GrantValues,
+} from "./credit-pages.js";
+import {
   badge,
   contractPath,
   csrfField,
@@ -79,6 +87,15 @@ const DONE: Record<string, Flash> = {
     kind: "ok",
     message:
       "Rule changed from the date given: usage from that day on is priced with it (open draft invoices from that day were priced again).",
+  },
+  "credit-granted": {
+    kind: "ok",
+    message: "Credit granted: usage burns it as it is rated, from its start date. See it under Credits.",
+  },
+  "prepaid-granted": {
+    kind: "ok",
+    message:
+      "Prepaid credit granted and billed as a one-time line on the contract's draft invoice (see its invoice under Credits). Usage burns it as it is rated, from its start date.",
   },
 };
 
@@ -322,6 +339,8 @@ type ChangeValues = Partial<Record<(typeof CHANGE_FIELDS)[number], string>>;
 interface RuleForms {
   add?: AddValues;
   change?: ChangeValues;
+  /** The "Grant credit" form as typed, when the service refused it (credit-pages.ts). */
+  grant?: GrantValues;
   /** The refused form's errors, by field name. */
   errors?: FieldErrors;
   /** The previewed change, priced against a month: shown under the forms. Nothing of it is stored. */
@@ -490,6 +509,13 @@ async function pricingOf(deps: DashboardDeps, viewer: Viewer, contractId: string
 
 type Pricing = NonNullable<Awaited<ReturnType<typeof pricingOf>>>;
 
+/** The metrics a grant may be limited to: the contract's, and those of its program today and scheduled. */
+function metricsOfContract(contract: Contract, pricing: Pricing | undefined): string[] {
+  const rules = [...(pricing?.rules ?? []), ...(pricing?.upcoming.flatMap((v) => v.rules) ?? [])];
+  const metrics = new Set([...contract.metrics, ...rules.map((r) => r.metric).filter((m): m is string => !!m)]);
+  return [...metrics].sort();
+}
+
 /** The versions that come into force after today: when, and which version. */
 function scheduledSection(upcoming: Pricing["upcoming"]): SafeHtml {
   if (upcoming.length === 0) return html``;
@@ -598,6 +624,14 @@ async function detailPage(
   const preview = forms.preview
     ? previewPanel(contract, forms.preview.result, forms.preview.effectiveDate, forms.add ? "Add rule" : "Change price")
     : "";
+  const credits = creditsSection(
+    viewer,
+    contract,
+    await deps.services.credits.list(actor, contract.id),
+    metricsOfContract(contract, pricing),
+    forms.grant,
+    forms.grant ? errors : {},
+  );
   const history = html`<h2>Version history</h2><p class="hint">Newest first; each version compared with the one before it.</p>${historySection(
     versionHistoryDiff(versions),
     pricing?.version ?? 0,
@@ -606,7 +640,7 @@ async function detailPage(
   return page(
     viewer.ctx,
     `Contract ${contract.id}`,
-    html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${preview}${history}`,
+    html`<p><a href="/contracts">← All contracts</a></p>${facts}${program}${change}${preview}${credits}${history}`,
     { flash },
   );
 }
@@ -741,6 +775,35 @@ export async function contractPages(app: FastifyInstance, deps: DashboardDeps): 
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>("/contracts/:id", async (request, reply) => {
     const viewer = viewerOf(request);
     return sendPage(reply, await detailPage(deps, viewer, request.params.id, doneFlash(DONE, request.query.done)));
+  });
+
+  app.post<{ Params: { id: string } }>("/contracts/:id/credits", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const values = grantValuesOf(formOf(request));
+    try {
+      const granted = await deps.services.credits.grant(viewer.session.actor, request.params.id, grantInputOf(values));
+      return seeOther(
+        reply,
+        link(contractPath(granted.contract), {
+          done: granted.type === "prepaid" ? "prepaid-granted" : "credit-granted",
+        }),
+      );
+    } catch (error) {
+      const { status, flash, fields } = grantFailure(error);
+      return sendPage(
+        reply,
+        await detailPage(deps, viewer, request.params.id, flash, { grant: values, errors: fields }),
+        status,
+      );
+    }
+  });
+
+  app.get<{ Params: { id: string; grantId: string } }>("/contracts/:id/credits/:grantId", async (request, reply) => {
+    const viewer = viewerOf(request);
+    const actor = viewer.session.actor;
+    const contract = await deps.services.contracts.get(actor, request.params.id);
+    const grant = await deps.services.credits.get(actor, contract.id, request.params.grantId);
+    return sendPage(reply, grantPage(viewer, contract, grant));
   });
 
   app.post<{ Params: { id: string } }>("/contracts/:id/rules", async (request, reply) => {

@@ -214,13 +214,14 @@ interface ChargeRow {
 }
 
 /**
- * A line, then a row per tier it reached (its bounds and flat amount, quantity, unit price, exact amount) and the
+ * A line (a credit line without quantity and unit price), then a row per tier it reached (its bounds and flat amount, quantity, unit price, exact amount) and the
  * cap adjustment when a monthly cap cut it (docs/api.md, "Price models").
  */
 const withTierRows =
   (currency: string) =>
   (line: LineItem): ChargeRow[] => {
-    const rows: ChargeRow[] = [line];
+    // A credit line is one amount (negative): its quantity of 1 and "unit price" would only repeat it.
+    const rows: ChargeRow[] = [line.kind === "credit" ? { ...line, quantity: null, unit_price: null } : line];
     let lower: DecimalValue | null = null;
     for (const tier of line.tiers ?? []) {
       const bounds =
