@@ -59,8 +59,8 @@ try {
     [company, customer, month, METRICS, CONTRACTS],
   );
   await db.query(
-    `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, rules, created_at)
-     SELECT $1, 'c' || n, 1, $2::date, '[]'::jsonb, now() FROM generate_series(0, $3 - 1) AS n`,
+    `INSERT INTO pricing_program_versions (company_id, contract_id, version, effective_date, applies_from, rules, created_at)
+     SELECT $1, 'c' || n, 1, $2::date, $2::date, '[]'::jsonb, now() FROM generate_series(0, $3 - 1) AS n`,
     [company, month, CONTRACTS],
   );
   await db.query(
