@@ -31,10 +31,11 @@ CREATE TABLE credit_ledger (
   seq             bigint GENERATED ALWAYS AS IDENTITY,
   grant_id        text NOT NULL,
   -- grant: the amount granted; burn: what usage took (negative), or gave back when its month was priced again
-  -- (positive); expiry: what was left when the grant expired (negative)
-  kind            text NOT NULL CHECK (kind IN ('grant', 'burn', 'expiry')),
+  -- (positive); void: what a voided usage event gave back (its month priced again without it); expiry: what was
+  -- left when the grant expired (negative)
+  kind            text NOT NULL CHECK (kind IN ('grant', 'burn', 'void', 'expiry')),
   amount          numeric NOT NULL,
-  invoice_number  text,                    -- a burn: the draft whose usage it is on
+  invoice_number  text,                    -- a burn or void: the draft whose usage it is on
   created_at      timestamptz NOT NULL,
   PRIMARY KEY (company_id, seq),
   FOREIGN KEY (company_id, grant_id) REFERENCES credit_grants (company_id, id)

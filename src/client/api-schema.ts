@@ -692,13 +692,13 @@ export interface components {
         };
         CreditLedgerEntry: {
             /** @enum {string} */
-            kind: "grant" | "burn" | "expiry";
+            kind: "grant" | "burn" | "void" | "expiry";
             /**
              * Format: decimal
-             * @description Signed: a grant adds, a burn takes (or gives back when its month is priced again)
+             * @description Signed: a grant adds; a burn takes (or gives back when its month is priced again); a void gives back what a voided event took; an expiry takes what was left
              */
             amount: Decimal;
-            /** @description A burn: the invoice whose usage it is on */
+            /** @description A burn or void: the invoice whose usage it is on */
             invoice_number: string | null;
             /** Format: date-time */
             created_at: string;

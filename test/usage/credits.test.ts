@@ -172,7 +172,12 @@ describeEachEngine("credits", (t) => {
     await submitAccepted(t(), key, [first, calls(contractId, 50)]);
     assertDecimal((await grantNow(t(), key, contractId, g.id)).balance, 20);
     expectStatus(await t().call({ method: "POST", url: `${USAGE}/${first.event_id}/void`, key }), 200);
-    assertDecimal((await grantNow(t(), key, contractId, g.id)).balance, 50, "the voided 30 came back");
+    const afterVoid = await grantNow(t(), key, contractId, g.id);
+    assertDecimal(afterVoid.balance, 50, "the voided 30 came back");
+    assert.deepEqual(
+      afterVoid.ledger!.slice(-1).map((e) => [e.kind, e.amount]),
+      [["void", 30]],
+    );
 
     const seats = (quantity: number) =>
       usageEvent(contractId, { metric: "seats", quantity, timestamp: "2026-03-15T12:00:00.000Z" });

@@ -46,9 +46,11 @@ export type CreateCreditGrantInput = z.output<typeof createCreditGrantInput>;
 
 const ledgerEntrySchema = z
   .object({
-    kind: z.enum(["grant", "burn", "expiry"]),
-    amount: jsonDecimal.describe("Signed: a grant adds, a burn takes (or gives back when its month is priced again)"),
-    invoice_number: z.string().nullable().describe("A burn: the invoice whose usage it is on"),
+    kind: z.enum(["grant", "burn", "void", "expiry"]),
+    amount: jsonDecimal.describe(
+      "Signed: a grant adds; a burn takes (or gives back when its month is priced again); a void gives back what a voided event took; an expiry takes what was left",
+    ),
+    invoice_number: z.string().nullable().describe("A burn or void: the invoice whose usage it is on"),
     created_at: instantText(),
   })
   .meta({ id: "CreditLedgerEntry" });

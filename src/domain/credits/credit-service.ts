@@ -37,7 +37,7 @@ function presentGrant(row: repo.GrantRow, ledger?: readonly repo.LedgerRow[]): C
     ...(ledger
       ? {
           ledger: ledger.map((e) => ({
-            kind: e.kind as "grant" | "burn" | "expiry",
+            kind: e.kind as "grant" | "burn" | "void" | "expiry",
             amount: toJsonDecimal(e.amount),
             invoice_number: e.invoice_number,
             created_at: e.created_at.toISOString(),
@@ -57,10 +57,18 @@ export async function peekCredits(scope: CompanyScope, contractId: string): Prom
   return openWallet((await repo.listGrants(scope, contractId)).map(grantState));
 }
 
-/** Saves what a wallet burned and gave back: the grants' balances and one ledger entry per grant and invoice. */
-export async function saveCredits(scope: CompanyScope, wallet: CreditWallet, at: Date): Promise<void> {
+/**
+ * Saves what a wallet burned and gave back: the grants' balances and one ledger entry per grant and invoice, of
+ * kind `burn`, or `void` when a voided event's month was priced again without it.
+ */
+export async function saveCredits(
+  scope: CompanyScope,
+  wallet: CreditWallet,
+  at: Date,
+  kind: "burn" | "void" = "burn",
+): Promise<void> {
   await repo.updateBalances(scope, wallet.balances());
-  await repo.insertLedgerEntries(scope, wallet.movements(), at);
+  await repo.insertLedgerEntries(scope, wallet.movements(kind), at);
 }
 
 const invalid = (errors: ErrorDetail[]) =>

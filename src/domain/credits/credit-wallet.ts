@@ -150,13 +150,18 @@ export function openWallet(grants: readonly GrantState[]) {
       }
     },
 
-    /** The movements of this transaction, net per grant and invoice (zero ones left out), as ledger entries. */
-    movements(): { grantId: string; kind: "burn"; amount: string; invoiceNumber: string }[] {
+    /**
+     * The movements of this transaction, net per grant and invoice (zero ones left out), as ledger entries of
+     * `kind`: `burn` for usage rated or a month priced again, `void` for a voided event's month priced without it.
+     */
+    movements(
+      kind: "burn" | "void" = "burn",
+    ): { grantId: string; kind: "burn" | "void"; amount: string; invoiceNumber: string }[] {
       return [...moves.values()]
         .filter((m) => !m.amount.eq(0))
         .map((m) => ({
           grantId: m.grantId,
-          kind: "burn",
+          kind,
           amount: toDecimalString(m.amount),
           invoiceNumber: m.invoiceNumber,
         }));

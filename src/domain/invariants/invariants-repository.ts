@@ -275,7 +275,7 @@ export async function findCreditLineMismatches(db: Queryable, companyId: string 
   const { rows } = await db.query<CreditLineMismatch>(
     `WITH b AS (
        SELECT company_id, invoice_number, grant_id, sum(amount) AS burned FROM credit_ledger
-        WHERE kind = 'burn' AND ($1::uuid IS NULL OR company_id = $1)
+        WHERE kind IN ('burn', 'void') AND ($1::uuid IS NULL OR company_id = $1)
         GROUP BY company_id, invoice_number, grant_id
      ), l AS (
        SELECT company_id, invoice_number, substr(line_key, 8) AS grant_id, charge_total FROM invoice_lines

@@ -73,7 +73,7 @@ export function createVoidUsageEvent({
         throw new Error(`events no longer priced by their own version: ${rerated.unpriced[0]!.id}`);
       await repo.updateEventRatings(tx, rerated.changed);
       await repo.markEventVoided(tx, eventId, reason, clock.now());
-      await saveCredits(tx, wallet, clock.now());
+      await saveCredits(tx, wallet, clock.now(), "void");
     });
   };
 }

@@ -174,11 +174,14 @@ ${grantForm(viewer, contract, metrics, values, errors)}
 const LEDGER_WORDS = {
   grant: "Granted",
   burn: "Burned by usage",
+  void: "Given back (a usage event was voided)",
   expiry: "Released at expiry",
 } as const;
 
 function ledgerWords(entry: NonNullable<CreditGrant["ledger"]>[number]): string {
-  if (entry.kind === "burn" && Number(String(entry.amount)) > 0) return "Given back (its month was priced again)";
+  // The sign from the decimal's text: an amount never passes through a double.
+  const givenBack = !String(entry.amount).startsWith("-") && String(entry.amount) !== "0";
+  if (entry.kind === "burn" && givenBack) return "Given back (its month was priced again)";
   return LEDGER_WORDS[entry.kind];
 }
 
