@@ -1,7 +1,7 @@
 import type { Tenancy } from "../kernel/tenancy.js";
 import { type CompanyScope, forCompany } from "../../db/company-scope.js";
 import { requireScope } from "../kernel/actor.js";
-import { toDateString } from "../kernel/billing-period.js";
+import { requireDayInTerm, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
@@ -73,16 +73,7 @@ export function createPricingVersions({
     change: RuleChange,
     effectiveDate: string | null,
   ): Promise<{ version: number; effective_date: string; rules: PricingRule[] } | undefined> {
-    if (
-      effectiveDate !== null &&
-      (effectiveDate < contract.start_date || (contract.end_date !== null && effectiveDate > contract.end_date))
-    ) {
-      throw new ValidationError(
-        `effective_date ${effectiveDate} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
-        "outside_contract_term",
-        [{ path: "effective_date", message: "must fall within the contract term" }],
-      );
-    }
+    if (effectiveDate !== null) requireDayInTerm(effectiveDate, contract);
     const before = await repo.findProgramSegments(tx, contract.id);
     const written = changedSegments(before, change, effectiveDate);
     if (written.length === 0) return undefined;

@@ -85,3 +85,14 @@ export function requirePeriodInTerm(
     );
   }
 }
+
+/** A 400 outside_contract_term unless `day` (a change's effective_date) falls within the contract's term. */
+export function requireDayInTerm(day: string, term: { start_date: string; end_date: string | null }): void {
+  if (day < term.start_date || (term.end_date !== null && day > term.end_date)) {
+    throw new ValidationError(
+      `effective_date ${day} is outside the contract term ${term.start_date}..${term.end_date ?? "(open)"}`,
+      "outside_contract_term",
+      [{ path: "effective_date", message: "must fall within the contract term" }],
+    );
+  }
+}

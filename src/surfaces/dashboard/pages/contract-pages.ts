@@ -23,7 +23,7 @@ import { fractionOfPercent, rulePriceWords } from "../../../domain/contracts/rul
 import { readTierLines, TIER_LINE_FORMAT } from "../../../domain/contracts/tier-lines.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import type { PricingPreview } from "../../../domain/invoices/invoice-schemas.js";
-import { parseDate, periodOf, type BillingPeriod } from "../../../domain/kernel/billing-period.js";
+import { parseDate, periodOf, requireDayInTerm, type BillingPeriod } from "../../../domain/kernel/billing-period.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import {
   field,
@@ -689,16 +689,7 @@ async function previewChange(
   const actor = viewer.session.actor;
   const contract = await deps.services.contracts.get(actor, contractId);
   // A date that saving would refuse is refused here too, in the same words (pricing-versions.ts).
-  if (
-    effectiveDate !== null &&
-    (effectiveDate < contract.start_date || (contract.end_date !== null && effectiveDate > contract.end_date))
-  ) {
-    throw new ValidationError(
-      `effective_date ${effectiveDate} is outside the contract term ${contract.start_date}..${contract.end_date ?? "(open)"}`,
-      "outside_contract_term",
-      [{ path: "effective_date", message: "must fall within the contract term" }],
-    );
-  }
+  if (effectiveDate !== null) requireDayInTerm(effectiveDate, contract);
   const pricing = await pricingOf(deps, viewer, contract.id);
   const month = previewMonth(deps.clock.now(), contract);
   return deps.services.usage.previewPricing(actor, contract.id, {
