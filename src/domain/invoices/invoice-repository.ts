@@ -119,7 +119,7 @@ export async function insertDraftInvoices(
      SELECT $1, v.number, v.seq, v.contract_id, 'draft', v.currency, v.period_start, v.period_end, v.issued_date, v.due_date, $2, $2
        FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::date[], $8::date[], $9::date[], $10::date[])
             AS v(number, seq, contract_id, currency, period_start, period_end, issued_date, due_date)
-     ON CONFLICT (company_id, contract_id, period_start) DO NOTHING
+     ON CONFLICT (company_id, contract_id, period_start) WHERE status <> 'void' DO NOTHING
      RETURNING number`,
     [
       now,
