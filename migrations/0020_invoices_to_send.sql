@@ -22,12 +22,17 @@ CREATE TABLE company_logos (
   updated_at    timestamptz NOT NULL
 );
 
--- What a customer's invoices carry and how they reach it.
+-- What a customer's invoices carry and how they reach it. Payment terms become a number of days (they were
+-- kept as the text 'Net {n}').
 ALTER TABLE customers
+  ADD COLUMN payment_terms_days  integer CHECK (payment_terms_days BETWEEN 0 AND 3650),
   ADD COLUMN tax_id            text,
   ADD COLUMN invoice_memo      text,
   ADD COLUMN invoice_delivery  text NOT NULL DEFAULT 'none' CHECK (invoice_delivery IN ('email', 'none')),
   ADD COLUMN updated_at        timestamptz;
+UPDATE customers SET payment_terms_days = substring(payment_terms FROM '^Net ([0-9]+)$')::integer
+ WHERE payment_terms ~ '^Net [0-9]{1,4}$';
+ALTER TABLE customers DROP COLUMN payment_terms;
 CREATE INDEX customers_name_idx ON customers (company_id, lower(name));
 
 -- A contract's own payment terms, over its customer's (NULL: the customer's, then the account's).

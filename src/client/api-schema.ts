@@ -3,6 +3,58 @@
 /* eslint-disable */
 import type { Decimal } from "./decimal.js";
 export interface paths {
+    "/v1/billing/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the seller's profile that invoices print
+         * @description Scope `invoices:read` or `invoices:write`.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the seller's profile
+         * @description Changes the fields sent; `null` clears one. Invoices issued before keep the profile they were issued with. Scope `invoices:write`.
+         */
+        patch: operations["updateAccount"];
+        trace?: never;
+    };
+    "/v1/billing/account/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download the logo
+         * @description The image as it was uploaded. Scope `invoices:read` or `invoices:write`.
+         */
+        get: operations["getAccountLogo"];
+        /**
+         * Set the logo printed on invoices
+         * @description The body is the image itself, sent as `image/png` or `image/jpeg` (at most 1 MiB, 4000 pixels a side; 8-bit, not interlaced, for a PNG). It is checked whole before it is kept, so every invoice can print it. Scope `invoices:write`.
+         */
+        put: operations["putAccountLogo"];
+        post?: never;
+        /**
+         * Remove the logo
+         * @description Invoices issued before keep it. Scope `invoices:write`.
+         */
+        delete: operations["deleteAccountLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/customers": {
         parameters: {
             query?: never;
@@ -25,6 +77,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/customers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer
+         * @description Scope `customers:read` or `usage:write`.
+         */
+        get: operations["getCustomer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a customer
+         * @description Changes the fields sent; `null` clears an optional one. Issued invoices keep the terms, addresses and memo they were issued with. Scope `customers:write`.
+         */
+        patch: operations["updateCustomer"];
         trace?: never;
     };
     "/v1/billing/contracts": {
@@ -579,6 +655,37 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Account: {
+            /** @constant */
+            object: "account";
+            /**
+             * Format: uuid
+             * @description The company's id
+             */
+            id: string;
+            /** @description The company's name */
+            name: string;
+            legal_name: string | null;
+            address: string | null;
+            tax_id: string | null;
+            payment_instructions: string | null;
+            invoice_footer: string | null;
+            /** @enum {string} */
+            paper_size: "letter" | "a4";
+            payment_terms_days: number;
+            /** @description The logo printed on invoices; null when none. Its bytes: GET /v1/billing/account/logo */
+            logo: {
+                /** @enum {string} */
+                content_type: "image/png" | "image/jpeg";
+                /** @description Bytes */
+                size: number;
+                /** @description Hex SHA-256 of the logo's bytes */
+                sha256: string;
+                width: number;
+                height: number;
+            } | null;
+            updated_at: string | null;
+        };
         BillingPeriod: {
             /** Format: date */
             start: string;
@@ -608,6 +715,8 @@ export interface components {
              */
             pdf_url: string;
             sample: boolean;
+            /** @description Its own payment terms (days), over its customer's; null: the customer's, else the account's */
+            payment_terms_days: number | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -718,8 +827,14 @@ export interface components {
             payment_terms_days: number | null;
             /** @description `Net {n}` */
             payment_terms: string | null;
+            tax_id: string | null;
+            invoice_memo: string | null;
+            /** @enum {string} */
+            invoice_delivery: "email" | "none";
             /** Format: date-time */
             created_at: string;
+            /** @description When it was last changed; null when never */
+            updated_at: string | null;
         };
         CustomerCreatedEvent: {
             /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
@@ -1277,21 +1392,6 @@ export interface components {
             };
         };
         /**
-         * @description Payload Too Large. Codes:
-         *     - `payload_too_large`: the body is larger than 1 MiB
-         */
-        PayloadTooLarge: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    code: "payload_too_large";
-                } & WithRequired<components["schemas"]["Error"], "code">;
-            };
-        };
-        /**
          * @description URI Too Long. Codes:
          *     - `uri_too_long`: a segment of the path is longer than 2048 characters, or the request line longer than 8 KiB
          */
@@ -1303,21 +1403,6 @@ export interface components {
                 "application/json": {
                     /** @enum {string} */
                     code: "uri_too_long";
-                } & WithRequired<components["schemas"]["Error"], "code">;
-            };
-        };
-        /**
-         * @description Unsupported Media Type. Codes:
-         *     - `unsupported_media_type`: the body is not sent as `application/json`
-         */
-        UnsupportedMediaType: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    code: "unsupported_media_type";
                 } & WithRequired<components["schemas"]["Error"], "code">;
             };
         };
@@ -1369,6 +1454,36 @@ export interface components {
                 } & WithRequired<components["schemas"]["Error"], "code">;
             };
         };
+        /**
+         * @description Payload Too Large. Codes:
+         *     - `payload_too_large`: the body is larger than 1 MiB
+         */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "payload_too_large";
+                } & WithRequired<components["schemas"]["Error"], "code">;
+            };
+        };
+        /**
+         * @description Unsupported Media Type. Codes:
+         *     - `unsupported_media_type`: the body is not sent as `application/json`
+         */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    code: "unsupported_media_type";
+                } & WithRequired<components["schemas"]["Error"], "code">;
+            };
+        };
     };
     parameters: never;
     requestBodies: never;
@@ -1377,10 +1492,294 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The seller's legal name; the company's name when null */
+                    legal_name?: string | null;
+                    /** @description Postal address, several lines */
+                    address?: string | null;
+                    /** @description VAT, GST or EIN number */
+                    tax_id?: string | null;
+                    /** @description How to pay: bank name, account and routing numbers, IBAN and BIC, several lines */
+                    payment_instructions?: string | null;
+                    /** @description Printed at the foot of every invoice */
+                    invoice_footer?: string | null;
+                    /**
+                     * @description The invoice PDF's paper; `letter` by default
+                     * @enum {string}
+                     */
+                    paper_size?: "letter" | "a4";
+                    /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
+                    payment_terms_days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getAccountLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo, as uploaded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: the account has no logo
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    putAccountLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/png": string;
+                "image/jpeg": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_logo`: the body is not a whole PNG or JPEG image the PDF can print; the sentence says why
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_logo";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - `unsupported_media_type`: the body is not sent as `image/png` or `image/jpeg`
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    deleteAccountLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
     listCustomers: {
         parameters: {
             query?: {
                 external_id?: string;
+                /** @description Customers whose name contains this (any case) or whose external_id is exactly this */
+                search?: string;
                 /** @description 1 to 100, default 50 */
                 limit?: number;
                 /** @description Cursor: the id of the last item of the previous page */
@@ -1448,8 +1847,17 @@ export interface operations {
                     address?: string;
                     /** @description Legal entity number; not used for matching */
                     registration_number?: string;
-                    /** @description Stored and shown as `Net {n}` */
+                    /** @description Days to pay its invoices (`Net {n}`); left out: the account's default. A contract's own terms win. */
                     payment_terms_days?: number;
+                    /** @description Its tax id (VAT, GST, EIN...), printed on its invoices */
+                    tax_id?: string;
+                    /** @description Printed on each of its invoices when issued: a PO number, a reference it asked for */
+                    invoice_memo?: string;
+                    /**
+                     * @description `email`: each invoice is emailed to `email` when issued, with reminders; `none` (default): not sent
+                     * @enum {string}
+                     */
+                    invoice_delivery?: "email" | "none";
                 };
             };
         };
@@ -1496,6 +1904,163 @@ export interface operations {
                         /** @enum {string} */
                         code: "customer_exists";
                     } & WithRequired<components["schemas"]["CustomerExistsError"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no customer with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Display name */
+                    name?: string;
+                    external_id?: string | null;
+                    email?: string | null;
+                    domain?: string | null;
+                    country?: string | null;
+                    address?: string | null;
+                    registration_number?: string | null;
+                    payment_terms_days?: number | null;
+                    tax_id?: string | null;
+                    invoice_memo?: string | null;
+                    /** @enum {string} */
+                    invoice_delivery?: "email" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `email_required`: `invoice_delivery` is `email` and the customer would have no `email`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "email_required";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no customer with this id for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `customer_exists`: another customer of the company has this `external_id`
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "customer_exists";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
             413: components["responses"]["PayloadTooLarge"];

@@ -1,6 +1,7 @@
 import type { IngestSettings } from "./usage/batch-writer.js";
 import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
+import { createAccountService } from "./account/account-service.js";
 import { createContractService } from "./contracts/contract-service.js";
 import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCreditService } from "./credits/credit-service.js";
@@ -39,6 +40,7 @@ export function createServices(deps: ServiceDeps) {
   return {
     access,
     oauth: createOAuthService({ ...deps, access, resource: new URL("/mcp", deps.publicUrl).href }),
+    account: createAccountService(deps),
     customers: createCustomerService(deps),
     contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book, clock: deps.clock }) }),
     usage: createUsageService({ ...deps, book, contexts }),

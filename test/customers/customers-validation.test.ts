@@ -212,6 +212,9 @@ describeEachEngine("customer create validation", (t) => {
         address: "4120 Freidrich Lane, Austin",
         registration_number: "TX-0042",
         payment_terms_days: 45,
+        tax_id: " DE123456789 ",
+        invoice_memo: "PO 4471",
+        invoice_delivery: "email",
       },
     });
     assert.equal(res.statusCode, 201);
@@ -228,6 +231,10 @@ describeEachEngine("customer create validation", (t) => {
       address: "4120 Freidrich Lane, Austin",
       registration_number: "TX-0042",
       payment_terms_days: 45,
+      tax_id: "DE123456789",
+      invoice_memo: "PO 4471",
+      invoice_delivery: "email",
+      updated_at: null,
       payment_terms: "Net 45",
       created_at: t().clock.now().toISOString(),
     });

@@ -22,6 +22,7 @@ export function presentContract(row: repo.ContractRow, publicUrl: string): Contr
     metrics: row.metrics,
     pdf_url: agreementUrl(row, publicUrl),
     sample: row.sample,
+    payment_terms_days: row.payment_terms_days,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -20,6 +20,8 @@ export interface ContractRow {
   pdf_token: string;
   /** The uploaded agreement, or null when the agreement is the generated one. */
   document_id: string | null;
+  /** Its own payment terms over its customer's; null: the customer's (billing_payment_terms_days). */
+  payment_terms_days: number | null;
   created_at: Date;
 }
 
@@ -36,13 +38,13 @@ export interface ProgramVersionRow {
 }
 
 const CONTRACT_COLUMNS = `company_id, id, contract_number, customer_id, customer_name, status, start_date, end_date, currency,
-  billing_cadence, sample, current_version, metrics, pdf_token, document_id, created_at`;
+  billing_cadence, sample, current_version, metrics, pdf_token, document_id, created_at, payment_terms_days`;
 
 /** Inserts unless the id is taken; returns whether it was inserted. */
 export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractRow): Promise<boolean> {
   const result = await tx.query(
     `INSERT INTO contracts (${CONTRACT_COLUMNS})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      ON CONFLICT (company_id, id) DO NOTHING`,
     [
       c.id,
@@ -60,6 +62,7 @@ export async function insertContractUnlessIdTaken(tx: CompanyScope, c: ContractR
       c.pdf_token,
       c.document_id,
       c.created_at,
+      c.payment_terms_days,
     ],
   );
   return result.rowCount === 1;
@@ -133,15 +136,16 @@ export interface RatingContextRow {
   programs: ProgramSegment[];
   /** It has had a credit grant: its usage is rated on the locking path, where credits burn. */
   has_credits: boolean;
-  payment_terms: string | null;
+  /** Days of payment terms its invoices are dated with (billing_payment_terms_days). */
+  payment_terms_days: number;
 }
 
 export async function findRatingContexts(db: CompanyScope, ids: readonly string[]): Promise<RatingContextRow[]> {
   const { rows } = await db.query<RatingContextRow>(
     `SELECT c.id, c.status, c.start_date, c.end_date, c.currency, c.current_version,
-            billing_program_segments(c.company_id, c.id) AS programs, c.has_credits, cu.payment_terms
+            billing_program_segments(c.company_id, c.id) AS programs, c.has_credits,
+            billing_payment_terms_days(c.company_id, c.id) AS payment_terms_days
        FROM contracts c
-       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = ANY($2::text[])`,
     [ids],
   );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { createCustomerInput } from "../customers/customer-schemas.js";
+import { createCustomerInput, paymentTermsDaysInput } from "../customers/customer-schemas.js";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
@@ -30,6 +30,11 @@ export const contractSchema = z
     metrics: z.array(z.string()),
     pdf_url: urlText().describe("The agreement PDF"),
     sample: z.boolean(),
+    payment_terms_days: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Its own payment terms (days), over its customer's; null: the customer's, else the account's"),
     created_at: instantText(),
   })
   .meta({ id: "Contract" });
@@ -250,6 +255,10 @@ export const uploadTermsInput = z
       .string()
       .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals, such as USD")
       .refine((code) => SUPPORTED_CURRENCIES.has(code), "is not a currency the service bills in"),
+    payment_terms_days: paymentTermsDaysInput
+      .nullable()
+      .optional()
+      .describe("The contract's payment terms (days, `Net {n}`), over its customer's; left out: the customer's"),
     rules: z
       .array(addPricingRuleInput)
       .max(MAX_PROGRAM_RULES)

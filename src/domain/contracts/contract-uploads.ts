@@ -52,6 +52,7 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
       sample: false,
       rules,
       document_id: document.id,
+      payment_terms_days: terms.payment_terms_days ?? null,
     });
     if (!(await repo.insertContractUnlessIdTaken(tx, row))) {
       const existing = await repo.findContract(tx, terms.contract_id);

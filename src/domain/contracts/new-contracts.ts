@@ -18,6 +18,7 @@ export interface NewContractTerms {
   sample: boolean;
   rules: PricingRule[];
   document_id: string | null;
+  payment_terms_days?: number | null;
 }
 
 /** A new contract's row, not yet inserted: numbered (the company's next `CN-` number), active, monthly, version 1. */
@@ -44,6 +45,7 @@ export async function newContractRow(
     metrics: metricsOf(terms.rules),
     pdf_token: randomBytes(32).toString("base64url"),
     document_id: terms.document_id,
+    payment_terms_days: terms.payment_terms_days ?? null,
     created_at: clock.now(),
   };
 }

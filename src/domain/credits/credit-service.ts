@@ -200,7 +200,7 @@ export function createCreditService({
   /** A prepaid grant's purchase as a one-time line on the first open draft from this month; its number. */
   async function billPurchase(
     tx: CompanyScope,
-    contract: { id: string; currency: string; payment_terms: string | null },
+    contract: { id: string; currency: string; payment_terms_days: number },
     grantId: string,
     name: string,
     amount: Big,
@@ -213,7 +213,7 @@ export function createCreditService({
         periodStart: month.start,
         periodEnd: month.end,
         currency: contract.currency,
-        paymentTerms: contract.payment_terms,
+        paymentTermsDays: contract.payment_terms_days,
       };
       const draft = [...(await drafts.lock(tx, [wanted])).values()][0]!;
       if (draft.status === "draft") {

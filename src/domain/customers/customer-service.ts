@@ -8,10 +8,10 @@ import { isUuid, newId } from "../kernel/ids.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./customer-repository.js";
-import { paymentTermsDays, type CreateCustomerInput, type Customer } from "./customer-schemas.js";
+import type { CreateCustomerInput, Customer, UpdateCustomerInput } from "./customer-schemas.js";
 
 function presentCustomer(row: repo.CustomerRow): Customer {
-  const days = paymentTermsDays(row.payment_terms);
+  const days = row.payment_terms_days;
   return {
     object: "customer",
     id: row.id,
@@ -23,8 +23,12 @@ function presentCustomer(row: repo.CustomerRow): Customer {
     address: row.address,
     registration_number: row.registration_number,
     payment_terms_days: days,
-    payment_terms: row.payment_terms,
+    payment_terms: days === null ? null : `Net ${days}`,
+    tax_id: row.tax_id,
+    invoice_memo: row.invoice_memo,
+    invoice_delivery: row.invoice_delivery,
     created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at?.toISOString() ?? null,
   };
 }
 
@@ -44,13 +48,18 @@ export async function insertCustomer(tx: CompanyScope, clock: Clock, input: Crea
     country: input.country ?? null,
     address: input.address ?? null,
     registration_number: input.registration_number ?? null,
-    payment_terms: input.payment_terms_days === undefined ? null : `Net ${input.payment_terms_days}`,
+    payment_terms_days: input.payment_terms_days ?? null,
+    tax_id: input.tax_id ?? null,
+    invoice_memo: input.invoice_memo ?? null,
+    invoice_delivery: input.invoice_delivery ?? "none",
     created_at: clock.now(),
+    updated_at: null,
   };
+  requireEmailForDelivery(row);
   const inserted = await repo.insertCustomerUnlessExternalIdTaken(tx, row);
   if (!inserted) {
     const existing = await repo.findCustomerByExternalId(tx, row.external_id!);
-    throw new ConflictError(`A customer with external_id '${row.external_id}' already exists`, "customer_exists", {
+    throw new ConflictError(externalIdTaken(row.external_id!).message, "customer_exists", {
       customer: existing ? presentCustomer(existing) : undefined,
     });
   }
@@ -58,6 +67,18 @@ export async function insertCustomer(tx: CompanyScope, clock: Clock, input: Crea
   await recordEvent(tx, clock, "customer.created", customer);
   return customer;
 }
+
+/** Invoices are emailed only to a customer that has an email address. */
+function requireEmailForDelivery(row: Pick<repo.CustomerRow, "invoice_delivery" | "email">): void {
+  if (row.invoice_delivery === "email" && row.email === null) {
+    throw new ValidationError("invoice_delivery is email but the customer has no email", "email_required", [
+      { path: "email", message: "required when invoice_delivery is email" },
+    ]);
+  }
+}
+
+const externalIdTaken = (externalId: string) =>
+  new ConflictError(`A customer with external_id '${externalId}' already exists`, "customer_exists");
 
 /**
  * One of the company's customers by id, or undefined (an id that is not a UUID names none): for the customer's
@@ -81,7 +102,7 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
 
     async list(
       tenant: Tenancy,
-      filter: { externalId?: string | undefined },
+      filter: { externalId?: string | undefined; search?: string | undefined },
       page: PageRequest,
     ): Promise<Page<Customer>> {
       requireScope(tenant, "customers:read", "usage:write");
@@ -100,6 +121,27 @@ export function createCustomerService({ db, clock }: { db: Database; clock: Cloc
       const customer = await findCustomer(tenant.data, id);
       if (!customer) throw new NotFoundError("customer");
       return customer;
+    },
+
+    /**
+     * Changes a customer: the fields sent, `null` clearing an optional one. Its issued invoices keep the terms,
+     * addresses and memo they were issued with. Another customer's external_id is a 409 `customer_exists`.
+     */
+    async update(tenant: Tenancy, id: string, input: UpdateCustomerInput): Promise<Customer> {
+      requireScope(tenant, "customers:write");
+      return tenant.transaction(async (tx) => {
+        const current = isUuid(id) ? await repo.lockCustomer(tx, id) : undefined;
+        if (!current) throw new NotFoundError("customer");
+        const changes: repo.CustomerChanges = {};
+        for (const [key, value] of Object.entries(input) as [keyof repo.CustomerChanges, unknown][]) {
+          if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
+        }
+        requireEmailForDelivery({ ...current, ...changes });
+        if (Object.keys(changes).length === 0) return presentCustomer(current);
+        const updated = await repo.updateCustomer(tx, id, changes, clock.now());
+        if (!updated) throw externalIdTaken(String(changes.external_id));
+        return presentCustomer(updated);
+      });
     },
   };
 }

@@ -27,7 +27,7 @@ export interface WantedInvoice {
   periodStart: string;
   periodEnd: string;
   currency: string;
-  paymentTerms: string | null;
+  paymentTermsDays: number;
 }
 
 /** Thrown inside a transaction that found a (contract, period) without a draft: create it, then try again. */
@@ -121,7 +121,7 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
             periodStart: w.periodStart,
             periodEnd: w.periodEnd,
             issuedDate,
-            dueDate: dueDateOf(issuedDate, w.paymentTerms),
+            dueDate: dueDateOf(issuedDate, w.paymentTermsDays),
           };
         });
         return new Set(await repo.insertDraftInvoices(tx, rows, clock.now()));

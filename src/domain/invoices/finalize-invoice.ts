@@ -54,7 +54,7 @@ export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts:
       const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, rules, draft));
       const now = clock.now();
       const issuedDate = toDateString(now);
-      const dueDate = dueDateOf(issuedDate, invoice.payment_terms);
+      const dueDate = dueDateOf(issuedDate, invoice.payment_terms_days);
       await issueInvoice(tx, { number, at: now, issuedDate, dueDate, billed });
       return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
     });

@@ -10,23 +10,23 @@ import type { InvoiceRow } from "./invoice-repository.js";
 /**
  * An invoice locked for a change of its status, with what the change and its answer need: the invoice's own
  * columns (read under the lock, so current), its contract's metrics, the current pricing rules and the
- * customer's payment terms (what finalizing projects and dates it with). Not its lines: a statement that
+ * payment terms (what finalizing projects and dates it with). Not its lines: a statement that
  * waited for the lock reads other rows with the snapshot it started with, so a draft's lines are read after
  * it (`findLinesOfInvoices`).
  */
 export interface InvoiceForChange extends Omit<InvoiceRow, "lines"> {
   /** The contract's program over time (null only were it missing): the invoice bills the version in force on its last day. */
   programs: ProgramSegment[] | null;
-  payment_terms: string | null;
+  payment_terms_days: number;
 }
 
 /** Locks one invoice by number (FOR UPDATE), for a change of its status: one statement, the one lock. */
 export async function lockInvoiceForChange(db: CompanyScope, number: string): Promise<InvoiceForChange | undefined> {
   const { rows } = await db.query<InvoiceForChange>(
-    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, billing_program_segments(c.company_id, c.id) AS programs, cu.payment_terms
+    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, billing_program_segments(c.company_id, c.id) AS programs,
+            billing_payment_terms_days(c.company_id, c.id) AS payment_terms_days
        FROM invoices i
        JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
-       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE i.company_id = $1 AND i.number = $2
       FOR UPDATE OF i`,
     [number],
@@ -41,15 +41,14 @@ export interface ContractTerms {
   end_date: string | null;
   currency: string;
   programs: ProgramSegment[];
-  payment_terms: string | null;
+  payment_terms_days: number;
 }
 
 export async function findContractTerms(db: CompanyScope, contractId: string): Promise<ContractTerms | undefined> {
   const { rows } = await db.query<ContractTerms>(
     `SELECT c.id, c.start_date, c.end_date, c.currency, billing_program_segments(c.company_id, c.id) AS programs,
-            cu.payment_terms
+            billing_payment_terms_days(c.company_id, c.id) AS payment_terms_days
        FROM contracts c
-       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE c.company_id = $1 AND c.id = $2`,
     [contractId],
   );

@@ -1,5 +1,4 @@
 import { addDays } from "../kernel/billing-period.js";
-import { paymentTermsDays } from "../customers/customer-schemas.js";
 import { ConflictError, ValidationError } from "../kernel/errors.js";
 
 /**
@@ -47,9 +46,8 @@ export function transition(status: InvoiceStatus, action: InvoiceAction): Transi
   }
 }
 
-/** The due date of an invoice issued on `issuedDate` under these payment terms (Net 30 when none). */
-export const dueDateOf = (issuedDate: string, paymentTerms: string | null): string =>
-  addDays(issuedDate, paymentTermsDays(paymentTerms) ?? 30);
+/** The due date of an invoice issued on `issuedDate` under payment terms of `days` (billing_payment_terms_days). */
+export const dueDateOf = (issuedDate: string, days: number): string => addDays(issuedDate, days);
 
 /**
  * The paid date of a payment recorded `today`: the date given, or today. It may not precede the issue date,

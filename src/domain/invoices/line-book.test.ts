@@ -14,7 +14,7 @@ const wanted = {
   periodStart: "2026-03-01",
   periodEnd: "2026-03-31",
   currency: "USD",
-  paymentTerms: null,
+  paymentTermsDays: 30,
 };
 
 /** A company whose transactions run their work at once, on a scope no statement reaches. */

@@ -61,7 +61,7 @@ export function createProjectInvoice({ clock, drafts }: { clock: Clock; drafts: 
       periodStart: period.start,
       periodEnd: period.end,
       currency: contract.currency,
-      paymentTerms: contract.payment_terms,
+      paymentTermsDays: contract.payment_terms_days,
     };
     const created = new Set<string>();
     const ensureAndRemember: DraftInvoices = {

@@ -45,7 +45,7 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
       periodStart: i.periodStart,
       periodEnd: i.periodEnd,
       currency: contract.currency,
-      paymentTerms: null, // the drafts exist: none is created here
+      paymentTermsDays: 30, // the drafts exist: none is created here
     }));
     const versions = await programVersions(tx, contract.id);
     const inForce = new Map<string, ProgramSegment>();

@@ -36,7 +36,7 @@ export function createVoidUsageEvent({
       periodStart: event.service_period_start,
       periodEnd: event.service_period_end,
       currency: contract.currency,
-      paymentTerms: contract.payment_terms,
+      paymentTermsDays: contract.payment_terms_days,
     };
     await book.record(tenant, [wanted], async (tx, open) => {
       const locked = await repo.lockUsageEvent(tx, eventId);

@@ -50,7 +50,11 @@ function sampleObject(type: EventType, now: Date): unknown {
       registration_number: null,
       payment_terms_days: 30,
       payment_terms: "Net 30",
+      tax_id: null,
+      invoice_memo: null,
+      invoice_delivery: "none",
       created_at: createdAt,
+      updated_at: null,
     };
   }
   return {
@@ -67,6 +71,7 @@ function sampleObject(type: EventType, now: Date): unknown {
     metrics: ["domestic_wire", "international_wire"],
     pdf_url: "https://billing.example/v1/agreements/sample.pdf",
     sample: true,
+    payment_terms_days: null,
     created_at: createdAt,
   };
 }

@@ -27,6 +27,7 @@ import { openapiOptions } from "./openapi-document.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
+import { accountRoutes } from "./routes/account-routes.js";
 import { customerRoutes } from "./routes/customer-routes.js";
 import { invoiceRoutes } from "./routes/invoice-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
@@ -388,6 +389,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // Everything under /v1 (but the OpenAPI document) needs an API key.
   await app.register(async (v1) => {
     v1.addHook("onRequest", apiKeyAuth(deps.services.access, rateLimiter, deps.authFailures));
+    await v1.register(accountRoutes(deps.services));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
     await v1.register(usageRoutes(deps.services));

@@ -11,6 +11,11 @@ import { describeCommonErrors, withRouteErrorCodes } from "./openapi-errors.js";
 import { describeFileOperations } from "./openapi-files.js";
 
 const TAGS = [
+  {
+    name: "Account",
+    description:
+      "The seller's profile that invoices print: legal name, address, tax id, payment instructions, logo, paper, default terms.",
+  },
   { name: "Customers", description: "The companies you bill. Emits `customer.created`." },
   { name: "Contracts", description: "Contracts and their agreements. Emits `contract.created`." },
   { name: "Pricing", description: "A contract's pricing program: versioned rules that price its usage and fees." },

@@ -7,6 +7,8 @@ import { uploadTermsInput } from "../../domain/contracts/contract-schemas.js";
 type Operation = { requestBody?: unknown; responses?: Record<string, unknown> };
 type Document = { paths?: Record<string, Record<string, Operation> | undefined> };
 
+const LOGO_TYPES = ["image/png", "image/jpeg"];
+
 const binary = (mediaType: string, description: string, headers?: Record<string, unknown>) => ({
   description,
   ...(headers ? { headers } : {}),
@@ -38,6 +40,19 @@ export function describeFileOperations<T extends object>(document: T): T {
       },
     }),
   );
+  answer("/v1/billing/account/logo", "get", "200", {
+    description: "The logo, as uploaded",
+    content: Object.fromEntries(LOGO_TYPES.map((type) => [type, { schema: { type: "string", format: "binary" } }])),
+  });
+  const logo = paths["/v1/billing/account/logo"]?.put;
+  if (logo) {
+    logo.requestBody = {
+      required: true,
+      content: Object.fromEntries(
+        LOGO_TYPES.map((type) => [type, { schema: { type: "string", format: "binary", maxLength: 1048576 } }]),
+      ),
+    };
+  }
   const upload = paths["/v1/billing/contracts/upload"]?.post;
   if (upload) {
     upload.requestBody = {

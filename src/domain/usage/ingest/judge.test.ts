@@ -25,7 +25,7 @@ const contract = ({
   current_version: 1,
   programs: [{ from: "2026-01-01", version: 1, effective_date: "2026-01-01", rules }],
   has_credits: false,
-  payment_terms: null,
+  payment_terms_days: 30,
   ...fields,
 });
 

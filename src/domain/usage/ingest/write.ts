@@ -181,6 +181,6 @@ function wantedInvoice(c: Candidate | undefined): WantedInvoice {
     periodStart: c.periodStart,
     periodEnd: c.periodEnd,
     currency: c.contract.currency,
-    paymentTerms: c.contract.payment_terms,
+    paymentTermsDays: c.contract.payment_terms_days,
   };
 }

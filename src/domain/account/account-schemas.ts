@@ -1,0 +1,73 @@
+import { z } from "zod";
+import { noNul, paymentTermsDaysInput } from "../customers/customer-schemas.js";
+import { instantText } from "../kernel/text-formats.js";
+
+/** The papers an invoice's PDF is laid out on. */
+export const PAPER_SIZES = ["letter", "a4"] as const;
+export type PaperSize = (typeof PAPER_SIZES)[number];
+
+/** The most bytes a logo may have: 1 MiB. */
+export const MAX_LOGO_BYTES = 1024 * 1024;
+
+const text = (max: number) => noNul(z.string().trim().min(1).max(max));
+
+/**
+ * PATCH /v1/billing/account: the seller's profile, as every invoice shows it. `null` clears a field. Several
+ * lines (an address, bank details) are sent as one string with line breaks.
+ */
+export const updateAccountInput = z
+  .object({
+    legal_name: text(200).nullable().optional().describe("The seller's legal name; the company's name when null"),
+    address: text(1000).nullable().optional().describe("Postal address, several lines"),
+    tax_id: text(100).nullable().optional().describe("VAT, GST or EIN number"),
+    payment_instructions: text(2000)
+      .nullable()
+      .optional()
+      .describe("How to pay: bank name, account and routing numbers, IBAN and BIC, several lines"),
+    invoice_footer: text(1000).nullable().optional().describe("Printed at the foot of every invoice"),
+    paper_size: z.enum(PAPER_SIZES).optional().describe("The invoice PDF's paper; `letter` by default"),
+    payment_terms_days: paymentTermsDaysInput
+      .optional()
+      .describe("Default payment terms (days), for customers and contracts without their own; 30 by default"),
+  })
+  .strict();
+export type UpdateAccountInput = z.infer<typeof updateAccountInput>;
+
+/** The seller's profile as the API answers it; `Account` in the OpenAPI document. */
+export const accountSchema = z
+  .object({
+    object: z.literal("account"),
+    id: z.string().uuid().describe("The company's id"),
+    name: z.string().describe("The company's name"),
+    legal_name: z.string().nullable(),
+    address: z.string().nullable(),
+    tax_id: z.string().nullable(),
+    payment_instructions: z.string().nullable(),
+    invoice_footer: z.string().nullable(),
+    paper_size: z.enum(PAPER_SIZES),
+    payment_terms_days: z.number().int(),
+    logo: z
+      .object({
+        content_type: z.enum(["image/png", "image/jpeg"]),
+        size: z.number().int().describe("Bytes"),
+        sha256: z.string().describe("Hex SHA-256 of the logo's bytes"),
+        width: z.number().int(),
+        height: z.number().int(),
+      })
+      .nullable()
+      .describe("The logo printed on invoices; null when none. Its bytes: GET /v1/billing/account/logo"),
+    updated_at: instantText().nullable(),
+  })
+  .meta({ id: "Account" });
+export type Account = z.infer<typeof accountSchema>;
+
+/** What invoices print about the seller, drawn from the profile (the PDF and the hosted page). */
+export interface SellerProfile {
+  name: string;
+  address: string | null;
+  taxId: string | null;
+  paymentInstructions: string | null;
+  invoiceFooter: string | null;
+  paperSize: PaperSize;
+  logo: { contentType: "image/png" | "image/jpeg"; bytes: Uint8Array } | null;
+}

@@ -1,0 +1,117 @@
+import { crc32, inflateSync } from "node:zlib";
+import { TooLargeError, ValidationError } from "../kernel/errors.js";
+import { MAX_LOGO_BYTES } from "./account-schemas.js";
+
+/** The largest side a logo may have, in pixels: it is printed about 2 inches wide. */
+const MAX_SIDE = 4000;
+
+export interface LogoImage {
+  contentType: "image/png" | "image/jpeg";
+  width: number;
+  height: number;
+}
+
+const refused = (why: string) =>
+  new ValidationError(`The logo must be a PNG or JPEG image: ${why}`, "invalid_logo", [{ path: "logo", message: why }]);
+
+/**
+ * Reads a logo's bytes far enough to be sure every invoice PDF can draw it: a PNG whose chunks are whole and
+ * whose pixels inflate to exactly their size, or a JPEG with a frame header, at most 1 MiB and 4000 pixels a
+ * side. Anything else is refused here (400 `invalid_logo`, 413 `logo_too_large`), never when a PDF is made.
+ */
+export function inspectLogo(bytes: Uint8Array): LogoImage {
+  if (bytes.length > MAX_LOGO_BYTES) {
+    throw new TooLargeError(`The logo is over 1 MiB (${MAX_LOGO_BYTES} bytes)`, "logo_too_large");
+  }
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const image = isPng(buffer) ? inspectPng(buffer) : isJpeg(buffer) ? inspectJpeg(buffer) : undefined;
+  if (!image) throw refused("the file is neither");
+  if (image.width < 1 || image.height < 1 || image.width > MAX_SIDE || image.height > MAX_SIDE) {
+    throw refused(`it is ${image.width}×${image.height} pixels; each side must be 1 to ${MAX_SIDE}`);
+  }
+  return image;
+}
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const isPng = (b: Buffer) => b.length >= 8 && b.subarray(0, 8).equals(PNG_SIGNATURE);
+const isJpeg = (b: Buffer) => b.length >= 4 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
+
+/** Channels per PNG colour type (greyscale, RGB, palette, grey + alpha, RGBA). */
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+function inspectPng(b: Buffer): LogoImage {
+  let at = 8;
+  let header: { width: number; height: number; depth: number; colour: number; interlace: number } | undefined;
+  let palette = false;
+  const data: Buffer[] = [];
+  let ended = false;
+  while (at + 12 <= b.length && !ended) {
+    const length = b.readUInt32BE(at);
+    const type = b.toString("latin1", at + 4, at + 8);
+    const end = at + 12 + length;
+    if (end > b.length) throw refused("the PNG is cut short");
+    if (crc32(b.subarray(at + 4, at + 8 + length)) !== b.readUInt32BE(at + 8 + length)) {
+      throw refused(`the PNG's ${JSON.stringify(type)} chunk is damaged (its checksum does not match)`);
+    }
+    const body = b.subarray(at + 8, at + 8 + length);
+    if (header === undefined && type !== "IHDR") throw refused("the PNG does not start with its header");
+    if (type === "IHDR") {
+      if (length !== 13) throw refused("the PNG's header is malformed");
+      header = {
+        width: body.readUInt32BE(0),
+        height: body.readUInt32BE(4),
+        depth: body[8]!,
+        colour: body[9]!,
+        interlace: body[12]!,
+      };
+    } else if (type === "PLTE") palette = true;
+    else if (type === "IDAT") data.push(body);
+    else if (type === "IEND") ended = true;
+    at = end;
+  }
+  if (!header || !ended || data.length === 0) throw refused("the PNG is incomplete");
+  const channels = PNG_CHANNELS[header.colour];
+  if (channels === undefined || header.depth !== 8) {
+    throw refused("only 8-bit greyscale, RGB, palette and alpha PNGs are printed");
+  }
+  if (header.interlace !== 0) throw refused("interlaced PNGs are not printed; save it without interlacing");
+  if (header.colour === 3 && !palette) throw refused("the palette PNG has no palette");
+  if (header.width > MAX_SIDE || header.height > MAX_SIDE) {
+    return { contentType: "image/png", width: header.width, height: header.height };
+  }
+  const expected = header.height * (1 + header.width * channels);
+  let pixels: Buffer;
+  try {
+    pixels = inflateSync(Buffer.concat(data), { maxOutputLength: expected + 1 });
+  } catch {
+    throw refused("the PNG's pixels do not decompress");
+  }
+  if (pixels.length !== expected) throw refused("the PNG's pixels do not match its size");
+  return { contentType: "image/png", width: header.width, height: header.height };
+}
+
+/** Start-of-frame markers (baseline, extended, progressive, lossless, in Huffman or arithmetic coding). */
+const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
+
+function inspectJpeg(b: Buffer): LogoImage {
+  let at = 2;
+  while (at + 4 <= b.length) {
+    if (b[at] !== 0xff) throw refused("the JPEG's markers are damaged");
+    const marker = b[at + 1]!;
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    const length = b.readUInt16BE(at + 2);
+    if (length < 2 || at + 2 + length > b.length) throw refused("the JPEG is cut short");
+    if (SOF.has(marker)) {
+      if (length < 8) throw refused("the JPEG's frame header is malformed");
+      const channels = b[at + 9];
+      if (channels !== 1 && channels !== 3 && channels !== 4) throw refused("the JPEG's colour space is not printed");
+      return { contentType: "image/jpeg", height: b.readUInt16BE(at + 5), width: b.readUInt16BE(at + 7) };
+    }
+    if (marker === 0xda || marker === 0xd9) break; // scan data or the end before any frame header
+    at += 2 + length;
+  }
+  throw refused("the JPEG has no frame header");
+}
