@@ -70,6 +70,15 @@ CREATE TABLE invoice_payments (
 );
 CREATE INDEX invoice_payments_invoice_idx ON invoice_payments (company_id, invoice_number, seq);
 
+-- Invoices paid before payments were itemised were paid in full: one payment each, so that amount_paid is
+-- always the sum of an invoice's payments.
+INSERT INTO invoice_payments (company_id, id, invoice_number, amount, paid_on, method, reference, created_at)
+SELECT company_id, 'pay_' || substr(md5(company_id::text || number), 1, 16), number, (billed->>'total')::numeric,
+       paid_date, 'other', NULL, paid_at
+  FROM invoices WHERE status = 'paid' AND (billed->>'total')::numeric > 0
+ ORDER BY company_id, seq;
+UPDATE invoices SET amount_paid = (billed->>'total')::numeric WHERE status = 'paid';
+
 CREATE TABLE credit_notes (
   company_id        uuid NOT NULL,
   number            text NOT NULL,        -- CN-000001, per company
@@ -92,3 +101,4 @@ CREATE TABLE credit_notes (
 CREATE INDEX credit_notes_invoice_idx ON credit_notes (company_id, invoice_number, seq);
 CREATE INDEX credit_notes_customer_idx ON credit_notes (company_id, customer_id, seq);
 CREATE INDEX credit_notes_newest_idx ON credit_notes (company_id, seq DESC);
+CREATE INDEX invoices_reissue_of_idx ON invoices (company_id, reissue_of) WHERE reissue_of IS NOT NULL;

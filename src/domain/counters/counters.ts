@@ -1,8 +1,8 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import { addToCounter } from "./counter-repository.js";
 
-/** The per-company counters: contract numbers (`CN-…`) and invoice numbers. */
-export type CounterName = "contract_number" | "invoice_number";
+/** The per-company counters: contract numbers (`CN-…`), invoice numbers and credit note numbers. */
+export type CounterName = "contract_number" | "invoice_number" | "credit_note_number";
 
 /**
  * Takes the next `count` numbers of a company's counter, in the caller's transaction, and returns the last

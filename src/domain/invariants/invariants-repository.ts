@@ -196,12 +196,16 @@ export interface FrozenInvoiceRow {
   lines: LineRecord[];
 }
 
-/** Every invoice that has left draft, with the figures it was issued with and its stored lines. */
+/**
+ * Every invoice that has left draft, with the figures it was issued with and its stored lines; but a void
+ * invoice that was reissued, whose lines its reissue took over (findReissueLeftovers checks that it kept none).
+ */
 export async function listFrozenInvoices(db: Queryable, companyId: string | null): Promise<FrozenInvoiceRow[]> {
   const { rows } = await db.query<FrozenInvoiceRow>(
     `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.billed, ${LINES_JSON} AS lines
        FROM invoices i
       WHERE ($1::uuid IS NULL OR i.company_id = $1) AND i.status <> 'draft'
+        AND NOT EXISTS (SELECT 1 FROM invoices r WHERE r.company_id = i.company_id AND r.reissue_of = i.number)
       ORDER BY i.company_id, i.seq`,
     [companyId],
   );
@@ -302,6 +306,78 @@ export async function findOvercreditedInvoices(
        FROM invoice_lines WHERE ($1::uuid IS NULL OR company_id = $1)
       GROUP BY company_id, invoice_number
      HAVING -COALESCE(sum(charge_total) FILTER (WHERE kind = 'credit'), 0) > GREATEST(COALESCE(sum(charge_total) FILTER (WHERE kind = 'usage'), 0), 0)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+/**
+ * Void and reissue: a reissued invoice must name a void invoice of its own contract and period, a void invoice
+ * has at most one reissue, and a reissued void invoice keeps no line, no event and no credit burn (its reissue
+ * took them over). At most 1,000.
+ */
+export async function findReissueProblems(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ number: string; problem: string }[]> {
+  const { rows } = await db.query<{ number: string; problem: string }>(
+    `SELECT r.number, 'reissues ' || r.reissue_of || ', which is not a void invoice of its contract and period' AS problem
+       FROM invoices r LEFT JOIN invoices v ON v.company_id = r.company_id AND v.number = r.reissue_of
+      WHERE ($1::uuid IS NULL OR r.company_id = $1) AND r.reissue_of IS NOT NULL
+        AND (v.number IS NULL OR v.status <> 'void' OR v.contract_id <> r.contract_id OR v.period_start <> r.period_start)
+     UNION ALL
+     SELECT r.reissue_of, 'is reissued ' || count(*) || ' times' FROM invoices r
+      WHERE ($1::uuid IS NULL OR r.company_id = $1) AND r.reissue_of IS NOT NULL
+      GROUP BY r.company_id, r.reissue_of HAVING count(*) > 1
+     UNION ALL
+     SELECT v.number, 'was reissued but still holds ' || what FROM invoices v
+       JOIN invoices r ON r.company_id = v.company_id AND r.reissue_of = v.number
+       CROSS JOIN LATERAL (
+         SELECT 'lines' AS what WHERE EXISTS (SELECT 1 FROM invoice_lines l WHERE l.company_id = v.company_id AND l.invoice_number = v.number)
+         UNION ALL
+         SELECT 'usage events' WHERE EXISTS (SELECT 1 FROM usage_events e WHERE e.company_id = v.company_id
+           AND e.contract_id = v.contract_id AND e.service_period_start = v.period_start AND e.invoice_number = v.number)
+         UNION ALL
+         SELECT 'credit burns' WHERE EXISTS (SELECT 1 FROM credit_ledger c WHERE c.company_id = v.company_id AND c.invoice_number = v.number)
+       ) AS left_over
+      WHERE ($1::uuid IS NULL OR v.company_id = $1)
+      LIMIT 1000`,
+    [companyId],
+  );
+  return rows;
+}
+
+/**
+ * Payments and credit notes: an invoice's amount_paid and amount_credited are the sums of its payments and
+ * credit notes; only issued and paid invoices have either; a paid invoice has nothing due, an issued one
+ * something. At most 1,000.
+ */
+export async function findCollectionProblems(
+  db: Queryable,
+  companyId: string | null,
+): Promise<{ number: string; problem: string }[]> {
+  const { rows } = await db.query<{ number: string; problem: string }>(
+    `WITH sums AS (
+       SELECT i.company_id, i.number, i.status, i.amount_paid, i.amount_credited, (i.billed->>'total')::numeric AS total,
+              (SELECT COALESCE(sum(p.amount), 0) FROM invoice_payments p WHERE p.company_id = i.company_id AND p.invoice_number = i.number) AS paid,
+              (SELECT COALESCE(sum(n.amount), 0) FROM credit_notes n WHERE n.company_id = i.company_id AND n.invoice_number = i.number) AS credited
+         FROM invoices i
+        WHERE ($1::uuid IS NULL OR i.company_id = $1)
+     )
+     SELECT number, 'amount_paid ' || amount_paid || ' but its payments sum to ' || paid AS problem FROM sums WHERE amount_paid <> paid
+     UNION ALL
+     SELECT number, 'amount_credited ' || amount_credited || ' but its credit notes sum to ' || credited FROM sums WHERE amount_credited <> credited
+     UNION ALL
+     SELECT number, 'is ' || status || ' but has payments or credit notes' FROM sums
+      WHERE status IN ('draft', 'void') AND (paid > 0 OR credited > 0)
+     UNION ALL
+     SELECT number, 'is paid but ' || (total - amount_paid - amount_credited) || ' is due' FROM sums
+      WHERE status = 'paid' AND amount_paid + amount_credited < total
+     UNION ALL
+     SELECT number, 'credits ' || credited || ', more than its total ' || total FROM sums WHERE credited > total
+     UNION ALL
+     SELECT number, 'was paid ' || paid || ', more than its total ' || total FROM sums WHERE paid > total
       LIMIT 1000`,
     [companyId],
   );

@@ -58,6 +58,8 @@ export async function verifyBilling(db: Queryable, companyId: string | null = nu
   for (const u of await repo.findUndeliveredEvents(db, companyId)) {
     problems.push(`event ${u.id}: no delivery to endpoint ${u.endpoint_id}, which was subscribed when it happened`);
   }
+  for (const r of await repo.findReissueProblems(db, companyId)) problems.push(`invoice ${r.number}: ${r.problem}`);
+  for (const c of await repo.findCollectionProblems(db, companyId)) problems.push(`invoice ${c.number}: ${c.problem}`);
   for (const i of await repo.listFrozenInvoices(db, companyId)) {
     const billed = freezeBill(billRecords(i));
     if (!isDeepStrictEqual(billed, i.billed)) {

@@ -17,7 +17,7 @@ export type InvoiceChange = Pick<InvoiceRow, "updated_at"> &
  * reads it): what `transition` allows, applied by `apply`, which returns the columns it wrote; an action that
  * happened already answers the invoice unchanged (`unchanged` may refuse that, e.g. a payment on another date).
  * Concurrent calls on one invoice queue on the lock: one applies, the rest see its result. The answer is the
- * locked invoice with the change applied: no change leaves a draft, so it presents the figures as issued.
+ * invoice as the change left it: no change leaves a draft, so it presents the figures as issued.
  */
 export async function changeInvoice(
   company: CompanyData,
@@ -32,8 +32,11 @@ export async function changeInvoice(
     const verdict = transition(invoice.status as InvoiceStatus, action);
     if (verdict.kind === "refused") throw verdict.error;
     let after: repo.InvoiceForChange = invoice;
-    if (verdict.kind === "apply") after = { ...invoice, ...(await apply(tx, invoice)), status: verdict.to };
-    else unchanged?.(invoice);
+    if (verdict.kind === "apply") {
+      await apply(tx, invoice);
+      // Read again: a change may write more than the invoice's own row (a payment, a reissued draft).
+      after = (await repo.lockInvoiceForChange(tx, number))!;
+    } else unchanged?.(invoice);
     // Only a draft has no frozen figures, and every action either leaves a draft (finalize) or refuses it.
     if (after.billed === null) throw new Error(`invoice ${number} is answered as a draft after ${action}`);
     return { invoice: presentWithLines(after, thawBill(after.billed)), applied: verdict.kind === "apply" };

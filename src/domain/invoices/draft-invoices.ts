@@ -46,7 +46,7 @@ export class RetryTransaction extends Error {
 
 export const periodKey = (contractId: string, periodStart: string) => `${contractId}|${periodStart}`;
 
-const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
+export const formatInvoiceNumber = (seq: number) => `INV-${String(seq).padStart(6, "0")}`;
 
 function toLineWrite(invoiceNumber: string, line: Line): repo.LineWrite {
   return {

@@ -83,3 +83,38 @@ export async function voidInvoice(db: CompanyScope, number: string, at: Date): P
     [number, at],
   );
 }
+
+/**
+ * Reissues a voided invoice: a new draft for the same contract and period (`reissue_of` naming the void one)
+ * takes over everything the void invoice billed from (its stored lines, the usage events on them, the credit
+ * burned by that usage, a prepaid grant billed on it), so that the month can be billed again, nothing lost
+ * and nothing twice. The void invoice keeps its figures as issued (`billed`). In the voiding transaction.
+ */
+export async function reissueInvoice(
+  tx: CompanyScope,
+  reissue: { from: string; number: string; seq: number; issuedDate: string; dueDate: string; at: Date },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
+                           minimum_amount, projected_at, issued_date, due_date, created_at, updated_at, reissue_of)
+     SELECT company_id, $3, $4, contract_id, 'draft', currency, period_start, period_end, minimum_amount,
+            projected_at, $5, $6, $7, $7, number
+       FROM invoices WHERE company_id = $1 AND number = $2`,
+    [reissue.from, reissue.number, reissue.seq, reissue.issuedDate, reissue.dueDate, reissue.at],
+  );
+  // Usage events by their contract and period first: the index they are found by (statement-repository.ts).
+  await tx.query(
+    `UPDATE usage_events e SET invoice_number = $3
+       FROM invoices i
+      WHERE i.company_id = $1 AND i.number = $2
+        AND e.company_id = $1 AND e.contract_id = i.contract_id AND e.service_period_start = i.period_start
+        AND e.invoice_number = $2`,
+    [reissue.from, reissue.number],
+  );
+  for (const table of ["invoice_lines", "credit_ledger", "credit_grants"]) {
+    await tx.query(`UPDATE ${table} SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2`, [
+      reissue.from,
+      reissue.number,
+    ]);
+  }
+}

@@ -1,7 +1,10 @@
 import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import { amountDue } from "./invoice-amounts.js";
 import { billRecords, thawBill, type BilledInvoice } from "./invoice-figures.js";
 import type { InvoiceStatus } from "./invoice-lifecycle.js";
 import type { InvoiceRow } from "./invoice-repository.js";
+import type { PaymentRow } from "./collection-repository.js";
+import type { Payment } from "./collection-schemas.js";
 import type { Invoice, InvoiceWithLines } from "./invoice-schemas.js";
 
 /**
@@ -25,8 +28,13 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
     subtotal: toJsonMoney(billed.subtotal, row.currency),
     tax: toJsonMoney(billed.tax, row.currency),
     total: toJsonMoney(billed.total, row.currency),
+    amount_paid: toJsonMoney(row.amount_paid, row.currency),
+    amount_credited: toJsonMoney(row.amount_credited, row.currency),
+    amount_due: toJsonMoney(amountDue({ ...row, total: billed.total }), row.currency),
     currency: row.currency,
     billing_period: { start: row.period_start, end: row.period_end },
+    reissue_of: row.reissue_of,
+    reissued_as: row.reissued_as,
     issued_date: row.issued_date,
     due_date: row.due_date,
     paid_date: row.paid_date,
@@ -37,7 +45,29 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
 }
 
 export function presentWithLines(row: PresentedRow, billed: BilledInvoice): InvoiceWithLines {
-  return { ...presentInvoice(row, billed), line_items: presentLineItems(billed, row.currency) };
+  return {
+    ...presentInvoice(row, billed),
+    line_items: presentLineItems(billed, row.currency),
+    payments: row.payments.map((p) => presentPayment(p, row.currency)),
+  };
+}
+
+/** A payment as the API answers it (on its invoice, and in `invoice.payment_recorded`). */
+export function presentPayment(
+  p: Omit<PaymentRow, "created_at"> & { created_at: string | Date },
+  currency: string,
+): Payment {
+  return {
+    object: "invoice_payment",
+    id: p.id,
+    invoice: p.invoice_number,
+    amount: toJsonMoney(p.amount, currency),
+    currency,
+    paid_on: p.paid_on,
+    method: p.method as Payment["method"],
+    reference: p.reference,
+    created_at: new Date(p.created_at).toISOString(),
+  };
 }
 
 /** An invoice's lines as the API answers them. */

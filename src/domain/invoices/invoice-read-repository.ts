@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../db/company-scope.js";
+import { PAYMENTS_JSON } from "./collection-repository.js";
 import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 
 // Invoices as they are read: one with its lines, a page of them, the month's drafts, one with the parties its
@@ -7,7 +8,9 @@ import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 /** An invoice's own columns (`i`), without its contract's metrics or its lines. */
 export const INVOICE_OWN_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
   i.minimum_amount::text AS minimum_amount, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
-  i.updated_at`;
+  i.updated_at, i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.reissue_of,
+  (SELECT r.number FROM invoices r WHERE r.company_id = i.company_id AND r.reissue_of = i.number) AS reissued_as,
+  ${PAYMENTS_JSON} AS payments`;
 
 const INVOICE_COLUMNS = `${INVOICE_OWN_COLUMNS}, c.metrics, ${LINES_JSON} AS lines`;
 
@@ -119,7 +122,7 @@ export async function findPeriodInvoice(
   const { rows } = await db.query<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS}
        FROM invoices i JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
-      WHERE i.company_id = $1 AND i.contract_id = $2 AND i.period_start = $3`,
+      WHERE i.company_id = $1 AND i.contract_id = $2 AND i.period_start = $3 AND i.status <> 'void'`,
     [contractId, periodStart],
   );
   return rows[0];

@@ -1,6 +1,7 @@
 import type { Queryable } from "../../db/database.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { FrozenBill } from "./invoice-figures.js";
+import type { PaymentRow } from "./collection-repository.js";
 import type { LineRecord } from "./invoice-lines.js";
 
 export interface InvoiceRow {
@@ -22,6 +23,15 @@ export interface InvoiceRow {
   paid_date: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Sums of its payments and credit notes (billing verify checks both). */
+  amount_paid: string;
+  amount_credited: string;
+  /** A reissued invoice: the void one it replaces. */
+  reissue_of: string | null;
+  /** A void invoice that was reissued: the draft (or later invoice) that took over its period. */
+  reissued_as: string | null;
+  /** Its payments, oldest first (PAYMENTS_JSON); dates and instants as JSON gives them. */
+  payments: (Omit<PaymentRow, "created_at"> & { created_at: string })[];
   metrics: string[];
   /** The stored lines: exact sums, from which every figure is derived (invoice-figures.ts). */
   lines: LineRow[];
@@ -64,7 +74,7 @@ export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[])
   const { rows } = await tx.query<LockedInvoice>(
     `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, i.status
        FROM invoices i
-      WHERE i.company_id = $1
+      WHERE i.company_id = $1 AND i.status <> 'void'
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
       ORDER BY i.number
       FOR UPDATE OF i`,
@@ -77,7 +87,8 @@ export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[])
 export async function findExistingPeriods(db: CompanyScope, keys: readonly PeriodKey[]): Promise<PeriodKey[]> {
   const { rows } = await db.query<{ contract_id: string; period_start: string }>(
     `SELECT contract_id, period_start FROM invoices
-      WHERE company_id = $1 AND (contract_id, period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))`,
+      WHERE company_id = $1 AND status <> 'void'
+        AND (contract_id, period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))`,
     [keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
   );
   return rows.map((r) => ({ contractId: r.contract_id, periodStart: r.period_start }));
@@ -239,7 +250,7 @@ export async function findDraftsDue(
 ): Promise<{ company_id: string; number: string }[]> {
   const { rows } = await db.query<{ company_id: string; number: string }>(
     `SELECT company_id, number FROM invoices
-      WHERE status = 'draft' AND period_end <= $1
+      WHERE status = 'draft' AND period_end <= $1 AND reissue_of IS NULL
       ORDER BY period_end, company_id, number
       LIMIT $2`,
     [lastPeriodEnd, limit],
@@ -255,7 +266,7 @@ export async function findInvoicesEndingFrom(
 ): Promise<{ number: string; status: string; period_start: string; period_end: string }[]> {
   const { rows } = await db.query<{ number: string; status: string; period_start: string; period_end: string }>(
     `SELECT number, status, period_start, period_end FROM invoices
-      WHERE company_id = $1 AND contract_id = $2 AND period_end >= $3
+      WHERE company_id = $1 AND contract_id = $2 AND period_end >= $3 AND status <> 'void'
       ORDER BY period_start`,
     [contractId, day],
   );

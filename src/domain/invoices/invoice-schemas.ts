@@ -2,6 +2,7 @@ import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
 import { dateText, instantText } from "../kernel/text-formats.js";
+import { paymentSchema } from "./collection-schemas.js";
 import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
@@ -51,8 +52,21 @@ export const invoiceSchema = z
     subtotal: jsonDecimal,
     tax: jsonDecimal,
     total: jsonDecimal,
+    amount_paid: jsonDecimal.describe("The sum of its payments"),
+    amount_credited: jsonDecimal.describe("The sum of its credit notes"),
+    amount_due: jsonDecimal.describe(
+      "What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice",
+    ),
     currency: z.string(),
     billing_period: billingPeriodSchema,
+    reissue_of: z
+      .string()
+      .nullable()
+      .describe("A reissued invoice: the number of the void invoice whose period and usage it took over"),
+    reissued_as: z
+      .string()
+      .nullable()
+      .describe("A void invoice: the number of the invoice that took over its period and usage (its reissue)"),
     issued_date: dateText(),
     due_date: dateText(),
     paid_date: dateText().nullable(),
@@ -65,7 +79,10 @@ export type Invoice = z.infer<typeof invoiceSchema>;
 
 /** An invoice with its line items; `Invoice` in the OpenAPI document. */
 export const invoiceWithLinesSchema = invoiceSchema
-  .extend({ line_items: z.array(lineItemSchema) })
+  .extend({
+    line_items: z.array(lineItemSchema),
+    payments: z.array(paymentSchema).describe("Its payments, oldest first"),
+  })
   .meta({ id: "Invoice" });
 export type InvoiceWithLines = z.infer<typeof invoiceWithLinesSchema>;
 

@@ -4,6 +4,7 @@ import type { Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
 import type { DraftInvoices } from "./draft-invoices.js";
 import { createFinalizeInvoice } from "./finalize-invoice.js";
+import { createInvoiceCollections } from "./invoice-collections.js";
 import { createInvoiceDocuments } from "./invoice-documents.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
 import { createIssueDueDrafts } from "./issue-due-drafts.js";
@@ -31,5 +32,6 @@ export function createInvoiceService(deps: { db: Database; clock: Clock; drafts:
     void: createVoidInvoice(deps),
     issueDue: createIssueDueDrafts({ ...deps, finalize }),
     ...createInvoiceDocuments(deps),
+    ...createInvoiceCollections(deps),
   };
 }

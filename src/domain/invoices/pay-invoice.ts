@@ -9,10 +9,12 @@ import { paidDateOf } from "./invoice-lifecycle.js";
 import * as repo from "./invoice-change-repository.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
 import { changeInvoice } from "./change-invoice.js";
+import { dueOn, recordPaymentOn } from "./collect-invoice.js";
 
 /**
- * POST …/pay: issued → paid on `paidDate` (default: today, by the service's clock). A paid invoice answers
- * unchanged, unless the date given is another one (409).
+ * POST …/pay: issued → paid in full on `paidDate` (default: today, by the service's clock): what is left due is
+ * recorded as one payment (method `other`). A paid invoice answers unchanged, unless the date given is another
+ * one (409).
  */
 export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) {
   return async function pay(tenant: Tenancy, number: string, paidDate?: string): Promise<InvoiceWithLines> {
@@ -24,7 +26,13 @@ export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) 
       async (scope, invoice) => {
         const now = clock.now();
         const paid = paidDateOf(paidDate, invoice.issued_date, toDateString(now));
-        await repo.payInvoice(scope, number, paid, now);
+        // Paid in full: what is left due is recorded as one payment, so that amount_paid is always its payments' sum.
+        const due = dueOn(invoice);
+        if (due.gt(0)) {
+          await recordPaymentOn(scope, invoice, { amount: due, paidOn: paid, method: "other", reference: null, now });
+        } else {
+          await repo.payInvoice(scope, number, paid, now);
+        }
         return { paid_date: paid, updated_at: now };
       },
       (invoice) => {

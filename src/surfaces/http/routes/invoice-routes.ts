@@ -8,6 +8,12 @@ import {
   payInvoiceInput,
   projectInvoiceInput,
 } from "../../../domain/invoices/invoice-schemas.js";
+import {
+  createCreditNoteInput,
+  creditNoteNumberParams,
+  creditNoteSchema,
+  recordPaymentInput,
+} from "../../../domain/invoices/collection-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
@@ -15,6 +21,7 @@ import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-enve
 import { errorResponses } from "../openapi-errors.js";
 
 const invoiceList = listSchema(invoiceSchema, "InvoiceList");
+const creditNoteList = listSchema(creditNoteSchema, "CreditNoteList");
 const notFound = { not_found: "no invoice with this number for this company" };
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
@@ -164,9 +171,9 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         schema: {
           operationId: "payInvoice",
           tags: ["Invoices"],
-          summary: "Mark an issued invoice paid",
+          summary: "Mark an issued invoice paid in full",
           description:
-            "Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409).",
+            "Records what is left due as one payment (method `other`) and sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). To record a payment with its amount, method and reference, use POST …/payments.",
           params: invoiceNumberParams,
           body: payInvoiceInput.nullish(),
           response: {
@@ -195,15 +202,121 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Invoices"],
           summary: "Void an issued invoice",
           description:
-            "An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged.",
+            "An issued invoice that is not owed: it keeps its number, lines and figures, and is reissued: a new draft for the same contract and period (`reissue_of`; named by the void invoice's `reissued_as`) takes over its lines and usage, so the month can be corrected and billed again. The reissued draft is not issued by the worker: finalize it when it is right. Voiding a void invoice answers it unchanged.",
           params: invoiceNumberParams,
           response: transitionResponses({
             invoice_is_draft: "the invoice is a draft: it is not owed yet",
             invoice_is_paid: "the invoice is paid",
+            invoice_has_payments: "the invoice has payments or credit notes: correct it with a credit note instead",
           }),
         },
       },
       async (request) => services.invoices.void(actorOf(request), request.params.number),
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/payments",
+      {
+        schema: {
+          operationId: "recordInvoicePayment",
+          tags: ["Invoices"],
+          summary: "Record a payment on an issued invoice",
+          description:
+            "Adds to `amount_paid` and lowers `amount_due`; the invoice becomes `paid` (on `paid_on`) when nothing is left due. More than is due is refused. The service moves no money: it records what you received. Emits `invoice.payment_recorded` (and `invoice.paid` when it pays the invoice). Scope `invoices:write`.",
+          params: invoiceNumberParams,
+          body: recordPaymentInput,
+          response: {
+            201: invoiceWithLinesSchema,
+            ...errorResponses({
+              400: {
+                invalid_amount: "`amount` is 0, or has more decimals than the invoice's currency",
+                paid_date_before_issue: "`paid_on` is before the invoice's `issued_date`",
+                paid_date_in_future: "`paid_on` is after today",
+              },
+              404: notFound,
+              409: {
+                invoice_is_draft: "the invoice is a draft: finalize it first",
+                invoice_is_void: "the invoice is void: nothing is owed on it",
+                invoice_is_paid: "nothing is due on the invoice",
+                amount_exceeds_due: "`amount` is more than the invoice's `amount_due`",
+              },
+            }),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(await services.invoices.recordPayment(actorOf(request), request.params.number, request.body)),
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/credit-notes",
+      {
+        schema: {
+          operationId: "createCreditNote",
+          tags: ["Invoices"],
+          summary: "Issue a credit note on an issued or paid invoice",
+          description:
+            "Credits some of the invoice's lines (`lines`, each at most what is left of that line) or an amount off the whole (`amount`), never more than is left to credit. It lowers the invoice's `amount_due` (`applied_to_due`; the invoice becomes `paid` when nothing is left due) and leaves the rest on the customer's credit balance (`to_balance`). Numbered CN-000001 per company. Emits `credit_note.created`. Scope `invoices:write`.",
+          params: invoiceNumberParams,
+          body: createCreditNoteInput,
+          response: {
+            201: creditNoteSchema,
+            ...errorResponses({
+              400: {
+                invalid_amount: "an amount is 0, or has more decimals than the invoice's currency",
+                unknown_line: "`lines.{i}.line` is not an index of the invoice's `line_items`",
+              },
+              404: notFound,
+              409: {
+                invoice_is_draft: "the invoice is a draft: finalize it first",
+                invoice_is_void: "the invoice is void",
+                credit_exceeds_line: "a line's amount is more than is left to credit of that line",
+                credit_exceeds_invoice: "the note is more than is left to credit of the invoice",
+              },
+            }),
+          },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .code(201)
+          .send(await services.invoices.createCreditNote(actorOf(request), request.params.number, request.body)),
+    );
+
+    app.get(
+      "/v1/billing/invoices/:number/credit-notes",
+      {
+        schema: {
+          operationId: "listInvoiceCreditNotes",
+          tags: ["Invoices"],
+          summary: "List an invoice's credit notes, oldest first",
+          params: invoiceNumberParams,
+          response: { 200: creditNoteList, ...errorResponses({ 404: notFound }) },
+        },
+      },
+      async (request) => {
+        const notes = await services.invoices.listCreditNotes(actorOf(request), request.params.number);
+        return listEnvelope({ items: notes, hasMore: false });
+      },
+    );
+
+    app.get(
+      "/v1/billing/credit-notes/:number",
+      {
+        schema: {
+          operationId: "getCreditNote",
+          tags: ["Invoices"],
+          summary: "Get a credit note",
+          params: creditNoteNumberParams,
+          response: {
+            200: creditNoteSchema,
+            ...errorResponses({ 404: { not_found: "no credit note with this number for this company" } }),
+          },
+        },
+      },
+      async (request) => services.invoices.getCreditNote(actorOf(request), request.params.number),
     );
   };
 }
