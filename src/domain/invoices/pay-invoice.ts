@@ -19,6 +19,7 @@ export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) 
     requireScope(tenant, "invoices:write");
     const { invoice } = await changeInvoice(
       tenant,
+      clock,
       number,
       "pay",
       async (scope, invoice) => {

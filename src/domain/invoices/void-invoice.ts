@@ -11,7 +11,7 @@ import { changeInvoice } from "./change-invoice.js";
 export function createVoidInvoice({ db, clock }: { db: Database; clock: Clock }) {
   return async function voidInvoice(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
     requireScope(tenant, "invoices:write");
-    const { invoice } = await changeInvoice(tenant, number, "void", async (scope) => {
+    const { invoice } = await changeInvoice(tenant, clock, number, "void", async (scope) => {
       const now = clock.now();
       await repo.voidInvoice(scope, number, now);
       return { updated_at: now };
