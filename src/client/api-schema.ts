@@ -456,7 +456,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a draft invoice
-         * @description Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged.
+         * @description Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged. Emits `invoice.issued` when it issues the draft (so does the worker's automatic issue).
          */
         post: operations["finalizeInvoice"];
         delete?: never;
@@ -476,7 +476,7 @@ export interface paths {
         put?: never;
         /**
          * Mark an issued invoice paid
-         * @description Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409).
+         * @description Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). Emits `invoice.paid` when it marks the invoice paid.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -496,7 +496,7 @@ export interface paths {
         put?: never;
         /**
          * Void an issued invoice
-         * @description An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged.
+         * @description An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged. Emits `invoice.voided` when it voids the invoice.
          */
         post: operations["voidInvoice"];
         delete?: never;
@@ -646,6 +646,66 @@ export interface webhooks {
          * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
          */
         post: operations["receiveContractCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invoice was issued (opt-in)
+         * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
+         */
+        post: operations["receiveInvoiceIssuedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invoice was paid (opt-in)
+         * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
+         */
+        post: operations["receiveInvoicePaidEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An invoice was voided (opt-in)
+         * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
+         */
+        post: operations["receiveInvoiceVoidedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -932,6 +992,22 @@ export interface components {
             updated_at: string;
             line_items: components["schemas"]["InvoiceLineItem"][];
         };
+        InvoiceIssuedEvent: {
+            /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "invoice.issued";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for an event sent by the test operation, with sample data */
+            test: boolean;
+            data: {
+                /** @description The resource exactly as the API answers it */
+                object: components["schemas"]["Invoice"];
+            };
+        };
         InvoiceLineItem: {
             description: string;
             /**
@@ -992,6 +1068,22 @@ export interface components {
             has_more: boolean;
             /** @description The number of items in this page */
             total_count: number;
+        };
+        InvoicePaidEvent: {
+            /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "invoice.paid";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for an event sent by the test operation, with sample data */
+            test: boolean;
+            data: {
+                /** @description The resource exactly as the API answers it */
+                object: components["schemas"]["Invoice"];
+            };
         };
         InvoiceProjection: {
             /** @constant */
@@ -1056,6 +1148,22 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        InvoiceVoidedEvent: {
+            /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "invoice.voided";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for an event sent by the test operation, with sample data */
+            test: boolean;
+            data: {
+                /** @description The resource exactly as the API answers it */
+                object: components["schemas"]["Invoice"];
+            };
         };
         PricingPreview: {
             /** @constant */
@@ -1285,7 +1393,7 @@ export interface components {
             endpoint_id: string;
             event_id: string;
             /** @enum {string} */
-            event_type: "customer.created" | "contract.created";
+            event_type: "customer.created" | "contract.created" | "invoice.issued" | "invoice.paid" | "invoice.voided" | "invoice.payment_recorded" | "credit_note.created";
             /** @enum {string} */
             status: "pending" | "succeeded" | "failed";
             attempts: number;
@@ -1316,7 +1424,7 @@ export interface components {
             /** Format: uri */
             url: string;
             description: string | null;
-            events: ("customer.created" | "contract.created")[];
+            events: ("customer.created" | "contract.created" | "invoice.issued" | "invoice.paid" | "invoice.voided" | "invoice.payment_recorded" | "credit_note.created")[];
             /** @enum {string} */
             status: "enabled" | "disabled";
             /** Format: date-time */
@@ -4065,8 +4173,8 @@ export interface operations {
                      * @description HTTPS URL resolving to a public address
                      */
                     url: string;
-                    /** @description Event types to receive; all when left out */
-                    events?: ("customer.created" | "contract.created")[];
+                    /** @description Event types to receive. Left out: customer.created and contract.created; invoice events are opt-in (name them here) */
+                    events?: ("customer.created" | "contract.created" | "invoice.issued" | "invoice.paid" | "invoice.voided" | "invoice.payment_recorded" | "credit_note.created")[];
                     description?: string;
                 };
             };
@@ -4247,7 +4355,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uri */
                     url?: string;
-                    events?: ("customer.created" | "contract.created")[];
+                    events?: ("customer.created" | "contract.created" | "invoice.issued" | "invoice.paid" | "invoice.voided" | "invoice.payment_recorded" | "credit_note.created")[];
                     description?: string | null;
                     enabled?: boolean;
                 };
@@ -4383,7 +4491,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    type: "customer.created" | "contract.created";
+                    type: "customer.created" | "contract.created" | "invoice.issued" | "invoice.paid" | "invoice.voided" | "invoice.payment_recorded" | "credit_note.created";
                 };
             };
         };
@@ -4665,6 +4773,153 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ContractCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: answer any 2xx within 10 seconds; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveInvoiceIssuedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's secret as text (Stripe's scheme) */
+                "Service-Signature": string;
+                /** @description The event's id, as `id` in the body: the idempotency key */
+                "Service-Event-Id": string;
+                /** @description The event's type, as `type` in the body */
+                "Service-Event-Type": string;
+                /** @description Standard Webhooks: the event's id */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: the time of signing, in Unix seconds */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_` */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceIssuedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: answer any 2xx within 10 seconds; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveInvoicePaidEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's secret as text (Stripe's scheme) */
+                "Service-Signature": string;
+                /** @description The event's id, as `id` in the body: the idempotency key */
+                "Service-Event-Id": string;
+                /** @description The event's type, as `type` in the body */
+                "Service-Event-Type": string;
+                /** @description Standard Webhooks: the event's id */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: the time of signing, in Unix seconds */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_` */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: answer any 2xx within 10 seconds; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveInvoiceVoidedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's secret as text (Stripe's scheme) */
+                "Service-Signature": string;
+                /** @description The event's id, as `id` in the body: the idempotency key */
+                "Service-Event-Id": string;
+                /** @description The event's type, as `type` in the body */
+                "Service-Event-Type": string;
+                /** @description Standard Webhooks: the event's id */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: the time of signing, in Unix seconds */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_` */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceVoidedEvent"];
             };
         };
         responses: {

@@ -14,7 +14,8 @@ import { assertNotSignedWith, assertSigned, receiverPool } from "../support/webh
 
 const SECRET_RE = /id="endpoint-secret">([^<]+)</;
 const ONE_FIELD = "One field needs your attention: see the message beside it.";
-const CHOOSE_EVENT = "Choose one of customer.created, contract.created.";
+const CHOOSE_EVENT =
+  "Choose one of customer.created, contract.created, invoice.issued, invoice.paid, invoice.voided, invoice.payment_recorded, credit_note.created.";
 /** What a refusal that BILLING_WEBHOOK_ALLOW_PRIVATE would lift adds: how to allow local development. */
 const ALLOW_LOCAL =
   "For local development, whoever runs this billing service can allow http:// and private addresses by starting it with BILLING_WEBHOOK_ALLOW_PRIVATE=true (never in production: it lets the service send requests into its own network).";
@@ -71,7 +72,7 @@ describeEachEngine(
   (t) => {
     const receivers = receiverPool();
 
-    it("shows an empty state and a labelled create form with every event type when there are no endpoints", async () => {
+    it("shows an empty state and a labelled create form with every event type, only the two original ones checked", async () => {
       const { client } = await company(t);
       const res = await client.get("/webhooks");
       assert.equal(res.statusCode, 200);
@@ -79,9 +80,18 @@ describeEachEngine(
       assert.match(res.body, /<label for="endpoint-url">/);
       assert.match(res.body, /<input id="endpoint-url" name="url"/);
       assert.match(res.body, /<label for="endpoint-description">/);
-      assert.match(res.body, /<input type="checkbox" name="events" value="customer.created">/);
-      assert.match(res.body, /<input type="checkbox" name="events" value="contract.created">/);
-      assert.match(res.body, /leave all unchecked to receive every event type/);
+      assert.match(res.body, /<input type="checkbox" name="events" value="customer.created" checked>/);
+      assert.match(res.body, /<input type="checkbox" name="events" value="contract.created" checked>/);
+      // Invoice and credit note events are opt-in: offered, not checked.
+      for (const type of [
+        "invoice.issued",
+        "invoice.paid",
+        "invoice.voided",
+        "invoice.payment_recorded",
+        "credit_note.created",
+      ])
+        assert.match(res.body, new RegExp(`<input type="checkbox" name="events" value="${type.replace(".", "\\.")}">`));
+      assert.match(res.body, /none checked: customer\.created and contract\.created; invoice events are opt-in/);
     });
 
     it("adds an endpoint and shows its signing secret once, in the answer to the form and never on a later page", async () => {
@@ -127,10 +137,32 @@ describeEachEngine(
       assertSigned(receiver.requests[0]!, secret);
     });
 
-    it("subscribes an endpoint to every event type when no event type is checked", async () => {
+    it("subscribes an endpoint to customer.created and contract.created only when no event type is checked", async () => {
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/all" });
       assert.deepEqual((await apiEndpoint(t, key, id)).json().events.sort(), ["contract.created", "customer.created"]);
+    });
+
+    it("subscribes an endpoint to the invoice events checked, shows them checked on its edit form, and offers them as test events", async () => {
+      const { client, key } = await company(t);
+      const { id } = await addEndpoint(t, client, key, {
+        url: "https://8.8.8.8/invoices",
+        events: ["invoice.issued", "invoice.paid"],
+      });
+      assert.deepEqual((await apiEndpoint(t, key, id)).json().events, ["invoice.issued", "invoice.paid"]);
+      const page = await client.get(`/webhooks/${id}`);
+      assert.equal(page.statusCode, 200);
+      const edit = page.body.slice(page.body.indexOf('id="edit-endpoint"'));
+      assert.match(edit, /value="invoice\.issued" checked>/);
+      assert.match(edit, /value="invoice\.paid" checked>/);
+      for (const type of ["customer.created", "contract.created", "invoice.voided"])
+        assert.match(edit, new RegExp(`value="${type.replace(".", "\\.")}">`), `${type} unchecked`);
+      for (const type of ["invoice.issued", "invoice.payment_recorded", "credit_note.created"])
+        assert.match(
+          page.body,
+          new RegExp(`<option value="${type.replace(".", "\\.")}"`),
+          `${type} offered as a test event`,
+        );
     });
 
     it("refuses an unknown event type, a missing URL or a long description with a 400 page that says so beside the field, keeps the values, and stores nothing", async () => {
@@ -138,7 +170,7 @@ describeEachEngine(
       const unknown = await client.post("/webhooks", {
         url: "https://8.8.8.8/hook",
         description: "kept <i>",
-        events: ["invoice.paid"],
+        events: ["invoice.created"],
       });
       assertAlert(unknown, 400, /needs your attention/);
       assert.equal(fieldErrorOf(unknown.body, "endpoint-events"), CHOOSE_EVENT);
@@ -281,7 +313,7 @@ describeEachEngine(
     it("refuses a test event of an unknown or missing type with a 400 page that says so beside the event type", async () => {
       const { client, key } = await company(t);
       const { id } = await addEndpoint(t, client, key, { url: "https://8.8.8.8/t" });
-      const res = await client.post(`/webhooks/${id}/test`, { type: "invoice.paid" });
+      const res = await client.post(`/webhooks/${id}/test`, { type: "invoice.created" });
       assertAlert(res, 400, /needs your attention/);
       assert.equal(fieldErrorOf(res.body, "test-type"), CHOOSE_EVENT);
       const missing = await client.post(`/webhooks/${id}/test`, {});

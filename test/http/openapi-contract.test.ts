@@ -801,7 +801,7 @@ describeEachEngine(
       const id = created.json().id as string;
       valid.set("createWebhookEndpoint", { payload: { url: receiver.url } });
       await api.expect(400, "createWebhookEndpoint", { payload: { url: "https://user:secret@example.com/hook" } }); // invalid_url
-      await api.expect(400, "createWebhookEndpoint", { payload: { url: receiver.url, events: ["invoice.paid"] } });
+      await api.expect(400, "createWebhookEndpoint", { payload: { url: receiver.url, events: ["invoice.created"] } });
       await api.expect(400, "createWebhookEndpoint", { payload: {} });
 
       const ids = (value: string) => ({ params: { id: value } });
@@ -829,9 +829,12 @@ describeEachEngine(
 
       valid.set("testWebhookEndpoint", { ...ids(id), payload: { type: "customer.created" } });
       const sent = await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type: "contract.created" } });
+      // The invoice events' sample invoices, checked below against the document's Invoice like every delivery.
+      for (const type of ["invoice.issued", "invoice.paid", "invoice.voided"])
+        await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type } });
       receiver.answerWith(500);
       await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type: "customer.created" } });
-      await api.expect(400, "testWebhookEndpoint", { ...ids(id), payload: { type: "invoice.paid" } });
+      await api.expect(400, "testWebhookEndpoint", { ...ids(id), payload: { type: "invoice.created" } });
       await api.expect(404, "testWebhookEndpoint", { ...ids(UNKNOWN_ID), payload: { type: "customer.created" } });
       await api.expect(200, "listWebhookDeliveries", ids(id)); // succeeded and failed ones
 

@@ -390,12 +390,21 @@ describeEachEngine("service endpoints", (t, engine) => {
     ]);
   });
 
-  it("describes the webhooks it sends, customer.created and contract.created, with their envelope and signature headers", async () => {
+  it("describes the webhooks it sends, customer.created, contract.created and the invoice events, with their envelope and signature headers", async () => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
-    assert.deepEqual(Object.keys(doc.webhooks).sort(), ["contract.created", "customer.created"]);
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [
+      "contract.created",
+      "customer.created",
+      "invoice.issued",
+      "invoice.paid",
+      "invoice.voided",
+    ]);
     for (const [type, resource] of [
       ["customer.created", "Customer"],
       ["contract.created", "Contract"],
+      ["invoice.issued", "Invoice"],
+      ["invoice.paid", "Invoice"],
+      ["invoice.voided", "Invoice"],
     ] as const) {
       const post = doc.webhooks[type].post;
       assert.deepEqual(post.security, [], `${type} is signed, not sent with an API key`);

@@ -66,7 +66,7 @@ describeEachEngine(
       return res.json();
     }
 
-    it("POST creates an endpoint (201) with its secret; events left out subscribe to both types", async () => {
+    it("POST creates an endpoint (201) with its secret; events left out subscribe to the two original types only", async () => {
       const { key } = await t().newCompany();
       const res = await t().call({
         method: "POST",
@@ -80,7 +80,7 @@ describeEachEngine(
       assert.match(body.id, UUID_RE);
       assert.equal(body.url, "https://8.8.8.8/billing");
       assert.equal(body.description, "ERP sync");
-      assert.deepEqual([...body.events].sort(), ["contract.created", "customer.created"]);
+      assert.deepEqual(body.events, ["customer.created", "contract.created"], "invoice events are opt-in");
       assert.equal(body.status, "enabled");
       assert.equal(body.created_at, t().clock.now().toISOString());
       assert.match(body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -93,6 +93,28 @@ describeEachEngine(
       assert.deepEqual(a.events, ["contract.created"]);
       assert.deepEqual(b.events, ["customer.created"]);
       assert.notEqual(a.secret, b.secret);
+    });
+
+    it("POST and PATCH take the invoice and credit note event types, once each", async () => {
+      const { key } = await t().newCompany();
+      const all = [
+        "customer.created",
+        "contract.created",
+        "invoice.issued",
+        "invoice.paid",
+        "invoice.voided",
+        "invoice.payment_recorded",
+        "credit_note.created",
+      ];
+      const every = await createEndpoint(t(), key, { url: "https://8.8.8.8/all", events: all });
+      assert.deepEqual(every.events, all);
+      const invoices = await createEndpoint(t(), key, {
+        url: "https://8.8.8.8/inv",
+        events: ["invoice.issued", "invoice.issued", "credit_note.created"],
+      });
+      assert.deepEqual(invoices.events, ["invoice.issued", "credit_note.created"], "a repeated type is kept once");
+      const patched = await patchEndpoint(t(), key, invoices.id, { events: ["invoice.payment_recorded"] });
+      assert.deepEqual(patched.events, ["invoice.payment_recorded"]);
     });
 
     it("GET lists the company's endpoints, newest first, without secrets", async () => {
@@ -390,7 +412,7 @@ function describeBadInputs(t: () => TestApp): void {
       ["url not a string", { url: 42 }],
       ["empty url", { url: "" }],
       ["unknown field", { url: "https://8.8.8.8/x", secret: "whsec_mine" }],
-      ["unknown event type", { url: "https://8.8.8.8/x", events: ["invoice.paid"] }],
+      ["unknown event type", { url: "https://8.8.8.8/x", events: ["invoice.created"] }],
       ["event type in other letter case", { url: "https://8.8.8.8/x", events: ["Customer.Created"] }],
       ["empty events array", { url: "https://8.8.8.8/x", events: [] }],
       ["events not an array", { url: "https://8.8.8.8/x", events: "customer.created" }],
@@ -457,7 +479,7 @@ function describeBadInputs(t: () => TestApp): void {
     const { key } = await t().newCompany();
     const created = await createEndpoint(t(), key, { url: "https://8.8.8.8/x" });
     const cases: [string, unknown][] = [
-      ["unknown type", { type: "invoice.paid" }],
+      ["unknown type", { type: "invoice.created" }],
       ["no type", {}],
       ["type not a string", { type: 1 }],
       ["unknown field", { type: "customer.created", test: false }],

@@ -9,6 +9,9 @@ import { amountDue } from "./invoice-amounts.js";
 import { thawBill } from "./invoice-figures.js";
 import { paidDateOf } from "./invoice-lifecycle.js";
 import * as repo from "./invoice-change-repository.js";
+import { presentPayment } from "./invoice-presenter.js";
+import type { Clock } from "../kernel/clock.js";
+import { recordEvent } from "../webhooks/outbox.js";
 
 // What collecting an issued invoice does to it, under its row lock: a payment, or a credit note's share of its
 // amount due. Both go through here, so that `amount_due` and the move to `paid` have one home.
@@ -54,11 +57,13 @@ export async function lockForCollection(tx: CompanyScope, number: string): Promi
 /**
  * Records a payment on a locked, issued invoice: never more than is due (an overpayment is refused: 409
  * `amount_exceeds_due`), and the invoice becomes `paid`, on the payment's date, when nothing is left due.
+ * Records `invoice.payment_recorded`; the caller announces `invoice.paid` (changeInvoice does for …/pay).
  * Returns the payment's id.
  */
 export async function recordPaymentOn(
   tx: CompanyScope,
   invoice: repo.InvoiceForChange,
+  clock: Clock,
   payment: { amount: Big; paidOn: string | undefined; method: PaymentMethod; reference: string | null; now: Date },
 ): Promise<string> {
   requireIssued(invoice, "a payment");
@@ -74,16 +79,17 @@ export async function recordPaymentOn(
     );
   }
   const paidOn = paidDateOf(payment.paidOn, invoice.issued_date, toDateString(payment.now));
-  const id = `pay_${randomBytes(8).toString("hex")}`;
-  await collections.insertPayment(tx, {
-    id,
+  const row: collections.PaymentRow = {
+    id: `pay_${randomBytes(8).toString("hex")}`,
     invoice_number: invoice.number,
     amount: payment.amount.toFixed(),
     paid_on: paidOn,
     method: payment.method,
     reference: payment.reference,
     created_at: payment.now,
-  });
+  };
+  await collections.insertPayment(tx, row);
+  await recordEvent(tx, clock, "invoice.payment_recorded", presentPayment(row, invoice.currency));
   if (due.minus(payment.amount).eq(0)) await repo.payInvoice(tx, invoice.number, paidOn, payment.now);
-  return id;
+  return row.id;
 }

@@ -47,7 +47,7 @@ export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts:
     company: CompanyData,
     number: string,
   ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
-    return changeInvoice(company, number, "finalize", async (tx, invoice) => {
+    return changeInvoice(company, clock, number, "finalize", async (tx, invoice) => {
       if (invoice.programs === null) throw new Error(`contract ${invoice.contract_id} has no pricing program`);
       const { rules } = programOn(invoice.programs, invoice.period_end);
       const draft = await draftOf(tx, invoice);

@@ -6,6 +6,7 @@ import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { Big, toJsonMoney, toMoneyString } from "../kernel/money.js";
 import type { Tenancy } from "../kernel/tenancy.js";
+import { recordEvent } from "../webhooks/outbox.js";
 import {
   dueOn,
   issuedTotal,
@@ -23,7 +24,7 @@ import type { InvoiceWithLines } from "./invoice-schemas.js";
 
 const formatCreditNoteNumber = (seq: number) => `CN-${String(seq).padStart(6, "0")}`;
 
-export function presentCreditNote(row: collections.CreditNoteRow): CreditNote {
+function presentCreditNote(row: collections.CreditNoteRow): CreditNote {
   const money = (amount: string) => toJsonMoney(amount, row.currency);
   return {
     object: "credit_note",
@@ -41,10 +42,15 @@ export function presentCreditNote(row: collections.CreditNoteRow): CreditNote {
   };
 }
 
-/** The invoice as it stands after a change in this transaction, with its lines and payments. */
-async function presentLocked(tx: CompanyScope, number: string): Promise<InvoiceWithLines> {
-  const after = await lockForCollection(tx, number);
-  return presentWithLines(after, thawBill(after.billed!));
+/**
+ * The invoice as it stands after a payment or a credit note in this transaction, with its lines and payments;
+ * `invoice.paid` is recorded when the change paid it.
+ */
+async function presentAfter(tx: CompanyScope, clock: Clock, before: repo.InvoiceForChange): Promise<InvoiceWithLines> {
+  const after = await lockForCollection(tx, before.number);
+  const answer = presentWithLines(after, thawBill(after.billed!));
+  if (before.status !== "paid" && after.status === "paid") await recordEvent(tx, clock, "invoice.paid", answer);
+  return answer;
 }
 
 /**
@@ -101,14 +107,14 @@ export function createInvoiceCollections({ clock }: { clock: Clock }) {
       requireScope(tenant, "invoices:write");
       return tenant.transaction(async (tx) => {
         const invoice = await lockForCollection(tx, number);
-        await recordPaymentOn(tx, invoice, {
+        await recordPaymentOn(tx, invoice, clock, {
           amount: input.amount,
           paidOn: input.paid_on,
           method: input.method,
           reference: input.reference ?? null,
           now: clock.now(),
         });
-        return presentLocked(tx, number);
+        return presentAfter(tx, clock, invoice);
       });
     },
 
@@ -154,7 +160,10 @@ export function createInvoiceCollections({ clock }: { clock: Clock }) {
         if (invoice.status === "issued" && due.gt(0) && due.eq(applied)) {
           await repo.payInvoice(tx, number, row.issued_date, now);
         }
-        return presentCreditNote(row);
+        const note = presentCreditNote(row);
+        await recordEvent(tx, clock, "credit_note.created", note);
+        await presentAfter(tx, clock, invoice);
+        return note;
       });
     },
 

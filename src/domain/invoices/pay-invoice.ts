@@ -21,6 +21,7 @@ export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) 
     requireScope(tenant, "invoices:write");
     const { invoice } = await changeInvoice(
       tenant,
+      clock,
       number,
       "pay",
       async (scope, invoice) => {
@@ -29,7 +30,13 @@ export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) 
         // Paid in full: what is left due is recorded as one payment, so that amount_paid is always its payments' sum.
         const due = dueOn(invoice);
         if (due.gt(0)) {
-          await recordPaymentOn(scope, invoice, { amount: due, paidOn: paid, method: "other", reference: null, now });
+          await recordPaymentOn(scope, invoice, clock, {
+            amount: due,
+            paidOn: paid,
+            method: "other",
+            reference: null,
+            now,
+          });
         } else {
           await repo.payInvoice(scope, number, paid, now);
         }

@@ -20,7 +20,7 @@ import { formatInvoiceNumber } from "./draft-invoices.js";
 export function createVoidInvoice({ clock }: { clock: Clock }) {
   return async function voidInvoice(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
     requireScope(tenant, "invoices:write");
-    const { invoice } = await changeInvoice(tenant, number, "void", async (scope, invoice) => {
+    const { invoice } = await changeInvoice(tenant, clock, number, "void", async (scope, invoice) => {
       if (new Big(invoice.amount_paid).gt(0) || new Big(invoice.amount_credited).gt(0)) {
         throw new ConflictError(
           `Invoice ${number} has payments or credit notes: correct it with a credit note instead of voiding it`,

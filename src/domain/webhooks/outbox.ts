@@ -5,8 +5,27 @@ import { insertEvent } from "./event-repository.js";
 import { insertDeliveriesForEvent } from "./webhook-repository.js";
 import { stringifyJson } from "../../platform/exact-json.js";
 
-export const EVENT_TYPES = ["customer.created", "contract.created"] as const;
+/**
+ * Every event type an endpoint may subscribe to (docs/webhooks.md, "Event types"). `invoice.payment_recorded`
+ * and `credit_note.created` are recorded by the payments and credit notes of an invoice.
+ */
+export const EVENT_TYPES = [
+  "customer.created",
+  "contract.created",
+  "invoice.issued",
+  "invoice.paid",
+  "invoice.voided",
+  "invoice.payment_recorded",
+  "credit_note.created",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an endpoint created without `events` subscribes to: the two types there were before invoice events
+ * existed, so that such an endpoint receives what it always did; invoice and credit note events are opt-in.
+ * The stored `events` of an endpoint is the explicit list, so an endpoint stored earlier keeps its types.
+ */
+export const DEFAULT_EVENT_TYPES = ["customer.created", "contract.created"] as const satisfies readonly EventType[];
 
 export interface EventEnvelope {
   id: string;

@@ -6,6 +6,8 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
+import { addDays } from "../kernel/billing-period.js";
+import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import type { DeliveryEngine } from "./delivery-engine.js";
 import { buildEnvelope, type EventType } from "./outbox.js";
 import { findOwnEndpoint } from "./webhook-endpoints.js";
@@ -34,13 +36,96 @@ function presentDelivery(row: repo.DeliveryRow): Delivery {
   };
 }
 
-/** Sample objects for test events (docs/webhooks.md, "Delivery rules": sample data, signed like real ones). */
+const SAMPLE_CUSTOMER_ID = "00000000-0000-4000-8000-000000000000";
+
+/**
+ * SAMPLE data for a test event of an invoice type: an invoice with its lines shaped as
+ * `GET /v1/billing/invoices/{number}` answers it, in the status the event announces. Not a stored invoice.
+ */
+function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided", now: Date) {
+  const today = now.toISOString().slice(0, 10);
+  const money = (amount: string) => toJsonMoney(amount, "USD");
+  return {
+    object: "invoice",
+    number: "INV-000000",
+    contract: "sample-customer-inc-test",
+    status: type === "invoice.issued" ? "issued" : type === "invoice.paid" ? "paid" : "void",
+    subtotal: money("1000.00"),
+    tax: money("0.00"),
+    total: money("1000.00"),
+    currency: "USD",
+    billing_period: { start: `${today.slice(0, 7)}-01`, end: today },
+    issued_date: today,
+    due_date: addDays(today, 30),
+    paid_date: type === "invoice.paid" ? today : null,
+    metrics: ["domestic_wire"],
+    line_items: [
+      {
+        description: "Domestic wire",
+        quantity: toJsonDecimal("42"),
+        unit_price: toJsonDecimal("20"),
+        amount: money("840.00"),
+        kind: "usage",
+        rule_id: "00000000-0000-4000-8000-000000000001",
+        metric: "domestic_wire",
+      },
+      {
+        description: "Monthly minimum",
+        quantity: toJsonDecimal("1"),
+        unit_price: toJsonDecimal("160"),
+        amount: money("160.00"),
+        kind: "minimum",
+        rule_id: "00000000-0000-4000-8000-000000000002",
+        metric: null,
+      },
+    ],
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+}
+
+/**
+ * Sample objects for test events (docs/webhooks.md, "Delivery rules": sample data, signed like real ones).
+ * Every one is SAMPLE data, sent only in events marked `test: true`: none is a stored resource.
+ */
 function sampleObject(type: EventType, now: Date): unknown {
   const createdAt = now.toISOString();
+  if (type === "invoice.issued" || type === "invoice.paid" || type === "invoice.voided") {
+    return sampleInvoice(type, now);
+  }
+  if (type === "invoice.payment_recorded") {
+    // SAMPLE payment of an invoice (the shape the payments of an invoice record with this event).
+    return {
+      object: "invoice_payment",
+      id: "pay_0123456789abcdef",
+      invoice: "INV-000001",
+      amount: toJsonMoney("100.00", "USD"),
+      currency: "USD",
+      paid_on: "2026-03-15",
+      method: "bank_transfer",
+      reference: null,
+      created_at: createdAt,
+    };
+  }
+  if (type === "credit_note.created") {
+    // SAMPLE credit note of an invoice (the shape credit notes record with this event).
+    return {
+      object: "credit_note",
+      number: "CN-000001",
+      invoice: "INV-000001",
+      customer: SAMPLE_CUSTOMER_ID,
+      currency: "USD",
+      amount: toJsonMoney("10.00", "USD"),
+      reason: "Sample credit note: a goodwill credit",
+      lines: [],
+      issued_date: createdAt.slice(0, 10),
+      created_at: createdAt,
+    };
+  }
   if (type === "customer.created") {
     return {
       object: "customer",
-      id: "00000000-0000-4000-8000-000000000000",
+      id: SAMPLE_CUSTOMER_ID,
       name: "Sample Customer Inc.",
       external_id: "sample-customer",
       email: "billing@sample.example",
@@ -60,7 +145,7 @@ function sampleObject(type: EventType, now: Date): unknown {
   return {
     object: "contract",
     id: "sample-customer-inc-test",
-    customer_id: "00000000-0000-4000-8000-000000000000",
+    customer_id: SAMPLE_CUSTOMER_ID,
     customer_name: "Sample Customer Inc.",
     contract_number: "CN-000000",
     status: "active",

@@ -6,7 +6,7 @@ import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { checkUrl } from "./endpoint-urls.js";
-import { EVENT_TYPES, type EventType } from "./outbox.js";
+import { DEFAULT_EVENT_TYPES, type EventType } from "./outbox.js";
 import { generateSigningSecret } from "./sign-payload.js";
 import * as repo from "./webhook-repository.js";
 import type { Endpoint } from "./webhook-schemas.js";
@@ -54,7 +54,7 @@ export function createWebhookEndpoints({
         id: newId(),
         url: await checkUrl(input.url, { allowPrivate }),
         description: input.description ?? null,
-        events: [...new Set(input.events ?? EVENT_TYPES)],
+        events: [...new Set(input.events ?? DEFAULT_EVENT_TYPES)],
         enabled: true,
         secret: generateSigningSecret(),
         created_at: now,

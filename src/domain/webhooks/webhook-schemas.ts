@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { contractSchema } from "../contracts/contract-schemas.js";
 import { customerSchema } from "../customers/customer-schemas.js";
+import { invoiceWithLinesSchema } from "../invoices/invoice-schemas.js";
 import { instantText, urlText } from "../kernel/text-formats.js";
 import { EVENT_TYPES, type EventType } from "./outbox.js";
 
@@ -14,7 +15,9 @@ export const createEndpointInput = z
       .min(1)
       .max(EVENT_TYPES.length)
       .optional()
-      .describe("Event types to receive; all when left out"),
+      .describe(
+        "Event types to receive. Left out: customer.created and contract.created; invoice events are opt-in (name them here)",
+      ),
     description: z.string().trim().max(500).optional(),
   })
   .strict();
@@ -97,3 +100,6 @@ const eventSchema = (type: EventType, object: z.ZodType, id: string) =>
 
 export const customerCreatedEventSchema = eventSchema("customer.created", customerSchema, "CustomerCreatedEvent");
 export const contractCreatedEventSchema = eventSchema("contract.created", contractSchema, "ContractCreatedEvent");
+export const invoiceIssuedEventSchema = eventSchema("invoice.issued", invoiceWithLinesSchema, "InvoiceIssuedEvent");
+export const invoicePaidEventSchema = eventSchema("invoice.paid", invoiceWithLinesSchema, "InvoicePaidEvent");
+export const invoiceVoidedEventSchema = eventSchema("invoice.voided", invoiceWithLinesSchema, "InvoiceVoidedEvent");

@@ -6,7 +6,13 @@
 import type { FastifyDynamicSwaggerOptions } from "@fastify/swagger";
 import { createJsonSchemaTransformObject, jsonSchemaTransform } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { contractCreatedEventSchema, customerCreatedEventSchema } from "../../domain/webhooks/webhook-schemas.js";
+import {
+  contractCreatedEventSchema,
+  customerCreatedEventSchema,
+  invoiceIssuedEventSchema,
+  invoicePaidEventSchema,
+  invoiceVoidedEventSchema,
+} from "../../domain/webhooks/webhook-schemas.js";
 import { describeCommonErrors, withRouteErrorCodes } from "./openapi-errors.js";
 import { describeFileOperations } from "./openapi-files.js";
 
@@ -23,7 +29,8 @@ const TAGS = [
   { name: "Usage", description: "Usage events: rated as they arrive, onto the month's draft invoice." },
   {
     name: "Invoices",
-    description: "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement.",
+    description:
+      "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement. Emits `invoice.issued`, `invoice.paid` and `invoice.voided` to the endpoints that name them.",
   },
   { name: "Webhook endpoints", description: "Where the service sends its signed events (see `webhooks`)." },
   { name: "Webhooks", description: "What the service POSTs to your endpoints, signed with the endpoint's secret." },
@@ -150,6 +157,9 @@ const webhook = (operationId: string, summary: string, schema: z.ZodType) => ({
 const WEBHOOKS = {
   "customer.created": webhook("receiveCustomerCreatedEvent", "A customer was created", customerCreatedEventSchema),
   "contract.created": webhook("receiveContractCreatedEvent", "A contract was created", contractCreatedEventSchema),
+  "invoice.issued": webhook("receiveInvoiceIssuedEvent", "An invoice was issued (opt-in)", invoiceIssuedEventSchema),
+  "invoice.paid": webhook("receiveInvoicePaidEvent", "An invoice was paid (opt-in)", invoicePaidEventSchema),
+  "invoice.voided": webhook("receiveInvoiceVoidedEvent", "An invoice was voided (opt-in)", invoiceVoidedEventSchema),
 };
 
 /**

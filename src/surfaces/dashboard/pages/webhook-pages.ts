@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
-import { EVENT_TYPES } from "../../../domain/webhooks/outbox.js";
+import { DEFAULT_EVENT_TYPES, EVENT_TYPES } from "../../../domain/webhooks/outbox.js";
 import { ALLOW_PRIVATE_HINT, refusedAsLocal } from "../../../domain/webhooks/endpoint-urls.js";
 import {
   createEndpointInput,
@@ -57,7 +57,10 @@ interface EndpointFormValues {
   enabled?: string;
 }
 
-/** The form's checked event types; none checked means every type (the API's default when `events` is left out). */
+/**
+ * The form's checked event types; none checked means the API's default when `events` is left out
+ * (DEFAULT_EVENT_TYPES: customer.created and contract.created; invoice events are opt-in).
+ */
 function eventsOf(form: FormBody): string[] {
   return form
     .getAll("events")
@@ -106,7 +109,7 @@ function endpointFields(
   })}
   ${inputField({ id: `${idPrefix}-description`, name: "description", label: "Description", hint: "(optional)", maxlength: 500, value: values.description, error: errors.description })}
   <fieldset id="${eventsId}"${invalidAttributes(eventsId, errors.events)}>
-    <legend>Event types <span class="hint">(leave all unchecked to receive every event type)</span></legend>
+    <legend>Event types <span class="hint">(none checked: customer.created and contract.created; invoice events are opt-in)</span></legend>
     ${EVENT_TYPES.map((type) => html`<label><input type="checkbox" name="events" value="${type}"${checked.includes(type) ? html` checked` : ""}> <code>${type}</code></label>`)}
     ${fieldError(eventsId, errors.events)}
   </fieldset>`;
@@ -117,7 +120,7 @@ function createForm(viewer: Viewer, values: EndpointFormValues = {}, errors: Fie
 <h2 id="new-endpoint">Add an endpoint</h2>
 <form class="stack" method="post" action="/webhooks">
   ${csrfField(viewer.ctx)}
-  ${endpointFields("endpoint", values, [], errors)}
+  ${endpointFields("endpoint", values, DEFAULT_EVENT_TYPES, errors)}
   <div><button type="submit">Add endpoint</button></div>
 </form>
 </section>`;
@@ -425,9 +428,9 @@ export async function webhookPages(app: FastifyInstance, deps: DashboardDeps): P
     try {
       const input = parseWith(updateEndpointInput, {
         url: values.url,
-        // A cleared description removes it; no event type checked subscribes to all, as on creation.
+        // A cleared description removes it; no event type checked subscribes to the default ones, as on creation.
         description: values.description ?? null,
-        events: values.events && values.events.length > 0 ? values.events : [...EVENT_TYPES],
+        events: values.events && values.events.length > 0 ? values.events : [...DEFAULT_EVENT_TYPES],
         enabled: values.enabled === undefined ? undefined : values.enabled === "true",
       });
       await webhooks.update(viewer.session.actor, endpoint.id, input);

@@ -157,7 +157,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Invoices"],
           summary: "Issue a draft invoice",
           description:
-            "Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged.",
+            "Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged. Emits `invoice.issued` when it issues the draft (so does the worker's automatic issue).",
           params: invoiceNumberParams,
           response: transitionResponses({ invoice_is_void: "the invoice is void" }),
         },
@@ -173,7 +173,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Invoices"],
           summary: "Mark an issued invoice paid in full",
           description:
-            "Records what is left due as one payment (method `other`) and sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). To record a payment with its amount, method and reference, use POST …/payments.",
+            "Records what is left due as one payment (method `other`) and sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). To record a payment with its amount, method and reference, use POST …/payments. Emits `invoice.paid` when it marks the invoice paid.",
           params: invoiceNumberParams,
           body: payInvoiceInput.nullish(),
           response: {
@@ -202,7 +202,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Invoices"],
           summary: "Void an issued invoice",
           description:
-            "An issued invoice that is not owed: it keeps its number, lines and figures, and is reissued: a new draft for the same contract and period (`reissue_of`; named by the void invoice's `reissued_as`) takes over its lines and usage, so the month can be corrected and billed again. The reissued draft is not issued by the worker: finalize it when it is right. Voiding a void invoice answers it unchanged.",
+            "An issued invoice that is not owed: it keeps its number, lines and figures, and is reissued: a new draft for the same contract and period (`reissue_of`; named by the void invoice's `reissued_as`) takes over its lines and usage, so the month can be corrected and billed again. The reissued draft is not issued by the worker: finalize it when it is right. Voiding a void invoice answers it unchanged. Emits `invoice.voided` when it voids the invoice.",
           params: invoiceNumberParams,
           response: transitionResponses({
             invoice_is_draft: "the invoice is a draft: it is not owed yet",
