@@ -475,8 +475,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mark an issued invoice paid
-         * @description Sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). Emits `invoice.paid` when it marks the invoice paid.
+         * Mark an issued invoice paid in full
+         * @description Records what is left due as one payment (method `other`) and sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). To record a payment with its amount, method and reference, use POST …/payments. Emits `invoice.paid` when it marks the invoice paid.
          */
         post: operations["payInvoice"];
         delete?: never;
@@ -496,9 +496,67 @@ export interface paths {
         put?: never;
         /**
          * Void an issued invoice
-         * @description An issued invoice that is not owed: it keeps its number, lines and figures. Voiding a void invoice answers it unchanged. Emits `invoice.voided` when it voids the invoice.
+         * @description An issued invoice that is not owed: it keeps its number, lines and figures, and is reissued: a new draft for the same contract and period (`reissue_of`; named by the void invoice's `reissued_as`) takes over its lines and usage, so the month can be corrected and billed again. The reissued draft is not issued by the worker: finalize it when it is right. Voiding a void invoice answers it unchanged. Emits `invoice.voided` when it voids the invoice.
          */
         post: operations["voidInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/invoices/{number}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a payment on an issued invoice
+         * @description Adds to `amount_paid` and lowers `amount_due`; the invoice becomes `paid` (on `paid_on`) when nothing is left due. More than is due is refused. The service moves no money: it records what you received. Emits `invoice.payment_recorded` (and `invoice.paid` when it pays the invoice). Scope `invoices:write`.
+         */
+        post: operations["recordInvoicePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/invoices/{number}/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an invoice's credit notes, oldest first */
+        get: operations["listInvoiceCreditNotes"];
+        put?: never;
+        /**
+         * Issue a credit note on an issued or paid invoice
+         * @description Credits some of the invoice's lines (`lines`, each at most what is left of that line) or an amount off the whole (`amount`), never more than is left to credit. It lowers the invoice's `amount_due` (`applied_to_due`; the invoice becomes `paid` when nothing is left due) and leaves the rest on the customer's credit balance (`to_balance`). Numbered CN-000001 per company. Emits `credit_note.created`. Scope `invoices:write`.
+         */
+        post: operations["createCreditNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/credit-notes/{number}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a credit note */
+        get: operations["getCreditNote"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -872,6 +930,54 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        CreditNote: {
+            /** @constant */
+            object: "credit_note";
+            /** @description CN-000001, numbered per company */
+            number: string;
+            invoice: string;
+            customer: string;
+            currency: string;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            amount: Decimal;
+            /**
+             * Format: decimal
+             * @description What it took off the invoice's amount_due
+             */
+            applied_to_due: Decimal;
+            /**
+             * Format: decimal
+             * @description What it left on the customer's credit balance (the invoice had less due)
+             */
+            to_balance: Decimal;
+            reason: string;
+            lines: components["schemas"]["CreditNoteLine"][];
+            /** Format: date */
+            issued_date: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreditNoteLine: {
+            /** @description The invoice line's index; null for an amount off the whole */
+            line: number | null;
+            description: string;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            amount: Decimal;
+        };
+        CreditNoteList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["CreditNote"][];
+            has_more: boolean;
+            /** @description The number of items in this page */
+            total_count: number;
+        };
         Customer: {
             /** @constant */
             object: "customer";
@@ -978,8 +1084,27 @@ export interface components {
              * @description Exact decimal: the digits are the stored value's, never a binary float's
              */
             total: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of its payments
+             */
+            amount_paid: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of its credit notes
+             */
+            amount_credited: Decimal;
+            /**
+             * Format: decimal
+             * @description What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice
+             */
+            amount_due: Decimal;
             currency: string;
             billing_period: components["schemas"]["BillingPeriod"];
+            /** @description A reissued invoice: the number of the void invoice whose period and usage it took over */
+            reissue_of: string | null;
+            /** @description A void invoice: the number of the invoice that took over its period and usage (its reissue) */
+            reissued_as: string | null;
             /** Format: date */
             issued_date: string;
             /** Format: date */
@@ -991,6 +1116,8 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             line_items: components["schemas"]["InvoiceLineItem"][];
+            /** @description Its payments, oldest first */
+            payments: components["schemas"]["InvoicePayment"][];
         };
         InvoiceIssuedEvent: {
             /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
@@ -1085,6 +1212,25 @@ export interface components {
                 object: components["schemas"]["Invoice"];
             };
         };
+        InvoicePayment: {
+            /** @constant */
+            object: "invoice_payment";
+            id: string;
+            invoice: string;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            amount: Decimal;
+            currency: string;
+            /** Format: date */
+            paid_on: string;
+            /** @enum {string} */
+            method: "bank_transfer" | "ach" | "wire" | "card" | "check" | "cash" | "other";
+            reference: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         InvoiceProjection: {
             /** @constant */
             object: "invoice";
@@ -1136,8 +1282,27 @@ export interface components {
              * @description Exact decimal: the digits are the stored value's, never a binary float's
              */
             total: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of its payments
+             */
+            amount_paid: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of its credit notes
+             */
+            amount_credited: Decimal;
+            /**
+             * Format: decimal
+             * @description What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice
+             */
+            amount_due: Decimal;
             currency: string;
             billing_period: components["schemas"]["BillingPeriod"];
+            /** @description A reissued invoice: the number of the void invoice whose period and usage it took over */
+            reissue_of: string | null;
+            /** @description A void invoice: the number of the invoice that took over its period and usage (its reissue) */
+            reissued_as: string | null;
             /** Format: date */
             issued_date: string;
             /** Format: date */
@@ -4095,6 +4260,7 @@ export interface operations {
              * @description Conflict. Codes:
              *     - `invoice_is_draft`: the invoice is a draft: it is not owed yet
              *     - `invoice_is_paid`: the invoice is paid
+             *     - `invoice_has_payments`: the invoice has payments or credit notes: correct it with a credit note instead
              */
             409: {
                 headers: {
@@ -4103,13 +4269,331 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invoice_is_draft" | "invoice_is_paid";
+                        code: "invoice_is_draft" | "invoice_is_paid" | "invoice_has_payments";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    recordInvoicePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The amount received, in the invoice's currency: more than 0, at most its amount_due, no more decimals than the currency has */
+                    amount: (number | Decimal) | string;
+                    /**
+                     * Format: date
+                     * @description The day it was received (UTC); defaults to today. Not before issued_date, not in the future.
+                     */
+                    paid_on?: string;
+                    /** @enum {string} */
+                    method: "bank_transfer" | "ach" | "wire" | "card" | "check" | "cash" | "other";
+                    /** @description Your reference for it: a bank transfer's id, a check number */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_amount`: `amount` is 0, or has more decimals than the invoice's currency
+             *     - `paid_date_before_issue`: `paid_on` is before the invoice's `issued_date`
+             *     - `paid_date_in_future`: `paid_on` is after today
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_amount" | "paid_date_before_issue" | "paid_date_in_future";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `invoice_is_draft`: the invoice is a draft: finalize it first
+             *     - `invoice_is_void`: the invoice is void: nothing is owed on it
+             *     - `invoice_is_paid`: nothing is due on the invoice
+             *     - `amount_exceeds_due`: `amount` is more than the invoice's `amount_due`
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_is_draft" | "invoice_is_void" | "invoice_is_paid" | "amount_exceeds_due";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listInvoiceCreditNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNoteList"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    createCreditNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    lines?: {
+                        /** @description The line's index in the invoice's line_items (0 is the first) */
+                        line: number;
+                        /** @description What is credited of that line, at most what is left of it */
+                        amount: (number | Decimal) | string;
+                    }[];
+                    /** @description An amount off the whole invoice, instead of lines: at most what is left to credit */
+                    amount?: (number | Decimal) | string;
+                    /** @description Why: printed on the credit note */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_amount`: an amount is 0, or has more decimals than the invoice's currency
+             *     - `unknown_line`: `lines.{i}.line` is not an index of the invoice's `line_items`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_amount" | "unknown_line";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `invoice_is_draft`: the invoice is a draft: finalize it first
+             *     - `invoice_is_void`: the invoice is void
+             *     - `credit_exceeds_line`: a line's amount is more than is left to credit of that line
+             *     - `credit_exceeds_invoice`: the note is more than is left to credit of the invoice
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_is_draft" | "invoice_is_void" | "credit_exceeds_line" | "credit_exceeds_invoice";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getCreditNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no credit note with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
@@ -4952,4 +5436,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","applied_rate","balance","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","unit_amount","unit_price","up_to"]);

@@ -46,6 +46,7 @@ interface Ids {
   event: string;
   draftInvoice: string;
   issuedInvoice: string;
+  creditNote: string;
   endpoint: string;
   delivery: string;
 }
@@ -59,6 +60,7 @@ const UNKNOWN: Ids = {
   event: "evt-matrix-no-such-event",
   draftInvoice: "INV-999998",
   issuedInvoice: "INV-999999",
+  creditNote: "CN-999999",
   endpoint: randomUUID(),
   delivery: randomUUID(),
 };
@@ -253,6 +255,14 @@ const MATRIX: Record<string, Entry> = {
   finalizeInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
   payInvoice: { cases: eachInvoice((number) => ({ params: { number }, payload: { paid_date: "2026-03-15" } })) },
   voidInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
+  recordInvoicePayment: {
+    cases: eachInvoice((number) => ({ params: { number }, payload: { amount: "1", method: "ach" } })),
+  },
+  createCreditNote: { cases: eachInvoice((number) => ({ params: { number }, payload: { amount: "1", reason: "x" } })) },
+  listInvoiceCreditNotes: { cases: eachInvoice((number) => ({ params: { number } })) },
+  getCreditNote: {
+    cases: [notFound("A's credit note", ["creditNote"], (ids) => ({ params: { number: ids.creditNote } }))],
+  },
   createWebhookEndpoint: { takesNoIds: "creates an endpoint from scratch" },
   listWebhookEndpoints: { takesNoIds: "a list without filters" },
   getWebhookEndpoint: { cases: [notFound("A's endpoint", ["endpoint"], (ids) => ({ params: { id: ids.endpoint } }))] },
@@ -447,6 +457,13 @@ describeEachEngine(
       const issued = await invoiceFor(t(), a.key, contract.id);
       const draft = await invoiceFor(t(), a.key, second.id);
       expectStatus(await t().call({ method: "POST", url: `${INVOICES}/${issued.number}/finalize`, key: a.key }), 200);
+      const note = await t().call({
+        method: "POST",
+        url: `${INVOICES}/${issued.number}/credit-notes`,
+        key: a.key,
+        payload: { amount: "1", reason: "Matrix" },
+      });
+      expectStatus(note, 201);
       const [rule] = (await getPricing(t(), a.key, contract.id)).rules;
       await t().app.worker.drain();
       const [delivery] = await listDeliveries(t(), a.key, endpoint.id);
@@ -459,6 +476,7 @@ describeEachEngine(
         event: String(event.event_id),
         draftInvoice: draft.number,
         issuedInvoice: issued.number,
+        creditNote: note.json().number,
         endpoint: endpoint.id,
         delivery: delivery.id,
       };

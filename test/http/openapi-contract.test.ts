@@ -785,7 +785,55 @@ describeEachEngine(
       await api.expect(409, "finalizeInvoice", number(voidNumber));
       await api.expect(409, "payInvoice", number(voidNumber));
       await api.expect(409, "projectInvoice", { payload: { external_contract_id: paid, ...march } }); // invoice_is_paid
-      await api.expect(409, "projectInvoice", { payload: { external_contract_id: voided, ...march } }); // invoice_is_void
+      // The void invoice was reissued: projection brings its reissued draft up to date.
+      const reissued = await api.expect(200, "projectInvoice", { payload: { external_contract_id: voided, ...march } });
+      const reissueNumber = reissued.json().number as string;
+      await api.expect(409, "voidInvoice", number(reissueNumber)); // a draft
+      await api.expect(409, "recordInvoicePayment", {
+        ...number(reissueNumber),
+        payload: { amount: "1", method: "ach" },
+      }); // a draft
+      await api.expect(200, "finalizeInvoice", number(reissueNumber));
+      valid.set("recordInvoicePayment", { ...number(reissueNumber), payload: { amount: "1.00", method: "ach" } });
+      await api.expect(201, "recordInvoicePayment", {
+        ...number(reissueNumber),
+        payload: { amount: "100.25", method: "wire", reference: "FT-1", paid_on: "2026-04-06" },
+      });
+      await api.expect(409, "recordInvoicePayment", {
+        ...number(reissueNumber),
+        payload: { amount: "99999999", method: "ach" },
+      });
+      await api.expect(400, "recordInvoicePayment", {
+        ...number(reissueNumber),
+        payload: { amount: "1.001", method: "ach" },
+      });
+      await api.expect(400, "recordInvoicePayment", {
+        ...number(reissueNumber),
+        payload: { amount: "1", method: "barter" },
+      });
+      await api.expect(404, "recordInvoicePayment", { ...number("INV-NOPE"), payload: { amount: "1", method: "ach" } });
+      await api.expect(409, "voidInvoice", number(reissueNumber)); // it has a payment
+      valid.set("createCreditNote", { ...number(reissueNumber), payload: { amount: "1.00", reason: "Goodwill" } });
+      const note = await api.expect(201, "createCreditNote", {
+        ...number(reissueNumber),
+        payload: { lines: [{ line: 0, amount: "5.00" }], reason: "Fee charged twice" },
+      });
+      await api.expect(400, "createCreditNote", {
+        ...number(reissueNumber),
+        payload: { lines: [{ line: 999, amount: "1" }], reason: "x" },
+      });
+      await api.expect(409, "createCreditNote", {
+        ...number(reissueNumber),
+        payload: { amount: "99999999", reason: "x" },
+      });
+      await api.expect(409, "createCreditNote", { ...number(voidNumber), payload: { amount: "1", reason: "x" } }); // void
+      await api.expect(404, "createCreditNote", { ...number("INV-NOPE"), payload: { amount: "1", reason: "x" } });
+      valid.set("listInvoiceCreditNotes", number(reissueNumber));
+      await api.expect(200, "listInvoiceCreditNotes", number(reissueNumber));
+      await api.expect(404, "listInvoiceCreditNotes", number("INV-NOPE"));
+      valid.set("getCreditNote", number(note.json().number));
+      await api.expect(200, "getCreditNote", number(note.json().number));
+      await api.expect(404, "getCreditNote", number("CN-999999"));
       for (const id of ["finalizeInvoice", "payInvoice", "voidInvoice"]) await api.expect(404, id, number("INV-NOPE"));
       for (const status of ["paid", "void"]) await api.expect(200, "listInvoices", { query: { status } });
       await api.expect(200, "getInvoice", number(voidNumber));

@@ -53,8 +53,13 @@ function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided
     subtotal: money("1000.00"),
     tax: money("0.00"),
     total: money("1000.00"),
+    amount_paid: money(type === "invoice.paid" ? "1000.00" : "0.00"),
+    amount_credited: money("0.00"),
+    amount_due: money(type === "invoice.issued" ? "1000.00" : "0.00"),
     currency: "USD",
     billing_period: { start: `${today.slice(0, 7)}-01`, end: today },
+    reissue_of: null,
+    reissued_as: null,
     issued_date: today,
     due_date: addDays(today, 30),
     paid_date: type === "invoice.paid" ? today : null,
@@ -81,6 +86,22 @@ function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided
     ],
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
+    payments:
+      type === "invoice.paid"
+        ? [
+            {
+              object: "invoice_payment",
+              id: "pay_0123456789abcdef",
+              invoice: "INV-000000",
+              amount: money("1000.00"),
+              currency: "USD",
+              paid_on: today,
+              method: "bank_transfer",
+              reference: null,
+              created_at: now.toISOString(),
+            },
+          ]
+        : [],
   };
 }
 
