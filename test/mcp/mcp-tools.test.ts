@@ -39,6 +39,7 @@ const READ_TOOLS = [
   "list_invoices",
   "get_invoice",
   "get_invoice_documents",
+  "list_credit_notes",
   "list_customers",
 ] as const;
 const WRITE_TOOLS = [
@@ -50,6 +51,9 @@ const WRITE_TOOLS = [
   "grant_credit",
   "project_invoice",
   "finalize_invoice",
+  "record_payment",
+  "void_invoice",
+  "create_credit_note",
   "create_customer",
 ] as const;
 
@@ -122,7 +126,74 @@ describeEachEngine("MCP tools", (t) => {
       billing_period_end: "2026-03-31",
     },
     finalize_invoice: { number: invoiceNumber, confirm: true },
+    record_payment: { number: invoiceNumber, amount: "1", method: "ach", confirm: true },
+    void_invoice: { number: invoiceNumber, confirm: true },
+    create_credit_note: { number: invoiceNumber, amount: "1", reason: "scope check", confirm: true },
+    list_credit_notes: { number: invoiceNumber },
     create_customer: { name: "Scoped Out Ltd" },
+  });
+
+  it("records a payment, issues a credit note and voids an invoice only with confirm: true", async () => {
+    const customer = await createCustomer(t(), a.key, { name: "Collect Ltd" });
+    const own = await createSampleContract(t(), a.key, customer.id);
+    await toolOk<SubmitResult>(t(), token.full, "submit_usage", { events: [usageEvent(own.id)] });
+    const draft = (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id })).data[0]!;
+    await toolError(
+      t(),
+      token.full,
+      "record_payment",
+      { number: draft.number, amount: "1", method: "ach", confirm: true },
+      "invoice_is_draft",
+    );
+    const issued = await toolOk<Invoice>(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true });
+    assert.match(
+      await invalidParams(t(), token.full, "record_payment", { number: issued.number, amount: "1", method: "ach" }),
+      /confirm/,
+    );
+    const paid = await toolOk<Invoice & { amount_paid: number; payments: unknown[] }>(
+      t(),
+      token.full,
+      "record_payment",
+      {
+        number: issued.number,
+        amount: "10.50",
+        method: "wire",
+        reference: "FT-42",
+        confirm: true,
+      },
+    );
+    assert.equal(paid.amount_paid, 10.5);
+    assert.equal(paid.payments.length, 1);
+    await toolError(
+      t(),
+      token.other,
+      "record_payment",
+      { number: issued.number, amount: "1", method: "ach", confirm: true },
+      "not_found",
+    );
+    await toolError(
+      t(),
+      token.full,
+      "create_credit_note",
+      { number: issued.number, amount: "1", lines: [{ line: 0, amount: "1" }], reason: "both", confirm: true },
+      "invalid_request",
+    );
+    const note = await toolOk<{ number: string; amount: number }>(t(), token.full, "create_credit_note", {
+      number: issued.number,
+      amount: "2.25",
+      reason: "Goodwill",
+      confirm: true,
+    });
+    assert.match(note.number, /^CN-\d{6}$/);
+    assert.equal(note.amount, 2.25);
+    const notes = await toolOk<List<{ number: string }>>(t(), token.read, "list_credit_notes", {
+      number: issued.number,
+    });
+    assert.deepEqual(
+      notes.data.map((n) => n.number),
+      [note.number],
+    );
+    await toolError(t(), token.full, "void_invoice", { number: issued.number, confirm: true }, "invoice_has_payments");
   });
 
   it("finalizes an invoice only with confirm: true, and lists invoices by status", async () => {

@@ -48,6 +48,10 @@ export const paymentSchema = z
   .meta({ id: "InvoicePayment" });
 export type Payment = z.infer<typeof paymentSchema>;
 
+/** A credit note credits lines or an amount off the whole, exactly one of them (the API's and the MCP tool's rule). */
+export const linesOrAmount = (input: { lines?: unknown; amount?: unknown }): boolean =>
+  (input.lines === undefined) !== (input.amount === undefined);
+
 /** POST /v1/billing/invoices/{number}/credit-notes: some lines, or one amount off the whole invoice. */
 export const createCreditNoteInput = z
   .object({
@@ -76,7 +80,7 @@ export const createCreditNoteInput = z
     reason: text(500).describe("Why: printed on the credit note"),
   })
   .strict()
-  .refine((input) => (input.lines === undefined) !== (input.amount === undefined), {
+  .refine(linesOrAmount, {
     message: "send either lines or amount, not both",
     path: ["lines"],
   });

@@ -9,9 +9,10 @@ import {
 } from "../../domain/contracts/contract-schemas.js";
 import { createCreditGrantInput } from "../../domain/credits/credit-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
+import { createCreditNoteInput, linesOrAmount, recordPaymentInput } from "../../domain/invoices/collection-schemas.js";
 import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
-import { DomainError } from "../../domain/kernel/errors.js";
+import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import { USAGE_EVENT_STATUSES, voidUsageBody } from "../../domain/usage/usage-schemas.js";
 import { unstorableTextError } from "../../domain/kernel/storable-text.js";
 import type { Tenancy } from "../../domain/kernel/tenancy.js";
@@ -302,6 +303,51 @@ export function buildMcpServer(
       confirm: z.literal(true).describe("true: the user has approved issuing this invoice"),
     },
     (a) => invoices.finalize(actor, a.number),
+  );
+  tool(
+    "record_payment",
+    "write:invoices",
+    "Records a payment received on an issued invoice: its amount (at most the invoice's amount_due, in its currency), the day it was received, how (bank_transfer, ach, wire, card, check, cash, other) and your reference. The invoice becomes paid when nothing is left due. The service moves no money. Needs confirm: true, after the user's explicit approval.",
+    {
+      ...invoiceNumberParams.shape,
+      ...recordPaymentInput.shape,
+      confirm: z.literal(true).describe("true: the user has approved recording this payment"),
+    },
+    ({ number, confirm: _confirm, ...payment }) => invoices.recordPayment(actor, number, payment),
+  );
+  tool(
+    "void_invoice",
+    "write:invoices",
+    "Voids an issued invoice that has no payments or credit notes, and reissues it: a new draft for the same contract and month takes over its usage, to be corrected and finalized again. It cannot be undone, so it needs confirm: true, after the user's explicit approval. An invoice with payments is corrected with a credit note instead.",
+    {
+      ...invoiceNumberParams.shape,
+      confirm: z.literal(true).describe("true: the user has approved voiding this invoice"),
+    },
+    (a) => invoices.void(actor, a.number),
+  );
+  tool(
+    "create_credit_note",
+    "write:invoices",
+    "Issues a credit note on an issued or paid invoice: either lines (each {line: index in line_items, amount}) or one amount off the whole, with a reason. It lowers what is due; on a paid invoice it leaves a credit balance on the customer. It cannot be undone, so it needs confirm: true, after the user's explicit approval.",
+    {
+      ...invoiceNumberParams.shape,
+      ...createCreditNoteInput.shape,
+      confirm: z.literal(true).describe("true: the user has approved issuing this credit note"),
+    },
+    ({ number, confirm: _confirm, ...note }) => {
+      // The tool's arguments are the input's fields: its rule across fields is the API's.
+      if (!linesOrAmount(note)) {
+        throw new ValidationError("Send either lines or amount, not both", "invalid_request");
+      }
+      return invoices.createCreditNote(actor, number, note);
+    },
+  );
+  tool(
+    "list_credit_notes",
+    "read:invoices",
+    "Lists an invoice's credit notes, oldest first.",
+    invoiceNumberParams.shape,
+    async (a) => list({ items: await invoices.listCreditNotes(actor, a.number), hasMore: false }),
   );
   tool(
     "project_invoice",
