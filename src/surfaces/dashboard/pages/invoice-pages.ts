@@ -25,6 +25,7 @@ import {
   viewerOf,
 } from "../page-kit.js";
 import { html, type SafeHtml } from "../html.js";
+import { type CollectionFailure, collectionSections, invoiceCollectionPages } from "./invoice-collection-pages.js";
 import {
   badge,
   contractPath,
@@ -255,8 +256,11 @@ async function detailPage(
   number: string,
   flash?: Flash,
   failure?: LifecycleFailure,
+  collectionFailure?: CollectionFailure,
 ): Promise<string> {
   const invoice = await deps.services.invoices.get(viewer.session.actor, number);
+  const notes =
+    invoice.status === "draft" ? [] : await deps.services.invoices.listCreditNotes(viewer.session.actor, number);
   // An error beside a form the page no longer shows (the invoice moved on) is said at the top instead.
   if (failure && !formsOf(invoice.status).includes(failure.verb)) {
     flash = failure.unplaced;
@@ -311,14 +315,16 @@ async function detailPage(
     to: invoice.billing_period.end,
   });
   const documents = html`<p class="actions"><a href="${invoicePath(invoice.number)}/invoice.pdf">Download the PDF</a> · <a href="${invoicePath(invoice.number)}/usage.csv">Download the usage statement (CSV)</a></p>`;
-  const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
+  const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${collectionSections(viewer, invoice, notes, collectionFailure)}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
   return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
 }
 
 const DONE: Record<string, Flash> = {
   finalized: { kind: "ok", message: "Invoice issued: its lines and totals are now final." },
   paid: { kind: "ok", message: "Payment recorded: the invoice is paid." },
-  voided: { kind: "ok", message: "Invoice voided: it is no longer owed." },
+  voided: { kind: "ok", message: "Invoice voided and reissued: a new draft holds this month's usage." },
+  payment_recorded: { kind: "ok", message: "Payment recorded." },
+  credit_note_issued: { kind: "ok", message: "Credit note issued." },
 };
 
 /** What can happen to the invoice next, each behind a box to tick: issuing, paying and voiding are final. */
@@ -341,11 +347,11 @@ ${confirm("confirm-finalize", `I have checked this invoice: issue ${invoice.numb
 <div class="field"><label for="paid-date">Paid on <span class="hint">(today if left empty; not before ${invoice.issued_date})</span></label><input id="paid-date" name="paid_date" type="date" min="${invoice.issued_date}" value="${
       failure?.verb === "pay" ? (failure.paidDate ?? "") : ""
     }"${invalidAttributes("paid-date", paid.paid_date)}>${fieldError("paid-date", paid.paid_date)}</div>
-${confirm("confirm-pay", `The customer has paid ${invoice.number} in full`, paid.confirm)}
-<button type="submit">Mark as paid</button></form>
+${confirm("confirm-pay", `The customer has paid what is left due on ${invoice.number}`, paid.confirm)}
+<button type="submit">Mark as paid in full</button></form>
 <form method="post" action="${action("void")}" class="stack">${csrfField(viewer.ctx)}
-${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes it (this cannot be undone)`, errorsOf("void").confirm)}
-<button type="submit" class="danger">Void invoice</button></form></section>`;
+${confirm("confirm-void", `Void ${invoice.number}: the customer no longer owes it, and a new draft takes over this month's usage (this cannot be undone)`, errorsOf("void").confirm)}
+<button type="submit" class="danger">Void and reissue</button></form></section>`;
   }
   return html``;
 }
@@ -503,6 +509,10 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
       }
     });
   }
+
+  await invoiceCollectionPages(app, deps, (viewer, number, flash, failure) =>
+    detailPage(deps, viewer, number, flash, undefined, failure),
+  );
 
   // The documents, for the signed-in user (the API's /pdf and /usage.csv take an API key).
   app.get<{ Params: { number: string } }>("/invoices/:number/invoice.pdf", async (request, reply) => {
