@@ -20,7 +20,7 @@ describeEachEngine("dashboard payments and credit notes", (t) => {
     const issued = await getInvoice(t(), key, march!.number);
 
     const page = await client.get(path);
-    assert.match(page.body, /<h2 id="payments-heading">Payments<\/h2>/);
+    assert.match(page.body, /<h2 id="payments-heading">Money received<\/h2>/);
     assert.match(page.body, /No payment recorded yet/);
 
     const over = await client.post(`${path}/payments`, { amount: "999999", method: "wire" });

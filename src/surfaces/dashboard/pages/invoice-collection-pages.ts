@@ -94,7 +94,7 @@ export function collectionSections(
         );
   const open = invoice.status === "issued" || invoice.status === "paid";
   return html`${reissue}<h2>Amounts</h2>${amounts}
-<section class="card" aria-labelledby="payments-heading"><h2 id="payments-heading">Payments</h2>${payments}${
+<section class="card" aria-labelledby="payments-heading"><h2 id="payments-heading">Money received</h2>${payments}${
     invoice.status === "issued" ? paymentForm(viewer, invoice, failure?.form === "payment" ? failure : undefined) : ""
   }</section>
 <section class="card" aria-labelledby="credit-notes-heading"><h2 id="credit-notes-heading">Credit notes</h2>${creditNotes}${
