@@ -251,4 +251,39 @@ describeEachEngine("payments and credit notes", (t) => {
     expectStatus(await pay(t(), key, invoice.number, { amount: "1", method: "cash" }), 201);
     expectError(await post(t(), key, `${invoice.number}/void`), 409, "invoice_has_payments");
   });
+
+  it("billing verify finds payments, credit notes and reissues that do not add up", async () => {
+    const { key, companyId, invoice } = await issuedInvoice(t());
+    expectStatus(await pay(t(), key, invoice.number, { amount: "10", method: "cash" }), 201);
+    expectStatus(await post(t(), key, `${invoice.number}/credit-notes`, { amount: "5", reason: "x" }), 201);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
+    const db = t().app.db;
+    await db.query(
+      "UPDATE invoices SET amount_paid = amount_paid + 1, amount_credited = 0 WHERE company_id = $1 AND number = $2",
+      [companyId, invoice.number],
+    );
+    const problems = await verifyProblems(t(), companyId);
+    assert.ok(
+      problems.some((p) => /amount_paid 11 but its payments sum to 10/.test(p)),
+      problems.join("\n"),
+    );
+    assert.ok(
+      problems.some((p) => /amount_credited 0 but its credit notes sum to 5/.test(p)),
+      problems.join("\n"),
+    );
+
+    // A reissue that left an event behind on the void invoice.
+    const other = await issuedInvoice(t());
+    const voided = (await post(t(), other.key, `${other.invoice.number}/void`)).json();
+    assert.deepEqual(await verifyProblems(t(), other.companyId), []);
+    await db.query(
+      "UPDATE usage_events SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2 AND id = (SELECT min(id) FROM usage_events WHERE company_id = $1 AND invoice_number = $2)",
+      [other.companyId, voided.reissued_as, other.invoice.number],
+    );
+    const left = await verifyProblems(t(), other.companyId);
+    assert.ok(
+      left.some((p) => p.includes(`invoice ${other.invoice.number}: was reissued but still holds usage events`)),
+      left.join("\n"),
+    );
+  });
 });

@@ -737,8 +737,13 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           page.getByRole("button", { name: "Finalize and issue" }).click(),
         ]);
         await page.getByLabel(/the customer no longer owes it/).check();
-        await Promise.all([page.waitForURL(/done=voided/), page.getByRole("button", { name: "Void and reissue" }).click()]);
-        await assert.doesNotReject(page.getByText("Invoice voided and reissued: a new draft holds this month's usage.").waitFor());
+        await Promise.all([
+          page.waitForURL(/done=voided/),
+          page.getByRole("button", { name: "Void and reissue" }).click(),
+        ]);
+        await assert.doesNotReject(
+          page.getByText("Invoice voided and reissued: a new draft holds this month's usage.").waitFor(),
+        );
         await capture("invoice-voided");
         await visit(page, "/invoices?status=void");
         const voided = tableRowsOf(await page.getByRole("region", { name: "Invoices, newest first" }).textContent());
