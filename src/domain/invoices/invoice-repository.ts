@@ -23,6 +23,10 @@ export interface InvoiceRow {
   created_at: Date;
   updated_at: Date;
   metrics: string[];
+  /** The contract's customer. */
+  customer_id: string;
+  /** The customer's name, or the contract's copy of it when the customer is gone. */
+  customer_name: string;
   /** The stored lines: exact sums, from which every figure is derived (invoice-figures.ts). */
   lines: LineRow[];
 }

@@ -20,6 +20,7 @@ const TAGS = [
     name: "Invoices",
     description: "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement.",
   },
+  { name: "Reports", description: "Figures over the company's invoices: receivables aged by days past due." },
   { name: "Webhook endpoints", description: "Where the service sends its signed events (see `webhooks`)." },
   { name: "Webhooks", description: "What the service POSTs to your endpoints, signed with the endpoint's secret." },
 ];
