@@ -787,7 +787,13 @@ describeEachEngine(
       await api.expect(409, "projectInvoice", { payload: { external_contract_id: paid, ...march } }); // invoice_is_paid
       await api.expect(409, "projectInvoice", { payload: { external_contract_id: voided, ...march } }); // invoice_is_void
       for (const id of ["finalizeInvoice", "payInvoice", "voidInvoice"]) await api.expect(404, id, number("INV-NOPE"));
-      for (const status of ["paid", "void"]) await api.expect(200, "listInvoices", { query: { status } });
+      for (const status of ["paid", "void", "issued", "open", "overdue"])
+        await api.expect(200, "listInvoices", { query: { status } });
+      await api.expect(400, "listInvoices", { query: { status: "unpaid" } });
+      valid.set("getReceivablesReport", {});
+      await api.expect(200, "getReceivablesReport");
+      await api.expect(200, "getReceivablesReport", { query: { currency: "USD" } });
+      await api.expect(400, "getReceivablesReport", { query: { currency: "usd" } });
       await api.expect(200, "getInvoice", number(voidNumber));
       await api.expect(200, "getInvoicePdf", number(voidNumber));
       await api.expect(200, "getInvoiceUsageStatement", number(voidNumber));
