@@ -179,7 +179,11 @@ describeEachEngine("receivables and the invoice status filter", (t) => {
   it("refuses a bad currency (400), no key (401) and a key without invoices:read (403)", async () => {
     const { key, companyId } = await t().newCompany();
     for (const bad of ["usd", "US", "EURO", ""]) {
-      expectError(await t().call({ method: "GET", url: `${RECEIVABLES}?currency=${bad}`, key }), 400, "invalid_request");
+      expectError(
+        await t().call({ method: "GET", url: `${RECEIVABLES}?currency=${bad}`, key }),
+        400,
+        "invalid_request",
+      );
     }
     expectError(await t().call({ method: "GET", url: RECEIVABLES }), 401);
     const usageOnly = await keyWithScopes(t(), companyId, ["usage:write"]);
