@@ -103,7 +103,7 @@ export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;
  */
 export const INVOICE_LIST_STATUSES = [...INVOICE_STATUSES, "open", "overdue"] as const;
 export type InvoiceListStatus = (typeof INVOICE_LIST_STATUSES)[number];
-export const invoiceListStatus = z
+const invoiceListStatus = z
   .enum(INVOICE_LIST_STATUSES, { error: `must be one of ${INVOICE_LIST_STATUSES.join(", ")}` })
   .describe(
     "A status (draft, issued, paid, void), or `open` (issued and not paid yet) or `overdue` (open and its due_date before today, UTC)",
