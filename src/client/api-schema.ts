@@ -368,6 +368,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/reports/receivables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Receivables: what issued invoices still owe, per customer and currency, aged
+         * @description Every issued invoice's amount due (its total less what was paid and credited against it), summed exactly per customer and currency into buckets by whole days past its due date at today (UTC): `current` (due today or later), `1_30`, `31_60`, `61_90`, `over_90`; and the same per currency in `totals`. Draft, paid and void invoices owe nothing here, nor does an issued invoice whose amount due is zero. Scope `invoices:read`.
+         */
+        get: operations["getReceivablesReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/billing/invoices/project": {
         parameters: {
             query?: never;
@@ -1064,6 +1084,10 @@ export interface components {
             object: "invoice";
             number: string;
             contract: string;
+            /** @description The id of the contract's customer */
+            customer: string;
+            /** @description The customer's name */
+            customer_name: string;
             /**
              * @description draft → issued → paid; issued → void. Only a draft changes.
              * @enum {string}
@@ -1262,6 +1286,10 @@ export interface components {
             object: "invoice";
             number: string;
             contract: string;
+            /** @description The id of the contract's customer */
+            customer: string;
+            /** @description The customer's name */
+            customer_name: string;
             /**
              * @description draft → issued → paid; issued → void. Only a draft changes.
              * @enum {string}
@@ -1476,6 +1504,92 @@ export interface components {
             up_to: Decimal | null;
             unit_amount: string;
             flat_amount: string | null;
+        };
+        ReceivablesReport: {
+            /** @constant */
+            object: "receivables_report";
+            /**
+             * Format: date
+             * @description The day the invoices are aged at: today (UTC)
+             */
+            as_of: string;
+            /** @description One row per customer and currency with something owed, by customer name, then id, then currency */
+            data: components["schemas"]["ReceivablesRow"][];
+            /** @description The rows summed per currency, by currency */
+            totals: components["schemas"]["ReceivablesTotal"][];
+        };
+        ReceivablesRow: {
+            /** @description The customer's id */
+            customer: string;
+            customer_name: string;
+            currency: string;
+            /**
+             * Format: decimal
+             * @description Owed on invoices not yet past due (due today or later)
+             */
+            current: Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 1 to 30 days past due
+             */
+            "1_30": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 31 to 60 days past due
+             */
+            "31_60": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 61 to 90 days past due
+             */
+            "61_90": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices more than 90 days past due
+             */
+            over_90: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of the buckets: all that is owed
+             */
+            total: Decimal;
+            /** @description How many issued invoices owe something */
+            invoices: number;
+        };
+        ReceivablesTotal: {
+            currency: string;
+            /**
+             * Format: decimal
+             * @description Owed on invoices not yet past due (due today or later)
+             */
+            current: Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 1 to 30 days past due
+             */
+            "1_30": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 31 to 60 days past due
+             */
+            "31_60": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices 61 to 90 days past due
+             */
+            "61_90": Decimal;
+            /**
+             * Format: decimal
+             * @description Owed on invoices more than 90 days past due
+             */
+            over_90: Decimal;
+            /**
+             * Format: decimal
+             * @description The sum of the buckets: all that is owed
+             */
+            total: Decimal;
+            /** @description How many issued invoices owe something */
+            invoices: number;
         };
         SubmitUsageResult: {
             accepted: number;
@@ -3702,7 +3816,8 @@ export interface operations {
         parameters: {
             query?: {
                 contract?: string;
-                status?: string;
+                /** @description A status (draft, issued, paid, void), or `open` (issued and not paid yet) or `overdue` (open and its due_date before today, UTC) */
+                status?: "draft" | "issued" | "paid" | "void" | "open" | "overdue";
                 /** @description Billing period start on or after */
                 from?: string;
                 /** @description Billing period end on or before */
@@ -3741,6 +3856,52 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         code: "invalid_request" | "invalid_encoding" | "invalid_cursor";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    getReceivablesReport: {
+        parameters: {
+            query?: {
+                /** @description Only invoices in this currency */
+                currency?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivablesReport"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -5436,4 +5597,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","difference","fee_amount","flat_amount","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","unit_amount","unit_price","up_to"]);

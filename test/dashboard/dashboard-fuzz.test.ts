@@ -69,6 +69,7 @@ const PAGE_ROUTES = [
   "/usage/:event",
   "/invoices",
   "/invoices/:invoice",
+  "/receivables",
   "/webhooks",
   "/webhooks/:endpoint",
   "/webhooks/:endpoint/rotate",

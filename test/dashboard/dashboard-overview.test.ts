@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { describeEachEngine } from "../support/harness.js";
-import { invoicesOf, submitAccepted, usageEvent, createEndpoint } from "../support/api.js";
+import { INVOICES, invoicesOf, project, submitAccepted, usageEvent, createEndpoint } from "../support/api.js";
 import { dashboardCompany, sampleContract, tableRows } from "../support/dashboard-client.js";
 import { closedPort } from "../support/webhook-receiver.js";
 
@@ -55,7 +55,7 @@ describeEachEngine(
       const marchB = (await invoicesOf(t(), key, b.id))[0]!;
       const page = await client.get("/");
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /<h2 id="this-month">Billed this month \(March 2026, drafts so far\)<\/h2>/);
+      assert.match(page.body, /<h2 id="this-month">Billed this month \(March 2026\)<\/h2>/);
       const rows = tableRows(page.body, MONTH_CAPTION);
       assert.equal(rows.length, 2, "April's draft is not this month's");
       const rowA = rows.find((r) => r.includes(a.id))!;
@@ -68,6 +68,34 @@ describeEachEngine(
         /<h3>Total per currency<\/h3>\s*<ul class="totals"><li><strong>\$70\.00<\/strong> <span class="hint">over 2 invoices<\/span><\/li><\/ul>/,
       );
       assert.doesNotMatch(page.body, /id="get-started"/, "no get-started steps once something is billed");
+    });
+
+    it("counts this month's issued and paid invoices as billed, with drafts, and leaves void ones out", async () => {
+      const { client, key } = await dashboardCompany(t);
+      const act = async (number: string, verb: string) =>
+        assert.equal((await t().call({ method: "POST", url: `${INVOICES}/${number}/${verb}`, key })).statusCode, 200);
+      const numbers: Record<string, string> = {};
+      for (const name of ["Draft", "Issued", "Paid", "Voided"]) {
+        const contract = await sampleContract(t, key, `Billed ${name}`);
+        numbers[name] = (await project(t(), key, contract.id)).number; // the sample's 1000.00 minimum
+      }
+      await act(numbers.Issued!, "finalize");
+      await act(numbers.Paid!, "finalize");
+      await act(numbers.Paid!, "pay");
+      await act(numbers.Voided!, "finalize");
+      await act(numbers.Voided!, "void");
+      const page = await client.get("/");
+      const rows = tableRows(page.body, MONTH_CAPTION);
+      const shown = (status: string) => rows.find((r) => r.includes(numbers[status]!));
+      assert.equal(rows.length, 3);
+      assert.match(shown("Draft")!, /<td>draft<\/td>/);
+      assert.match(shown("Issued")!, /<td>issued<\/td>/);
+      assert.match(shown("Paid")!, /<td>paid<\/td>/);
+      assert.equal(shown("Voided"), undefined, "a void invoice is not billed");
+      assert.match(
+        page.body,
+        /<ul class="totals"><li><strong>\$3,000\.00<\/strong> <span class="hint">over 3 invoices<\/span><\/li><\/ul>/,
+      );
     });
 
     it("charts events per UTC day over the last 30 days by the service's clock, with the numbers in a table", async () => {

@@ -249,6 +249,9 @@ const MATRIX: Record<string, Entry> = {
       })),
     ],
   },
+  getReceivablesReport: {
+    takesNoIds: "a report over the caller's own issued invoices; its only filter is a currency code",
+  },
   getInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
   getInvoicePdf: { cases: eachInvoice((number) => ({ params: { number } })) },
   getInvoiceUsageStatement: { cases: eachInvoice((number) => ({ params: { number } })) },

@@ -835,7 +835,13 @@ describeEachEngine(
       await api.expect(200, "getCreditNote", number(note.json().number));
       await api.expect(404, "getCreditNote", number("CN-999999"));
       for (const id of ["finalizeInvoice", "payInvoice", "voidInvoice"]) await api.expect(404, id, number("INV-NOPE"));
-      for (const status of ["paid", "void"]) await api.expect(200, "listInvoices", { query: { status } });
+      for (const status of ["paid", "void", "issued", "open", "overdue"])
+        await api.expect(200, "listInvoices", { query: { status } });
+      await api.expect(400, "listInvoices", { query: { status: "unpaid" } });
+      valid.set("getReceivablesReport", {});
+      await api.expect(200, "getReceivablesReport");
+      await api.expect(200, "getReceivablesReport", { query: { currency: "USD" } });
+      await api.expect(400, "getReceivablesReport", { query: { currency: "usd" } });
       await api.expect(200, "getInvoice", number(voidNumber));
       await api.expect(200, "getInvoicePdf", number(voidNumber));
       await api.expect(200, "getInvoiceUsageStatement", number(voidNumber));

@@ -40,6 +40,7 @@ const READ_TOOLS = [
   "get_invoice",
   "get_invoice_documents",
   "list_credit_notes",
+  "get_receivables",
   "list_customers",
 ] as const;
 const WRITE_TOOLS = [
@@ -112,6 +113,7 @@ describeEachEngine("MCP tools", (t) => {
     list_invoices: { contract: contract.id },
     get_invoice: { number: invoiceNumber },
     get_invoice_documents: { number: invoiceNumber },
+    get_receivables: {},
     list_customers: {},
     create_sample_contract: { customer_id: contract.customer_id },
     add_pricing_rule: { contract_id: contract.id, rule: { metric: "card_volume", model: "percentage", rate: 0.029 } },
@@ -248,6 +250,34 @@ describeEachEngine("MCP tools", (t) => {
       assert.match(await invalidParams(t(), token.full, "get_invoice_documents", bad), /number|extra/);
       assert.match(await invalidParams(t(), token.full, "finalize_invoice", { ...bad, confirm: true }), /number|extra/);
     }
+    // open: issued and not paid; overdue: open and due before today. Each invoice names its customer.
+    const open = await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "open" });
+    assert.deepEqual(
+      open.data.map((i) => [i.number, i.customer, i.customer_name]),
+      [[draft.number, customer.id, "Finalize Ltd"]],
+    );
+    assert.equal(
+      (await toolOk<Invoice>(t(), token.full, "get_invoice", { number: draft.number })).customer_name,
+      "Finalize Ltd",
+    );
+    assert.deepEqual(
+      (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "overdue" })).data,
+      [],
+      "issued today (Net 30): not overdue",
+    );
+    assert.match(await invalidParams(t(), token.full, "list_invoices", { status: "unpaid" }), /status/);
+    // The receivables report: this issued invoice, current, under its customer; nothing of company A for B.
+    const report = await toolOk<{
+      object: string;
+      data: { customer: string; customer_name: string; current: number; total: number }[];
+    }>(t(), token.read, "get_receivables", {});
+    assert.equal(report.object, "receivables_report");
+    const row = report.data.find((r) => r.customer === customer.id)!;
+    assert.equal(row.customer_name, "Finalize Ltd");
+    assert.equal(row.current, row.total);
+    assert.deepEqual((await toolOk<{ data: unknown[] }>(t(), token.other, "get_receivables", {})).data, []);
+    assert.match(await invalidParams(t(), token.full, "get_receivables", { currency: "usd" }), /currency/);
+
     // Voided through the API, it cannot be finalized again: the API's 409 code.
     assert.equal(
       (await t().call({ method: "POST", url: `/v1/billing/invoices/${draft.number}/void`, key: a.key })).statusCode,

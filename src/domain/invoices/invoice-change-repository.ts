@@ -1,7 +1,7 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { ProgramSegment } from "../contracts/program-timeline.js";
 import type { FrozenBill } from "./invoice-figures.js";
-import { INVOICE_OWN_COLUMNS } from "./invoice-read-repository.js";
+import { INVOICE_CUSTOMER_COLUMNS, INVOICE_OWN_COLUMNS } from "./invoice-read-repository.js";
 import type { InvoiceRow } from "./invoice-repository.js";
 
 // The statements of an invoice's changes of status (finalize, pay, void), each under the invoice's row lock,
@@ -23,10 +23,11 @@ export interface InvoiceForChange extends Omit<InvoiceRow, "lines"> {
 /** Locks one invoice by number (FOR UPDATE), for a change of its status: one statement, the one lock. */
 export async function lockInvoiceForChange(db: CompanyScope, number: string): Promise<InvoiceForChange | undefined> {
   const { rows } = await db.query<InvoiceForChange>(
-    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, billing_program_segments(c.company_id, c.id) AS programs,
+    `SELECT ${INVOICE_OWN_COLUMNS}, c.metrics, ${INVOICE_CUSTOMER_COLUMNS}, billing_program_segments(c.company_id, c.id) AS programs,
             billing_payment_terms_days(c.company_id, c.id) AS payment_terms_days
        FROM invoices i
        JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
+       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
       WHERE i.company_id = $1 AND i.number = $2
       FOR UPDATE OF i`,
     [number],

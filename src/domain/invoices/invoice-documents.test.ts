@@ -57,6 +57,7 @@ const row = (fields: Partial<InvoiceDocumentRow> = {}): InvoiceDocumentRow => ({
   metrics: ["domestic_wire"],
   lines: LINES,
   seller_name: "Northwind Payments",
+  customer_id: "00000000-0000-4000-8000-0000000000c1",
   customer_name: "Société Générale",
   customer_address: "29 Boulevard Haussmann\n75009 Paris",
   customer_email: null,

@@ -24,6 +24,8 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
     object: "invoice",
     number: row.number,
     contract: row.contract_id,
+    customer: row.customer_id,
+    customer_name: row.customer_name,
     status: row.status as InvoiceStatus,
     subtotal: toJsonMoney(billed.subtotal, row.currency),
     tax: toJsonMoney(billed.tax, row.currency),

@@ -33,6 +33,10 @@ export interface InvoiceRow {
   /** Its payments, oldest first (PAYMENTS_JSON); dates and instants as JSON gives them. */
   payments: (Omit<PaymentRow, "created_at"> & { created_at: string })[];
   metrics: string[];
+  /** The contract's customer. */
+  customer_id: string;
+  /** The customer's name, or the contract's copy of it when the customer is gone. */
+  customer_name: string;
   /** The stored lines: exact sums, from which every figure is derived (invoice-figures.ts). */
   lines: LineRow[];
 }

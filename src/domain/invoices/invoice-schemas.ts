@@ -48,6 +48,8 @@ export const invoiceSchema = z
     object: z.literal("invoice"),
     number: z.string(),
     contract: z.string(),
+    customer: z.string().describe("The id of the contract's customer"),
+    customer_name: z.string().describe("The customer's name"),
     status: z.enum(INVOICE_STATUSES).describe("draft → issued → paid; issued → void. Only a draft changes."),
     subtotal: jsonDecimal,
     tax: jsonDecimal,
@@ -112,10 +114,22 @@ export const invoiceProjectionSchema = z
   .meta({ id: "InvoiceProjection" });
 export type InvoiceProjection = z.infer<typeof invoiceProjectionSchema>;
 
-/** The filters of an invoice list (GET /v1/billing/invoices and the dashboard's Invoices page). */
+/**
+ * What an invoice list's `status` filter takes: a status, or `open` (issued, not paid: status issued) or
+ * `overdue` (open and due before today, UTC). The one list of them: the API, the dashboard and MCP.
+ */
+export const INVOICE_LIST_STATUSES = [...INVOICE_STATUSES, "open", "overdue"] as const;
+export type InvoiceListStatus = (typeof INVOICE_LIST_STATUSES)[number];
+const invoiceListStatus = z
+  .enum(INVOICE_LIST_STATUSES, { error: `must be one of ${INVOICE_LIST_STATUSES.join(", ")}` })
+  .describe(
+    "A status (draft, issued, paid, void), or `open` (issued and not paid yet) or `overdue` (open and its due_date before today, UTC)",
+  );
+
+/** The filters of an invoice list (GET /v1/billing/invoices, the dashboard's Invoices page, MCP list_invoices). */
 export const invoiceListFilters = z.object({
   contract: z.string().min(1).max(255).optional(),
-  status: z.string().min(1).max(50).optional(),
+  status: invoiceListStatus.optional(),
   from: calendarDate().optional().describe("Billing period start on or after"),
   to: calendarDate().optional().describe("Billing period end on or before"),
 });
@@ -185,3 +199,50 @@ export const pricingPreviewSchema = z
   })
   .meta({ id: "PricingPreview" });
 export type PricingPreview = z.infer<typeof pricingPreviewSchema>;
+
+/** The aging buckets of receivables, by whole days past the due date (UTC) at the report's `as_of`. */
+export const AGING_BUCKETS = ["current", "1_30", "31_60", "61_90", "over_90"] as const;
+export type AgingBucket = (typeof AGING_BUCKETS)[number];
+
+const agingAmounts = {
+  current: jsonDecimal.describe("Owed on invoices not yet past due (due today or later)"),
+  "1_30": jsonDecimal.describe("Owed on invoices 1 to 30 days past due"),
+  "31_60": jsonDecimal.describe("Owed on invoices 31 to 60 days past due"),
+  "61_90": jsonDecimal.describe("Owed on invoices 61 to 90 days past due"),
+  over_90: jsonDecimal.describe("Owed on invoices more than 90 days past due"),
+  total: jsonDecimal.describe("The sum of the buckets: all that is owed"),
+  invoices: z.number().int().describe("How many issued invoices owe something"),
+};
+
+const receivablesRowSchema = z
+  .object({
+    customer: z.string().describe("The customer's id"),
+    customer_name: z.string(),
+    currency: z.string(),
+    ...agingAmounts,
+  })
+  .meta({ id: "ReceivablesRow" });
+export type ReceivablesRow = z.infer<typeof receivablesRowSchema>;
+
+/** GET /v1/billing/reports/receivables: what issued invoices still owe, per customer and currency, aged. */
+export const receivablesReportSchema = z
+  .object({
+    object: z.literal("receivables_report"),
+    as_of: dateText().describe("The day the invoices are aged at: today (UTC)"),
+    data: z
+      .array(receivablesRowSchema)
+      .describe("One row per customer and currency with something owed, by customer name, then id, then currency"),
+    totals: z
+      .array(z.object({ currency: z.string(), ...agingAmounts }).meta({ id: "ReceivablesTotal" }))
+      .describe("The rows summed per currency, by currency"),
+  })
+  .meta({ id: "ReceivablesReport" });
+export type ReceivablesReport = z.infer<typeof receivablesReportSchema>;
+
+export const receivablesQuery = z.object({
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals")
+    .optional()
+    .describe("Only invoices in this currency"),
+});

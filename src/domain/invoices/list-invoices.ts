@@ -3,23 +3,48 @@ import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
-import { periodOf } from "../kernel/billing-period.js";
+import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError, ValidationError } from "../kernel/errors.js";
 import { Big, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
-import { billRecords } from "./invoice-figures.js";
 import { billStored, presentListed, presentWithLines } from "./invoice-presenter.js";
 import * as repo from "./invoice-read-repository.js";
-import type { Invoice, InvoiceWithLines } from "./invoice-schemas.js";
+import { createReceivables } from "./receivables.js";
+import type { Invoice, InvoiceListStatus, InvoiceWithLines } from "./invoice-schemas.js";
 
-/** Drafts read per query when the month-to-date totals add up every draft's derived total. */
+/** Invoices read per query when the month-to-date totals add up every invoice's total. */
 const MONTH_PAGE = 1000;
+
+/** What the month to date counts as billed: every invoice of the month but a void one. */
+const BILLED_STATUSES = ["draft", "issued", "paid"] as const;
+
+/** A list's filter as the API takes it (`invoiceListFilters`). */
+export interface InvoiceListFilter {
+  contractId?: string | undefined;
+  status?: InvoiceListStatus | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/**
+ * The stored statuses and due date a list status means on `today`: `open` is issued (not paid, not void),
+ * `overdue` is open and due before today.
+ */
+export function storedFilter(filter: InvoiceListFilter, today: string): repo.InvoiceFilter {
+  const { status, ...rest } = filter;
+  if (status === undefined) return rest;
+  if (status === "open") return { ...rest, statuses: ["issued"] };
+  if (status === "overdue") return { ...rest, statuses: ["issued"], dueBefore: today };
+  return { ...rest, statuses: [status] };
+}
 
 /** Reading invoices: a page of them, one with its lines, and the dashboard's month to date. */
 export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }) {
   return {
-    async list(tenant: Tenancy, filter: repo.InvoiceFilter, page: PageRequest): Promise<Page<Invoice>> {
+    receivables: createReceivables({ clock }),
+
+    async list(tenant: Tenancy, filter: InvoiceListFilter, page: PageRequest): Promise<Page<Invoice>> {
       requireScope(tenant, "invoices:read");
       let afterSeq: string | undefined;
       if (page.startingAfter !== undefined) {
@@ -27,7 +52,12 @@ export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }
         if (afterSeq === undefined)
           throw new ValidationError("starting_after does not name an invoice of this company", "invalid_cursor");
       }
-      const rows = await repo.listInvoices(tenant.data, filter, afterSeq, page.limit);
+      const rows = await repo.listInvoices(
+        tenant.data,
+        storedFilter(filter, toDateString(clock.now())),
+        afterSeq,
+        page.limit,
+      );
       const result = toPage(rows, page.limit);
       return { items: result.items.map(presentListed), hasMore: result.hasMore };
     },
@@ -41,7 +71,8 @@ export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }
 
     /**
      * This month so far, by the service's clock (dashboard overview): the calendar month, its newest `limit`
-     * draft invoices (one per contract) and the totals per currency over all of the month's drafts.
+     * invoices billed for it (the billing period of this month: drafts, issued and paid; never void ones) and
+     * the totals per currency over all of them (a draft's derived from its lines, any other's as issued).
      */
     async monthToDate(
       tenant: Tenancy,
@@ -56,18 +87,18 @@ export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }
       const pageSize = Math.min(Math.max(Math.trunc(limit) || 1, 1), 100);
       const rows = await repo.listInvoices(
         tenant.data,
-        { status: "draft", from: period.start, to: period.end },
+        { statuses: BILLED_STATUSES, from: period.start, to: period.end },
         undefined,
         pageSize,
       );
       const page = toPage(rows, pageSize);
-      // Totals per currency over all of the month's drafts, each derived from its lines, read a page at a time.
+      // Totals per currency over all of the month's invoices but void ones, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
-        const states = await repo.listInvoiceStates(tenant.data, "draft", period.start, after, MONTH_PAGE);
+        const states = await repo.listInvoiceStates(tenant.data, BILLED_STATUSES, period.start, after, MONTH_PAGE);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
-          sums.set(state.currency, { total: sum.total.plus(billRecords(state).total), invoices: sum.invoices + 1 });
+          sums.set(state.currency, { total: sum.total.plus(billStored(state).total), invoices: sum.invoices + 1 });
         }
         if (states.length < MONTH_PAGE) break;
         after = states[states.length - 1]!.seq;

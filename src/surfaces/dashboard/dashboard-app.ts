@@ -20,6 +20,7 @@ import { contractPages } from "./pages/contract-pages.js";
 import { customerPages } from "./pages/customer-pages.js";
 import { invoicePages } from "./pages/invoice-pages.js";
 import { overviewPage } from "./pages/overview-page.js";
+import { receivablesPage } from "./pages/receivables-page.js";
 import { usagePages } from "./pages/usage-pages.js";
 import { webhookPages } from "./pages/webhook-pages.js";
 
@@ -180,6 +181,7 @@ export function dashboardRoutes(deps: DashboardDeps) {
     await contractPages(app, deps);
     await usagePages(app, deps);
     await invoicePages(app, deps);
+    await receivablesPage(app, deps);
     await webhookPages(app, deps);
     await apiKeyPages(app, deps);
   };

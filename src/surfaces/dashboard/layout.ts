@@ -20,6 +20,7 @@ const NAV = [
   { href: "/contracts", label: "Contracts" },
   { href: "/usage", label: "Usage" },
   { href: "/invoices", label: "Invoices" },
+  { href: "/receivables", label: "Receivables" },
   { href: "/webhooks", label: "Webhooks" },
   { href: "/settings/api-keys", label: "Settings" },
 ] as const;

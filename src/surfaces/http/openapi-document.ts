@@ -32,6 +32,7 @@ const TAGS = [
     description:
       "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement. Emits `invoice.issued`, `invoice.paid` and `invoice.voided` to the endpoints that name them.",
   },
+  { name: "Reports", description: "Figures over the company's invoices: receivables aged by days past due." },
   { name: "Webhook endpoints", description: "Where the service sends its signed events (see `webhooks`)." },
   { name: "Webhooks", description: "What the service POSTs to your endpoints, signed with the endpoint's secret." },
 ];

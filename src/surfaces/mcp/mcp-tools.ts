@@ -10,7 +10,12 @@ import {
 import { createCreditGrantInput } from "../../domain/credits/credit-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
 import { createCreditNoteInput, linesOrAmount, recordPaymentInput } from "../../domain/invoices/collection-schemas.js";
-import { invoiceListFilters, invoiceNumberParams, projectInvoiceInput } from "../../domain/invoices/invoice-schemas.js";
+import {
+  invoiceListFilters,
+  invoiceNumberParams,
+  projectInvoiceInput,
+  receivablesQuery,
+} from "../../domain/invoices/invoice-schemas.js";
 import { calendarDate } from "../../domain/kernel/calendar-date.js";
 import { DomainError, ValidationError } from "../../domain/kernel/errors.js";
 import { USAGE_EVENT_STATUSES, voidUsageBody } from "../../domain/usage/usage-schemas.js";
@@ -264,7 +269,7 @@ export function buildMcpServer(
   tool(
     "list_invoices",
     "read:invoices",
-    "Lists invoices, newest first, by contract, status (draft, issued, paid or void) or billing-period dates (YYYY-MM-DD).",
+    "Lists invoices, newest first, each with its customer's id and name (customer, customer_name), by contract, status (draft, issued, paid or void; open: issued and not paid yet; overdue: open and due before today, UTC) or billing-period dates (YYYY-MM-DD).",
     { ...invoiceListFilters.shape, ...page },
     async (a) =>
       list(
@@ -275,8 +280,19 @@ export function buildMcpServer(
         ),
       ),
   );
-  tool("get_invoice", "read:invoices", "Gets an invoice with its line items.", invoiceNumberParams.shape, (a) =>
-    invoices.get(actor, a.number),
+  tool(
+    "get_invoice",
+    "read:invoices",
+    "Gets an invoice with its line items and its customer's id and name (customer, customer_name).",
+    invoiceNumberParams.shape,
+    (a) => invoices.get(actor, a.number),
+  );
+  tool(
+    "get_receivables",
+    "read:invoices",
+    "Receivables aging: what issued invoices still owe, per customer and currency, in buckets by days past due today (UTC): current (not yet due), 1_30, 31_60, 61_90, over_90, with the total; and the same per currency. Optionally of one currency.",
+    receivablesQuery.shape,
+    (a) => invoices.receivables(actor, { currency: a.currency }),
   );
   tool(
     "get_invoice_documents",

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import {
+  INVOICE_LIST_STATUSES,
+  type InvoiceListStatus,
   invoiceListFilters,
   payInvoiceInput,
   projectInvoiceInput,
@@ -53,14 +55,19 @@ const PAGE_SIZE = 25;
 const invoiceFilterQuery = invoiceListFilters.extend({ starting_after: pageQuery.starting_after });
 
 const FILTER_NAMES = ["contract", "status", "from", "to", "starting_after"] as const;
-// The statuses an invoice moves through (invoice-lifecycle.ts); the API's `status` filter takes any text.
-const INVOICE_STATUS_CHOICES = [
+// The `status` filter's values, the API's own (invoice-schemas.ts, INVOICE_LIST_STATUSES), in words.
+const STATUS_WORDS: Record<InvoiceListStatus, string> = {
+  draft: "draft",
+  issued: "issued",
+  paid: "paid",
+  void: "void",
+  open: "open (issued, not paid)",
+  overdue: "overdue (open, past its due date)",
+};
+const INVOICE_STATUS_CHOICES: readonly (readonly [string, string])[] = [
   ["", "Any status"],
-  ["draft", "draft"],
-  ["issued", "issued"],
-  ["paid", "paid"],
-  ["void", "void"],
-] as const;
+  ...INVOICE_LIST_STATUSES.map((status) => [status, STATUS_WORDS[status]] as const),
+];
 type RawFilters = Partial<Record<(typeof FILTER_NAMES)[number], string>>;
 
 interface ProjectValues {
@@ -132,14 +139,13 @@ function projectionResult(projection: InvoiceProjection): SafeHtml {
 </section>`;
 }
 
-/** Invoices as a table; `contracts` gives each invoice its customer's name (the contract's customer). */
-export function invoicesTable(caption: string, invoices: readonly Invoice[], contracts: readonly Contract[]): SafeHtml {
-  const customerOf = new Map(contracts.map((c) => [c.id, c.customer_name]));
+/** Invoices as a table, each with its customer's name. */
+export function invoicesTable(caption: string, invoices: readonly Invoice[]): SafeHtml {
   return dataTable(
     caption,
     [
       { header: "Number", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
-      { header: "Customer", cell: (i) => customerOf.get(i.contract) ?? "—" },
+      { header: "Customer", cell: (i) => i.customer_name },
       { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
       { header: "Period", cell: (i) => `${i.billing_period.start} to ${i.billing_period.end}` },
       { header: "Status", cell: (i) => invoiceStatusBadge(i.status) },
@@ -179,7 +185,7 @@ async function listPage(
           : emptyState(
               "No invoices yet. A draft invoice appears when usage is rated onto a contract, or when you project a period above.",
             )
-        : html`${invoicesTable("Invoices, newest first", result.items, contracts)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
+        : html`${invoicesTable("Invoices, newest first", result.items)}${pager("/invoices", raw, result.hasMore, result.items.at(-1)?.number)}`;
   } catch (error) {
     ({ status, flash } = formFailure(error));
     body = emptyState("Fix the filters above to see invoices.");
@@ -269,6 +275,7 @@ async function detailPage(
   const currency = invoice.currency;
   const facts = html`<div class="card"><dl class="facts">
 <dt>Number</dt><dd>${invoice.number}</dd>
+<dt>Customer</dt><dd><a href="/customers/${encodeURIComponent(invoice.customer)}">${invoice.customer_name}</a></dd>
 <dt>Contract</dt><dd><a href="${contractPath(invoice.contract)}">${invoice.contract}</a></dd>
 <dt>Status</dt><dd>${invoiceStatusBadge(invoice.status)}</dd>
 <dt>Billing period</dt><dd>${invoice.billing_period.start} to ${invoice.billing_period.end}</dd>

@@ -13,9 +13,13 @@ const plural = (n: number, one: string, many = `${one}s`) => `${decimal(n)} ${n 
 
 type MonthToDate = Awaited<ReturnType<DashboardDeps["services"]["invoices"]["monthToDate"]>>;
 
+/**
+ * What was billed this month: the invoices whose billing period is the service's current calendar month (UTC),
+ * drafts, issued and paid alike; a void invoice is not billed (its reissue, if any, is).
+ */
 function monthSection(month: MonthToDate): SafeHtml {
   const name = monthName(month.period.start);
-  const more = link("/invoices", { status: "draft", from: month.period.start, to: month.period.end });
+  const more = link("/invoices", { from: month.period.start, to: month.period.end });
   const body =
     month.invoices.items.length === 0
       ? emptyState(
@@ -25,16 +29,18 @@ function monthSection(month: MonthToDate): SafeHtml {
           `Billed in ${name} per contract`,
           [
             { header: "Contract", cell: (i) => html`<a href="${contractPath(i.contract)}">${i.contract}</a>` },
+            { header: "Customer", cell: (i) => i.customer_name },
             { header: "Invoice", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
+            { header: "Status", cell: (i) => i.status },
             { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
             { header: "Currency", cell: (i) => i.currency },
           ],
           month.invoices.items,
         )}
-${month.invoices.hasMore ? html`<p><a href="${more}">All draft invoices of ${name}</a></p>` : ""}
+${month.invoices.hasMore ? html`<p><a href="${more}">All invoices of ${name}</a></p>` : ""}
 <h3>Total per currency</h3>
 <ul class="totals">${month.totals.map((t) => html`<li><strong>${money(t.total, t.currency)}</strong> <span class="hint">over ${plural(t.invoices, "invoice")}</span></li>`)}</ul>`;
-  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name}, drafts so far)</h2>${body}</section>`;
+  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name})</h2><p class="hint">The invoices of ${name}'s billing period: drafts so far, issued and paid; void invoices are left out.</p>${body}</section>`;
 }
 
 /** Bar geometry for the chart: a 620 × 200 canvas with room for the axis labels. */
@@ -158,7 +164,7 @@ export async function overviewPage(app: FastifyInstance, deps: DashboardDeps): P
     const latestSection = html`<section aria-labelledby="latest-invoices"><h2 id="latest-invoices">Latest invoices</h2>${
       latest.items.length === 0
         ? emptyState("No invoices yet.")
-        : html`${invoicesTable("The five newest invoices", latest.items, await deps.services.contracts.list(actor, undefined))}<p><a href="/invoices">All invoices</a></p>`
+        : html`${invoicesTable("The five newest invoices", latest.items)}<p><a href="/invoices">All invoices</a></p>`
     }</section>`;
     const content = html`${brandNew ? await gettingStarted(deps, viewer) : ""}
 ${monthSection(month)}

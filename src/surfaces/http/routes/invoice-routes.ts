@@ -7,6 +7,8 @@ import {
   invoiceWithLinesSchema,
   payInvoiceInput,
   projectInvoiceInput,
+  receivablesQuery,
+  receivablesReportSchema,
 } from "../../../domain/invoices/invoice-schemas.js";
 import {
   createCreditNoteInput,
@@ -54,6 +56,22 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         );
         return listEnvelope(page);
       },
+    );
+
+    app.get(
+      "/v1/billing/reports/receivables",
+      {
+        schema: {
+          operationId: "getReceivablesReport",
+          tags: ["Reports"],
+          summary: "Receivables: what issued invoices still owe, per customer and currency, aged",
+          description:
+            "Every issued invoice's amount due (its total less what was paid and credited against it), summed exactly per customer and currency into buckets by whole days past its due date at today (UTC): `current` (due today or later), `1_30`, `31_60`, `61_90`, `over_90`; and the same per currency in `totals`. Draft, paid and void invoices owe nothing here, nor does an issued invoice whose amount due is zero. Scope `invoices:read`.",
+          querystring: receivablesQuery,
+          response: { 200: receivablesReportSchema },
+        },
+      },
+      async (request) => services.invoices.receivables(actorOf(request), { currency: request.query.currency }),
     );
 
     app.post(
