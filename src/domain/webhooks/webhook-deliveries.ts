@@ -49,6 +49,8 @@ function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided
     object: "invoice",
     number: "INV-000000",
     contract: "sample-customer-inc-test",
+    customer: "00000000-0000-4000-8000-000000000000",
+    customer_name: "Sample Customer Inc.",
     status: type === "invoice.issued" ? "issued" : type === "invoice.paid" ? "paid" : "void",
     subtotal: money("1000.00"),
     tax: money("0.00"),
