@@ -10,7 +10,7 @@ import type { InvoiceWithLines } from "./invoice-schemas.js";
 
 /** The columns an applied change wrote on the invoice (its status is the transition's). */
 export type InvoiceChange = Pick<InvoiceRow, "updated_at"> &
-  Partial<Pick<InvoiceRow, "billed" | "issued_date" | "due_date" | "paid_date">>;
+  Partial<Pick<InvoiceRow, "billed" | "issued_date" | "due_date" | "paid_date" | "hosted_url">>;
 
 /**
  * One change of status, under the invoice's row lock (`lockInvoiceForChange`, the one statement that locks and

@@ -7,7 +7,7 @@ import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 /** An invoice's own columns (`i`), without its contract's metrics or its lines. */
 export const INVOICE_OWN_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
   i.minimum_amount::text AS minimum_amount, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
-  i.updated_at`;
+  i.updated_at, i.hosted_url`;
 
 const INVOICE_COLUMNS = `${INVOICE_OWN_COLUMNS}, c.metrics, ${LINES_JSON} AS lines`;
 

@@ -56,6 +56,12 @@ export const invoiceSchema = z
     issued_date: dateText(),
     due_date: dateText(),
     paid_date: dateText().nullable(),
+    hosted_url: z
+      .string()
+      .nullable()
+      .describe(
+        "The invoice's page for its customer, no sign-in needed (HTML, with its PDF and usage statement); null on drafts. Revoking it gives a new one.",
+      ),
     metrics: z.array(z.string()),
     created_at: instantText(),
     updated_at: instantText(),
