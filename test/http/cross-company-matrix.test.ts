@@ -253,6 +253,9 @@ const MATRIX: Record<string, Entry> = {
   finalizeInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
   payInvoice: { cases: eachInvoice((number) => ({ params: { number }, payload: { paid_date: "2026-03-15" } })) },
   voidInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
+  listInvoiceMessages: { cases: eachInvoice((number) => ({ params: { number } })) },
+  sendInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
+  revokeInvoiceHostedLink: { cases: eachInvoice((number) => ({ params: { number } })) },
   createWebhookEndpoint: { takesNoIds: "creates an endpoint from scratch" },
   listWebhookEndpoints: { takesNoIds: "a list without filters" },
   getWebhookEndpoint: { cases: [notFound("A's endpoint", ["endpoint"], (ids) => ({ params: { id: ids.endpoint } }))] },
@@ -392,6 +395,7 @@ async function readAll(t: TestApp, key: string): Promise<Record<string, unknown>
     const at = `${INVOICES}/${encodeURIComponent(invoice.number)}`;
     seen[at] = await json(at);
     seen[`${at}/usage.csv`] = (await get(`${at}/usage.csv`)).body;
+    seen[`${at}/messages`] = await json(`${at}/messages`);
   }
   const endpoints = await json(ENDPOINTS);
   seen.endpoints = endpoints;

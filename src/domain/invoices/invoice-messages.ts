@@ -18,7 +18,7 @@ import type { InvoiceWithLines } from "./invoice-schemas.js";
 /** The most messages an invoice's log answers: the newest. */
 const LOG_LIMIT = 100;
 
-export function presentMessage(row: messages.MessageRow): InvoiceMessage {
+function presentMessage(row: messages.MessageRow): InvoiceMessage {
   return {
     object: "invoice_message",
     id: row.id,

@@ -23,7 +23,7 @@ export interface MailSettings {
 }
 
 /** Why nothing is sent when the service has no SMTP server (the message log says it). */
-export const NO_SMTP = "not sent: email is off (BILLING_SMTP_URL is not set)";
+const NO_SMTP = "not sent: email is off (BILLING_SMTP_URL is not set)";
 
 /**
  * Sending invoices' messages (docs/api.md, "Delivery"), the mail worker's round: queue the reminders that have
@@ -118,5 +118,3 @@ export function createMailEngine({
     },
   };
 }
-
-export type MailEngine = ReturnType<typeof createMailEngine>;
