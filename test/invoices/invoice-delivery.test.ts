@@ -378,14 +378,23 @@ describeEachEngine(
       assert.equal(got.json().hosted_url, fresh);
     });
 
-    it("the dashboard's invoice page shows the hosted link and the messages, and sends again", async () => {
+    it("a draft the invoice worker issues is emailed too: the worker issues through the same path", async () => {
       const t = test();
       smtp.mode = "accept";
-      const { key, number, invoice } = await issuedFor(t);
+      const { key, number, email } = await draftFor(t, "email");
+      // March ended; the default grace (3 days) is over on April 4.
+      t.clock.set(at("2026-04-05"));
+      await t.app.invoiceWorker!.runOnce();
+      const invoice = (await t.call({ method: "GET", url: invoiceUrl(number), key })).json();
+      assert.equal(invoice.status, "issued");
+      assert.match(invoice.hosted_url, /\/i\//);
+      assert.deepEqual(
+        (await messagesOf(t, key, number)).map((m) => [m.kind, m.status]),
+        [["issued", "queued"]],
+      );
       await t.app.mailWorker.drain();
-      const messages = await t.call({ method: "GET", url: invoiceUrl(number, "/messages"), key });
-      assert.equal(messages.json().data.length, 1);
-      assert.equal(typeof invoice.hosted_url, "string");
+      assert.equal(mailsTo(email!).length, 1);
+      assert.ok(mailsTo(email!)[0]!.text?.includes(invoice.hosted_url));
     });
   },
   {
