@@ -85,13 +85,19 @@ export function createMailEngine({
       return repo.queueDueReminders(db, toDateString(now), now, limit);
     },
 
-    /** Claims up to `limit` due messages and sends them, one after another; returns how many it claimed. */
-    async sendDue(limit: number): Promise<number> {
-      const now = clock.now();
+    /**
+     * Sends up to `limit` due messages, one after another, each claimed just before it is sent (so that a worker
+     * that stops, `keepGoing` false, leaves the rest unclaimed for the next one); returns how many it sent or tried.
+     */
+    async sendDue(limit: number, keepGoing: () => boolean = () => true): Promise<number> {
       const leaseMs = settings.timeoutMs * 4 + 30_000;
-      const claimed = await repo.claimDueMessages(db, now, new Date(now.getTime() + leaseMs), limit);
       const attempts = maxAttempts(settings.retryScheduleMs);
-      for (const message of claimed) {
+      let done = 0;
+      while (done < limit && keepGoing()) {
+        const now = clock.now();
+        const [message] = await repo.claimDueMessages(db, now, new Date(now.getTime() + leaseMs), 1);
+        if (!message) break;
+        done += 1;
         let outcome: Attempt;
         try {
           outcome = await attempt(message);
@@ -114,7 +120,7 @@ export function createMailEngine({
           },
         );
       }
-      return claimed.length;
+      return done;
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Services } from "../../domain/services.js";
 import type { Logger } from "../../platform/logger.js";
 import { createPollLoop } from "./poll-loop.js";
 
-/** Messages claimed per step: they are sent one after another, each bounded by the SMTP timeout. */
+/** Messages sent per step, one after another, each bounded by the SMTP timeout (and claimed just before). */
 const BATCH = 10;
 const REMINDER_ROUND = 500;
 
@@ -17,6 +17,8 @@ export function createMailWorker(
   logger: Logger,
   options: { pollIntervalMs?: number } = {},
 ) {
+  let stopping = false;
+
   async function runOnce(): Promise<number> {
     try {
       const reminders = await invoices.queueReminders(REMINDER_ROUND);
@@ -25,7 +27,7 @@ export function createMailWorker(
       logger.error({ err: error }, "queueing invoice reminders failed");
     }
     try {
-      return await invoices.sendMessagesDue(BATCH);
+      return await invoices.sendMessagesDue(BATCH, () => !stopping);
     } catch (error) {
       logger.error({ err: error }, "sending invoice messages failed");
       return 0;
@@ -44,9 +46,17 @@ export function createMailWorker(
       }
     },
 
-    start: polling.start,
+    start(): void {
+      stopping = false;
+      polling.start();
+    },
     nudge: polling.nudge,
-    stop: polling.stop,
+
+    /** Stops after the message being sent (graceful shutdown): the rest stay queued for the next worker. */
+    async stop(): Promise<void> {
+      stopping = true;
+      await polling.stop();
+    },
   };
 }
 
