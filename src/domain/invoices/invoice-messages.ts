@@ -8,7 +8,6 @@ import { toMoneyString } from "../kernel/money.js";
 import { amountDue } from "./invoice-amounts.js";
 import { HOSTED_TOKEN, hostedTokenSha256, newHostedLink } from "./invoice-delivery.js";
 import { invoicePdfOf, usageStatementOf } from "./invoice-documents.js";
-import type { InvoiceStatus } from "./invoice-lifecycle.js";
 import * as messages from "./invoice-message-repository.js";
 import type { InvoiceMessage } from "./invoice-message-schemas.js";
 import { billStored, presentWithLines } from "./invoice-presenter.js";
@@ -81,7 +80,8 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
           at: clock.now(),
           onlyIfEmailDelivery: false,
         });
-        return presentMessage(queued!);
+        if (!queued) throw new NotFoundError("invoice");
+        return presentMessage(queued);
       });
     },
 
@@ -108,7 +108,6 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
       const billed = billStored(row);
       return {
         invoice: presentWithLines(row, billed),
-        status: row.status as InvoiceStatus,
         sellerName: (await findSellerProfile(scope)).name,
         customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
         amountDue: toMoneyString(amountDue({ status: row.status, total: billed.total, ...extras }), row.currency),
@@ -133,7 +132,6 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
 /** What the hosted page shows: the invoice as the API answers it, the parties, and what is still owed. */
 export interface HostedInvoice {
   invoice: InvoiceWithLines;
-  status: InvoiceStatus;
   sellerName: string;
   customer: { name: string; address: string | null; email: string | null };
   /** Money as text with the currency's minor unit. */

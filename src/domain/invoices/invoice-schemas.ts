@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
-import { dateText, instantText } from "../kernel/text-formats.js";
+import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
@@ -56,8 +56,7 @@ export const invoiceSchema = z
     issued_date: dateText(),
     due_date: dateText(),
     paid_date: dateText().nullable(),
-    hosted_url: z
-      .string()
+    hosted_url: urlText()
       .nullable()
       .describe(
         "The invoice's page for its customer, no sign-in needed (HTML, with its PDF and usage statement); null on drafts. Revoking it gives a new one.",

@@ -53,6 +53,8 @@ export function createMailEngine({
     if ((message.kind === "reminder" && row.status !== "issued") || row.status === "void" || row.status === "draft")
       return { ok: false, error: `not sent: the invoice is ${row.status}`, final: true };
     if (!mailer) return { ok: false, error: NO_SMTP, final: true };
+    const to = message.recipient;
+    if (!to) return { ok: false, error: "not sent: the customer has no email address", final: true };
     const seller = await findSellerProfile(scope);
     const billed = billStored(row);
     const money = (amount: Parameters<typeof toMoneyString>[0]) => toMoneyString(amount, row.currency);
@@ -72,7 +74,7 @@ export function createMailEngine({
     const { filename, pdf } = await invoicePdfOf(scope, row.number, clock.now());
     return mailer.send({
       from: settings.from,
-      to: message.recipient!,
+      to,
       ...email,
       attachments: [{ filename, content: pdf, contentType: "application/pdf" }],
     });
