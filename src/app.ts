@@ -10,6 +10,7 @@ import { createMetrics } from "./platform/metrics.js";
 import { buildHttpApp } from "./surfaces/http/http-app.js";
 import { createDeliveryWorker, type DeliveryWorker } from "./surfaces/worker/delivery-worker.js";
 import { createInvoiceWorker, type InvoiceWorker } from "./surfaces/worker/invoice-worker.js";
+import { createMailWorker, type MailWorker } from "./surfaces/worker/mail-worker.js";
 
 export interface App {
   db: Database;
@@ -19,6 +20,8 @@ export interface App {
   worker: DeliveryWorker;
   /** Issues drafts once their period is over (BILLING_INVOICE_GRACE; null when off); started with the worker. */
   invoiceWorker: InvoiceWorker | null;
+  /** Sends invoices' emails and queues their reminders (BILLING_SMTP_URL); started with the worker, tests `drain()` it. */
+  mailWorker: MailWorker;
   /** Starts the workers this process runs (BILLING_WORKER): webhook deliveries, and invoices unless off. */
   startWorkers(): void;
   logger: Logger;
@@ -42,6 +45,7 @@ export async function createApp(
       config.invoiceGraceMs === null
         ? null
         : createInvoiceWorker(services.invoices, logger, { graceMs: config.invoiceGraceMs, credits: services.credits });
+    const mailWorker = createMailWorker(services.invoices, logger, { pollIntervalMs: config.mail.pollIntervalMs });
     if (config.bootstrap) {
       const { company, createdKey, user } = await services.access.bootstrap(
         config.bootstrap.companyName,
@@ -86,9 +90,11 @@ export async function createApp(
       http,
       worker,
       invoiceWorker,
+      mailWorker,
       startWorkers() {
         worker.start();
         invoiceWorker?.start();
+        mailWorker.start();
       },
       logger,
       /** Stops accepting requests, finishes those in flight, the webhook attempts and the invoice round under way, then closes. */
@@ -96,6 +102,7 @@ export async function createApp(
         await http.close();
         await worker.stop();
         await invoiceWorker?.stop();
+        await mailWorker.stop();
         await core.close();
       },
     };

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from "./domain/kernel/clock.js";
 import { createServices, type Services } from "./domain/services.js";
 import type { Logger } from "./platform/logger.js";
 import { createOutboundHttp } from "./platform/outbound-http.js";
+import { createSmtpMailer } from "./platform/smtp-mailer.js";
 
 export interface Core {
   db: Database;
@@ -48,6 +49,10 @@ export async function openServices(
       timeoutMs: config.webhooks.timeoutMs,
       allowPrivate: config.webhooks.allowPrivate,
     });
+    const mailer = config.mail.smtpUrl
+      ? createSmtpMailer({ url: config.mail.smtpUrl, timeoutMs: config.mail.timeoutMs })
+      : null;
+    if (!mailer) logger?.info("email is off: BILLING_SMTP_URL is not set, so invoices are not emailed");
     const services = createServices({
       db,
       clock,
@@ -58,6 +63,8 @@ export async function openServices(
       // An embedded database's folder is locked to this process, so every revocation passes through this
       // process's access service and remembered keys cannot go stale; a server may be shared by several.
       rememberKeys: db.engine === "pglite",
+      mailer,
+      mailSettings: config.mail,
     });
     return {
       db,
@@ -65,6 +72,7 @@ export async function openServices(
       clock,
       async close() {
         await outboundHttp.close();
+        mailer?.close();
         if (ownsDb) await db.close();
       },
     };

@@ -197,3 +197,38 @@ describe("configuration: issuing invoices", () => {
     }
   });
 });
+
+describe("configuration: email", () => {
+  it("sends no email without BILLING_SMTP_URL, and retries on 1m,5m,30m,2h,6h with a 30 s timeout by default", () => {
+    assert.deepEqual(loadConfig(base).mail, {
+      smtpUrl: null,
+      from: "",
+      timeoutMs: 30_000,
+      retryScheduleMs: [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000],
+      pollIntervalMs: 5_000,
+    });
+    const mail = loadConfig({
+      ...base,
+      BILLING_SMTP_URL: "smtps://user:p%40ss@mail.example:465",
+      BILLING_MAIL_FROM: "Acme Billing <billing@acme.example>",
+      BILLING_SMTP_TIMEOUT: "10s",
+      BILLING_MAIL_RETRY_SCHEDULE: "1m",
+    }).mail;
+    assert.equal(mail.smtpUrl, "smtps://user:p%40ss@mail.example:465");
+    assert.equal(mail.from, "Acme Billing <billing@acme.example>");
+    assert.equal(mail.timeoutMs, 10_000);
+    assert.deepEqual(mail.retryScheduleMs, [60_000]);
+  });
+
+  it("refuses an SMTP URL that is not smtp:// or smtps://, or without a sender", () => {
+    const refused = (env: Record<string, string>, words: RegExp) =>
+      assert.throws(
+        () => loadConfig({ ...base, ...env }),
+        (error: Error) => error instanceof ConfigError && words.test(error.message),
+      );
+    refused({ BILLING_SMTP_URL: "http://mail.example", BILLING_MAIL_FROM: "a@b.example" }, /smtp:\/\/ or smtps:\/\//);
+    refused({ BILLING_SMTP_URL: "not a url", BILLING_MAIL_FROM: "a@b.example" }, /not a URL/);
+    refused({ BILLING_SMTP_URL: "smtp://mail.example:587" }, /BILLING_MAIL_FROM/);
+    refused({ BILLING_SMTP_URL: "smtp://mail.example:587", BILLING_MAIL_FROM: "a@b.example\r\nBcc: x@y" }, /one line/);
+  });
+});

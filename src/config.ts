@@ -46,6 +46,47 @@ export interface Config {
    * own calls in flight (BILLING_INGEST_CALLS_IN_FLIGHT, default 1).
    */
   ingest: { lanes: number; callsInFlight: number };
+  /** Invoices by email (docs/operations.md, "Email"); `smtpUrl` null: no email is sent, the message log says so. */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** BILLING_SMTP_URL: `smtp://user:pass@host:587` or `smtps://…`; unset: null. */
+  smtpUrl: string | null;
+  /** BILLING_MAIL_FROM: the sender, e.g. `Acme Billing <billing@acme.example>`. */
+  from: string;
+  /** BILLING_SMTP_TIMEOUT (default 30s): each stage of a conversation with the SMTP server. */
+  timeoutMs: number;
+  /** BILLING_MAIL_RETRY_SCHEDULE (default 1m,5m,30m,2h,6h): the waits before each retry; attempts = waits + 1. */
+  retryScheduleMs: number[];
+  /** BILLING_MAIL_POLL_INTERVAL (default 5s): how often the mail worker looks for messages and reminders due. */
+  pollIntervalMs: number;
+}
+
+/** The email settings: a URL the SMTP client takes (smtp: or smtps:), and a sender whenever there is one. */
+function loadMailConfig(env: NodeJS.ProcessEnv): MailConfig {
+  const url = env.BILLING_SMTP_URL?.trim() || null;
+  if (url !== null) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError("BILLING_SMTP_URL is not a URL: use smtp://user:password@host:587 or smtps://…:465");
+    }
+    if (parsed.protocol !== "smtp:" && parsed.protocol !== "smtps:")
+      throw new ConfigError(`BILLING_SMTP_URL must start with smtp:// or smtps://, not ${parsed.protocol}//`);
+  }
+  const from = env.BILLING_MAIL_FROM?.trim() ?? "";
+  if (url !== null && from === "")
+    throw new ConfigError("BILLING_SMTP_URL needs BILLING_MAIL_FROM: the address invoices are sent from");
+  if (/[\r\n]/.test(from)) throw new ConfigError("BILLING_MAIL_FROM must be one line");
+  return {
+    smtpUrl: url,
+    from,
+    timeoutMs: parseDuration(env.BILLING_SMTP_TIMEOUT ?? "30s"),
+    retryScheduleMs: parseSchedule(env.BILLING_MAIL_RETRY_SCHEDULE ?? "1m,5m,30m,2h,6h"),
+    pollIntervalMs: parseDuration(env.BILLING_MAIL_POLL_INTERVAL ?? "5s"),
+  };
 }
 
 export class ConfigError extends Error {}
@@ -223,6 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lanes: parseSmallInteger("BILLING_INGEST_LANES", env.BILLING_INGEST_LANES, 2),
       callsInFlight: parseSmallInteger("BILLING_INGEST_CALLS_IN_FLIGHT", env.BILLING_INGEST_CALLS_IN_FLIGHT, 1),
     },
+    mail: loadMailConfig(env),
     logLevel: env.LOG_LEVEL || "info",
     rateLimit: (() => {
       try {

@@ -583,6 +583,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/billing/invoices/{number}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the invoice's messages (emails), newest first
+         * @description Every email about the invoice: when it was issued, reminders around its due date, and those sent again by hand, each with its recipient, status (queued, sent, failed), attempts and the last error. The newest 100.
+         */
+        get: operations["listInvoiceMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/invoices/{number}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the invoice to its customer now
+         * @description Queues a message (kind `manual`) to the customer's email address, whatever its `invoice_delivery`, with the PDF attached and the hosted link; the mail worker sends it and retries it if the SMTP server fails. Answers the message, queued (or failed at once when the customer has no email address).
+         */
+        post: operations["sendInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/invoices/{number}/hosted-link/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the invoice's hosted link
+         * @description The old `hosted_url` answers 404 from now on; the invoice answered carries the new one. Emails sent before hold the old link.
+         */
+        post: operations["revokeInvoiceHostedLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -811,6 +871,8 @@ export interface components {
             /** @enum {string} */
             paper_size: "letter" | "a4";
             payment_terms_days: number;
+            /** @description When unpaid invoices are reminded by email, in days from the due date, in order */
+            reminder_days: number[];
             /** @description The logo printed on invoices; null when none. Its bytes: GET /v1/billing/account/logo */
             logo: {
                 /** @enum {string} */
@@ -1134,6 +1196,8 @@ export interface components {
             /** Format: date */
             due_date: string;
             paid_date: string | null;
+            /** @description The invoice's page for its customer, no sign-in needed (HTML, with its PDF and usage statement); null on drafts. Revoking it gives a new one. */
+            hosted_url: string | null;
             metrics: string[];
             /** Format: date-time */
             created_at: string;
@@ -1216,6 +1280,44 @@ export interface components {
             /** @constant */
             object: "list";
             data: components["schemas"]["InvoiceSummary"][];
+            has_more: boolean;
+            /** @description The number of items in this page */
+            total_count: number;
+        };
+        InvoiceMessage: {
+            /** @constant */
+            object: "invoice_message";
+            /** Format: uuid */
+            id: string;
+            /** @description The invoice's number */
+            invoice: string;
+            /**
+             * @description `issued`: sent when the invoice was issued; `reminder`: around the due date; `manual`: sent again by hand
+             * @enum {string}
+             */
+            kind: "issued" | "reminder" | "manual";
+            /** @description A reminder's day, counted from the due date (negative: before it); null on other kinds */
+            reminder_day: number | null;
+            /** @description The address it goes to: the customer's email when it was queued */
+            to: string | null;
+            /**
+             * @description `queued`: waiting for its (next) attempt; `sent`: accepted by the SMTP server; `failed`: for good
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed";
+            attempts: number;
+            /** @description Why the last attempt failed (the SMTP server's reply, a timeout) */
+            last_error: string | null;
+            /** @description Queued: when it is (next) tried */
+            next_attempt_at: string | null;
+            sent_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        InvoiceMessageList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["InvoiceMessage"][];
             has_more: boolean;
             /** @description The number of items in this page */
             total_count: number;
@@ -1336,6 +1438,8 @@ export interface components {
             /** Format: date */
             due_date: string;
             paid_date: string | null;
+            /** @description The invoice's page for its customer, no sign-in needed (HTML, with its PDF and usage statement); null on drafts. Revoking it gives a new one. */
+            hosted_url: string | null;
             metrics: string[];
             /** Format: date-time */
             created_at: string;
@@ -1949,6 +2053,8 @@ export interface operations {
                     paper_size?: "letter" | "a4";
                     /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
                     payment_terms_days?: number;
+                    /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none */
+                    reminder_days?: number[];
                 };
             };
         };
@@ -4755,6 +4861,223 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    listInvoiceMessages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceMessageList"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            414: components["responses"]["UriTooLong"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    sendInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceMessage"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `invoice_is_draft`: the invoice is a draft: finalize it first
+             *     - `invoice_is_void`: the invoice is void
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_is_draft" | "invoice_is_void";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    revokeInvoiceHostedLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                number: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /**
+             * @description Not Found. Codes:
+             *     - `not_found`: no invoice with this number for this company
+             */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "not_found";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Conflict. Codes:
+             *     - `invoice_is_draft`: the invoice is a draft: it has no hosted link until it is issued
+             */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invoice_is_draft";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];

@@ -17,6 +17,8 @@ import { createUsageService } from "./usage/usage-service.js";
 import type { WebhookSettings } from "./webhooks/delivery-engine.js";
 import { createWebhookService } from "./webhooks/webhook-service.js";
 import type { OutboundHttp } from "../platform/outbound-http.js";
+import type { Mailer } from "../platform/smtp-mailer.js";
+import type { MailSettings } from "./invoices/mail-engine.js";
 
 export interface ServiceDeps {
   db: Database;
@@ -29,6 +31,9 @@ export interface ServiceDeps {
   ingest?: IngestSettings | undefined;
   /** Keep API keys in memory between requests: only where every revocation passes through this process. */
   rememberKeys: boolean;
+  /** How invoices' emails leave (BILLING_SMTP_URL; null: email is off, and the message log says so). */
+  mailer: Mailer | null;
+  mailSettings: MailSettings;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */

@@ -43,6 +43,13 @@ const CROSS_COMPANY: Record<string, string> = {
   "invariants-repository.ts#*": "billing verify, an operator's check over one company or all",
   "credit-repository.ts#findExpiredGrants":
     "the invoice worker releases expired grants of every company; each row names its own, expired through a scope",
+  "invoice-message-repository.ts#queueDueReminders":
+    "the mail worker queues the reminders of every company; each row names its own",
+  "invoice-message-repository.ts#claimDueMessages":
+    "the mail worker serves every company; each claimed row carries its own",
+  "invoice-message-repository.ts#recordMessageAttempt": "the mail worker, by the claimed row's company and id",
+  "invoice-message-repository.ts#findInvoiceByHostedToken":
+    "the hosted invoice page: its secret token (by its SHA-256) names the company and the invoice",
   "invoice-repository.ts#findDraftsDue":
     "the invoice worker serves every company; each row names its own, issued through a scope",
 };

@@ -266,6 +266,9 @@ const MATRIX: Record<string, Entry> = {
   getCreditNote: {
     cases: [notFound("A's credit note", ["creditNote"], (ids) => ({ params: { number: ids.creditNote } }))],
   },
+  listInvoiceMessages: { cases: eachInvoice((number) => ({ params: { number } })) },
+  sendInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
+  revokeInvoiceHostedLink: { cases: eachInvoice((number) => ({ params: { number } })) },
   createWebhookEndpoint: { takesNoIds: "creates an endpoint from scratch" },
   listWebhookEndpoints: { takesNoIds: "a list without filters" },
   getWebhookEndpoint: { cases: [notFound("A's endpoint", ["endpoint"], (ids) => ({ params: { id: ids.endpoint } }))] },
@@ -405,6 +408,7 @@ async function readAll(t: TestApp, key: string): Promise<Record<string, unknown>
     const at = `${INVOICES}/${encodeURIComponent(invoice.number)}`;
     seen[at] = await json(at);
     seen[`${at}/usage.csv`] = (await get(`${at}/usage.csv`)).body;
+    seen[`${at}/messages`] = await json(`${at}/messages`);
   }
   const endpoints = await json(ENDPOINTS);
   seen.endpoints = endpoints;

@@ -845,6 +845,23 @@ describeEachEngine(
       await api.expect(200, "getInvoice", number(voidNumber));
       await api.expect(200, "getInvoicePdf", number(voidNumber));
       await api.expect(200, "getInvoiceUsageStatement", number(voidNumber));
+
+      // Delivery: the message log, sending again, the hosted link.
+      valid.set("listInvoiceMessages", number(paidNumber));
+      await api.expect(200, "listInvoiceMessages", number(paidNumber));
+      await api.expect(200, "listInvoiceMessages", number(draftNumber));
+      await api.expect(404, "listInvoiceMessages", number("INV-NOPE"));
+      await api.expect(400, "listInvoiceMessages", number("x".repeat(65)));
+      valid.set("sendInvoice", number(paidNumber));
+      await api.expect(202, "sendInvoice", number(paidNumber));
+      await api.expect(409, "sendInvoice", number(draftNumber));
+      await api.expect(409, "sendInvoice", number(voidNumber));
+      await api.expect(404, "sendInvoice", number("INV-NOPE"));
+      valid.set("revokeInvoiceHostedLink", number(paidNumber));
+      await api.expect(200, "revokeInvoiceHostedLink", number(paidNumber));
+      await api.expect(200, "revokeInvoiceHostedLink", number(voidNumber));
+      await api.expect(409, "revokeInvoiceHostedLink", number(draftNumber));
+      await api.expect(404, "revokeInvoiceHostedLink", number("INV-NOPE"));
     });
 
     it("webhook endpoints and their deliveries", async () => {

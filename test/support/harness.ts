@@ -51,7 +51,8 @@ export interface TestApp {
 export function describeEachEngine(
   title: string,
   suite: (t: () => TestApp, engine: EngineName) => void,
-  options: { env?: Record<string, string>; clockStart?: Date } = {},
+  // `env` may be a function, read when the suite starts: settings known only then (a port a test server took).
+  options: { env?: Record<string, string> | (() => Record<string, string>); clockStart?: Date } = {},
 ): void {
   for (const engine of ["pglite", "postgres"] as const) {
     describe(`${title} [${engine}]`, { skip: postgresSkip(engine) }, () => {
@@ -60,7 +61,8 @@ export function describeEachEngine(
       before(async () => {
         database = await createMigratedTestDatabase(engine);
         const clock = fixedClock(options.clockStart ?? new Date("2026-03-15T12:00:00.000Z"));
-        const app = await createApp(testConfig(options.env), { db: database.db, clock });
+        const env = typeof options.env === "function" ? options.env() : options.env;
+        const app = await createApp(testConfig(env), { db: database.db, clock });
         current = {
           app,
           clock,

@@ -11,6 +11,7 @@ export interface AccountRow {
   invoice_footer: string | null;
   paper_size: PaperSize;
   payment_terms_days: number;
+  reminder_days: number[];
   updated_at: Date | null;
   logo_type: "image/png" | "image/jpeg" | null;
   logo_size: number | null;
@@ -18,7 +19,7 @@ export interface AccountRow {
 }
 
 const SELECT_ACCOUNT = `SELECT co.id, co.name, co.legal_name, co.address, co.tax_id, co.payment_instructions, co.invoice_footer,
-        co.paper_size, co.payment_terms_days, co.updated_at,
+        co.paper_size, co.payment_terms_days, co.reminder_days, co.updated_at,
         l.content_type AS logo_type, octet_length(l.bytes) AS logo_size, l.sha256 AS logo_sha256
    FROM companies co LEFT JOIN company_logos l ON l.company_id = co.id
   WHERE co.id = $1`;
@@ -39,6 +40,7 @@ export type AccountChanges = Partial<
     | "invoice_footer"
     | "paper_size"
     | "payment_terms_days"
+    | "reminder_days"
   >
 >;
 

@@ -11,6 +11,12 @@ export const MAX_LOGO_BYTES = 1024 * 1024;
 
 const text = (max: number) => noNul(z.string().trim().min(1).max(max));
 
+/** Reminder days: whole days from the due date, −365 to 365, each once, at most 10. */
+const reminderDaysInput = z
+  .array(z.number().int().min(-365).max(365))
+  .max(10)
+  .refine((days) => new Set(days).size === days.length, "each day at most once");
+
 /**
  * PATCH /v1/billing/account: the seller's profile, as every invoice shows it. `null` clears a field. Several
  * lines (an address, bank details) are sent as one string with line breaks.
@@ -29,6 +35,11 @@ export const updateAccountInput = z
     payment_terms_days: paymentTermsDaysInput
       .optional()
       .describe("Default payment terms (days), for customers and contracts without their own; 30 by default"),
+    reminder_days: reminderDaysInput
+      .optional()
+      .describe(
+        "When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none",
+      ),
   })
   .strict();
 export type UpdateAccountInput = z.infer<typeof updateAccountInput>;
@@ -46,6 +57,9 @@ export const accountSchema = z
     invoice_footer: z.string().nullable(),
     paper_size: z.enum(PAPER_SIZES),
     payment_terms_days: z.number().int(),
+    reminder_days: z
+      .array(z.number().int())
+      .describe("When unpaid invoices are reminded by email, in days from the due date, in order"),
     logo: z
       .object({
         content_type: z.enum(["image/png", "image/jpeg"]),

@@ -21,6 +21,7 @@ function presentAccount(row: repo.AccountRow, logoSize: { width: number; height:
     invoice_footer: row.invoice_footer,
     paper_size: row.paper_size,
     payment_terms_days: row.payment_terms_days,
+    reminder_days: row.reminder_days,
     logo:
       row.logo_type === null || logoSize === null
         ? null
@@ -76,6 +77,8 @@ export function createAccountService({ clock }: { db: Database; clock: Clock }) 
         for (const [key, value] of Object.entries(input) as [keyof repo.AccountChanges, unknown][]) {
           if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
         }
+        // Reminder days are kept in the order they come round.
+        if (changes.reminder_days) changes.reminder_days = [...changes.reminder_days].sort((a, b) => a - b);
         if (Object.keys(changes).length > 0) await repo.updateAccount(tx, changes, clock.now());
         return readAccount(tx);
       });

@@ -12,7 +12,7 @@ import type { InvoiceWithLines } from "./invoice-schemas.js";
 
 /** The columns an applied change wrote on the invoice (its status is the transition's). */
 export type InvoiceChange = Pick<InvoiceRow, "updated_at"> &
-  Partial<Pick<InvoiceRow, "billed" | "issued_date" | "due_date" | "paid_date">>;
+  Partial<Pick<InvoiceRow, "billed" | "issued_date" | "due_date" | "paid_date" | "hosted_url">>;
 
 /**
  * The webhook event each applied change records (docs/webhooks.md, "Event types"); an action answered unchanged

@@ -9,6 +9,7 @@ import { freezeBill } from "./invoice-figures.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord } from "./invoice-lines.js";
 import { issueInvoice, type InvoiceForChange } from "./invoice-change-repository.js";
+import { startDelivery } from "./invoice-delivery.js";
 import { findLinesOfInvoices } from "./invoice-repository.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
 import { changeInvoice } from "./change-invoice.js";
@@ -42,7 +43,15 @@ async function draftOf(tx: CompanyScope, invoice: InvoiceForChange): Promise<Dra
  * projection does, then frozen with its figures and dates. An issued or paid invoice answers unchanged, a void
  * one is refused. The API's finalize and the invoice worker (issue-due-drafts.ts) both issue through here.
  */
-export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts: DraftInvoices }) {
+export function createFinalizeInvoice({
+  clock,
+  drafts,
+  publicUrl,
+}: {
+  clock: Clock;
+  drafts: DraftInvoices;
+  publicUrl: string;
+}) {
   return async function finalize(
     company: CompanyData,
     number: string,
@@ -56,7 +65,8 @@ export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts:
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms_days);
       await issueInvoice(tx, { number, at: now, issuedDate, dueDate, billed });
-      return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
+      const delivery = await startDelivery(tx, { number, at: now, publicUrl });
+      return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now, ...delivery };
     });
   };
 }

@@ -47,6 +47,7 @@ const row = (fields: Partial<InvoiceDocumentRow> = {}): InvoiceDocumentRow => ({
   issued_date: "2026-04-01",
   due_date: "2026-05-01",
   paid_date: null,
+  hosted_url: null,
   created_at: new Date("2026-03-02T00:00:00.000Z"),
   updated_at: new Date("2026-03-03T00:00:00.000Z"),
   amount_paid: "0",

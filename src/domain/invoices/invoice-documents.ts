@@ -1,5 +1,6 @@
 import type { Tenancy } from "../kernel/tenancy.js";
 import { createHash } from "node:crypto";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
@@ -74,12 +75,7 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
      */
     async pdf(tenant: Tenancy, number: string): Promise<{ filename: string; pdf: Buffer }> {
       requireScope(tenant, "invoices:read");
-      const row = await repo.findInvoiceDocument(tenant.data, number);
-      if (!row) throw new NotFoundError("invoice");
-      const input = invoicePdfInput(row, billStored(row), clock.now());
-      // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
-      const { renderInvoicePdf } = await import("./invoice-pdf.js");
-      return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
+      return invoicePdfOf(tenant.data, number, clock.now());
     },
 
     /**
@@ -92,23 +88,47 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
       number: string,
     ): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
       requireScope(tenant, "invoices:read");
-      const scope = tenant.data;
-      const invoice = await repo.findInvoice(scope, number);
-      if (!invoice) throw new NotFoundError("invoice");
-      const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
-      const lastSeq = await findLastStatementSeq(scope, which);
-      async function* chunks(): AsyncGenerator<string> {
-        yield STATEMENT_HEADER;
-        for (let after: string | null = null; lastSeq !== null; ) {
-          const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
-          if (rows.length === 0) return;
-          yield rows.map(statementLine).join("");
-          after = rows[rows.length - 1]!.seq;
-        }
-      }
-      const hash = createHash("sha256");
-      for await (const chunk of chunks()) hash.update(chunk);
-      return { filename: `${number}-usage.csv`, sha256: hash.digest("base64"), chunks };
+      return usageStatementOf(tenant.data, number);
     },
   };
+}
+
+/**
+ * An invoice's PDF as its company sees it (the API's, the dashboard's, the email's attachment and the hosted
+ * page's download are the same bytes at the same instant).
+ */
+export async function invoicePdfOf(
+  scope: CompanyScope,
+  number: string,
+  at: Date,
+): Promise<{ filename: string; pdf: Buffer }> {
+  const row = await repo.findInvoiceDocument(scope, number);
+  if (!row) throw new NotFoundError("invoice");
+  const input = invoicePdfInput(row, billStored(row), at);
+  // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
+  const { renderInvoicePdf } = await import("./invoice-pdf.js");
+  return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
+}
+
+/** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */
+export async function usageStatementOf(
+  scope: CompanyScope,
+  number: string,
+): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
+  const invoice = await repo.findInvoice(scope, number);
+  if (!invoice) throw new NotFoundError("invoice");
+  const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
+  const lastSeq = await findLastStatementSeq(scope, which);
+  async function* chunks(): AsyncGenerator<string> {
+    yield STATEMENT_HEADER;
+    for (let after: string | null = null; lastSeq !== null; ) {
+      const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
+      if (rows.length === 0) return;
+      yield rows.map(statementLine).join("");
+      after = rows[rows.length - 1]!.seq;
+    }
+  }
+  const hash = createHash("sha256");
+  for await (const chunk of chunks()) hash.update(chunk);
+  return { filename: `${number}-usage.csv`, sha256: hash.digest("base64"), chunks };
 }

@@ -40,6 +40,7 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
     issued_date: row.issued_date,
     due_date: row.due_date,
     paid_date: row.paid_date,
+    hosted_url: row.hosted_url,
     metrics: row.metrics,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -8,7 +8,7 @@ import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 /** An invoice's own columns (`i`), without its contract's metrics or its lines. */
 export const INVOICE_OWN_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
   i.minimum_amount::text AS minimum_amount, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
-  i.updated_at, i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.reissue_of,
+  i.updated_at, i.hosted_url, i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.reissue_of,
   (SELECT r.number FROM invoices r WHERE r.company_id = i.company_id AND r.reissue_of = i.number) AS reissued_as,
   ${PAYMENTS_JSON} AS payments`;
 

@@ -21,6 +21,8 @@ export interface InvoiceRow {
   issued_date: string;
   due_date: string;
   paid_date: string | null;
+  /** The hosted page's link (null on drafts): invoice-delivery.ts. */
+  hosted_url: string | null;
   created_at: Date;
   updated_at: Date;
   /** Sums of its payments and credit notes (billing verify checks both). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
-import { dateText, instantText } from "../kernel/text-formats.js";
+import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { paymentSchema } from "./collection-schemas.js";
 import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
 
@@ -72,6 +72,11 @@ export const invoiceSchema = z
     issued_date: dateText(),
     due_date: dateText(),
     paid_date: dateText().nullable(),
+    hosted_url: urlText()
+      .nullable()
+      .describe(
+        "The invoice's page for its customer, no sign-in needed (HTML, with its PDF and usage statement); null on drafts. Revoking it gives a new one.",
+      ),
     metrics: z.array(z.string()),
     created_at: instantText(),
     updated_at: instantText(),

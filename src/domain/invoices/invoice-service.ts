@@ -7,6 +7,9 @@ import { createFinalizeInvoice } from "./finalize-invoice.js";
 import { createInvoiceCollections } from "./invoice-collections.js";
 import { createInvoiceDocuments } from "./invoice-documents.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
+import { createInvoiceMessages } from "./invoice-messages.js";
+import { createMailEngine, type MailSettings } from "./mail-engine.js";
+import type { Mailer } from "../../platform/smtp-mailer.js";
 import { createIssueDueDrafts } from "./issue-due-drafts.js";
 import { createInvoiceReads } from "./list-invoices.js";
 import { createPayInvoice } from "./pay-invoice.js";
@@ -17,8 +20,16 @@ import { createVoidInvoice } from "./void-invoice.js";
  * The invoices service every surface uses: one file per verb (reads, projection, finalize, pay, void, the
  * documents, the worker's round), composed here.
  */
-export function createInvoiceService(deps: { db: Database; clock: Clock; drafts: DraftInvoices }) {
+export function createInvoiceService(deps: {
+  db: Database;
+  clock: Clock;
+  drafts: DraftInvoices;
+  publicUrl: string;
+  mailer: Mailer | null;
+  mailSettings: MailSettings;
+}) {
   const finalize = createFinalizeInvoice(deps);
+  const mail = createMailEngine({ ...deps, settings: deps.mailSettings });
   return {
     ...createInvoiceReads(deps),
     project: createProjectInvoice(deps),
@@ -33,5 +44,9 @@ export function createInvoiceService(deps: { db: Database; clock: Clock; drafts:
     issueDue: createIssueDueDrafts({ ...deps, finalize }),
     ...createInvoiceDocuments(deps),
     ...createInvoiceCollections(deps),
+    ...createInvoiceMessages(deps),
+    /** The mail worker's round: reminders come due, then the messages due (mail-engine.ts). */
+    queueReminders: mail.queueReminders,
+    sendMessagesDue: mail.sendDue,
   };
 }

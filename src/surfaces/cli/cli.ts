@@ -11,7 +11,7 @@ import { ApiAnswerError, sendUsage, UsageFileError } from "./usage-send.js";
 const USAGE = `Usage: billing <command>
 
   billing serve                                         start the service (same as npm start)
-  billing worker                                        deliver webhooks and issue due invoices, beside other service processes
+  billing worker                                        deliver webhooks, issue due invoices and email them, beside other service processes
   billing companies create --name NAME
   billing api-keys create --company ID [--scopes a,b] [--name N] [--expires-at ISO]
   billing api-keys revoke ID
@@ -144,7 +144,7 @@ async function runWorker(): Promise<void> {
   const { createApp } = await import("../../app.js");
   const app = await createApp(loadConfig());
   app.startWorkers();
-  app.logger.info("webhook delivery and invoice workers started");
+  app.logger.info("webhook delivery, invoice and mail workers started");
   const stop = () => {
     app.logger.info("worker stopping: finishing the attempts in flight");
     app.close().then(

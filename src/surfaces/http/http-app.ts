@@ -29,6 +29,7 @@ import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { customerRoutes } from "./routes/customer-routes.js";
+import { hostedInvoiceRoutes } from "./routes/hosted-invoice-routes.js";
 import { invoiceRoutes } from "./routes/invoice-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
@@ -373,6 +374,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     );
   }
   await app.register(agreementRoutes(deps.services));
+  // An invoice's page for its customer, at /i/{token}: no key, the token is the capability.
+  await app.register(hostedInvoiceRoutes(deps.services));
   // The account holder's web pages at `/` (session cookie + CSRF token, never an API key).
   await app.register(
     dashboardRoutes({

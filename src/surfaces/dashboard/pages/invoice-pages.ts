@@ -10,6 +10,7 @@ import {
   type InvoiceProjection,
   type InvoiceWithLines,
 } from "../../../domain/invoices/invoice-schemas.js";
+import type { InvoiceMessage } from "../../../domain/invoices/invoice-message-schemas.js";
 import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";
@@ -322,11 +323,59 @@ async function detailPage(
     to: invoice.billing_period.end,
   });
   const documents = html`<p class="actions"><a href="${invoicePath(invoice.number)}/invoice.pdf">Download the PDF</a> · <a href="${invoicePath(invoice.number)}/usage.csv">Download the usage statement (CSV)</a></p>`;
-  const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${collectionSections(viewer, invoice, notes, collectionFailure)}${reproject}${documents}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
+  const delivery =
+    invoice.status === "draft"
+      ? ""
+      : deliverySection(viewer, invoice, await deps.services.invoices.messages(viewer.session.actor, number));
+  const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${collectionSections(viewer, invoice, notes, collectionFailure)}${reproject}${documents}${delivery}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
   return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
 }
 
+/** The invoice's hosted link and its messages, with the forms that send it again and replace the link. */
+function deliverySection(viewer: Viewer, invoice: Invoice, messages: readonly InvoiceMessage[]): SafeHtml {
+  const action = (verb: string) => `${invoicePath(invoice.number)}/${verb}`;
+  const log =
+    messages.length === 0
+      ? emptyState("No email has been sent about this invoice.")
+      : dataTable(
+          `Messages about invoice ${invoice.number}, newest first`,
+          [
+            { header: "Created", cell: (m) => when(m.created_at) },
+            {
+              header: "Kind",
+              cell: (m) =>
+                m.kind === "reminder" && m.reminder_day !== null
+                  ? `reminder (${m.reminder_day < 0 ? `${-m.reminder_day} days before` : `${m.reminder_day} days after`} the due date)`
+                  : m.kind,
+            },
+            { header: "To", cell: (m) => m.to ?? "—" },
+            {
+              header: "Status",
+              cell: (m) => badge(m.status, m.status === "sent" ? "ok" : m.status === "failed" ? "bad" : "warn"),
+            },
+            { header: "Attempts", cell: (m) => String(m.attempts), numeric: true },
+            { header: "Sent", cell: (m) => (m.sent_at ? when(m.sent_at) : "—") },
+            { header: "Last error", cell: (m) => m.last_error ?? "—" },
+          ],
+          messages,
+        );
+  const hosted = invoice.hosted_url
+    ? html`<p>Hosted page: <a href="${invoice.hosted_url}" rel="noreferrer">${invoice.hosted_url}</a></p>
+<form method="post" action="${action("hosted-link/revoke")}" class="actions">${csrfField(viewer.ctx)}
+<button type="submit" class="secondary">Revoke this link and make a new one</button></form>`
+    : "";
+  const resend =
+    invoice.status === "void"
+      ? ""
+      : html`<form method="post" action="${action("send")}" class="actions">${csrfField(viewer.ctx)}
+<button type="submit">Send again</button></form>`;
+  return html`<section class="card" aria-labelledby="delivery-heading"><h2 id="delivery-heading">Delivery</h2>
+${hosted}${resend}${log}</section>`;
+}
+
 const DONE: Record<string, Flash> = {
+  sent: { kind: "ok", message: "Email queued: it is sent to the customer in a moment (see Delivery below)." },
+  revoked: { kind: "ok", message: "Hosted link replaced: the old link no longer opens the invoice." },
   finalized: { kind: "ok", message: "Invoice issued: its lines and totals are now final." },
   paid: { kind: "ok", message: "Payment recorded: the invoice is paid." },
   voided: { kind: "ok", message: "Invoice voided and reissued: a new draft holds this month's usage." },
@@ -520,6 +569,25 @@ export async function invoicePages(app: FastifyInstance, deps: DashboardDeps): P
   await invoiceCollectionPages(app, deps, (viewer, number, flash, failure) =>
     detailPage(deps, viewer, number, flash, undefined, failure),
   );
+
+  // Delivery: the API's send and revoke (invoice-routes.ts).
+  for (const [path, done] of [
+    ["send", "sent"],
+    ["hosted-link/revoke", "revoked"],
+  ] as const) {
+    app.post<{ Params: { number: string } }>(`/invoices/:number/${path}`, async (request, reply) => {
+      const viewer = viewerOf(request);
+      const number = request.params.number;
+      try {
+        if (path === "send") await deps.services.invoices.send(viewer.session.actor, number);
+        else await deps.services.invoices.revokeHostedLink(viewer.session.actor, number);
+        return reply.redirect(`${invoicePath(number)}?done=${done}`, 303);
+      } catch (error) {
+        const { status, flash } = formFailure(error);
+        return sendPage(reply, await detailPage(deps, viewer, number, flash), status);
+      }
+    });
+  }
 
   // The documents, for the signed-in user (the API's /pdf and /usage.csv take an API key).
   app.get<{ Params: { number: string } }>("/invoices/:number/invoice.pdf", async (request, reply) => {

@@ -16,6 +16,7 @@ import {
   creditNoteSchema,
   recordPaymentInput,
 } from "../../../domain/invoices/collection-schemas.js";
+import { invoiceMessageSchema } from "../../../domain/invoices/invoice-message-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
@@ -24,6 +25,7 @@ import { errorResponses } from "../openapi-errors.js";
 
 const invoiceList = listSchema(invoiceSchema, "InvoiceList");
 const creditNoteList = listSchema(creditNoteSchema, "CreditNoteList");
+const messageList = listSchema(invoiceMessageSchema, "InvoiceMessageList");
 const notFound = { not_found: "no invoice with this number for this company" };
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
@@ -335,6 +337,75 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.invoices.getCreditNote(actorOf(request), request.params.number),
+    );
+
+    // Delivery (docs/api.md, "Delivery"): the invoice's messages, sending it again, its hosted link.
+    app.get(
+      "/v1/billing/invoices/:number/messages",
+      {
+        schema: {
+          operationId: "listInvoiceMessages",
+          tags: ["Invoices"],
+          summary: "List the invoice's messages (emails), newest first",
+          description:
+            "Every email about the invoice: when it was issued, reminders around its due date, and those sent again by hand, each with its recipient, status (queued, sent, failed), attempts and the last error. The newest 100.",
+          params: invoiceNumberParams,
+          response: { 200: messageList, ...errorResponses({ 404: notFound }) },
+        },
+      },
+      async (request) => {
+        const items = await services.invoices.messages(actorOf(request), request.params.number);
+        return listEnvelope({ items, hasMore: false });
+      },
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/send",
+      {
+        schema: {
+          operationId: "sendInvoice",
+          tags: ["Invoices"],
+          summary: "Email the invoice to its customer now",
+          description:
+            "Queues a message (kind `manual`) to the customer's email address, whatever its `invoice_delivery`, with the PDF attached and the hosted link; the mail worker sends it and retries it if the SMTP server fails. Answers the message, queued (or failed at once when the customer has no email address).",
+          params: invoiceNumberParams,
+          response: {
+            202: invoiceMessageSchema,
+            ...errorResponses({
+              404: notFound,
+              409: {
+                invoice_is_draft: "the invoice is a draft: finalize it first",
+                invoice_is_void: "the invoice is void",
+              },
+            }),
+          },
+        },
+      },
+      async (request, reply) => {
+        return reply.code(202).send(await services.invoices.send(actorOf(request), request.params.number));
+      },
+    );
+
+    app.post(
+      "/v1/billing/invoices/:number/hosted-link/revoke",
+      {
+        schema: {
+          operationId: "revokeInvoiceHostedLink",
+          tags: ["Invoices"],
+          summary: "Replace the invoice's hosted link",
+          description:
+            "The old `hosted_url` answers 404 from now on; the invoice answered carries the new one. Emails sent before hold the old link.",
+          params: invoiceNumberParams,
+          response: {
+            200: invoiceWithLinesSchema,
+            ...errorResponses({
+              404: notFound,
+              409: { invoice_is_draft: "the invoice is a draft: it has no hosted link until it is issued" },
+            }),
+          },
+        },
+      },
+      async (request) => services.invoices.revokeHostedLink(actorOf(request), request.params.number),
     );
   };
 }
