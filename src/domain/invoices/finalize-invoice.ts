@@ -8,6 +8,7 @@ import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
 import { freezeBill } from "./invoice-figures.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord } from "./invoice-lines.js";
+import { freezeInvoiceParties } from "./invoice-parties.js";
 import { issueInvoice, type InvoiceForChange } from "./invoice-change-repository.js";
 import { findLinesOfInvoices } from "./invoice-repository.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
@@ -56,6 +57,7 @@ export function createFinalizeInvoice({ clock, drafts }: { clock: Clock; drafts:
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms_days);
       await issueInvoice(tx, { number, at: now, issuedDate, dueDate, billed });
+      await freezeInvoiceParties(tx, number);
       return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now };
     });
   };

@@ -1,4 +1,6 @@
 import type { Tenancy } from "../kernel/tenancy.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { programOn } from "../contracts/program-timeline.js";
 import { createHash } from "node:crypto";
 import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
@@ -7,6 +9,7 @@ import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { toDecimalString, toMoneyString } from "../kernel/money.js";
 import type { BilledInvoice } from "./invoice-figures.js";
+import { documentParties, type DocumentParties } from "./invoice-parties.js";
 import type { InvoicePdfInput } from "./invoice-pdf.js";
 import { billStored } from "./invoice-presenter.js";
 import * as repo from "./invoice-read-repository.js";
@@ -16,20 +19,43 @@ import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
 
+/** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
+export function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
+  if (row.programs === null || row.programs.length === 0) return new Map();
+  return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
+}
+
 /**
  * What the PDF shows, from the domain's values: the invoice as stored, its figures (`billInvoice`'s, or as
- * issued), the seller and the customer. Decimals as text: quantities and unit prices with every digit they
- * have, money with exactly the currency's minor unit. Pure.
+ * issued), its parties (as issued, or a draft's as they are now), the rules its lines were priced by, and the
+ * document's date. Decimals as text: quantities and unit prices with every digit they have, money with exactly
+ * the currency's minor unit. Pure.
  */
 export function invoicePdfInput(
   row: repo.InvoiceDocumentRow,
   billed: BilledInvoice,
-  generatedAt: Date,
+  { parties, logo }: DocumentParties,
+  rules: ReadonlyMap<string, PricingRule>,
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
-    sellerName: row.seller_name ?? "",
-    customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
+    seller: {
+      name: parties.seller.name,
+      address: parties.seller.address,
+      taxId: parties.seller.tax_id,
+      logo,
+      paymentInstructions: parties.seller.payment_instructions,
+      footer: parties.seller.footer,
+    },
+    customer: {
+      name: parties.customer.name,
+      address: parties.customer.address,
+      country: parties.customer.country,
+      email: parties.customer.email,
+      taxId: parties.customer.tax_id,
+    },
+    memo: parties.memo,
+    paperSize: parties.paper_size,
     invoice: {
       number: row.number,
       status: row.status,
@@ -40,6 +66,7 @@ export function invoicePdfInput(
       paidDate: row.paid_date,
       contract: row.contract_id,
       lines: billed.lines.map((l) => ({
+        kind: l.kind,
         description: l.description,
         quantity: toDecimalString(l.quantity),
         unitPrice: toDecimalString(l.unitPrice),
@@ -56,12 +83,14 @@ export function invoicePdfInput(
             }
           : {}),
         ...(l.capAdjustment ? { capAdjustment: toDecimalString(l.capAdjustment) } : {}),
+        rule: l.ruleId === null ? null : (rules.get(l.ruleId) ?? null),
       })),
       subtotal: money(billed.subtotal),
       tax: money(billed.tax),
       total: money(billed.total),
     },
-    generatedAt,
+    // The same invoice, the same document: an issued one is dated when it was issued, a draft by its last change.
+    generatedAt: row.issued_at ?? row.updated_at,
   };
 }
 
@@ -76,7 +105,8 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
       requireScope(tenant, "invoices:read");
       const row = await repo.findInvoiceDocument(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
-      const input = invoicePdfInput(row, billStored(row), clock.now());
+      const parties = await documentParties(tenant.data, row);
+      const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
       // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
       const { renderInvoicePdf } = await import("./invoice-pdf.js");
       return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
