@@ -14,7 +14,7 @@ import type { InvoicePdfInput } from "./invoice-pdf.js";
 import { billStored } from "./invoice-presenter.js";
 import * as repo from "./invoice-read-repository.js";
 import { findLastStatementSeq, listStatementRows } from "./statement-repository.js";
-import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
+import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-statement.js";
 
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
@@ -113,9 +113,10 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
     },
 
     /**
-     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, with the SHA-256 of
-     * its content. The events are those stored on the invoice when the call began (up to their highest
-     * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
+     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, then the invoice's
+     * lines, tax and total, with the SHA-256 of its content. The events are those stored on the invoice when the
+     * call began (up to their highest sequence number then) and the lines those read then, so the digest, taken
+     * in a first pass, is that of exactly what the second sends.
      */
     async usageStatement(
       tenant: Tenancy,
@@ -125,16 +126,18 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
       const scope = tenant.data;
       const invoice = await repo.findInvoice(scope, number);
       if (!invoice) throw new NotFoundError("invoice");
+      const summary = statementSummary(billStored(invoice), invoice.currency);
       const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
       const lastSeq = await findLastStatementSeq(scope, which);
       async function* chunks(): AsyncGenerator<string> {
         yield STATEMENT_HEADER;
         for (let after: string | null = null; lastSeq !== null; ) {
           const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
-          if (rows.length === 0) return;
+          if (rows.length === 0) break;
           yield rows.map(statementLine).join("");
           after = rows[rows.length - 1]!.seq;
         }
+        yield summary;
       }
       const hash = createHash("sha256");
       for await (const chunk of chunks()) hash.update(chunk);
