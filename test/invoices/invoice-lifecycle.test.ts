@@ -336,9 +336,7 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     }
     const res = await finalizing;
     expectStatus(res, 200);
-    const domestic = res
-      .json()
-      .line_items.find((l: { description: string }) => l.description === "Domestic wire");
+    const domestic = res.json().line_items.find((l: { description: string }) => l.description === "Domestic wire");
     assert.equal(domestic.quantity, 4, "the three units of the draft and the one written under the lock");
     assert.deepEqual(res.json(), await getInvoice(t(), key, number), "the answer is the invoice as stored");
   });

@@ -53,7 +53,11 @@ function png(rgb: [number, number, number]): Buffer {
   ]);
 }
 
-const mediaBox = (pdf: Buffer) => pdf.toString("latin1").match(/\/MediaBox \[([^\]]+)\]/)?.[1]?.trim();
+const mediaBox = (pdf: Buffer) =>
+  pdf
+    .toString("latin1")
+    .match(/\/MediaBox \[([^\]]+)\]/)?.[1]
+    ?.trim();
 
 describeEachEngine("invoice PDF", (t) => {
   it("answers the invoice as a PDF: seller, customer, lines and total, DRAFT until issued, the same bytes each time, as issued after later edits", async () => {
@@ -190,7 +194,12 @@ describeEachEngine("invoice PDF", (t) => {
     expectStatus(res, 200);
     // The note wraps within the description column: read as one run of words.
     const text = (await pdfText(res.rawPayload)).replace(/\u00a0/g, " ").replace(/\s+/g, " ");
-    for (const words of ["Card processing", "2.35%", "$192,650.55", "capped at the monthly cap of $4,000.00; uncapped $4,527.29"])
+    for (const words of [
+      "Card processing",
+      "2.35%",
+      "$192,650.55",
+      "capped at the monthly cap of $4,000.00; uncapped $4,527.29",
+    ])
       assert.ok(text.includes(words), `${words}\n${text}`);
   });
 });

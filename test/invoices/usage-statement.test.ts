@@ -266,7 +266,10 @@ describeEachEngine("usage statement", (t) => {
     assert.equal(total.amount, "1000.00");
     const tax = rows.find((r) => r.row_type === "tax")!;
     assert.ok(
-      lines.reduce((sum, r) => sum.plus(r.amount!), new Big(0)).plus(tax.amount!).eq(total.amount!),
+      lines
+        .reduce((sum, r) => sum.plus(r.amount!), new Big(0))
+        .plus(tax.amount!)
+        .eq(total.amount!),
       "the lines and the tax add up to the total",
     );
   });

@@ -149,10 +149,7 @@ for (const env of settings)
           await assertInvoicesMatchEvents(t(), key, id);
         }
         assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire").quantity, 16);
-        assert.equal(
-          lineNamed(await invoiceFor(t(), key, contract.id, "2026-04-01"), "Domestic wire").quantity,
-          16,
-        );
+        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id, "2026-04-01"), "Domestic wire").quantity, 16);
         assert.equal(lineNamed(await invoiceFor(t(), key, other.id), "Domestic wire").quantity, 16);
       });
 

@@ -20,7 +20,7 @@ import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-state
 const STATEMENT_PAGE = 5000;
 
 /** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
-export function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
+function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
   if (row.programs === null || row.programs.length === 0) return new Map();
   return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
 }
@@ -95,7 +95,7 @@ export function invoicePdfInput(
 }
 
 /** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
-export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clock }) {
+export function createInvoiceDocuments({ db }: { db: Database; clock: Clock }) {
   return {
     /**
      * GET …/pdf: the invoice as a PDF for the customer, with the figures GET answers (an issued invoice's

@@ -276,7 +276,11 @@ describe("invoice PDF", () => {
     assert.doesNotMatch(jpy, /¥3,101,000\.00/, "no decimals for yen");
   });
 
-  const mediaBox = (pdf: Buffer) => pdf.toString("latin1").match(/\/MediaBox \[([^\]]+)\]/)?.[1]?.trim();
+  const mediaBox = (pdf: Buffer) =>
+    pdf
+      .toString("latin1")
+      .match(/\/MediaBox \[([^\]]+)\]/)?.[1]
+      ?.trim();
   for (const { currency, paperSize, box, total } of [
     { currency: "USD", paperSize: "letter" as const, box: "0 0 612 792", total: "$1,259,865.89" },
     { currency: "JPY", paperSize: "a4" as const, box: "0 0 595.28 841.89", total: "¥3,101,000" },

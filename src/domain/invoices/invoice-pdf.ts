@@ -102,7 +102,7 @@ const BANNERS: Record<string, string> = {
 };
 
 /** A multi-line text field (an address, a memo) as its lines, blank ones dropped. */
-export const textLines = (text: string | null): string[] =>
+const textLines = (text: string | null): string[] =>
   text === null
     ? []
     : text
@@ -280,7 +280,12 @@ function tierRows(line: PdfLine, currency: string): string[][] {
           ? `above ${decimalWords(lower)}`
           : "all units";
     const flat = tier.flat === null ? "" : ` (+ ${exact(tier.flat)} flat)`;
-    rows.push([`${INDENT}Tier ${bounds}${flat}`, decimalWords(tier.quantity), exact(tier.unitPrice), exact(tier.amount)]);
+    rows.push([
+      `${INDENT}Tier ${bounds}${flat}`,
+      decimalWords(tier.quantity),
+      exact(tier.unitPrice),
+      exact(tier.amount),
+    ]);
     if (tier.upTo !== null) lower = tier.upTo;
   }
   return rows;
