@@ -281,18 +281,113 @@ describe("invoice PDF", () => {
       .toString("latin1")
       .match(/\/MediaBox \[([^\]]+)\]/)?.[1]
       ?.trim();
-  for (const { currency, paperSize, box, total } of [
-    { currency: "USD", paperSize: "letter" as const, box: "0 0 612 792", total: "$1,259,865.89" },
-    { currency: "JPY", paperSize: "a4" as const, box: "0 0 595.28 841.89", total: "¥3,101,000" },
-    { currency: "KWD", paperSize: "letter" as const, box: "0 0 612 792", total: "KWD 1,259,865.890" },
-    { currency: "KWD", paperSize: "a4" as const, box: "0 0 595.28 841.89", total: "KWD 1,259,865.890" },
+  for (const { currency, paperSize, box, cap, uncapped, total } of [
+    {
+      currency: "USD",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "$4,000.00",
+      uncapped: "$4,527.29",
+      total: "$4,000.00",
+    },
+    {
+      currency: "USD",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "$4,000.00",
+      uncapped: "$4,527.29",
+      total: "$4,000.00",
+    },
+    {
+      currency: "JPY",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "¥4,000",
+      uncapped: "¥4,527",
+      total: "¥4,000",
+    },
+    {
+      currency: "JPY",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "¥4,000",
+      uncapped: "¥4,527",
+      total: "¥4,000",
+    },
+    {
+      currency: "KWD",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "KWD 4,000.000",
+      uncapped: "KWD 4,527.288",
+      total: "KWD 4,000.000",
+    },
+    {
+      currency: "KWD",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "KWD 4,000.000",
+      uncapped: "KWD 4,527.288",
+      total: "KWD 4,000.000",
+    },
   ]) {
-    it(`lays a ${currency} invoice out on ${paperSize} paper (${box})`, async () => {
-      const pdf = await renderInvoicePdf({ ...input({}, currency), paperSize });
+    it(`lays a ${currency} invoice out on ${paperSize} paper (${box}): parties, rule names, the cap, the total`, async () => {
+      const minor = currency === "JPY" ? 0 : currency === "KWD" ? 3 : 2;
+      const amount = new Big(4000).toFixed(minor);
+      const pdfInput: InvoicePdfInput = {
+        ...input(
+          {
+            lines: [
+              {
+                kind: "usage",
+                description: "Card processing",
+                quantity: "192650.55",
+                unitPrice: "0.0235",
+                amount,
+                rule: { type: "usage", model: "percentage", rate: "0.0235", monthly_cap: amount },
+              },
+            ],
+            subtotal: amount,
+            tax: new Big(0).toFixed(minor),
+            total: amount,
+          },
+          currency,
+        ),
+        seller: {
+          name: "Northwind Payments Ltd",
+          address: "1 Harbour Road\nDublin D02 X285",
+          taxId: "IE1234567T",
+          logo: null,
+          paymentInstructions: "SEPA transfer",
+          footer: null,
+        },
+        customer: {
+          name: "Société Générale",
+          address: "29 Boulevard Haussmann\n75009 Paris",
+          country: "France",
+          email: "ap@example.fr",
+          taxId: "FR40303265045",
+        },
+        paperSize,
+      };
+      const pdf = await renderInvoicePdf(pdfInput);
       assert.equal(mediaBox(pdf), box);
       const text = (await pdfText(pdf)).replace(/\u00a0/g, " ");
-      assert.ok(text.includes(total), `${total}\n${text}`);
-      assert.ok(text.includes("Société Générale"), text);
+      const flowing = text.replace(/\s+/g, " ");
+      for (const words of [
+        "Northwind Payments Ltd",
+        "Dublin D02 X285",
+        "Tax ID: IE1234567T",
+        "Société Générale",
+        "75009 Paris",
+        "France",
+        "Tax ID: FR40303265045",
+        "Card processing",
+        "2.35%",
+        `capped at the monthly cap of ${cap}; uncapped ${uncapped}`,
+        `Total due ${total}`,
+      ])
+        assert.ok(flowing.includes(words), `${currency}: ${words}\n${text}`);
     });
   }
 
