@@ -434,7 +434,7 @@ export interface paths {
         };
         /**
          * Download the invoice as a PDF
-         * @description Seller, customer (name, address, email), number, period, issue and due dates, lines, subtotal, tax and total, money formatted per currency. A draft is marked DRAFT, a void invoice VOID.
+         * @description On the account's paper size (Letter or A4): the seller (name, address, tax id, logo), the customer (name, address, country, email, tax id) and its memo or PO number, number, period, issue and due dates, lines worded by their rule (a monthly cap explained, a rate as a percentage, fees as count and total), subtotal, tax and total, payment instructions and footer, money formatted per currency. A draft is marked DRAFT; a void invoice VOID, with nothing due. An issued invoice shows the seller and customer as they were when it was issued, and every download is the same file.
          */
         get: operations["getInvoicePdf"];
         put?: never;
@@ -454,7 +454,7 @@ export interface paths {
         };
         /**
          * Download the invoice's usage statement (CSV)
-         * @description Every event billed on the invoice, one row each: event_id, timestamp, metric, counterparty, counterparty_side, pair, quantity, fee_amount, applied_rate, rated_amount, rule_id, pricing_version (decimals as stored). The Content-Digest header carries the SHA-256 of the file (RFC 9530).
+         * @description The whole invoice, told apart by the first column, row_type: one `event` row per event billed on it (event_id, timestamp, metric, counterparty, counterparty_side, pair, quantity, fee_amount, applied_rate, rated_amount, rule_id, pricing_version; decimals as stored), one `line` row per line of the invoice (line_kind, description, quantity, unit_price, amount), then its `tax` and its `total` (amount), which equals the invoice's total. The Content-Digest header carries the SHA-256 of the file (RFC 9530).
          */
         get: operations["getInvoiceUsageStatement"];
         put?: never;

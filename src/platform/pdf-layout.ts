@@ -1,7 +1,8 @@
 // Page layout for the service's PDF documents (the contract agreement, the invoice), drawn with pdfkit in
-// DejaVu Sans (pdf-fonts.ts): A4 pages, section headings, paragraphs, label/value pairs, tables that
+// DejaVu Sans (pdf-fonts.ts): A4 or Letter pages, section headings, paragraphs, label/value pairs, tables that
 // continue on the next page with their header, a watermark and a footer on every page. No business rule:
 // the documents' words come from the domain. The output is a pure function of the input.
+import { createHash } from "node:crypto";
 import PDFDocument from "pdfkit";
 import { BOLD, loadPdfFonts, REGULAR, type PdfFonts } from "./pdf-fonts.js";
 
@@ -385,10 +386,29 @@ export interface PdfInfo {
   keywords: string;
   /** The metadata dates: nothing reads the clock, so the same input gives the same bytes. */
   at: Date;
+  /** The page size: A4 unless given (an invoice's is the seller's choice). */
+  size?: "letter" | "a4";
+  /**
+   * What the file identifier (the trailer's /ID) is derived from, e.g. the document's number and version: the
+   * same document keeps the same identifier. Unset: pdfkit's, a hash of the metadata (which holds `at`).
+   */
+  documentKey?: string;
+}
+
+/** Page sizes in points: Letter 612 × 792, A4 595.28 × 841.89. */
+const PAGE_SIZES = { letter: "LETTER", a4: "A4" } as const;
+
+/** An image drawn in a box of `width` × `height` points, at its proportions (a seller's logo). */
+export function drawImage(
+  doc: Doc,
+  bytes: Uint8Array,
+  at: { x: number; y: number; width: number; height: number },
+): void {
+  doc.image(Buffer.from(bytes), at.x, at.y, { fit: [at.width, at.height], align: "right" });
 }
 
 /**
- * Renders one document: A4, fonts registered, `draw` lays out the body from the top margin, then every page
+ * Renders one document: A4 (or `info.size`), fonts registered, `draw` lays out the body from the top margin, then every page
  * gets its decorations. `draw` receives the fonts, to make its text drawable (drawableText).
  */
 export async function renderPdf(
@@ -400,7 +420,7 @@ export async function renderPdf(
     throw new TypeError("renderPdf: the date must be a valid Date");
   const fonts: PdfFonts = loadPdfFonts();
   const doc = new PDFDocument({
-    size: "A4",
+    size: PAGE_SIZES[info.size ?? "a4"],
     // The bottom margin includes the footer band, so text that flows onto a new page stays clear of it.
     margins: { top: MARGIN_TOP, bottom: MARGIN_BOTTOM + FOOTER_HEIGHT, left: MARGIN_X, right: MARGIN_X },
     bufferPages: true,
@@ -417,6 +437,12 @@ export async function renderPdf(
       ModDate: info.at,
     },
   });
+  if (info.documentKey !== undefined) {
+    // pdfkit takes its file identifier from the metadata when the document is created and writes it in the
+    // trailer at the end; derived from the document's own key instead, it names the document, not the moment.
+    const id = createHash("sha256").update(info.documentKey).digest().subarray(0, 16);
+    (doc as unknown as { _id: Uint8Array })._id = new Uint8Array(id);
+  }
   const chunks: Buffer[] = [];
   const finished = new Promise<Buffer>((resolve, reject) => {
     doc.on("data", (chunk: Buffer) => chunks.push(chunk));

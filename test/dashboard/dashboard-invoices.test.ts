@@ -163,7 +163,7 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const checks = rows.find((r) => r.includes("<code>check</code>"))!;
     assert.match(
       checks,
-      /<td>check usage<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">\$0\.125<\/td><td class="num">\$0\.50<\/td>/,
+      /<td>Checks<\/td><td>usage<\/td><td><code>check<\/code><\/td><td class="num">4<\/td><td class="num">\$0\.125<\/td><td class="num">\$0\.50<\/td>/,
     );
     assert.match(
       rows.find((r) => r.includes("domestic_wire"))!,
@@ -198,7 +198,7 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const page = await client.get(`/invoices/${invoice!.number}`);
     assert.equal(page.statusCode, 200);
     const rows = tableRows(page.body, `Line items of invoice ${invoice!.number}`);
-    const at = rows.findIndex((r) => r.includes("<td>api_calls usage</td>"));
+    const at = rows.findIndex((r) => r.includes("<td>API calls</td>"));
     assert.ok(at >= 0, rows.join("\n"));
     assert.match(
       rows[at]!,
@@ -522,7 +522,11 @@ describeEachEngine("dashboard invoice pages", (t) => {
     const csv = await client.get(`/invoices/${invoice!.number}/usage.csv`);
     assert.equal(csv.statusCode, 200);
     assert.match(String(csv.headers["content-digest"]), /^sha-256=:[A-Za-z0-9+/]+=*:$/);
-    assert.equal(csv.body.split("\r\n").length, 3, "a header, one event, the final line end");
+    assert.deepEqual(
+      csv.body.split("\r\n").map((row) => row.split(",")[0]),
+      ["row_type", "event", "line", "tax", "total", ""],
+      "a header, one event, the invoice's line, its tax and total, the final line end",
+    );
     const other = await dashboardCompany(t);
     assertAlert(await other.client.get(`/invoices/${invoice!.number}/invoice.pdf`), 404, /does not exist/);
     assertAlert(await other.client.get(`/invoices/${invoice!.number}/usage.csv`), 404, /does not exist/);

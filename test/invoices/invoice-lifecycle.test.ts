@@ -75,8 +75,8 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     assert.deepEqual(
       invoice.line_items.map((l: { description: string; amount: number }) => [l.description, l.amount]),
       [
-        ["domestic_wire usage", 60],
-        ["international_wire usage", 30],
+        ["Domestic wire", 60],
+        ["International wire", 30],
         ["Monthly minimum", 910],
       ],
     );
@@ -290,7 +290,7 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     }
     // Every accepted event is on the issued invoice, which bills them all; nothing came after.
     const invoice = await getInvoice(t(), key, number);
-    const domestic = invoice.line_items.find((l) => l.description === "domestic_wire usage")!;
+    const domestic = invoice.line_items.find((l) => l.description === "Domestic wire")!;
     assert.equal(domestic.quantity, 3 + accepted);
     const report = await t().app.services.invariants.verify(companyId);
     assert.deepEqual(report.problems, []);
@@ -336,9 +336,7 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
     }
     const res = await finalizing;
     expectStatus(res, 200);
-    const domestic = res
-      .json()
-      .line_items.find((l: { description: string }) => l.description === "domestic_wire usage");
+    const domestic = res.json().line_items.find((l: { description: string }) => l.description === "Domestic wire");
     assert.equal(domestic.quantity, 4, "the three units of the draft and the one written under the lock");
     assert.deepEqual(res.json(), await getInvoice(t(), key, number), "the answer is the invoice as stored");
   });

@@ -55,8 +55,8 @@ describeEachEngine("draft invoices", (t) => {
     assert.deepEqual(
       invoice.line_items.map((l) => [l.description, l.quantity, l.unit_price, l.amount]),
       [
-        ["domestic_wire usage", 2, 20, 40],
-        ["international_wire usage", 1, 30, 30],
+        ["Domestic wire", 2, 20, 40],
+        ["International wire", 1, 30, 30],
       ],
     );
     assert.equal(invoice.subtotal, 70);
@@ -310,7 +310,7 @@ describeEachEngine("invoice projection", (t) => {
     assert.deepEqual(
       invoice.line_items.map((l) => [l.description, l.amount]),
       [
-        ["domestic_wire usage", 40],
+        ["Domestic wire", 40],
         ["Monthly minimum", 960],
       ],
     );
@@ -342,8 +342,8 @@ describeEachEngine("invoice projection", (t) => {
     assert.deepEqual(
       invoice.line_items.map((l) => [l.description, l.amount]),
       [
-        ["domestic_wire usage", 40],
-        ["international_wire usage", 90],
+        ["Domestic wire", 40],
+        ["International wire", 90],
         ["Monthly minimum", 870],
       ],
     );
@@ -353,8 +353,8 @@ describeEachEngine("invoice projection", (t) => {
     assert.deepEqual(
       invoice.line_items.map((l) => [l.description, l.amount]),
       [
-        ["domestic_wire usage", 1000],
-        ["international_wire usage", 90],
+        ["Domestic wire", 1000],
+        ["International wire", 90],
       ],
     );
     assert.equal(invoice.total, 1090);
@@ -386,7 +386,7 @@ describeEachEngine("invoice projection", (t) => {
     assert.equal(sub.amount, 1500);
     assert.equal(sub.quantity, 1);
     assert.equal(sub.unit_price, 1500);
-    assert.equal(lineNamed(invoice, "domestic_wire usage").amount, 40);
+    assert.equal(lineNamed(invoice, "Domestic wire").amount, 40);
     assert.equal(invoice.line_items.filter((l) => l.kind === "minimum").length, 0);
     assert.equal(invoice.line_items.length, 2);
     assert.equal((await project(t(), key, contract.id)).total, 1540, "the subscription is billed once per month");

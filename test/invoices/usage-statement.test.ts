@@ -23,7 +23,7 @@ import { expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 
 const COLUMNS =
-  "event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version";
+  "row_type,event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version,line_kind,description,unit_price,amount";
 
 /** RFC 4180 rows (CRLF, quoted fields with doubled quotes). */
 function parseCsv(text: string): string[][] {
@@ -49,7 +49,8 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-async function statement(t: TestApp, key: string, number: string) {
+/** Every row of the statement (events, then the invoice's lines, tax and total), by column name. */
+async function statementRows(t: TestApp, key: string, number: string) {
   const res = await t.call({ method: "GET", url: `${INVOICES}/${number}/usage.csv`, key });
   expectStatus(res, 200);
   assert.equal(res.headers["content-type"], "text/csv; charset=utf-8");
@@ -58,9 +59,24 @@ async function statement(t: TestApp, key: string, number: string) {
   assert.equal(res.headers["content-digest"], `sha-256=:${digest}:`, "the digest is that of the bytes sent");
   const [header, ...rows] = parseCsv(res.body);
   assert.equal(header!.join(","), COLUMNS);
-  return rows.map(
+  for (const r of rows) assert.equal(r.length, COLUMNS.split(",").length, `every row has every column: ${r.join(",")}`);
+  const named = rows.map(
     (r) => Object.fromEntries(COLUMNS.split(",").map((name, i) => [name, r[i]!])) as Record<string, string>,
   );
+  const types = named.map((r) => r.row_type);
+  const events = types.filter((type) => type === "event").length;
+  assert.deepEqual(types.slice(-2), ["tax", "total"], "the tax and the total come last");
+  assert.ok(
+    types.slice(0, events).every((type) => type === "event") &&
+      types.slice(events, -2).every((type) => type === "line"),
+    "the events, then the lines",
+  );
+  return named;
+}
+
+/** The statement's event rows. */
+async function statement(t: TestApp, key: string, number: string) {
+  return (await statementRows(t, key, number)).filter((r) => r.row_type === "event");
 }
 
 /** A small deterministic generator, so that a failure replays. */
@@ -218,7 +234,47 @@ describeEachEngine("usage statement", (t) => {
     );
   });
 
-  it("answers a header only for an invoice without events, 404 for another company's, 401 without a key, 403 without invoices:read", async () => {
+  it("carries every line of the invoice and a total equal to the invoice's: subscription, usage and minimum", async () => {
+    const { key, contract } = await companyWithContract(t());
+    await addRule(t(), key, contract.id, { name: "Platform", type: "subscription", amount: "99.00" });
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { quantity: 3 }),
+      usageEvent(contract.id, { metric: "international_wire", quantity: 2 }),
+    ]);
+    const { number } = await invoiceFor(t(), key, contract.id);
+    const issued = await t().call({ method: "POST", url: `${INVOICES}/${number}/finalize`, key });
+    expectStatus(issued, 200);
+    const invoice = issued.json();
+    const rows = await statementRows(t(), key, number);
+    assert.equal(rows.filter((r) => r.row_type === "event").length, 2);
+    const lines = rows.filter((r) => r.row_type === "line");
+    assert.deepEqual(
+      lines.map((r) => [r.line_kind, r.description, r.amount]),
+      invoice.line_items.map((l: { kind: string; description: string; amount: number }) => [
+        l.kind,
+        l.description,
+        new Big(l.amount).toFixed(2),
+      ]),
+    );
+    assert.deepEqual(
+      lines.map((r) => r.line_kind),
+      ["subscription", "usage", "usage", "minimum"],
+      "the subscription, the usage and the minimum's true-up",
+    );
+    const total = rows.find((r) => r.row_type === "total")!;
+    assert.equal(total.amount, new Big(invoice.total).toFixed(2));
+    assert.equal(total.amount, "1000.00");
+    const tax = rows.find((r) => r.row_type === "tax")!;
+    assert.ok(
+      lines
+        .reduce((sum, r) => sum.plus(r.amount!), new Big(0))
+        .plus(tax.amount!)
+        .eq(total.amount!),
+      "the lines and the tax add up to the total",
+    );
+  });
+
+  it("answers the lines, tax and total only for an invoice without events, 404 for another company's, 401 without a key, 403 without invoices:read", async () => {
     const { key, companyId, contract } = await companyWithContract(t());
     await t().call({
       method: "POST",
@@ -232,6 +288,15 @@ describeEachEngine("usage statement", (t) => {
     });
     const may = await invoiceFor(t(), key, contract.id, "2026-05-01");
     assert.deepEqual(await statement(t(), key, may.number), []);
+    const summary = await statementRows(t(), key, may.number);
+    assert.deepEqual(
+      summary.map((r) => [r.row_type, r.amount]),
+      [
+        ["line", "1000.00"],
+        ["tax", "0.00"],
+        ["total", "1000.00"],
+      ],
+    );
     const other = await t().newCompany();
     expectError(
       await t().call({ method: "GET", url: `${INVOICES}/${may.number}/usage.csv`, key: other.key }),

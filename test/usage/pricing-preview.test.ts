@@ -130,7 +130,7 @@ describeEachEngine("pricing preview", (t) => {
     assert.equal(answer.actual.status, "draft");
     assertDecimal(answer.difference.total, new Big(billed.total).minus(actualNow.total));
     const wires = answer.difference.lines.find(
-      (l: { kind: string; description: string }) => l.kind === "usage" && l.description === "domestic_wire usage",
+      (l: { kind: string; description: string }) => l.kind === "usage" && l.description === "Domestic wire",
     );
     assertDecimal(wires.difference, new Big(wires.preview_amount).minus(wires.actual_amount));
     assertDecimal(wires.preview_amount, 120, "capped at 120 under the preview");

@@ -49,7 +49,7 @@ for (const env of settings)
         );
         const events = await eventsOf(t(), key, contract.id);
         assert.equal(events.length, 1);
-        const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+        const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
         assert.equal(line.quantity, 2);
         assert.equal(line.amount, 40);
         await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -80,7 +80,7 @@ for (const env of settings)
         for (const result of results) assert.equal(result.accepted, 5);
         const events = await eventsOf(t(), key, contract.id);
         assert.equal(events.length, 100);
-        const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+        const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
         assert.equal(line.quantity, 100);
         assert.equal(line.amount, 2000);
         await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -124,7 +124,7 @@ for (const env of settings)
         );
         const events = await eventsOf(t(), key, contract.id);
         assert.equal(events.length, 12);
-        const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+        const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
         assert.equal(line.quantity, 12);
         assert.equal(line.amount, 240);
         await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -148,12 +148,9 @@ for (const env of settings)
         for (const id of [contract.id, other.id]) {
           await assertInvoicesMatchEvents(t(), key, id);
         }
-        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage").quantity, 16);
-        assert.equal(
-          lineNamed(await invoiceFor(t(), key, contract.id, "2026-04-01"), "domestic_wire usage").quantity,
-          16,
-        );
-        assert.equal(lineNamed(await invoiceFor(t(), key, other.id), "domestic_wire usage").quantity, 16);
+        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire").quantity, 16);
+        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id, "2026-04-01"), "Domestic wire").quantity, 16);
+        assert.equal(lineNamed(await invoiceFor(t(), key, other.id), "Domestic wire").quantity, 16);
       });
 
       it("creates one draft invoice per contract and month however many first events race for it", async () => {
@@ -198,8 +195,8 @@ for (const env of settings)
           "the cap holds",
         );
         const invoice = await invoiceFor(t(), key, contract.id);
-        assert.equal(lineNamed(invoice, "domestic_wire usage").amount, 800);
-        assert.equal(lineNamed(invoice, "international_wire usage").amount, 240);
+        assert.equal(lineNamed(invoice, "Domestic wire").amount, 800);
+        assert.equal(lineNamed(invoice, "International wire").amount, 240);
         assert.equal(lineNamed(invoice, "usd_transaction_volume_processed fees").amount, 1);
         assert.equal(
           invoice.line_items.filter((l) => l.kind === "minimum").length,
@@ -219,7 +216,7 @@ for (const env of settings)
         ]);
         await project(t(), key, contract.id);
         const invoice = await invoiceFor(t(), key, contract.id);
-        assert.equal(lineNamed(invoice, "domestic_wire usage").amount, 400);
+        assert.equal(lineNamed(invoice, "Domestic wire").amount, 400);
         assert.equal(lineNamed(invoice, "Monthly minimum").amount, 600);
         assert.equal(invoice.total, 1000);
         await assertInvoicesMatchEvents(t(), key, contract.id);

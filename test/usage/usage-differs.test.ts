@@ -155,7 +155,7 @@ describeEachEngine(
         subtotal: invoice.subtotal + 20,
         total: invoice.total + 20,
         line_items: invoice.line_items.map((l) =>
-          l.description === "domestic_wire usage" && l.unit_price === 20
+          l.description === "Domestic wire" && l.unit_price === 20
             ? { ...l, quantity: l.quantity + 1, amount: l.amount + 20 }
             : l,
         ),
@@ -281,7 +281,7 @@ describeEachEngine(
       ]);
       assert.equal((await getEvent(t(), key, event.event_id as string)).quantity, 3);
       assert.equal((await getEvent(t(), key, later.event_id as string)).quantity, 1);
-      const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+      const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
       assert.equal(line.quantity, 4);
       assert.equal(line.amount, 80);
     });
@@ -294,7 +294,7 @@ describeEachEngine(
       await submitAccepted(t(), key, [wire, call]);
       const wireBefore = await getEvent(t(), key, wire.event_id as string);
       const callBefore = await getEvent(t(), key, call.event_id as string);
-      const wireLine = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+      const wireLine = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
       const fresh = usageEvent(contract.id, { metric: "api_call", quantity: 3 });
       assert.deepEqual(await flags(t(), key, [fresh, { ...wire, quantity: 5 }, wire, { ...call, quantity: 9 }, call]), [
         [false, undefined],
@@ -306,7 +306,7 @@ describeEachEngine(
       assert.deepEqual(await getEvent(t(), key, wire.event_id as string), wireBefore);
       assert.deepEqual(await getEvent(t(), key, call.event_id as string), callBefore);
       const invoice = await invoiceFor(t(), key, contract.id);
-      assert.deepEqual(lineNamed(invoice, "domestic_wire usage"), wireLine);
+      assert.deepEqual(lineNamed(invoice, "Domestic wire"), wireLine);
       assert.equal(
         (await getEvent(t(), key, fresh.event_id as string)).rated_amount,
         3,

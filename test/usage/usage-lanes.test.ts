@@ -93,7 +93,7 @@ describeEachEngine(
         const quantity = events
           .filter((e) => e.external_contract_id === contract.id)
           .reduce((n, e) => n + (e.quantity as number), 0);
-        const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+        const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
         assert.equal(line.quantity, quantity);
         assert.equal(line.amount, quantity * 20);
         await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -121,7 +121,7 @@ describeEachEngine(
           stored,
           sent.filter((id) => pool.find((e) => e.event_id === id)!.external_contract_id === contract.id).length,
         );
-        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage").quantity, stored);
+        assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire").quantity, stored);
         await assertInvoicesMatchEvents(t(), key, contract.id);
       }
     });
@@ -146,7 +146,7 @@ describeEachEngine(
         const mine = await eventsOf(t(), key, contract.id);
         stored += mine.length;
         if (mine.length > 0)
-          assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage").quantity, mine.length);
+          assert.equal(lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire").quantity, mine.length);
         await assertInvoicesMatchEvents(t(), key, contract.id);
       }
       assert.equal(stored, ids.length, "each id stored once, on one contract or the other");

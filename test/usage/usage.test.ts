@@ -257,7 +257,7 @@ describeEachEngine("usage ingestion", (t) => {
     );
     assert.equal((await eventsOf(t(), key, contract.id)).length, 1);
     assert.equal((await getEvent(t(), key, event.event_id as string)).quantity, 3);
-    const line = lineNamed(await invoiceFor(t(), key, contract.id), "domestic_wire usage");
+    const line = lineNamed(await invoiceFor(t(), key, contract.id), "Domestic wire");
     assert.equal(line.quantity, 3);
     assert.equal(line.amount, 60);
   });
@@ -312,7 +312,7 @@ describeEachEngine("usage ingestion", (t) => {
     const invoice = await invoiceFor(t(), key, contract.id);
     assert.deepEqual(
       invoice.line_items.filter((l) => l.kind === "usage").map((l) => [l.description, l.quantity, l.amount]),
-      [["domestic_wire usage", 5, 100]],
+      [["Domestic wire", 5, 100]],
     );
     assert.equal(invoice.total, 100);
     await assertInvoicesMatchEvents(t(), key, contract.id);
@@ -603,11 +603,11 @@ describeEachEngine("rating usage events", (t) => {
       [60, 10, 25, 60, 0],
     );
     const invoice = await invoiceFor(t(), key, contract.id);
-    const domestic = lineNamed(invoice, "domestic_wire usage");
+    const domestic = lineNamed(invoice, "Domestic wire");
     assert.equal(domestic.quantity, 4.75);
     assert.equal(domestic.unit_price, 20);
     assert.equal(domestic.amount, 95);
-    assert.equal(lineNamed(invoice, "international_wire usage").amount, 60);
+    assert.equal(lineNamed(invoice, "International wire").amount, 60);
     assert.equal(invoice.total, 155);
   });
 
@@ -634,7 +634,7 @@ describeEachEngine("rating usage events", (t) => {
     assert.equal(stored.applied_rate, 15);
     assert.equal(stored.rated_amount, 30);
     const invoice = await invoiceFor(t(), key, contract.id);
-    const lines = invoice.line_items.filter((l) => l.description === "domestic_wire usage");
+    const lines = invoice.line_items.filter((l) => l.description === "Domestic wire");
     assert.deepEqual(
       lines.map((l) => [l.unit_price, l.quantity, l.amount]).sort((x, y) => x[0]! - y[0]!),
       [

@@ -8,6 +8,7 @@ import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
 import { freezeBill } from "./invoice-figures.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord } from "./invoice-lines.js";
+import { freezeInvoiceParties } from "./invoice-parties.js";
 import { issueInvoice, type InvoiceForChange } from "./invoice-change-repository.js";
 import { startDelivery } from "./invoice-delivery.js";
 import { findLinesOfInvoices } from "./invoice-repository.js";
@@ -65,6 +66,7 @@ export function createFinalizeInvoice({
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms_days);
       await issueInvoice(tx, { number, at: now, issuedDate, dueDate, billed });
+      await freezeInvoiceParties(tx, number);
       const delivery = await startDelivery(tx, { number, at: now, publicUrl });
       return { billed, issued_date: issuedDate, due_date: dueDate, updated_at: now, ...delivery };
     });

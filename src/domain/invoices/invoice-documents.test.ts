@@ -5,6 +5,7 @@ import { invoicePdfInput } from "./invoice-documents.js";
 import { billStored, presentWithLines } from "./invoice-presenter.js";
 import type { InvoiceDocumentRow } from "./invoice-read-repository.js";
 import type { LineRecord } from "./invoice-lines.js";
+import type { DocumentParties } from "./invoice-parties.js";
 
 const line = (fields: Partial<LineRecord> & Pick<LineRecord, "key" | "kind">): LineRecord => ({
   rule_id: "rule_1",
@@ -57,15 +58,43 @@ const row = (fields: Partial<InvoiceDocumentRow> = {}): InvoiceDocumentRow => ({
   payments: [],
   metrics: ["domestic_wire"],
   lines: LINES,
-  seller_name: "Northwind Payments",
   customer_id: "00000000-0000-4000-8000-0000000000c1",
   customer_name: "Société Générale",
   customer_address: "29 Boulevard Haussmann\n75009 Paris",
+  customer_country: "France",
   customer_email: null,
+  customer_tax_id: "FR40303265045",
+  customer_memo: "PO 4500012345",
+  parties: null,
+  programs: null,
   ...fields,
 });
 
-const generatedAt = new Date("2026-04-04T00:00:00.000Z");
+const PARTIES: DocumentParties = {
+  parties: {
+    seller: {
+      name: "Northwind Payments Ltd",
+      address: "1 Main St\nSpringfield",
+      tax_id: "US12-3456789",
+      payment_instructions: "ACH to 0000 1111",
+      footer: "Thank you",
+      logo_sha256: null,
+    },
+    customer: {
+      name: "Société Générale",
+      address: "29 Boulevard Haussmann\n75009 Paris",
+      country: "France",
+      email: null,
+      tax_id: "FR40303265045",
+    },
+    memo: "PO 4500012345",
+    paper_size: "a4",
+  },
+  logo: null,
+};
+const NO_RULES = new Map();
+const pdfInput = (document: InvoiceDocumentRow, billed = billStored(document)) =>
+  invoicePdfInput(document, billed, PARTIES, NO_RULES);
 
 describe("invoicePdfInput: the PDF's figures from the domain's values", () => {
   const cases: Array<[string, InvoiceDocumentRow]> = [
@@ -79,15 +108,17 @@ describe("invoicePdfInput: the PDF's figures from the domain's values", () => {
   ];
   for (const [name, document] of cases) {
     it(`reads as the API answers the invoice: ${name}`, () => {
-      const input = invoicePdfInput(document, billStored(document), generatedAt);
+      const input = pdfInput(document);
       const answered = presentWithLines(document, billStored(document));
       assert.deepEqual(
         input.invoice.lines,
         answered.line_items.map((l) => ({
+          kind: l.kind,
           description: l.description,
           quantity: String(l.quantity),
           unitPrice: String(l.unit_price),
           amount: String(l.amount),
+          rule: null,
         })),
       );
       assert.deepEqual(
@@ -99,34 +130,44 @@ describe("invoicePdfInput: the PDF's figures from the domain's values", () => {
   }
 
   it("writes quantities and unit prices with every digit, money with the currency's minor unit", () => {
-    const input = invoicePdfInput(row(), billStored(row()), generatedAt);
-    assert.deepEqual(input.invoice.lines, [
-      { description: "Platform", quantity: "1", unitPrice: "1000", amount: "1000.00" },
-      { description: "domestic_wire usage", quantity: "1234", unitPrice: "0.205", amount: "252.97" },
-      { description: "card fees", quantity: "3", unitPrice: "0.333333333333", amount: "1.00" },
-      { description: "Monthly minimum", quantity: "1", unitPrice: "3746.03", amount: "3746.03" },
-    ]);
+    const input = pdfInput(row());
+    assert.deepEqual(
+      input.invoice.lines.map(({ kind, rule, ...l }) => l),
+      [
+        { description: "Platform", quantity: "1", unitPrice: "1000", amount: "1000.00" },
+        { description: "domestic_wire usage", quantity: "1234", unitPrice: "0.205", amount: "252.97" },
+        { description: "card fees", quantity: "3", unitPrice: "0.333333333333", amount: "1.00" },
+        { description: "Monthly minimum", quantity: "1", unitPrice: "3746.03", amount: "3746.03" },
+      ],
+    );
     assert.deepEqual([input.invoice.subtotal, input.invoice.tax, input.invoice.total], ["5000.00", "0.00", "5000.00"]);
     const yen = row({ currency: "JPY", minimum_amount: null });
     assert.deepEqual(
-      invoicePdfInput(yen, billStored(yen), generatedAt).invoice.lines.map((l) => l.amount),
+      pdfInput(yen).invoice.lines.map((l) => l.amount),
       ["1000", "253", "1"],
     );
   });
 
-  it("names the seller, the customer and the invoice's facts as stored", () => {
-    const input = invoicePdfInput(row({ status: "paid", paid_date: "2026-04-10" }), billStored(row()), generatedAt);
-    assert.equal(input.sellerName, "Northwind Payments");
+  it("names the seller, the customer and the invoice's facts as stored, dated by the invoice", () => {
+    const input = pdfInput(row({ status: "paid", paid_date: "2026-04-10" }), billStored(row()));
+    assert.equal(input.seller.name, "Northwind Payments Ltd");
+    assert.equal(input.seller.taxId, "US12-3456789");
+    assert.equal(input.paperSize, "a4");
+    assert.equal(input.memo, "PO 4500012345");
     assert.deepEqual(input.customer, {
       name: "Société Générale",
       address: "29 Boulevard Haussmann\n75009 Paris",
+      country: "France",
       email: null,
+      taxId: "FR40303265045",
     });
     assert.deepEqual(
       [input.invoice.number, input.invoice.status, input.invoice.contract, input.invoice.paidDate],
       ["INV-000042", "paid", "societe-generale", "2026-04-10"],
     );
     assert.deepEqual(input.invoice.period, { start: "2026-03-01", end: "2026-03-31" });
-    assert.equal(invoicePdfInput(row({ seller_name: null }), billStored(row()), generatedAt).sellerName, "");
+    assert.deepEqual(input.generatedAt, new Date("2026-03-03T00:00:00.000Z"), "a draft: its last change");
+    const issuedAt = new Date("2026-04-01T08:00:00.000Z");
+    assert.deepEqual(pdfInput(row({ issued_at: issuedAt })).generatedAt, issuedAt, "issued: its issue time");
   });
 });

@@ -1,4 +1,6 @@
 import type { Tenancy } from "../kernel/tenancy.js";
+import type { PricingRule } from "../contracts/pricing-rule.js";
+import { programOn } from "../contracts/program-timeline.js";
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../db/company-scope.js";
 import { forCompany } from "../../db/company-scope.js";
@@ -8,29 +10,53 @@ import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { toDecimalString, toMoneyString } from "../kernel/money.js";
 import type { BilledInvoice } from "./invoice-figures.js";
+import { documentParties, type DocumentParties } from "./invoice-parties.js";
 import type { InvoicePdfInput } from "./invoice-pdf.js";
 import { billStored } from "./invoice-presenter.js";
 import * as repo from "./invoice-read-repository.js";
 import { findLastStatementSeq, listStatementRows } from "./statement-repository.js";
-import { STATEMENT_HEADER, statementLine } from "./usage-statement.js";
+import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-statement.js";
 
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
 
+/** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
+function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
+  if (row.programs === null || row.programs.length === 0) return new Map();
+  return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
+}
+
 /**
  * What the PDF shows, from the domain's values: the invoice as stored, its figures (`billInvoice`'s, or as
- * issued), the seller and the customer. Decimals as text: quantities and unit prices with every digit they
- * have, money with exactly the currency's minor unit. Pure.
+ * issued), its parties (as issued, or a draft's as they are now), the rules its lines were priced by, and the
+ * document's date. Decimals as text: quantities and unit prices with every digit they have, money with exactly
+ * the currency's minor unit. Pure.
  */
 export function invoicePdfInput(
   row: repo.InvoiceDocumentRow,
   billed: BilledInvoice,
-  generatedAt: Date,
+  { parties, logo }: DocumentParties,
+  rules: ReadonlyMap<string, PricingRule>,
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
-    sellerName: row.seller_name ?? "",
-    customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
+    seller: {
+      name: parties.seller.name,
+      address: parties.seller.address,
+      taxId: parties.seller.tax_id,
+      logo,
+      paymentInstructions: parties.seller.payment_instructions,
+      footer: parties.seller.footer,
+    },
+    customer: {
+      name: parties.customer.name,
+      address: parties.customer.address,
+      country: parties.customer.country,
+      email: parties.customer.email,
+      taxId: parties.customer.tax_id,
+    },
+    memo: parties.memo,
+    paperSize: parties.paper_size,
     invoice: {
       number: row.number,
       status: row.status,
@@ -41,6 +67,7 @@ export function invoicePdfInput(
       paidDate: row.paid_date,
       contract: row.contract_id,
       lines: billed.lines.map((l) => ({
+        kind: l.kind,
         description: l.description,
         quantity: toDecimalString(l.quantity),
         unitPrice: toDecimalString(l.unitPrice),
@@ -57,17 +84,19 @@ export function invoicePdfInput(
             }
           : {}),
         ...(l.capAdjustment ? { capAdjustment: toDecimalString(l.capAdjustment) } : {}),
+        rule: l.ruleId === null ? null : (rules.get(l.ruleId) ?? null),
       })),
       subtotal: money(billed.subtotal),
       tax: money(billed.tax),
       total: money(billed.total),
     },
-    generatedAt,
+    // The same invoice, the same document: an issued one is dated when it was issued, a draft by its last change.
+    generatedAt: row.issued_at ?? row.updated_at,
   };
 }
 
 /** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
-export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clock }) {
+export function createInvoiceDocuments({ db }: { db: Database; clock: Clock }) {
   return {
     /**
      * GET …/pdf: the invoice as a PDF for the customer, with the figures GET answers (an issued invoice's
@@ -75,13 +104,14 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
      */
     async pdf(tenant: Tenancy, number: string): Promise<{ filename: string; pdf: Buffer }> {
       requireScope(tenant, "invoices:read");
-      return invoicePdfOf(tenant.data, number, clock.now());
+      return invoicePdfOf(tenant.data, number);
     },
 
     /**
-     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, with the SHA-256 of
-     * its content. The events are those stored on the invoice when the call began (up to their highest
-     * sequence number then), so the digest, taken in a first pass, is that of exactly what the second sends.
+     * GET …/usage.csv: the invoice's usage statement, streamed a page of events at a time, then the invoice's
+     * lines, tax and total, with the SHA-256 of its content. The events are those stored on the invoice when the
+     * call began (up to their highest sequence number then) and the lines those read then, so the digest, taken
+     * in a first pass, is that of exactly what the second sends.
      */
     async usageStatement(
       tenant: Tenancy,
@@ -97,14 +127,11 @@ export function createInvoiceDocuments({ db, clock }: { db: Database; clock: Clo
  * An invoice's PDF as its company sees it (the API's, the dashboard's, the email's attachment and the hosted
  * page's download are the same bytes at the same instant).
  */
-export async function invoicePdfOf(
-  scope: CompanyScope,
-  number: string,
-  at: Date,
-): Promise<{ filename: string; pdf: Buffer }> {
+export async function invoicePdfOf(scope: CompanyScope, number: string): Promise<{ filename: string; pdf: Buffer }> {
   const row = await repo.findInvoiceDocument(scope, number);
   if (!row) throw new NotFoundError("invoice");
-  const input = invoicePdfInput(row, billStored(row), at);
+  const parties = await documentParties(scope, row);
+  const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
   // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
   const { renderInvoicePdf } = await import("./invoice-pdf.js");
   return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
@@ -117,16 +144,18 @@ export async function usageStatementOf(
 ): Promise<{ filename: string; sha256: string; chunks: () => AsyncGenerator<string> }> {
   const invoice = await repo.findInvoice(scope, number);
   if (!invoice) throw new NotFoundError("invoice");
+  const summary = statementSummary(billStored(invoice), invoice.currency);
   const which = { contractId: invoice.contract_id, periodStart: invoice.period_start, number };
   const lastSeq = await findLastStatementSeq(scope, which);
   async function* chunks(): AsyncGenerator<string> {
     yield STATEMENT_HEADER;
     for (let after: string | null = null; lastSeq !== null; ) {
       const rows = await listStatementRows(scope, which, after, lastSeq, STATEMENT_PAGE);
-      if (rows.length === 0) return;
+      if (rows.length === 0) break;
       yield rows.map(statementLine).join("");
       after = rows[rows.length - 1]!.seq;
     }
+    yield summary;
   }
   const hash = createHash("sha256");
   for await (const chunk of chunks()) hash.update(chunk);

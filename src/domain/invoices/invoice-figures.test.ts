@@ -11,8 +11,8 @@ import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
 const rule = (fields: Partial<PricingRule>): PricingRule => baseRule({ metric: "wire", ...fields });
 
-const wire = rule({ id: "wire", name: "Wire", metric: "wire", amount: "20.00" });
-const card = rule({ id: "card", name: "Card", metric: "card", model: "percentage", rate: "0.029" });
+const wire = rule({ id: "wire", metric: "wire", amount: "20.00" });
+const card = rule({ id: "card", metric: "card", model: "percentage", rate: "0.029" });
 const subscription = rule({
   id: "sub",
   name: "Platform fee",

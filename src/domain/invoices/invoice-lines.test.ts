@@ -25,8 +25,8 @@ import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
 const rule = (fields: Partial<PricingRule>): PricingRule => baseRule({ metric: "wire", ...fields });
 
-const wire = rule({ id: "wire", name: "Wire", metric: "wire", amount: "20.00" });
-const card = rule({ id: "card", name: "Card", metric: "card", model: "percentage", rate: "0.029" });
+const wire = rule({ id: "wire", metric: "wire", amount: "20.00" });
+const card = rule({ id: "card", metric: "card", model: "percentage", rate: "0.029" });
 
 /** A line with its decimals as strings, for comparing. */
 const plain = (line: Line) => ({
@@ -355,6 +355,12 @@ describe("usageDescription", () => {
       description: "wire usage (acme, maker, BTC/USD)",
     },
     { name: "adds a pair alone", rule: rule({ pair: "BTC/USD" }), description: "wire usage (BTC/USD)" },
+    { name: "names a named rule's line after the rule", rule: rule({ name: "ACH debits" }), description: "ACH debits" },
+    {
+      name: "names a named scoped rule's line after the rule alone (its name names its scope)",
+      rule: rule({ name: "Wires to Acme", counterparty: "acme" }),
+      description: "Wires to Acme",
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

@@ -59,7 +59,19 @@ const usageLineKey = (ruleId: string, unitPrice: Big | null): string =>
   unitPrice === null ? `usage|${ruleId}` : `usage|${ruleId}|${unitPrice.toFixed()}`;
 const feeLineKey = (metric: string): string => `fee|${metric}`;
 
+/**
+ * Whether a rule was given a name of its own: a usage rule created without one is named after its metric
+ * (normalizeRule), which reads as an identifier, not as a charge.
+ */
+const namedRule = (rule: PricingRule, metric: string): boolean => rule.name.trim() !== "" && rule.name !== metric;
+
+/**
+ * A usage line's description: the rule's name (what the customer agreed to pay for), or, for a rule without a
+ * name of its own, the metric with the rule's scope. The one wording the API's line_items, the PDF and the usage
+ * statement share, written once when the line is made.
+ */
 export function usageDescription(rule: PricingRule, metric: string): string {
+  if (namedRule(rule, metric)) return rule.name;
   const scope = [rule.counterparty, rule.counterparty_side, rule.pair].filter((s) => s !== null);
   return scope.length > 0 ? `${metric} usage (${scope.join(", ")})` : `${metric} usage`;
 }
@@ -85,6 +97,8 @@ export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "
   key: string;
   description: string;
 } {
+  // A fee line holds every fee of its metric (its key), whichever rule an event matched: it is named after the
+  // metric, so that its name does not depend on which rule's event came first.
   return charge.kind === "fee"
     ? { key: feeLineKey(charge.metric), description: `${charge.metric} fees` }
     : {

@@ -118,7 +118,7 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
     /** The hosted page's PDF: the same bytes as GET …/pdf at the same instant. */
     async hostedPdf(token: string): Promise<{ filename: string; pdf: Buffer }> {
       const { scope, number } = await hosted(token);
-      return invoicePdfOf(scope, number, clock.now());
+      return invoicePdfOf(scope, number);
     },
 
     /** The hosted page's usage statement: the same as GET …/usage.csv. */

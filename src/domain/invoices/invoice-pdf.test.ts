@@ -6,8 +6,23 @@ import { formatMoney } from "../kernel/money-format.js";
 import { invoiceWords, renderInvoicePdf, type InvoicePdfInput } from "./invoice-pdf.js";
 
 const input = (overrides: Partial<InvoicePdfInput["invoice"]> = {}, currency = "USD"): InvoicePdfInput => ({
-  sellerName: "Northwind Payments",
-  customer: { name: "Société Générale", address: "29 Boulevard Haussmann\n75009 Paris", email: "ap@example.fr" },
+  seller: {
+    name: "Northwind Payments",
+    address: null,
+    taxId: null,
+    logo: null,
+    paymentInstructions: null,
+    footer: null,
+  },
+  customer: {
+    name: "Société Générale",
+    address: "29 Boulevard Haussmann\n75009 Paris",
+    country: null,
+    email: "ap@example.fr",
+    taxId: null,
+  },
+  memo: null,
+  paperSize: "a4",
   invoice: {
     number: "INV-000042",
     status: "issued",
@@ -67,7 +82,7 @@ describe("invoice PDF", () => {
   it("says who bills whom, for what and when, with money per currency, a draft marked DRAFT and a void one VOID", () => {
     const issued = invoiceWords(input());
     assert.equal(issued.title, "Invoice INV-000042");
-    assert.deepEqual(issued.parties[1]!.lines, [
+    assert.deepEqual(issued.parties[0]!.lines, [
       "Société Générale",
       "29 Boulevard Haussmann",
       "75009 Paris",
@@ -79,6 +94,123 @@ describe("invoice PDF", () => {
     assert.equal(invoiceWords(input({ status: "draft" })).watermark, "DRAFT");
     assert.equal(invoiceWords(input({ status: "void" })).watermark, "VOID");
     assert.match(invoiceWords(input({ status: "paid", paidDate: "2026-04-10" })).status, /Paid 2026-04-10/);
+  });
+
+  it("says a void invoice is void and that nothing is due, with no total due; a paid one that it is paid", async () => {
+    const voided = invoiceWords(input({ status: "void" }));
+    assert.ok(!voided.totals.some(([label]) => label === "Total due"), JSON.stringify(voided.totals));
+    assert.deepEqual(voided.totals.at(-1), ["Nothing is due", "$0.00"]);
+    const text = await pdfText(await renderInvoicePdf(input({ status: "void" })));
+    for (const words of ["VOID", "Nothing is due", "$0.00"]) assert.ok(text.includes(words), `${words}\n${text}`);
+    assert.doesNotMatch(text, /Total due/);
+    const paid = await pdfText(await renderInvoicePdf(input({ status: "paid", paidDate: "2026-04-10" })));
+    assert.match(paid, /Paid 2026-04-10/);
+    assert.doesNotMatch(paid, /Total due/);
+  });
+
+  it("words each line by its rule: a cap explained, a rate as a percentage, fees as a count and a total", () => {
+    const capped = {
+      model: "percentage",
+      type: "usage",
+      rate: "0.0235",
+      monthly_cap: "4000.00",
+      currency: "USD",
+    };
+    const words = invoiceWords(
+      input({
+        lines: [
+          {
+            kind: "usage",
+            description: "Card processing",
+            quantity: "192650.55",
+            unitPrice: "0.0235",
+            amount: "4000.00",
+            rule: capped,
+          },
+          {
+            kind: "usage",
+            description: "ACH debits",
+            quantity: "300",
+            unitPrice: "0.25",
+            amount: "75.00",
+            rule: { model: "flat", type: "usage", amount: "0.25", monthly_cap: "100.00" },
+          },
+          {
+            kind: "fee",
+            description: "correspondent_charges fees",
+            quantity: "6",
+            unitPrice: "20.016666666667",
+            amount: "120.10",
+            rule: { model: "flat", type: "usage", amount: "0", monthly_cap: null },
+          },
+          {
+            kind: "usage",
+            description: "API calls",
+            quantity: "10200.5",
+            unitPrice: "0.081860693103",
+            amount: "835.02",
+            tiers: [
+              { upTo: "1000", unitPrice: "0.1", flat: null, quantity: "1000", amount: "100" },
+              { upTo: null, unitPrice: "0.08", flat: null, quantity: "9200.5", amount: "736.04" },
+            ],
+            capAdjustment: "-1.02",
+            rule: { model: "graduated", type: "usage", monthly_cap: "835.02" },
+          },
+        ],
+      }),
+    );
+    assert.deepEqual(words.lines, [
+      ["Card processing", "$192,650.55", "2.35%", "$4,000.00"],
+      ["    capped at the monthly cap of $4,000.00; uncapped $4,527.29", "", "", ""],
+      ["ACH debits", "300", "$0.25", "$75.00"],
+      ["correspondent_charges fees", "6", "pass-through", "$120.10"],
+      ["API calls", "10,200.5", "", "$835.02"],
+      ["    Tier up to 1,000", "1,000", "$0.10", "$100.00"],
+      ["    Tier above 1,000", "9,200.5", "$0.08", "$736.04"],
+      ["    capped at the monthly cap of $835.02; uncapped $836.04", "", "", "-$1.02"],
+    ]);
+  });
+
+  it("prints the seller (address, tax id, logo), the customer (country, tax id), the memo, payment instructions and footer", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    const full: InvoicePdfInput = {
+      ...input(),
+      seller: {
+        name: "Northwind Payments Ltd",
+        address: "1 Harbour Road\nDublin D02 X285",
+        taxId: "IE1234567T",
+        logo: { contentType: "image/png", bytes: png },
+        paymentInstructions: "SEPA transfer to IE29 AIBK 9311 5212 3456 78, quoting the invoice number.",
+        footer: "Northwind Payments Ltd, registered in Ireland no. 123456.",
+      },
+      customer: {
+        name: "Société Générale",
+        address: "29 Boulevard Haussmann\n75009 Paris",
+        country: "France",
+        email: "ap@example.fr",
+        taxId: "FR40303265045",
+      },
+      memo: "PO 4500012345",
+    };
+    const pdf = await renderInvoicePdf(full);
+    const text = await pdfText(pdf);
+    for (const words of [
+      "Northwind Payments Ltd",
+      "1 Harbour Road",
+      "Dublin D02 X285",
+      "Tax ID: IE1234567T",
+      "France",
+      "Tax ID: FR40303265045",
+      "PO 4500012345",
+      "SEPA transfer to IE29",
+      "registered in Ireland",
+    ])
+      assert.ok(text.includes(words), `${words}\n${text}`);
+    assert.match(pdf.toString("latin1"), /\/Subtype \/Image/, "the logo is embedded");
+    assert.ok(pdf.equals(await renderInvoicePdf(full)), "the same bytes again, logo and all");
   });
 
   it("writes a sub-row per tier under a graduated line, amounts exact, and the cap adjustment", async () => {
@@ -143,6 +275,121 @@ describe("invoice PDF", () => {
       assert.ok(jpy.includes(text), `JPY invoice: ${text}\n${jpy}`);
     assert.doesNotMatch(jpy, /¥3,101,000\.00/, "no decimals for yen");
   });
+
+  const mediaBox = (pdf: Buffer) =>
+    pdf
+      .toString("latin1")
+      .match(/\/MediaBox \[([^\]]+)\]/)?.[1]
+      ?.trim();
+  for (const { currency, paperSize, box, cap, uncapped, total } of [
+    {
+      currency: "USD",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "$4,000.00",
+      uncapped: "$4,527.29",
+      total: "$4,000.00",
+    },
+    {
+      currency: "USD",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "$4,000.00",
+      uncapped: "$4,527.29",
+      total: "$4,000.00",
+    },
+    {
+      currency: "JPY",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "¥4,000",
+      uncapped: "¥4,527",
+      total: "¥4,000",
+    },
+    {
+      currency: "JPY",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "¥4,000",
+      uncapped: "¥4,527",
+      total: "¥4,000",
+    },
+    {
+      currency: "KWD",
+      paperSize: "letter" as const,
+      box: "0 0 612 792",
+      cap: "KWD 4,000.000",
+      uncapped: "KWD 4,527.288",
+      total: "KWD 4,000.000",
+    },
+    {
+      currency: "KWD",
+      paperSize: "a4" as const,
+      box: "0 0 595.28 841.89",
+      cap: "KWD 4,000.000",
+      uncapped: "KWD 4,527.288",
+      total: "KWD 4,000.000",
+    },
+  ]) {
+    it(`lays a ${currency} invoice out on ${paperSize} paper (${box}): parties, rule names, the cap, the total`, async () => {
+      const minor = currency === "JPY" ? 0 : currency === "KWD" ? 3 : 2;
+      const amount = new Big(4000).toFixed(minor);
+      const pdfInput: InvoicePdfInput = {
+        ...input(
+          {
+            lines: [
+              {
+                kind: "usage",
+                description: "Card processing",
+                quantity: "192650.55",
+                unitPrice: "0.0235",
+                amount,
+                rule: { type: "usage", model: "percentage", rate: "0.0235", monthly_cap: amount },
+              },
+            ],
+            subtotal: amount,
+            tax: new Big(0).toFixed(minor),
+            total: amount,
+          },
+          currency,
+        ),
+        seller: {
+          name: "Northwind Payments Ltd",
+          address: "1 Harbour Road\nDublin D02 X285",
+          taxId: "IE1234567T",
+          logo: null,
+          paymentInstructions: "SEPA transfer",
+          footer: null,
+        },
+        customer: {
+          name: "Société Générale",
+          address: "29 Boulevard Haussmann\n75009 Paris",
+          country: "France",
+          email: "ap@example.fr",
+          taxId: "FR40303265045",
+        },
+        paperSize,
+      };
+      const pdf = await renderInvoicePdf(pdfInput);
+      assert.equal(mediaBox(pdf), box);
+      const text = (await pdfText(pdf)).replace(/\u00a0/g, " ");
+      const flowing = text.replace(/\s+/g, " ");
+      for (const words of [
+        "Northwind Payments Ltd",
+        "Dublin D02 X285",
+        "Tax ID: IE1234567T",
+        "Société Générale",
+        "75009 Paris",
+        "France",
+        "Tax ID: FR40303265045",
+        "Card processing",
+        "2.35%",
+        `capped at the monthly cap of ${cap}; uncapped ${uncapped}`,
+        `Total due ${total}`,
+      ])
+        assert.ok(flowing.includes(words), `${currency}: ${words}\n${text}`);
+    });
+  }
 
   it("continues a long table on the next page with its header", async () => {
     const many = Array.from({ length: 120 }, (_, i) => ({

@@ -71,7 +71,7 @@ export function createMailEngine({
       hostedUrl: row.hosted_url,
       memo: extras.invoice_memo,
     });
-    const { filename, pdf } = await invoicePdfOf(scope, row.number, clock.now());
+    const { filename, pdf } = await invoicePdfOf(scope, row.number);
     return mailer.send({
       from: settings.from,
       to,

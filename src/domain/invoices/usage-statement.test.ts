@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { spreadsheetText, STATEMENT_HEADER, statementLine } from "./usage-statement.js";
+import { Big } from "../kernel/money.js";
+import { billInvoice } from "./invoice-figures.js";
+import { lineFromRecord } from "./invoice-lines.js";
+import { spreadsheetText, STATEMENT_HEADER, statementLine, statementSummary } from "./usage-statement.js";
 
 const row = (fields: Partial<Parameters<typeof statementLine>[0]> = {}): Parameters<typeof statementLine>[0] => ({
   seq: "1",
@@ -23,12 +26,57 @@ describe("usage statement rows", () => {
   it("writes the header and one CRLF-ended row per event, decimals as stored and absent values empty", () => {
     assert.equal(
       STATEMENT_HEADER,
-      "event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version\r\n",
+      "row_type,event_id,timestamp,metric,counterparty,counterparty_side,pair,quantity,fee_amount,applied_rate,rated_amount,rule_id,pricing_version,line_kind,description,unit_price,amount\r\n",
     );
     assert.equal(
       statementLine(row()),
-      "evt-1,2026-03-20T10:00:00.000Z,domestic_wire,,,,2,,20,40.000000000001,rule_1,3\r\n",
+      "event,evt-1,2026-03-20T10:00:00.000Z,domestic_wire,,,,2,,20,40.000000000001,rule_1,3,,,,\r\n",
     );
+  });
+
+  it("ends with a row per line of the invoice, then its tax and total, figures as the invoice gives them", () => {
+    const billed = billInvoice(
+      [
+        lineFromRecord({
+          key: "subscription|sub",
+          kind: "subscription",
+          rule_id: "sub",
+          metric: null,
+          description: "Platform, monthly",
+          quantity: "1",
+          rate: null,
+          charge_total: "99",
+          capped_total: "0",
+        }),
+        lineFromRecord({
+          key: "usage|wire|20",
+          kind: "usage",
+          rule_id: "wire",
+          metric: "domestic_wire",
+          description: "=Domestic wire",
+          quantity: "3",
+          rate: "20",
+          charge_total: "60.004",
+          capped_total: "60.004",
+        }),
+      ],
+      new Big("1000"),
+      "USD",
+    );
+    assert.equal(
+      statementSummary(billed, "USD"),
+      [
+        'line,,,,,,,1,,,,sub,,subscription,"Platform, monthly",99,99.00',
+        "line,,,domestic_wire,,,,3,,,,wire,,usage,'=Domestic wire,20,60.00",
+        "line,,,,,,,1,,,,,,minimum,Monthly minimum,841,841.00",
+        "tax,,,,,,,,,,,,,,Tax,,0.00",
+        "total,,,,,,,,,,,,,,Total,,1000.00",
+        "",
+      ].join("\r\n"),
+    );
+    const columns = STATEMENT_HEADER.split(",").length;
+    for (const row of statementSummary(billed, "USD").split("\r\n").slice(0, -1))
+      assert.equal(row.replace(/"[^"]*"/g, "x").split(",").length, columns, row);
   });
 
   const quoted: Array<[string, string]> = [
@@ -91,6 +139,6 @@ describe("spreadsheetText: text a spreadsheet would run is written as text (OWAS
         applied_rate: "0.5",
       }),
     );
-    assert.equal(line, "'=id,2026-03-20T10:00:00.000Z,'+m,'-c,'@s,'\tp,2,,0.5,40.000000000001,'=r,3\r\n");
+    assert.equal(line, "event,'=id,2026-03-20T10:00:00.000Z,'+m,'-c,'@s,'\tp,2,,0.5,40.000000000001,'=r,3,,,,\r\n");
   });
 });

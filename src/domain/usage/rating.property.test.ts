@@ -43,7 +43,7 @@ const MAX_EVENTS = 40;
 const toPricingRule = (spec: RuleSpec, currency: string): PricingRule =>
   ({
     id: spec.key,
-    name: spec.key,
+    name: spec.metric, // the API names a rule given no name after its metric
     amount: null,
     rate: null,
     frequency: null,
