@@ -670,7 +670,7 @@ describeEachEngine("dashboard pricing rule forms", (t) => {
     assert.match(page.body, /<dt>Total with the change<\/dt><dd>\$2,500\.00<\/dd>/);
     assert.match(page.body, /<dt>Difference<\/dt><dd>\+\$500\.00<\/dd>/);
     const rows = tableRows(page.body, "Differences per line, March 2026");
-    const line = rows.find((r) => r.includes("domestic"));
+    const line = rows.find((r) => r.includes("Domestic wire"));
     assert.match(
       line ?? "",
       /<td class="num">\$2,000\.00<\/td><td class="num">\$2,500\.00<\/td><td class="num">\+\$500\.00<\/td>/,

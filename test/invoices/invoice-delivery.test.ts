@@ -352,7 +352,8 @@ describeEachEngine(
       const apiCsv = await t.call({ method: "GET", url: invoiceUrl(number, "/usage.csv"), key });
       assert.equal(csv.body, apiCsv.body);
       assert.equal(csv.headers["content-digest"], apiCsv.headers["content-digest"]);
-      assert.equal(csv.body.split("\n").filter(Boolean).length, 2, "the header and the one event");
+      const events = csv.body.split("\n").filter((row) => row.startsWith("event,"));
+      assert.equal(events.length, 1, "the one event, then the invoice's lines and total");
 
       const wrong = randomBytes(32).toString("base64url");
       for (const url of [

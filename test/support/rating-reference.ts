@@ -119,6 +119,8 @@ export const feeUnitPrice = (amountMinor: bigint, exponent: number, quantity: bi
 export interface RuleSpec {
   /** Stable name of the rule in the scenario; the service gives each contract its own rule ids. */
   key: string;
+  /** The rule's name when it has one of its own (the sample's): its usage line is named after it. */
+  name?: string;
   metric: string;
   model: "flat" | "percentage" | "graduated" | "volume" | "package";
   /**
@@ -288,6 +290,7 @@ const REF_STEPS: ReadonlyArray<(charge: bigint, rule: RuleSpec, used: bigint) =>
 ];
 
 const usageDescriptionOf = (rule: RuleSpec): string => {
+  if (rule.name !== undefined && rule.name !== rule.metric) return rule.name;
   const scope = [rule.counterparty, rule.counterpartySide].filter((s) => s !== null);
   return scope.length > 0 ? `${rule.metric} usage (${scope.join(", ")})` : `${rule.metric} usage`;
 };

@@ -67,6 +67,7 @@ const CENTS = 2;
 const SAMPLE_RULES: RuleSpec[] = [
   {
     key: "domestic_wire",
+    name: "Domestic wire",
     metric: "domestic_wire",
     model: "flat",
     price: "20.00",
@@ -76,6 +77,7 @@ const SAMPLE_RULES: RuleSpec[] = [
   },
   {
     key: "international_wire",
+    name: "International wire",
     metric: "international_wire",
     model: "flat",
     price: "30.00",

@@ -65,6 +65,7 @@ function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided
     issued_date: today,
     due_date: addDays(today, 30),
     paid_date: type === "invoice.paid" ? today : null,
+    hosted_url: "https://billing.example/i/sample-hosted-invoice-token",
     metrics: ["domestic_wire"],
     line_items: [
       {
