@@ -266,6 +266,9 @@ const MATRIX: Record<string, Entry> = {
   getCreditNote: {
     cases: [notFound("A's credit note", ["creditNote"], (ids) => ({ params: { number: ids.creditNote } }))],
   },
+  getCreditNotePdf: {
+    cases: [notFound("A's credit note", ["creditNote"], (ids) => ({ params: { number: ids.creditNote } }))],
+  },
   listInvoiceMessages: { cases: eachInvoice((number) => ({ params: { number } })) },
   sendInvoice: { cases: eachInvoice((number) => ({ params: { number } })) },
   revokeInvoiceHostedLink: { cases: eachInvoice((number) => ({ params: { number } })) },

@@ -834,6 +834,10 @@ describeEachEngine(
       valid.set("getCreditNote", number(note.json().number));
       await api.expect(200, "getCreditNote", number(note.json().number));
       await api.expect(404, "getCreditNote", number("CN-999999"));
+      valid.set("getCreditNotePdf", number(note.json().number));
+      const notePdf = await api.expect(200, "getCreditNotePdf", number(note.json().number));
+      assert.equal(notePdf.headers["content-type"], "application/pdf");
+      await api.expect(404, "getCreditNotePdf", number("CN-999999"));
       for (const id of ["finalizeInvoice", "payInvoice", "voidInvoice"]) await api.expect(404, id, number("INV-NOPE"));
       for (const status of ["paid", "void", "issued", "open", "overdue"])
         await api.expect(200, "listInvoices", { query: { status } });

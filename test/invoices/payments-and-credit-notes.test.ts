@@ -19,6 +19,7 @@ import {
   verifyProblems,
 } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
+import { pdfText } from "../support/pdf-text.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 
 const MARCH_1 = new Date("2026-03-01T08:00:00.000Z");
@@ -201,6 +202,22 @@ describeEachEngine("payments and credit notes", (t) => {
     const one = await t().call({ method: "GET", url: `/v1/billing/credit-notes/CN-000002`, key });
     expectStatus(one, 200);
     assert.equal(one.json().reason, "Goodwill");
+    const pdf = await t().call({ method: "GET", url: `/v1/billing/credit-notes/CN-000001/pdf`, key });
+    expectStatus(pdf, 200);
+    const text = await pdfText(pdf.rawPayload);
+    for (const words of [
+      "CN-000001",
+      invoice.number,
+      "Wire fee charged twice",
+      line0.description,
+      "$10.00",
+      "Collect Ltd",
+    ]) {
+      assert.ok(text.includes(words), `the credit note says ${words}: ${text}`);
+    }
+    const again = await t().call({ method: "GET", url: `/v1/billing/credit-notes/CN-000001/pdf`, key });
+    assert.ok(again.rawPayload.equals(pdf.rawPayload), "the same credit note, the same bytes");
+    expectError(await t().call({ method: "GET", url: `/v1/billing/credit-notes/CN-999999/pdf`, key }), 404);
     assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 

@@ -8,7 +8,9 @@ import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
-import { toDecimalString, toMoneyString } from "../kernel/money.js";
+import { Big, toDecimalString, toMoneyString } from "../kernel/money.js";
+import { findCreditNote } from "./collection-repository.js";
+import type { CreditNotePdfInput } from "./credit-note-pdf.js";
 import type { BilledInvoice } from "./invoice-figures.js";
 import { documentParties, type DocumentParties } from "./invoice-parties.js";
 import type { InvoicePdfInput } from "./invoice-pdf.js";
@@ -40,23 +42,8 @@ export function invoicePdfInput(
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
-    seller: {
-      name: parties.seller.name,
-      address: parties.seller.address,
-      taxId: parties.seller.tax_id,
-      logo,
-      paymentInstructions: parties.seller.payment_instructions,
-      footer: parties.seller.footer,
-    },
-    customer: {
-      name: parties.customer.name,
-      address: parties.customer.address,
-      country: parties.customer.country,
-      email: parties.customer.email,
-      taxId: parties.customer.tax_id,
-    },
+    ...pdfParties({ parties, logo }),
     memo: parties.memo,
-    paperSize: parties.paper_size,
     invoice: {
       number: row.number,
       status: row.status,
@@ -95,6 +82,57 @@ export function invoicePdfInput(
   };
 }
 
+/** The seller, the customer and the paper a document of an invoice shows (its own PDF, its credit notes'). */
+function pdfParties({ parties, logo }: DocumentParties): Pick<CreditNotePdfInput, "seller" | "customer" | "paperSize"> {
+  return {
+    seller: {
+      name: parties.seller.name,
+      address: parties.seller.address,
+      taxId: parties.seller.tax_id,
+      logo,
+      paymentInstructions: parties.seller.payment_instructions,
+      footer: parties.seller.footer,
+    },
+    customer: {
+      name: parties.customer.name,
+      address: parties.customer.address,
+      country: parties.customer.country,
+      email: parties.customer.email,
+      taxId: parties.customer.tax_id,
+    },
+    paperSize: parties.paper_size,
+  };
+}
+
+/**
+ * A credit note as a PDF: its invoice's parties (as the invoice was issued), what it credits, and where it went
+ * (off the amount due, to the customer's balance). Dated by its creation, so every download is the same file.
+ */
+export async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ filename: string; pdf: Buffer }> {
+  const note = await findCreditNote(scope, number);
+  if (!note) throw new NotFoundError("credit_note");
+  const row = await repo.findInvoiceDocument(scope, note.invoice_number);
+  if (!row) throw new NotFoundError("credit_note");
+  const money = (amount: string) => toMoneyString(new Big(amount), note.currency);
+  const input: CreditNotePdfInput = {
+    ...pdfParties(await documentParties(scope, row)),
+    creditNote: {
+      number: note.number,
+      invoiceNumber: note.invoice_number,
+      issuedDate: note.issued_date,
+      currency: note.currency,
+      reason: note.reason,
+      lines: note.lines.map((l) => ({ description: l.description, amount: money(l.amount) })),
+      amount: money(note.amount),
+      appliedToDue: money(note.applied_to_due),
+      toBalance: money(note.to_balance),
+    },
+    generatedAt: note.created_at,
+  };
+  const { renderCreditNotePdf } = await import("./credit-note-pdf.js");
+  return { filename: `${number}.pdf`, pdf: await renderCreditNotePdf(input) };
+}
+
 /** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
 export function createInvoiceDocuments({ db }: { db: Database; clock: Clock }) {
   return {
@@ -113,6 +151,12 @@ export function createInvoiceDocuments({ db }: { db: Database; clock: Clock }) {
      * call began (up to their highest sequence number then) and the lines those read then, so the digest, taken
      * in a first pass, is that of exactly what the second sends.
      */
+    /** GET /v1/billing/credit-notes/{number}/pdf: the credit note as a PDF for the customer. */
+    async creditNotePdf(tenant: Tenancy, number: string): Promise<{ filename: string; pdf: Buffer }> {
+      requireScope(tenant, "invoices:read");
+      return creditNotePdfOf(tenant.data, number);
+    },
+
     async usageStatement(
       tenant: Tenancy,
       number: string,

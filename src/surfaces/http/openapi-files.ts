@@ -22,6 +22,7 @@ export function describeFileOperations<T extends object>(document: T): T {
     if (operation) operation.responses = { [status]: response, ...operation.responses };
   };
   answer("/v1/billing/invoices/{number}/pdf", "get", "200", binary("application/pdf", "The invoice as a PDF"));
+  answer("/v1/billing/credit-notes/{number}/pdf", "get", "200", binary("application/pdf", "The credit note as a PDF"));
   answer(
     "/v1/billing/contracts/{ext_id}/agreement.pdf",
     "get",

@@ -10,6 +10,7 @@ import {
 } from "../../../domain/invoices/collection-schemas.js";
 import type { InvoiceWithLines } from "../../../domain/invoices/invoice-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
+import { sendPdf } from "../../http/send-documents.js";
 import { html, type SafeHtml } from "../html.js";
 import { csrfField, dataTable, fieldError, inputField, invalidAttributes, money, when, type Flash } from "../layout.js";
 import {
@@ -83,7 +84,11 @@ export function collectionSections(
       : dataTable(
           `Credit notes of invoice ${invoice.number}`,
           [
-            { header: "Number", cell: (n) => n.number },
+            {
+              header: "Number",
+              cell: (n) =>
+                html`<a href="/credit-notes/${encodeURIComponent(n.number)}/credit-note.pdf">${n.number}</a>`,
+            },
             { header: "Date", cell: (n) => n.issued_date },
             { header: "Reason", cell: (n) => n.reason },
             { header: "Off the amount due", cell: (n) => money(n.applied_to_due, currency), numeric: true },
@@ -204,6 +209,15 @@ export async function invoiceCollectionPages(
     } catch (error) {
       return sendPage(reply, ...(await refused(viewer, number, "credit_note", values, error)));
     }
+  });
+
+  // A credit note's PDF, for the signed-in user (the API's /pdf takes an API key).
+  app.get<{ Params: { number: string } }>("/credit-notes/:number/credit-note.pdf", async (request, reply) => {
+    return sendPdf(
+      reply,
+      await deps.services.invoices.creditNotePdf(viewerOf(request).session.actor, request.params.number),
+      "attachment",
+    );
   });
 
   async function refused(

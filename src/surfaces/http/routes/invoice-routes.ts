@@ -339,6 +339,23 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
       async (request) => services.invoices.getCreditNote(actorOf(request), request.params.number),
     );
 
+    app.get(
+      "/v1/billing/credit-notes/:number/pdf",
+      {
+        schema: {
+          operationId: "getCreditNotePdf",
+          tags: ["Invoices"],
+          summary: "Download a credit note as a PDF",
+          description:
+            "The seller and the customer as its invoice was issued, the invoice it credits, its lines, its total, and what it took off the amount due and left on the customer's balance. The same credit note always gives the same bytes.",
+          params: creditNoteNumberParams,
+          response: errorResponses({ 404: { not_found: "no credit note with this number for this company" } }),
+        },
+      },
+      async (request, reply) =>
+        sendPdf(reply, await services.invoices.creditNotePdf(actorOf(request), request.params.number), "inline"),
+    );
+
     // Delivery (docs/api.md, "Delivery"): the invoice's messages, sending it again, its hosted link.
     app.get(
       "/v1/billing/invoices/:number/messages",
