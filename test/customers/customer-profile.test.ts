@@ -149,7 +149,10 @@ describeEachEngine("customer profile (GET/PATCH)", (t) => {
     const { key } = await t().newCompany();
     const { id } = await createCustomer(t(), key, { name: "Mailless" });
     const error = expectError(await patch(t(), key, id, { invoice_delivery: "email" }), 400, "email_required");
-    assert.ok(error.details?.some((d: { path: string }) => d.path === "email"), JSON.stringify(error));
+    assert.ok(
+      error.details?.some((d: { path: string }) => d.path === "email"),
+      JSON.stringify(error),
+    );
     expectStatus(await patch(t(), key, id, { invoice_delivery: "email", email: "ap@mail.example" }), 200);
     expectError(await patch(t(), key, id, { email: null }), 400, "email_required");
     const after = (await get(t(), key, id)).json();
