@@ -66,7 +66,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
     const res = await patchAccount(t(), key, { ...profile, legal_name: "  Seller GmbH  " });
     expectStatus(res, 200);
     assert.deepEqual(
-      { ...res.json(), object: undefined, id: undefined, name: undefined, logo: undefined },
+      { ...(res.json() as object), object: undefined, id: undefined, name: undefined, logo: undefined },
       {
         ...profile,
         object: undefined,
@@ -191,7 +191,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
     expectStatus(await putLogo(t(), key, good, "image/png"), 200);
 
     const brokenCrc = Buffer.from(good);
-    brokenCrc[8 + 8 + 13 + 2] ^= 0xff; // a byte of IHDR's CRC
+    brokenCrc[8 + 8 + 13 + 2]! ^= 0xff; // a byte of IHDR's CRC
     const cases: [string, Buffer | string, string][] = [
       ["broken CRC", brokenCrc, "image/png"],
       ["cut short", good.subarray(0, good.length - 20), "image/png"],
