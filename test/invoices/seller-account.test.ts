@@ -202,6 +202,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       ["a PNG header and nothing", good.subarray(0, 33), "image/png"],
       ["a JPEG cut before its frame", JPEG_16.subarray(0, 100), "image/jpeg"],
       ["too many pixels", pngImage(4001, 1), "image/png"],
+      ["a row filter type that does not exist", pngImage(4, 4, { filter: 9 }), "image/png"],
     ];
     for (const [why, body, type] of cases) {
       const error = expectError(await putLogo(t(), key, body, type), 400, "invalid_logo");

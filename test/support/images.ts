@@ -11,7 +11,7 @@ function chunk(type: string, data: Buffer): Buffer {
 }
 
 /** A real RGB PNG, `width`×`height`, 8 bits a channel, a red-to-blue gradient. */
-export function pngImage(width: number, height: number): Buffer {
+export function pngImage(width: number, height: number, options: { filter?: number } = {}): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -20,6 +20,7 @@ export function pngImage(width: number, height: number): Buffer {
   const rows: Buffer[] = [];
   for (let y = 0; y < height; y += 1) {
     const row = Buffer.alloc(1 + width * 3); // filter byte 0, then pixels
+    row[0] = options.filter ?? 0;
     for (let x = 0; x < width; x += 1) {
       row[1 + x * 3] = Math.round((255 * x) / Math.max(1, width - 1));
       row[3 + x * 3] = Math.round((255 * y) / Math.max(1, height - 1));
