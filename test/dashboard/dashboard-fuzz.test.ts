@@ -40,6 +40,7 @@ interface Seed {
 // Form routes; `:id`-style segments are filled with a real id of the seed or garbage.
 const FORM_ROUTES = [
   "/customers",
+  "/customers/:customer",
   "/contracts/sample",
   "/contracts/:contract/rules",
   "/contracts/:contract/rules/change",
@@ -48,6 +49,8 @@ const FORM_ROUTES = [
   "/invoices/project",
   "/settings/api-keys",
   "/settings/api-keys/:key/revoke",
+  "/settings/invoice-profile",
+  "/settings/invoice-profile/logo/delete",
   "/webhooks",
   "/webhooks/:endpoint",
   "/webhooks/:endpoint/status",
@@ -77,6 +80,7 @@ const PAGE_ROUTES = [
   "/webhooks/:endpoint/deliveries/:delivery",
   "/settings/api-keys",
   "/settings/api-keys/:key/revoke",
+  "/settings/invoice-profile",
   "/login",
   "/signup",
 ];
@@ -122,6 +126,16 @@ const FIELD_NAMES = [
   "starts_on",
   "metrics",
   "priority",
+  "address",
+  "registration_number",
+  "tax_id",
+  "invoice_memo",
+  "invoice_delivery",
+  "legal_name",
+  "payment_instructions",
+  "invoice_footer",
+  "paper_size",
+  "search",
 ];
 
 const oddText = fc.oneof(
@@ -339,6 +353,28 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     // The fields each form reads (FIELD_NAMES holds them all); forms that read none get one anyway.
     const FIELDS: Record<string, string[]> = {
       "/customers": ["name", "external_id", "email", "domain", "country", "payment_terms_days"],
+      "/customers/:customer": [
+        "name",
+        "external_id",
+        "email",
+        "domain",
+        "country",
+        "address",
+        "registration_number",
+        "payment_terms_days",
+        "tax_id",
+        "invoice_memo",
+        "invoice_delivery",
+      ],
+      "/settings/invoice-profile": [
+        "legal_name",
+        "address",
+        "tax_id",
+        "payment_instructions",
+        "invoice_footer",
+        "paper_size",
+        "payment_terms_days",
+      ],
       "/contracts/sample": ["customer_id"],
       "/contracts/:contract/rules": [
         "type",
@@ -376,6 +412,7 @@ describeEachEngine("fuzz: generated requests to every dashboard page and form", 
     const fill = (route: string) =>
       route
         .replace(":contract", seed.contractId)
+        .replace(":customer", seed.customerId)
         .replace(":endpoint", seed.endpointId)
         .replace(":key", seed.keyId)
         .replace(":event", "no-such-event")

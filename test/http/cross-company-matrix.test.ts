@@ -126,8 +126,26 @@ const MATRIX: Record<string, Entry> = {
         query: { external_id: ids.customerExternalId },
       })),
       asUnknown("starting_after: A's customer", ["customer"], (ids) => ({ query: { starting_after: ids.customer } })),
+      asUnknown("search: A's customer's external id", ["customerExternalId"], (ids) => ({
+        query: { search: ids.customerExternalId },
+      })),
     ],
   },
+  getCustomer: { cases: [notFound("A's customer", ["customer"], (ids) => ({ params: { id: ids.customer } }))] },
+  updateCustomer: {
+    cases: [
+      notFound("A's customer", ["customer"], (ids) => ({
+        params: { id: ids.customer },
+        payload: { name: "Renamed by B" },
+      })),
+      notFound("A's customer, an empty change", ["customer"], (ids) => ({ params: { id: ids.customer }, payload: {} })),
+    ],
+  },
+  getAccount: { takesNoIds: "the caller's own company's profile; no id is sent" },
+  updateAccount: { takesNoIds: "the caller's own company's profile; no id is sent" },
+  putAccountLogo: { takesNoIds: "the caller's own company's logo; the body is an image" },
+  getAccountLogo: { takesNoIds: "the caller's own company's logo" },
+  deleteAccountLogo: { takesNoIds: "the caller's own company's logo" },
   listContracts: { takesNoIds: "a list; its only filter is a status" },
   createSampleContract: {
     cases: [notFound("customer_id: A's customer", ["customer"], (ids) => ({ payload: { customer_id: ids.customer } }))],

@@ -16,6 +16,7 @@ import formatsPlugin from "ajv-formats";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { MARCH, createCustomer, setContractStatus, usageEvent } from "../support/api.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
+import { JPEG_16, pngImage } from "../support/images.js";
 import { generatedAgreement, multipart, plainPdf, uploadTerms, type MultipartPart } from "../support/uploads.js";
 import { receiverPool, type ReceivedRequest } from "../support/webhook-receiver.js";
 
@@ -422,6 +423,57 @@ describeEachEngine(
       await api.expect(200, "listCustomers", { query: { external_id: "ct-1" } });
       await api.expect(400, "listCustomers", { query: { limit: "0" } });
       await api.expect(400, "listCustomers", { query: { starting_after: UNKNOWN_ID } });
+      await api.expect(200, "listCustomers", { query: { search: "contract test" } });
+      await api.expect(400, "listCustomers", { query: { search: "" } });
+
+      const id = (await api.expect(200, "listCustomers", { query: { external_id: "ct-1" } })).json().data[0].id;
+      valid.set("getCustomer", { params: { id } });
+      await api.expect(200, "getCustomer", { params: { id } });
+      await api.expect(404, "getCustomer", { params: { id: UNKNOWN_ID } });
+      await api.expect(404, "getCustomer", { params: { id: "not-a-uuid" } });
+      await api.expect(400, "getCustomer", { params: { id: "x".repeat(101) } });
+
+      valid.set("updateCustomer", { params: { id }, payload: { invoice_memo: "PO 1" } });
+      await api.expect(200, "updateCustomer", {
+        params: { id },
+        payload: { tax_id: "DE1", invoice_memo: "PO 1", invoice_delivery: "email", country: null },
+      });
+      await api.expect(200, "updateCustomer", { params: { id }, payload: {} });
+      await api.expect(400, "updateCustomer", { params: { id }, payload: { email: null } }); // email_required
+      await api.expect(400, "updateCustomer", { params: { id }, payload: { unknown_field: 1 } });
+      await api.expect(404, "updateCustomer", { params: { id: UNKNOWN_ID }, payload: { name: "X" } });
+      const other = await createCustomer(t(), key, { name: "Holder", external_id: "held" });
+      await api.expect(409, "updateCustomer", { params: { id }, payload: { external_id: other.external_id } });
+    });
+
+    it("the seller's account and its logo", async () => {
+      valid.set("getAccount", {});
+      await api.expect(200, "getAccount");
+      valid.set("updateAccount", { payload: { invoice_footer: "Thanks" } });
+      await api.expect(200, "updateAccount", {
+        payload: { legal_name: "Seller GmbH", address: "A\nB", paper_size: "a4", payment_terms_days: 20 },
+      });
+      await api.expect(200, "updateAccount", { payload: { legal_name: null } });
+      await api.expect(400, "updateAccount", { payload: { paper_size: "legal" } });
+      await api.expect(400, "updateAccount", { payload: { unknown_field: 1 } });
+
+      const png = { body: pngImage(4, 2), headers: { "content-type": "image/png" } };
+      valid.set("putAccountLogo", png);
+      valid.set("getAccountLogo", {});
+      valid.set("deleteAccountLogo", {});
+      await api.expect(404, "getAccountLogo");
+      await api.expect(200, "putAccountLogo", png);
+      await api.expect(200, "getAccountLogo");
+      await api.expect(200, "putAccountLogo", { body: JPEG_16, headers: { "content-type": "image/jpeg" } });
+      await api.expect(200, "getAccountLogo");
+      await api.expect(400, "putAccountLogo", { body: "not a png", headers: { "content-type": "image/png" } });
+      await api.expect(415, "putAccountLogo", { payload: { logo: "x" } });
+      await api.expect(413, "putAccountLogo", {
+        body: Buffer.alloc(1024 * 1024 + 1),
+        headers: { "content-type": "image/png" },
+      });
+      await api.expect(200, "deleteAccountLogo");
+      await api.expect(404, "getAccountLogo");
     });
 
     it("contracts and their agreements: sample and uploaded", async () => {

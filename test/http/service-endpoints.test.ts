@@ -140,6 +140,9 @@ describeEachEngine("service endpoints", (t, engine) => {
       "address",
       "registration_number",
       "payment_terms_days",
+      "tax_id",
+      "invoice_memo",
+      "invoice_delivery",
     ]) {
       assert.ok(bodySchema.properties[field], `request field ${field} is documented`);
     }
@@ -147,6 +150,8 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.ok(customers.post.responses["409"], "the 409 answer is documented");
     const params = customers.get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort();
     assert.deepEqual(params, ["query:external_id", "query:limit", "query:search", "query:starting_after"]);
+    const one = doc.paths["/v1/billing/customers/{id}"];
+    assert.ok(one?.get && one.patch, "GET and PATCH /v1/billing/customers/{id} are documented");
 
     const schemes = Object.values(doc.components.securitySchemes) as { type: string; scheme?: string; name?: string }[];
     assert.ok(schemes.some((s) => s.type === "http" && s.scheme === "bearer"));

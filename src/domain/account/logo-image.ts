@@ -87,6 +87,11 @@ function inspectPng(b: Buffer): LogoImage {
     throw refused("the PNG's pixels do not decompress");
   }
   if (pixels.length !== expected) throw refused("the PNG's pixels do not match its size");
+  // Each row starts with its filter type, 0 to 4: a PDF writer decoding the pixels throws on any other.
+  const stride = 1 + header.width * channels;
+  for (let row = 0; row < header.height; row += 1) {
+    if (pixels[row * stride]! > 4) throw refused(`the PNG's row ${row + 1} has an unknown filter type`);
+  }
   return { contentType: "image/png", width: header.width, height: header.height };
 }
 

@@ -41,6 +41,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .35rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+dl.facts dd.lines { white-space: pre-line; }
+.logo-preview { margin: 0 0 1rem; }
+.logo-preview img { max-width: 100%; height: auto; border: 1px solid var(--border, #ccc); }
 form.stack { display: grid; gap: .75rem; max-width: 36rem; }
 form.stack.wide { max-width: 64rem; }
 .usage-row { display: grid; gap: .5rem .75rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 11rem), 1fr)); padding: .5rem 0; border-bottom: 1px solid var(--line); }

@@ -15,6 +15,7 @@ import { formOf, pageContext, seeOther, sendFormExpired, sendPage, viewerOf, typ
 import { acceptMultipart } from "../http/multipart-form.js";
 import { contractUploadPages } from "./pages/contract-upload-pages.js";
 import { apiKeyPages } from "./pages/api-key-pages.js";
+import { accountPages } from "./pages/account-pages.js";
 import { authPages } from "./pages/auth-pages.js";
 import { contractPages } from "./pages/contract-pages.js";
 import { customerPages } from "./pages/customer-pages.js";
@@ -184,5 +185,6 @@ export function dashboardRoutes(deps: DashboardDeps) {
     await receivablesPage(app, deps);
     await webhookPages(app, deps);
     await apiKeyPages(app, deps);
+    await accountPages(app, deps);
   };
 }

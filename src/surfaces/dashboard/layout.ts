@@ -234,3 +234,16 @@ export function when(iso: string | null | undefined): SafeHtml {
   if (!iso) return html`—`;
   return html`<time datetime="${iso}">${iso.slice(0, 16).replace("T", " ")} UTC</time>`;
 }
+
+/** The Settings area's pages, the current one marked: every Settings page shows it above its content. */
+export function settingsNav(path: string): SafeHtml {
+  const pages = [
+    { href: "/settings/api-keys", label: "API keys" },
+    { href: "/settings/invoice-profile", label: "Invoice profile" },
+  ];
+  return html`<nav class="actions" aria-label="Settings">${pages.map(({ href, label }) =>
+    path === href || path.startsWith(`${href}/`)
+      ? html`<a class="button" href="${href}" aria-current="page">${label}</a>`
+      : html`<a class="button secondary" href="${href}">${label}</a>`,
+  )}</nav>`;
+}

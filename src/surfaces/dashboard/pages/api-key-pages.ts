@@ -27,6 +27,7 @@ import {
   inputField,
   invalidAttributes,
   page,
+  settingsNav,
   when,
   type Flash,
 } from "../layout.js";
@@ -110,7 +111,9 @@ function keysTable(keys: ApiKeyListing[]): SafeHtml {
 
 async function listPage(deps: DashboardDeps, viewer: Viewer, top: SafeHtml | string, flash?: Flash): Promise<string> {
   const keys = await deps.services.access.listApiKeys(viewer.session.actor);
-  return page(viewer.ctx, "API keys", html`${top}<h2>Your keys</h2>${keysTable(keys)}`, { flash });
+  return page(viewer.ctx, "API keys", html`${settingsNav(viewer.ctx.path)}${top}<h2>Your keys</h2>${keysTable(keys)}`, {
+    flash,
+  });
 }
 
 export async function apiKeyPages(app: FastifyInstance, deps: DashboardDeps): Promise<void> {

@@ -604,6 +604,7 @@ async function detailPage(
 <dt>Term</dt><dd>${contract.start_date} to ${contract.end_date ?? "open-ended"}</dd>
 <dt>Currency</dt><dd>${contract.currency}</dd>
 <dt>Billing cadence</dt><dd>${contract.billing_cadence}</dd>
+<dt>Payment terms</dt><dd>${contract.payment_terms_days === null ? "the customer's (else the account's default)" : `Net ${contract.payment_terms_days}`}</dd>
 <dt>Sample</dt><dd>${contract.sample ? "yes, a sample contract" : "no"}</dd>
 <dt>Metrics</dt><dd>${contract.metrics.length === 0 ? "—" : html`${contract.metrics.map((m, i) => html`${i > 0 ? ", " : ""}<code>${m}</code>`)}`}</dd>
 <dt>Created</dt><dd>${when(contract.created_at)}</dd>

@@ -68,6 +68,8 @@ interface ReviewValues {
   start_date?: string | undefined;
   end_date?: string | undefined;
   currency?: string | undefined;
+  /** Days to pay its invoices; blank: the customer's terms (else the account's). */
+  payment_terms_days?: string | undefined;
   minimum?: string | undefined;
   subscription?: string | undefined;
   subscription_name?: string | undefined;
@@ -80,6 +82,7 @@ const LABELS: Record<string, string> = {
   contract_id: "the contract id",
   external_contract_id: "the contract id",
   external_id: "the external id",
+  payment_terms_days: "the payment terms",
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -141,6 +144,7 @@ function valuesFromForm(form: FormBody): ReviewValues {
     start_date: field(form, "start_date"),
     end_date: field(form, "end_date"),
     currency: field(form, "currency")?.toUpperCase(),
+    payment_terms_days: field(form, "payment_terms_days"),
     minimum: field(form, "minimum"),
     subscription: field(form, "subscription"),
     subscription_name: field(form, "subscription_name"),
@@ -210,6 +214,14 @@ function termsFromValues(v: ReviewValues): {
     start_date: v.start_date,
     end_date: v.end_date ?? null,
     currency: v.currency,
+    // A whole number goes as one; anything else as typed, for the schema to refuse beside the field.
+    ...(v.payment_terms_days === undefined
+      ? {}
+      : {
+          payment_terms_days: /^-?\d+$/.test(v.payment_terms_days)
+            ? Number(v.payment_terms_days)
+            : v.payment_terms_days,
+        }),
     rules,
   };
   const fieldOf = (path: string): string | undefined => {
@@ -217,7 +229,9 @@ function termsFromValues(v: ReviewValues): {
     if (head === "customer") return second === "id" ? "customer_id" : `customer_${second}`;
     if (head === "rules" && second !== undefined && rest.length > 0)
       return ruleFields[Number(second)]?.(rest.join("."));
-    return ["contract_id", "start_date", "end_date", "currency"].includes(head ?? "") ? head : undefined;
+    return ["contract_id", "start_date", "end_date", "currency", "payment_terms_days"].includes(head ?? "")
+      ? head
+      : undefined;
   };
   return { terms, fieldOf };
 }
@@ -330,6 +344,7 @@ ${read}${leftOver}
   ${inputField({ id: "upload-start-date", name: "start_date", label: "Starts on", type: "date", value: values.start_date, error: errors.start_date })}
   ${inputField({ id: "upload-end-date", name: "end_date", label: "Ends on", hint: "(empty: open-ended)", type: "date", value: values.end_date, error: errors.end_date })}
   ${inputField({ id: "upload-currency", name: "currency", label: "Currency", hint: "(ISO code, e.g. USD)", value: values.currency, maxlength: 3, error: errors.currency })}
+  ${inputField({ id: "upload-payment-terms", name: "payment_terms_days", label: "Payment terms, days", hint: "(optional: blank for the customer's)", type: "number", value: values.payment_terms_days, inputmode: "numeric", error: errors.payment_terms_days })}
   </div>
   </fieldset>
   <fieldset class="card"><legend>Fixed prices</legend>
