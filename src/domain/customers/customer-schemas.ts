@@ -9,7 +9,7 @@ const text = (max: number) => noNul(z.string().trim().min(1).max(max));
 export const paymentTermsDaysInput = z.number().int().min(0).max(3650);
 
 /** How a customer's invoices reach it: emailed when issued, or not sent by the service. */
-const INVOICE_DELIVERIES = ["email", "none"] as const;
+export const INVOICE_DELIVERIES = ["email", "none"] as const;
 const invoiceDelivery = z.enum(INVOICE_DELIVERIES);
 
 export const createCustomerInput = z

@@ -108,7 +108,7 @@ function pdfParties({ parties, logo }: DocumentParties): Pick<CreditNotePdfInput
  * A credit note as a PDF: its invoice's parties (as the invoice was issued), what it credits, and where it went
  * (off the amount due, to the customer's balance). Dated by its creation, so every download is the same file.
  */
-export async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ filename: string; pdf: Buffer }> {
+async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ filename: string; pdf: Buffer }> {
   const note = await findCreditNote(scope, number);
   if (!note) throw new NotFoundError("credit_note");
   const row = await repo.findInvoiceDocument(scope, note.invoice_number);
