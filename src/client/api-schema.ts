@@ -1099,6 +1099,8 @@ export interface components {
             invoice_memo: string | null;
             /** @enum {string} */
             invoice_delivery: "email" | "none";
+            /** @description What credit notes on its paid invoices left it, per currency (credit notes' `to_balance`); empty when none */
+            credit_balances: components["schemas"]["CustomerCreditBalance"][];
             /** Format: date-time */
             created_at: string;
             /** @description When it was last changed; null when never */
@@ -1119,6 +1121,14 @@ export interface components {
                 /** @description The resource exactly as the API answers it */
                 object: components["schemas"]["Customer"];
             };
+        };
+        CustomerCreditBalance: {
+            currency: string;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            amount: Decimal;
         };
         CustomerExistsError: {
             /** @description A sentence for people: what was refused, and why */

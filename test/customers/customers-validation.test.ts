@@ -234,6 +234,7 @@ describeEachEngine("customer create validation", (t) => {
       tax_id: "DE123456789",
       invoice_memo: "PO 4471",
       invoice_delivery: "email",
+      credit_balances: [],
       updated_at: null,
       payment_terms: "Net 45",
       created_at: t().clock.now().toISOString(),

@@ -222,12 +222,14 @@ describeEachEngine("payments and credit notes", (t) => {
   });
 
   it("leaves a credit note on a paid invoice on the customer's balance", async () => {
-    const { key, invoice } = await issuedInvoice(t());
+    const { key, invoice, customer } = await issuedInvoice(t());
     expectStatus(await post(t(), key, `${invoice.number}/pay`), 200);
     const res = await post(t(), key, `${invoice.number}/credit-notes`, { amount: "25.50", reason: "Refund later" });
     expectStatus(res, 201);
     assert.equal(res.json().applied_to_due, 0);
     assert.equal(res.json().to_balance, 25.5);
+    const shown = await t().call({ method: "GET", url: `/v1/billing/customers/${customer.id}`, key });
+    assert.deepEqual(shown.json().credit_balances, [{ currency: "USD", amount: 25.5 }], "shown on the customer");
   });
 
   it("voids and reissues: the new draft takes the usage, late events land on it, and it is billed again", async () => {

@@ -16,10 +16,22 @@ export interface CustomerRow {
   invoice_delivery: "email" | "none";
   created_at: Date;
   updated_at: Date | null;
+  /** What credit notes left on the customer's balance, per currency (read only; none on a new row). */
+  credit_balances?: { currency: string; amount: string }[];
 }
 
 const COLUMNS =
   "company_id, id, name, external_id, email, domain, country, address, registration_number, payment_terms_days, tax_id, invoice_memo, invoice_delivery, created_at, updated_at";
+
+/**
+ * The columns a read answers: the row's, and its credit balances, what credit notes on its paid invoices left
+ * it (credit_notes.to_balance), summed per currency, decimals as text.
+ */
+const READ_COLUMNS = `${COLUMNS}, COALESCE((
+  SELECT json_agg(json_build_object('currency', b.currency, 'amount', b.amount::text) ORDER BY b.currency)
+    FROM (SELECT n.currency, sum(n.to_balance) AS amount FROM credit_notes n
+           WHERE n.company_id = customers.company_id AND n.customer_id = customers.id
+           GROUP BY n.currency HAVING sum(n.to_balance) > 0) AS b), '[]'::json) AS credit_balances`;
 
 /** Inserts unless the company already has this external_id; returns the row only when it was inserted. */
 export async function insertCustomerUnlessExternalIdTaken(
@@ -51,15 +63,16 @@ export async function insertCustomerUnlessExternalIdTaken(
 }
 
 export async function findCustomerById(db: CompanyScope, id: string): Promise<CustomerRow | undefined> {
-  const { rows } = await db.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE company_id = $1 AND id = $2`, [
-    id,
-  ]);
+  const { rows } = await db.query<CustomerRow>(
+    `SELECT ${READ_COLUMNS} FROM customers WHERE company_id = $1 AND id = $2`,
+    [id],
+  );
   return rows[0];
 }
 
 export async function findCustomerByExternalId(db: CompanyScope, externalId: string): Promise<CustomerRow | undefined> {
   const { rows } = await db.query<CustomerRow>(
-    `SELECT ${COLUMNS} FROM customers WHERE company_id = $1 AND external_id = $2`,
+    `SELECT ${READ_COLUMNS} FROM customers WHERE company_id = $1 AND external_id = $2`,
     [externalId],
   );
   return rows[0];
@@ -86,7 +99,7 @@ export type CustomerChanges = Partial<
 /** Locks a customer for a change (FOR UPDATE). */
 export async function lockCustomer(tx: CompanyScope, id: string): Promise<CustomerRow | undefined> {
   const { rows } = await tx.query<CustomerRow>(
-    `SELECT ${COLUMNS} FROM customers WHERE company_id = $1 AND id = $2 FOR UPDATE`,
+    `SELECT ${READ_COLUMNS} FROM customers WHERE company_id = $1 AND id = $2 FOR UPDATE`,
     [id],
   );
   return rows[0];
@@ -108,7 +121,7 @@ export async function updateCustomer(
     .query<CustomerRow>(
       `UPDATE customers SET ${[...sets, `updated_at = $${columns.length + 3}`].join(", ")}
         WHERE company_id = $1 AND id = $2
-        RETURNING ${COLUMNS}`,
+        RETURNING ${READ_COLUMNS}`,
       [id, ...columns.map((column) => changes[column]), now],
     )
     .catch((error: unknown) => {
@@ -130,7 +143,7 @@ export async function listCustomers(
   limit: number,
 ): Promise<CustomerRow[]> {
   const { rows } = await db.query<CustomerRow>(
-    `SELECT ${COLUMNS} FROM customers
+    `SELECT ${READ_COLUMNS} FROM customers
       WHERE company_id = $1
         AND ($2::text IS NULL OR external_id = $2)
         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))

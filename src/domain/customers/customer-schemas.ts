@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonDecimal } from "../kernel/decimal-schemas.js";
 import { emailText, instantText } from "../kernel/text-formats.js";
 
 /** Trimmed, non-empty, bounded text. PostgreSQL text cannot hold NUL, so it is refused here (400, not 500). */
@@ -83,6 +84,11 @@ export const customerSchema = z
     tax_id: z.string().nullable(),
     invoice_memo: z.string().nullable(),
     invoice_delivery: invoiceDelivery,
+    credit_balances: z
+      .array(z.object({ currency: z.string(), amount: jsonDecimal }).meta({ id: "CustomerCreditBalance" }))
+      .describe(
+        "What credit notes on its paid invoices left it, per currency (credit notes' `to_balance`); empty when none",
+      ),
     created_at: instantText(),
     updated_at: instantText().nullable().describe("When it was last changed; null when never"),
   })

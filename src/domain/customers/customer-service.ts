@@ -5,6 +5,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
+import { toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { recordEvent } from "../webhooks/outbox.js";
 import * as repo from "./customer-repository.js";
@@ -27,6 +28,10 @@ function presentCustomer(row: repo.CustomerRow): Customer {
     tax_id: row.tax_id,
     invoice_memo: row.invoice_memo,
     invoice_delivery: row.invoice_delivery,
+    credit_balances: (row.credit_balances ?? []).map((b) => ({
+      currency: b.currency,
+      amount: toJsonMoney(b.amount, b.currency),
+    })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at?.toISOString() ?? null,
   };

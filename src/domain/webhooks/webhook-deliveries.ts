@@ -162,6 +162,7 @@ function sampleObject(type: EventType, now: Date): unknown {
       tax_id: null,
       invoice_memo: null,
       invoice_delivery: "none",
+      credit_balances: [],
       created_at: createdAt,
       updated_at: null,
     };

@@ -34,6 +34,7 @@ import {
   pager,
   when,
   type Flash,
+  money,
 } from "../layout.js";
 
 const DONE: Record<string, Flash> = {
@@ -317,6 +318,7 @@ async function detailPage(
 <dt>Tax id</dt><dd>${customer.tax_id ?? "—"}</dd>
 <dt>Invoice memo</dt><dd>${customer.invoice_memo ?? "—"}</dd>
 <dt>Invoice delivery</dt><dd>${customer.invoice_delivery === "email" ? "emailed when issued" : "not sent by the service"}</dd>
+<dt>Credit balance</dt><dd>${customer.credit_balances.length === 0 ? "none" : customer.credit_balances.map((b, i) => html`${i > 0 ? ", " : ""}${money(b.amount, b.currency)}`)}</dd>
 <dt>Created</dt><dd>${when(customer.created_at)}</dd>
 <dt>Changed</dt><dd>${customer.updated_at ? when(customer.updated_at) : "never"}</dd>
 </dl></div>`;
