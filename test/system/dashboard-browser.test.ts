@@ -752,6 +752,93 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       });
 
       step(
+        "edits the customer's terms, issues a month due by them, takes a partial payment and a credit note, voids and reissues another month, and opens the hosted page signed out",
+        async () => {
+          // Net 15 on the customer: the sample contract has no terms of its own, so its invoices follow.
+          await visit(page, story.customerUrl);
+          await page.getByText("Edit this customer").click();
+          await page.getByLabel(/^Payment terms, days/).fill("15");
+          await Promise.all([page.waitForURL(/\/customers\//), page.getByRole("button", { name: "Save customer" }).click()]);
+          assert.match((await page.locator("dl.facts").first().textContent()) ?? "", /Payment termsNet 15/);
+
+          const issueMonth = async (ahead: number): Promise<string> => {
+            const result = await projectMonth(page, story.contractId, ahead);
+            const number = ((await result.getByRole("link").first().textContent()) ?? "").trim();
+            assert.match(number, /^INV-\d{6}$/);
+            await visit(page, `/invoices/${encodeURIComponent(number)}`);
+            await page.getByLabel(/I have checked this invoice/).check();
+            await Promise.all([
+              page.waitForURL(/done=finalized/),
+              page.getByRole("button", { name: "Finalize and issue" }).click(),
+            ]);
+            return number;
+          };
+          const number = await issueMonth(2);
+          const today = new Date();
+          const due = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 15))
+            .toISOString()
+            .slice(0, 10);
+          assert.match((await page.locator("dl.facts").first().textContent()) ?? "", new RegExp(`Due date${due}`));
+
+          const received = page.getByRole("region", { name: "Money received" });
+          await received.getByLabel(/^Amount, USD/).fill("100.00");
+          await received.getByLabel("Method").selectOption("wire");
+          await received.getByLabel(/^Reference/).fill("FT-2026-1");
+          await Promise.all([
+            page.waitForURL(/done=payment_recorded/),
+            received.getByRole("button", { name: "Record payment" }).click(),
+          ]);
+          const amounts = (await page.locator("dl.facts").nth(2).textContent()) ?? "";
+          assert.match(amounts, /Paid\$100\.00/);
+          assert.match(amounts, /Amount due\$900\.00/, "the sample's 1,000.00 minimum, less the payment");
+          assert.match(
+            tableRowsOf(await page.getByRole("region", { name: "Money received" }).textContent()),
+            /Wire.*FT-2026-1.*\$100\.00/s,
+          );
+
+          const credit = page.getByRole("region", { name: "Credit notes" });
+          await credit.getByLabel("Credit", { exact: true }).selectOption({ index: 1 });
+          await credit.getByLabel(/^Amount, USD/).fill("25.00");
+          await credit.getByLabel(/^Reason/).fill("Goodwill for a late statement");
+          await credit.getByLabel(/Issue this credit note/).check();
+          await Promise.all([
+            page.waitForURL(/done=credit_note_issued/),
+            credit.getByRole("button", { name: "Issue credit note" }).click(),
+          ]);
+          assert.match(
+            tableRowsOf(await page.getByRole("region", { name: "Credit notes" }).textContent()),
+            /CN-\d{6}.*Goodwill for a late statement/s,
+          );
+          assert.match((await page.locator("dl.facts").nth(2).textContent()) ?? "", /Amount due\$875\.00/);
+          await capture("invoice-collected");
+          const hosted = await page.getByRole("region", { name: "Delivery" }).getByRole("link").first().getAttribute("href");
+          assert.ok(hosted, "the invoice page shows its hosted link");
+
+          // Another month, issued and voided: its reissue takes the month over and links back.
+          const voided = await issueMonth(3);
+          await page.getByLabel(/the customer no longer owes it/).check();
+          await Promise.all([page.waitForURL(/done=voided/), page.getByRole("button", { name: "Void and reissue" }).click()]);
+          await assert.doesNotReject(page.getByText(/This invoice was voided and reissued as/).waitFor());
+          const reissue = page.locator("p.card", { hasText: "reissued as" }).getByRole("link");
+          await Promise.all([page.waitForURL(/\/invoices\/INV-/), reissue.click()]);
+          await assert.doesNotReject(page.getByText(new RegExp(`This invoice reissues ${voided}`)).waitFor());
+          await capture("invoice-reissued");
+
+          // The hosted page, in a browser that never signed in: the invoice, what is due, its PDF.
+          const stranger = await newPage();
+          const path = new URL(hosted!).pathname;
+          await visit(stranger, path);
+          const text = (await stranger.locator("main, body").first().textContent()) ?? "";
+          assert.match(text, new RegExp(`Invoice ${number}`));
+          assert.match(text, /Amount due\s*\$875\.00/);
+          const pdf = await stranger.request.get(`${path}/pdf`);
+          assert.equal(pdf.status(), 200);
+          assert.equal(pdf.headers()["content-type"], "application/pdf");
+          await visit(stranger, `${path.slice(0, -4)}xxxx`, 404);
+        },
+      );
+
+      step(
         "registers a webhook endpoint at a local receiver and sees the worker's delivery on the endpoint page",
         async () => {
           await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
