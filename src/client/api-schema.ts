@@ -870,6 +870,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.payment_recorded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payment was recorded on an invoice (opt-in)
+         * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
+         */
+        post: operations["receiveInvoicePaymentRecordedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credit_note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A credit note was issued on an invoice (opt-in)
+         * @description Sent to every enabled endpoint subscribed to the event's type, at least once and perhaps out of order (dedupe on the event id). Verify the signature on the raw body before parsing it.
+         */
+        post: operations["receiveCreditNoteCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1061,6 +1101,22 @@ export interface components {
             issued_date: string;
             /** Format: date-time */
             created_at: string;
+        };
+        CreditNoteCreatedEvent: {
+            /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "credit_note.created";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for an event sent by the test operation, with sample data */
+            test: boolean;
+            data: {
+                /** @description The resource exactly as the API answers it */
+                object: components["schemas"]["CreditNote"];
+            };
         };
         CreditNoteLine: {
             /** @description The invoice line's index; null for an amount off the whole */
@@ -1386,6 +1442,22 @@ export interface components {
             reference: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        InvoicePaymentRecordedEvent: {
+            /** @description `evt_` and 32 hex digits: the idempotency key, the same on every retry and resend */
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "invoice.payment_recorded";
+            /** Format: date-time */
+            created_at: string;
+            /** @description true for an event sent by the test operation, with sample data */
+            test: boolean;
+            data: {
+                /** @description The resource exactly as the API answers it */
+                object: components["schemas"]["InvoicePayment"];
+            };
         };
         InvoiceProjection: {
             /** @constant */
@@ -5978,6 +6050,104 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["InvoiceVoidedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: answer any 2xx within 10 seconds; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveInvoicePaymentRecordedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's secret as text (Stripe's scheme) */
+                "Service-Signature": string;
+                /** @description The event's id, as `id` in the body: the idempotency key */
+                "Service-Event-Id": string;
+                /** @description The event's type, as `type` in the body */
+                "Service-Event-Type": string;
+                /** @description Standard Webhooks: the event's id */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: the time of signing, in Unix seconds */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_` */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoicePaymentRecordedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: answer any 2xx within 10 seconds; the body is ignored */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h, then the delivery is failed */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried as a 4xx is (so is a timeout, a redirect or a refused connection) */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receiveCreditNoteCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, keyed with the endpoint's secret as text (Stripe's scheme) */
+                "Service-Signature": string;
+                /** @description The event's id, as `id` in the body: the idempotency key */
+                "Service-Event-Id": string;
+                /** @description The event's type, as `type` in the body */
+                "Service-Event-Type": string;
+                /** @description Standard Webhooks: the event's id */
+                "Webhook-Id": string;
+                /** @description Standard Webhooks: the time of signing, in Unix seconds */
+                "Webhook-Timestamp": string;
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<raw body>">`, keyed with the base64-decoded bytes after `whsec_` */
+                "Webhook-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreatedEvent"];
             };
         };
         responses: {

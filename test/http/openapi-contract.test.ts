@@ -957,7 +957,13 @@ describeEachEngine(
       valid.set("testWebhookEndpoint", { ...ids(id), payload: { type: "customer.created" } });
       const sent = await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type: "contract.created" } });
       // The invoice events' sample invoices, checked below against the document's Invoice like every delivery.
-      for (const type of ["invoice.issued", "invoice.paid", "invoice.voided"])
+      for (const type of [
+        "invoice.issued",
+        "invoice.paid",
+        "invoice.voided",
+        "invoice.payment_recorded",
+        "credit_note.created",
+      ])
         await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type } });
       receiver.answerWith(500);
       await api.expect(200, "testWebhookEndpoint", { ...ids(id), payload: { type: "customer.created" } });

@@ -758,7 +758,10 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           await visit(page, story.customerUrl);
           await page.getByText("Edit this customer").click();
           await page.getByLabel(/^Payment terms, days/).fill("15");
-          await Promise.all([page.waitForURL(/\/customers\//), page.getByRole("button", { name: "Save customer" }).click()]);
+          await Promise.all([
+            page.waitForURL(/\/customers\//),
+            page.getByRole("button", { name: "Save customer" }).click(),
+          ]);
           assert.match((await page.locator("dl.facts").first().textContent()) ?? "", /Payment termsNet 15/);
 
           const issueMonth = async (ahead: number): Promise<string> => {
@@ -811,13 +814,20 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           );
           assert.match((await page.locator("dl.facts").nth(2).textContent()) ?? "", /Amount due\$875\.00/);
           await capture("invoice-collected");
-          const hosted = await page.getByRole("region", { name: "Delivery" }).getByRole("link").first().getAttribute("href");
+          const hosted = await page
+            .getByRole("region", { name: "Delivery" })
+            .getByRole("link")
+            .first()
+            .getAttribute("href");
           assert.ok(hosted, "the invoice page shows its hosted link");
 
           // Another month, issued and voided: its reissue takes the month over and links back.
           const voided = await issueMonth(3);
           await page.getByLabel(/the customer no longer owes it/).check();
-          await Promise.all([page.waitForURL(/done=voided/), page.getByRole("button", { name: "Void and reissue" }).click()]);
+          await Promise.all([
+            page.waitForURL(/done=voided/),
+            page.getByRole("button", { name: "Void and reissue" }).click(),
+          ]);
           await assert.doesNotReject(page.getByText(/This invoice was voided and reissued as/).waitFor());
           const reissue = page.locator("p.card", { hasText: "reissued as" }).getByRole("link");
           await Promise.all([page.waitForURL(/\/invoices\/INV-/), reissue.click()]);

@@ -140,8 +140,10 @@ function sampleObject(type: EventType, now: Date): unknown {
       customer: SAMPLE_CUSTOMER_ID,
       currency: "USD",
       amount: toJsonMoney("10.00", "USD"),
+      applied_to_due: toJsonMoney("10.00", "USD"),
+      to_balance: toJsonMoney("0.00", "USD"),
       reason: "Sample credit note: a goodwill credit",
-      lines: [],
+      lines: [{ line: null, description: "Credit on the invoice", amount: toJsonMoney("10.00", "USD") }],
       issued_date: createdAt.slice(0, 10),
       created_at: createdAt,
     };

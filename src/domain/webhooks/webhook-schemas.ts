@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { creditNoteSchema, paymentSchema } from "../invoices/collection-schemas.js";
 import { contractSchema } from "../contracts/contract-schemas.js";
 import { customerSchema } from "../customers/customer-schemas.js";
 import { invoiceWithLinesSchema } from "../invoices/invoice-schemas.js";
@@ -103,3 +104,13 @@ export const contractCreatedEventSchema = eventSchema("contract.created", contra
 export const invoiceIssuedEventSchema = eventSchema("invoice.issued", invoiceWithLinesSchema, "InvoiceIssuedEvent");
 export const invoicePaidEventSchema = eventSchema("invoice.paid", invoiceWithLinesSchema, "InvoicePaidEvent");
 export const invoiceVoidedEventSchema = eventSchema("invoice.voided", invoiceWithLinesSchema, "InvoiceVoidedEvent");
+export const paymentRecordedEventSchema = eventSchema(
+  "invoice.payment_recorded",
+  paymentSchema,
+  "InvoicePaymentRecordedEvent",
+);
+export const creditNoteCreatedEventSchema = eventSchema(
+  "credit_note.created",
+  creditNoteSchema,
+  "CreditNoteCreatedEvent",
+);

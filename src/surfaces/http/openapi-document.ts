@@ -12,6 +12,8 @@ import {
   invoiceIssuedEventSchema,
   invoicePaidEventSchema,
   invoiceVoidedEventSchema,
+  paymentRecordedEventSchema,
+  creditNoteCreatedEventSchema,
 } from "../../domain/webhooks/webhook-schemas.js";
 import { describeCommonErrors, withRouteErrorCodes } from "./openapi-errors.js";
 import { describeFileOperations } from "./openapi-files.js";
@@ -30,7 +32,7 @@ const TAGS = [
   {
     name: "Invoices",
     description:
-      "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement. Emits `invoice.issued`, `invoice.paid` and `invoice.voided` to the endpoints that name them.",
+      "Draft invoices kept up to date by usage; finalize, pay and void; the PDF and the usage statement. Payments, credit notes, void and reissue, email delivery and the hosted page. Emits `invoice.issued`, `invoice.paid`, `invoice.voided`, `invoice.payment_recorded` and `credit_note.created` to the endpoints that name them.",
   },
   { name: "Reports", description: "Figures over the company's invoices: receivables aged by days past due." },
   { name: "Webhook endpoints", description: "Where the service sends its signed events (see `webhooks`)." },
@@ -161,6 +163,16 @@ const WEBHOOKS = {
   "invoice.issued": webhook("receiveInvoiceIssuedEvent", "An invoice was issued (opt-in)", invoiceIssuedEventSchema),
   "invoice.paid": webhook("receiveInvoicePaidEvent", "An invoice was paid (opt-in)", invoicePaidEventSchema),
   "invoice.voided": webhook("receiveInvoiceVoidedEvent", "An invoice was voided (opt-in)", invoiceVoidedEventSchema),
+  "invoice.payment_recorded": webhook(
+    "receiveInvoicePaymentRecordedEvent",
+    "A payment was recorded on an invoice (opt-in)",
+    paymentRecordedEventSchema,
+  ),
+  "credit_note.created": webhook(
+    "receiveCreditNoteCreatedEvent",
+    "A credit note was issued on an invoice (opt-in)",
+    creditNoteCreatedEventSchema,
+  ),
 };
 
 /**
