@@ -399,9 +399,11 @@ describeEachEngine("service endpoints", (t, engine) => {
     const doc = (await t().call({ method: "GET", url: "/v1/openapi.json" })).json();
     assert.deepEqual(Object.keys(doc.webhooks).sort(), [
       "contract.created",
+      "credit_note.created",
       "customer.created",
       "invoice.issued",
       "invoice.paid",
+      "invoice.payment_recorded",
       "invoice.voided",
     ]);
     for (const [type, resource] of [
@@ -410,6 +412,8 @@ describeEachEngine("service endpoints", (t, engine) => {
       ["invoice.issued", "Invoice"],
       ["invoice.paid", "Invoice"],
       ["invoice.voided", "Invoice"],
+      ["invoice.payment_recorded", "InvoicePayment"],
+      ["credit_note.created", "CreditNote"],
     ] as const) {
       const post = doc.webhooks[type].post;
       assert.deepEqual(post.security, [], `${type} is signed, not sent with an API key`);

@@ -46,6 +46,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       invoice_footer: null,
       paper_size: "letter",
       payment_terms_days: 30,
+      reminder_days: [-3, 1, 7],
       logo: null,
       updated_at: res.json().updated_at,
     });
@@ -69,6 +70,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       { ...(res.json() as object), object: undefined, id: undefined, name: undefined, logo: undefined },
       {
         ...profile,
+        reminder_days: [-3, 1, 7],
         object: undefined,
         id: undefined,
         name: undefined,

@@ -313,6 +313,7 @@ describeEachEngine(
           const note = event.data.object;
           assert.deepEqual(Object.keys(note).sort(), [
             "amount",
+            "applied_to_due",
             "created_at",
             "currency",
             "customer",
@@ -322,9 +323,10 @@ describeEachEngine(
             "number",
             "object",
             "reason",
+            "to_balance",
           ]);
           assert.equal(note.number, "CN-000001");
-          assert.deepEqual(note.lines, []);
+          assert.deepEqual(note.lines, [{ line: null, description: "Credit on the invoice", amount: 10 }]);
           assert.match(request.body, /"amount":10\.00/);
         }
       }
