@@ -491,9 +491,9 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
 
         await visit(page, "/customers");
         const search = page.getByRole("search", { name: "Search customers" });
-        await search.getByLabel("Search by external id").fill("walk-001");
+        await search.getByLabel("Search by name or external id").fill("walk-001");
         await search.getByRole("button", { name: "Search" }).click();
-        await page.waitForURL(/external_id=walk-001/);
+        await page.waitForURL(/search=walk-001/);
         await assert.doesNotReject(page.getByRole("link", { name: story.customerName }).waitFor());
         await visit(page, "/customers");
         await capture("customers");
@@ -783,7 +783,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
             .slice(0, 10);
           assert.match((await page.locator("dl.facts").first().textContent()) ?? "", new RegExp(`Due date${due}`));
 
-          const received = page.getByRole("region", { name: "Money received" });
+          const received = page.getByRole("region", { name: "Money received", exact: true });
           await received.getByLabel(/^Amount, USD/).fill("100.00");
           await received.getByLabel("Method").selectOption("wire");
           await received.getByLabel(/^Reference/).fill("FT-2026-1");
@@ -795,11 +795,11 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           assert.match(amounts, /Paid\$100\.00/);
           assert.match(amounts, /Amount due\$900\.00/, "the sample's 1,000.00 minimum, less the payment");
           assert.match(
-            tableRowsOf(await page.getByRole("region", { name: "Money received" }).textContent()),
+            tableRowsOf(await page.getByRole("region", { name: "Money received", exact: true }).textContent()),
             /Wire.*FT-2026-1.*\$100\.00/s,
           );
 
-          const credit = page.getByRole("region", { name: "Credit notes" });
+          const credit = page.getByRole("region", { name: "Credit notes", exact: true });
           await credit.getByLabel("Credit", { exact: true }).selectOption({ index: 1 });
           await credit.getByLabel(/^Amount, USD/).fill("25.00");
           await credit.getByLabel(/^Reason/).fill("Goodwill for a late statement");
@@ -809,13 +809,13 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
             credit.getByRole("button", { name: "Issue credit note" }).click(),
           ]);
           assert.match(
-            tableRowsOf(await page.getByRole("region", { name: "Credit notes" }).textContent()),
+            tableRowsOf(await page.getByRole("region", { name: "Credit notes", exact: true }).textContent()),
             /CN-\d{6}.*Goodwill for a late statement/s,
           );
           assert.match((await page.locator("dl.facts").nth(2).textContent()) ?? "", /Amount due\$875\.00/);
           await capture("invoice-collected");
           const hosted = await page
-            .getByRole("region", { name: "Delivery" })
+            .getByRole("region", { name: "Delivery", exact: true })
             .getByRole("link")
             .first()
             .getAttribute("href");

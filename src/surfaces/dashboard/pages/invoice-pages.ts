@@ -360,7 +360,7 @@ function deliverySection(viewer: Viewer, invoice: Invoice, messages: readonly In
           messages,
         );
   const hosted = invoice.hosted_url
-    ? html`<p>Hosted page: <a href="${invoice.hosted_url}" rel="noreferrer">${invoice.hosted_url}</a></p>
+    ? html`<p>Hosted page: <a class="mono" href="${invoice.hosted_url}" rel="noreferrer">${invoice.hosted_url}</a></p>
 <form method="post" action="${action("hosted-link/revoke")}" class="actions">${csrfField(viewer.ctx)}
 <button type="submit" class="secondary">Revoke this link and make a new one</button></form>`
     : "";
