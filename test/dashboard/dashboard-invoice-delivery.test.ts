@@ -36,7 +36,7 @@ describeEachEngine("dashboard invoice delivery", (t) => {
     await t().app.mailWorker.drain();
     const page = await client.get(`/invoices/${number}`);
     assert.equal(page.statusCode, 200);
-    assert.ok(page.body.includes(`<a href="${issued.hosted_url}" rel="noreferrer">`), "the hosted link");
+    assert.ok(page.body.includes(`<a class="mono" href="${issued.hosted_url}" rel="noreferrer">`), "the hosted link");
     const caption = `Messages about invoice ${number}, newest first`;
     const [issuedRow] = tableRows(page.body, caption);
     assert.match(issuedRow!, /<td>issued<\/td><td>ap@delivery\.test<\/td>/);
