@@ -59,7 +59,7 @@ describeEachEngine("dashboard invoice delivery", (t) => {
     assert.notEqual(fresh, issued.hosted_url);
     const revokedPage = await client.get(String(revoked.headers.location));
     assert.match(revokedPage.body, /Hosted link replaced/);
-    assert.ok(revokedPage.body.includes(`<a href="${fresh}"`));
+    assert.ok(revokedPage.body.includes(`<a class="mono" href="${fresh}"`));
     assert.equal((await client.post(`/invoices/${number}/send`, {}, { csrf: null })).statusCode, 403);
   });
 });
