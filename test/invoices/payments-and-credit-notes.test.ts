@@ -221,6 +221,21 @@ describeEachEngine("payments and credit notes", (t) => {
     assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
+  it("never credits more than the total when credit notes race, and numbers them without a gap", async () => {
+    const { key, companyId, invoice } = await issuedInvoice(t());
+    const half = new Big(invoice.total).div(2).round(2, Big.roundDown).toFixed(2);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        post(t(), key, `${invoice.number}/credit-notes`, { amount: half, reason: "Race" }),
+      ),
+    );
+    const created = answers.filter((r) => r.statusCode === 201);
+    assert.equal(created.length, 2, "two halves fit, no third");
+    for (const r of answers.filter((a) => a.statusCode !== 201)) expectError(r, 409, "credit_exceeds_invoice");
+    assert.deepEqual(created.map((r) => r.json().number).sort(), ["CN-000001", "CN-000002"]);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
+  });
+
   it("leaves a credit note on a paid invoice on the customer's balance", async () => {
     const { key, invoice, customer } = await issuedInvoice(t());
     expectStatus(await post(t(), key, `${invoice.number}/pay`), 200);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { noNul, paymentTermsDaysInput } from "../customers/customer-schemas.js";
+import { boundedText, paymentTermsDaysInput } from "../customers/customer-schemas.js";
 import { instantText } from "../kernel/text-formats.js";
 
 /** The papers an invoice's PDF is laid out on. */
@@ -9,7 +9,7 @@ export type PaperSize = (typeof PAPER_SIZES)[number];
 /** The most bytes a logo may have: 1 MiB. */
 export const MAX_LOGO_BYTES = 1024 * 1024;
 
-const text = (max: number) => noNul(z.string().trim().min(1).max(max));
+const text = boundedText;
 
 /** Reminder days: whole days from the due date, −365 to 365, each once, at most 10. */
 const reminderDaysInput = z

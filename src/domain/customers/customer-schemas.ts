@@ -4,7 +4,9 @@ import { emailText, instantText } from "../kernel/text-formats.js";
 
 /** Trimmed, non-empty, bounded text. PostgreSQL text cannot hold NUL, so it is refused here (400, not 500). */
 export const noNul = (s: z.ZodString) => s.regex(/^[^\u0000]*$/, "must not contain NUL characters");
-const text = (max: number) => noNul(z.string().trim().min(1).max(max));
+/** Trimmed text of 1 to `max` characters, without NUL: every free-text field a client names (customers, the account, payments, credit notes). */
+export const boundedText = (max: number) => noNul(z.string().trim().min(1).max(max));
+const text = boundedText;
 
 /** Days to pay an invoice (`Net {n}`): a customer's, a contract's, the account's default. */
 export const paymentTermsDaysInput = z.number().int().min(0).max(3650);

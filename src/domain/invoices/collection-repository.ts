@@ -113,8 +113,3 @@ export async function findInvoiceCustomer(db: CompanyScope, contractId: string):
   );
   return rows[0]!.customer_id;
 }
-
-export async function invoiceExists(db: CompanyScope, number: string): Promise<boolean> {
-  const { rows } = await db.query("SELECT 1 FROM invoices WHERE company_id = $1 AND number = $2", [number]);
-  return rows.length > 0;
-}

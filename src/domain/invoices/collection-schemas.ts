@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundedText } from "../customers/customer-schemas.js";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { decimalInput, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { CHARGE_DP } from "../kernel/money.js";
@@ -6,13 +7,7 @@ import { dateText, instantText } from "../kernel/text-formats.js";
 
 // Collecting and correcting an issued invoice (docs/api.md, "Payments" and "Credit notes").
 
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000]*$/, "must not contain NUL characters");
+const text = boundedText;
 
 /** How a payment was made: recorded as told, the service moves no money. */
 export const PAYMENT_METHODS = ["bank_transfer", "ach", "wire", "card", "check", "cash", "other"] as const;

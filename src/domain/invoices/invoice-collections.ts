@@ -19,6 +19,7 @@ import * as collections from "./collection-repository.js";
 import type { CreateCreditNoteInput, CreditNote, RecordPaymentInput } from "./collection-schemas.js";
 import { thawBill } from "./invoice-figures.js";
 import { presentWithLines } from "./invoice-presenter.js";
+import { findInvoiceSeq } from "./invoice-read-repository.js";
 import * as repo from "./invoice-change-repository.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
 
@@ -170,7 +171,7 @@ export function createInvoiceCollections({ clock }: { clock: Clock }) {
     async listCreditNotes(tenant: Tenancy, number: string): Promise<CreditNote[]> {
       requireScope(tenant, "invoices:read");
       const rows = await collections.listCreditNotesOf(tenant.data, number);
-      if (rows.length === 0 && !(await collections.invoiceExists(tenant.data, number))) {
+      if (rows.length === 0 && (await findInvoiceSeq(tenant.data, number)) === undefined) {
         throw new NotFoundError("invoice");
       }
       return rows.map(presentCreditNote);
