@@ -28,7 +28,14 @@ async function inspect(bytes, textPages) {
       if (number <= textPages) {
         for (const item of content.items) {
           if (!("str" in item) || item.str.trim() === "") continue;
-          items.push({ page: number, x: item.transform[4], y: item.transform[5], text: item.str });
+          items.push({
+            page: number,
+            x: item.transform[4],
+            y: item.transform[5],
+            text: item.str,
+            width: item.width,
+            height: item.height,
+          });
         }
       }
       page.cleanup();

@@ -17,6 +17,9 @@ export interface PdfTextItem {
   x: number;
   y: number;
   text: string;
+  /** The run's width and font size in points. */
+  width?: number;
+  height?: number;
 }
 
 export type PdfInspection =

@@ -1,6 +1,29 @@
 // Reads an agreement in any layout (docs/api.md, "Reading an agreement"): from the runs of text on its pages,
 // the terms it proposes, each with the page and text it came from. Pure: the same runs always read the same.
-import type { ExtractedField, ExtractedTerms, ExtractionItem, ExtractionWarning } from "./extraction-types.js";
+// Every value comes from words on a page: what no sentence, label or table row states is left out, never
+// guessed. Confidence is how sure the reading is: 0.95 for a labelled value or a table row, less for looser
+// wording, times the OCR engine's confidence for scanned pages.
+import type {
+  ExtractedField,
+  ExtractedRule,
+  ExtractedTerms,
+  ExtractedValue,
+  ExtractionItem,
+  ExtractionWarning,
+} from "./extraction-types.js";
+import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices } from "./price-reading.js";
+import { type Block, type Cell, type Layout, type Line, layoutOf, sourceOf } from "./text-layout.js";
+import {
+  COUNT_RE,
+  currencyNamed,
+  findDates,
+  findEmails,
+  findMoney,
+  isCurrencyCode,
+  metricIdOf,
+  readCount,
+  termEndAfterMonths,
+} from "./value-readers.js";
 
 export interface ExtractionContext {
   /** The seller's names (the account's legal name and its name): the customer is the other party. */
@@ -13,6 +36,810 @@ export interface TermsReading {
   warnings: ExtractionWarning[];
 }
 
-export function extractTerms(_items: readonly ExtractionItem[], _context: ExtractionContext): TermsReading {
-  return { terms: {}, fields: [], warnings: [] };
+/** Where a value was read: the page, the exact text, and the OCR confidence of that text (1 for a text layer). */
+interface Source {
+  page: number;
+  source_text: string;
+  confidence: number;
 }
+
+const lineSource = (...lines: Line[]): Source => ({
+  page: lines[0]!.page,
+  source_text: lines.map((line) => line.text).join(" "),
+  confidence: Math.min(...lines.map((line) => line.confidence)),
+});
+
+/** A found value, its source and how sure the wording makes it (before OCR's confidence). */
+interface Found<T> {
+  value: T;
+  source: Source;
+  strength: number;
+}
+
+const confidenceOf = (found: Found<unknown>): number =>
+  Math.round(found.strength * Math.min(1, found.source.confidence) * 100) / 100;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Labels: "Label: value" on a line, a label cell and the cell beside it, or a label above its value.
+
+/** A value written under or beside a label, with the lines it stands on. */
+interface Labelled {
+  value: string;
+  lines: Line[];
+  /** The value's cell, when the value stands in a cell of its own (a box's first line): what is below it. */
+  cell?: { line: number; x: number };
+}
+
+function labelledValues(layout: Layout, label: RegExp): Labelled[] {
+  const found: Labelled[] = [];
+  const { lines } = layout;
+  lines.forEach((line, at) => {
+    line.cells.forEach((cell, k) => {
+      const m = /^(.{1,48}?)\s*(?::|\s[–—-]\s|$)\s*(.*)$/.exec(cell.text);
+      if (m === null || !label.test(m[1]!.trim().replace(/\.$/, ""))) return;
+      if (!/:|\s[–—-]\s/.test(cell.text.slice(m[1]!.length, m[1]!.length + 4)) && m[2] !== "") return;
+      if (m[2] !== "") return void found.push({ value: m[2]!, lines: [line] });
+      const beside = line.cells[k + 1];
+      if (beside !== undefined) return void found.push({ value: beside.text, lines: [line] });
+      // A label alone: its value is the next line's cell that starts where the label does.
+      for (let next = at + 1; next < Math.min(lines.length, at + 3); next++) {
+        const below = lines[next]!;
+        if (below.page !== line.page || line.y - below.y > 3 * line.size) break;
+        const under = below.cells.find((c) => Math.abs(c.x - cell.x) <= 8);
+        if (under !== undefined) return void found.push({ value: under.text, lines: [below], cell: { line: next, x: under.x } });
+      }
+    });
+  });
+  return found;
+}
+
+/** The lines under a box's first line, in its column, until a gap or a label: an address's further lines. */
+function linesBelow(layout: Layout, start: { line: number; x: number }, max = 4): Array<{ text: string; line: Line }> {
+  const out: Array<{ text: string; line: Line }> = [];
+  let previous = layout.lines[start.line]!;
+  for (let at = start.line + 1; at < layout.lines.length && out.length < max; at++) {
+    const line = layout.lines[at]!;
+    if (line.page !== previous.page || previous.y - line.y > 2 * previous.size) break;
+    const cell = line.cells.find((c) => Math.abs(c.x - start.x) <= 8);
+    if (cell === undefined) break;
+    out.push({ text: cell.text, line });
+    previous = line;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parties
+
+const LEGAL_SUFFIX = String.raw`(?:Inc\.?|Incorporated|L\.?L\.?C\.?|Ltd\.?|Limited|GmbH|AG|S\.A\.S\.?|S\.A\.|SA|SAS|SARL|S\.à r\.l\.|B\.V\.|BV|N\.V\.|NV|Pty\.? Ltd\.?|P\.?L\.?C\.?|plc|Corp\.?|Corporation|LLP|L\.P\.|LP|Co\.|Oy|AB|ApS|A/S|S\.p\.A\.|S\.r\.l\.|K\.K\.|Pte\.? Ltd\.?|ULC|Group|Holdings)`;
+const NAME_WITH_SUFFIX = new RegExp(String.raw`^((?:[A-Z0-9&][\p{L}0-9&'’.-]*,?\s+){0,7}?${LEGAL_SUFFIX})(?=$|[\s,;()])`, "u");
+
+const CUSTOMER_ROLES = /^(?:Customer|Client|Buyer|Purchaser|Licensee|Subscriber|Merchant|Company)$/i;
+const SELLER_ROLES = /^(?:Provider|Service Provider|Supplier|Vendor|Seller|Licensor|Processor)$/i;
+
+/** A party's name from the words that start with it: up to its legal suffix, or to the first comma or bracket. */
+function partyName(text: string): { name: string; strength: number } | undefined {
+  const t = text
+    .replace(/^(?:\(\d+\)|\d+\.|[a-z]\))\s*/, "")
+    .replace(/^(?:by and between|between|and|by)\s+/i, "")
+    .replace(/^the\s+(?=[A-Z])/, "")
+    .trim();
+  const suffixed = NAME_WITH_SUFFIX.exec(t);
+  if (suffixed) return { name: suffixed[1]!.trim(), strength: 0.95 };
+  const plain = /^([A-Z][\p{L}0-9&'’.-]*(?:\s+(?:[A-Z0-9&][\p{L}0-9&'’.-]*|of|and|de|la|&)){0,5})(?=$|\s*[,;(]|\s+(?:a|an|with|having|whose|located|of)\s)/u.exec(t);
+  if (plain && plain[1]!.length >= 3) return { name: plain[1]!.replace(/[.,]$/, "").trim(), strength: 0.8 };
+  return undefined;
+}
+
+const nameKey = (name: string): string[] =>
+  name
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(new RegExp(String.raw`\b(?:inc|incorporated|llc|ltd|limited|gmbh|ag|sa|sas|sarl|bv|nv|pty|plc|corp|corporation|llp|lp|co|company|oy|ab|aps|spa|srl|kk|pte|ulc|the)\b`, "g"), " ")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim()
+    .split(" ")
+    .filter((w) => w !== "");
+
+/** Whether a name is the seller's: the same words, once legal suffixes and punctuation are set aside. */
+function isSeller(name: string, sellers: readonly string[]): boolean {
+  const key = nameKey(name).join(" ");
+  if (key === "") return false;
+  return sellers.some((seller) => {
+    const s = nameKey(seller).join(" ");
+    return s !== "" && (s === key || (s.length >= 6 && (key.startsWith(`${s} `) || s.startsWith(`${key} `))));
+  });
+}
+
+/** An address in a party's description: after "at", "located at", "principal place of business at" … */
+function addressIn(text: string): string | undefined {
+  const m =
+    /(?:place of business|principal office|registered (?:office|address)|offices?|address|located|domiciled|headquartered)(?:\s+(?:is|are))?\s*(?:at|in|:)\s+(.+)/i.exec(
+      text,
+    ) ?? /^[^,]+,\s*(\d.+)/.exec(text);
+  if (m === null) return undefined;
+  const address = m[1]!
+    .split(/\s*(?:\(|;|\s+and\s+its\b|,\s+(?:and|hereinafter|acting|represented|registered|company number|with company)\b|\s+\(the\b)/i)[0]!
+    .replace(/[,.\s]+$/, "")
+    .trim();
+  return /\d/.test(address) && address.length >= 8 && address.length <= 250 ? address : undefined;
+}
+
+interface Party {
+  name: Found<string>;
+  role: "customer" | "seller" | undefined;
+  address?: Found<string>;
+  block?: Block;
+}
+
+const DEFINED_TERM =
+  /\((?:the\s+|each\s+a\s+|hereinafter(?:\s+referred\s+to\s+as)?\s+|herein\s+)?(?:the\s+)?["“”'‘’]{1,2}([A-Z][A-Za-z ]{2,24})["“”'‘’]{1,2}\)/g;
+
+/** Parties named in running text, each with the role its defined term gives it ("Customer", "Provider"). */
+function partiesInProse(layout: Layout): Party[] {
+  const parties: Party[] = [];
+  for (const block of layout.blocks) {
+    let from = 0;
+    const between = /\b(?:by and )?between\b/i.exec(block.text);
+    if (between) from = between.index;
+    for (const m of block.text.matchAll(DEFINED_TERM)) {
+      const term = m[1]!.trim();
+      const role = CUSTOMER_ROLES.test(term) ? "customer" : SELLER_ROLES.test(term) ? "seller" : undefined;
+      if (role === undefined) continue;
+      const start = Math.max(from, 0);
+      const text = block.text.slice(start, m.index).replace(/^[\s,;]*(?:and\s+)?/, "");
+      from = (m.index ?? 0) + m[0].length;
+      const named = partyName(text);
+      if (named === undefined) continue;
+      const source = sourceOf(block, start, m.index ?? start);
+      const party: Party = { name: { value: named.name, source, strength: named.strength }, role, block };
+      const address = addressIn(text.slice(named.name.length));
+      if (address !== undefined) party.address = { value: address, source, strength: 0.85 };
+      parties.push(party);
+    }
+  }
+  if (parties.length > 0) return parties;
+  // No defined terms: "between A and B".
+  for (const block of layout.blocks) {
+    const m = /\bbetween\s+(.+?)\s+and\s+(?=[A-Z])(.+?)(?:\.\s|\.$|;|$)/.exec(block.text);
+    if (m === null) continue;
+    for (const [text, at] of [
+      [m[1]!, m.index + m[0].indexOf(m[1]!)],
+      [m[2]!, m.index + m[0].lastIndexOf(m[2]!)],
+    ] as const) {
+      const named = partyName(text);
+      if (named === undefined) continue;
+      const source = sourceOf(block, at, at + text.length);
+      const party: Party = { name: { value: named.name, source, strength: named.strength - 0.05 }, role: undefined, block };
+      const address = addressIn(text.slice(named.name.length));
+      if (address !== undefined) party.address = { value: address, source, strength: 0.8 };
+      parties.push(party);
+    }
+    if (parties.length > 0) break;
+  }
+  return parties;
+}
+
+const CUSTOMER_LABEL =
+  /^(?:the\s+)?(?:customer|client|buyer|purchaser|licensee|subscriber|merchant|bill to|billed to|sold to)(?:\s+(?:name|legal name|entity|details|information|company))?$/i;
+const SELLER_LABEL =
+  /^(?:the\s+)?(?:provider|service provider|supplier|vendor|seller|licensor)(?:\s+(?:name|legal name|entity|details|information))?$/i;
+
+/** Parties under labels: "Customer: Acme Inc.", a "CUSTOMER" box with the name under it. */
+function labelledParties(layout: Layout): Party[] {
+  const parties: Party[] = [];
+  for (const [label, role] of [
+    [CUSTOMER_LABEL, "customer"],
+    [SELLER_LABEL, "seller"],
+  ] as const) {
+    for (const found of labelledValues(layout, label)) {
+      const named = partyName(found.value);
+      if (named === undefined) continue;
+      const party: Party = {
+        name: { value: named.name, source: lineSource(...found.lines), strength: named.strength },
+        role,
+      };
+      const rest = found.value.slice(found.value.indexOf(named.name) + named.name.length).replace(/^[\s,]+/, "");
+      const inline = addressIn(found.value.slice(found.value.indexOf(named.name) + named.name.length)) ?? (/\d/.test(rest) && rest.length >= 8 ? rest : undefined);
+      if (inline !== undefined) party.address = { value: inline, source: lineSource(...found.lines), strength: 0.85 };
+      else if (found.cell !== undefined) {
+        // A box: the address is the lines under the name, up to an email, a phone or a label.
+        const below = linesBelow(layout, found.cell).filter((_, k, all) => k < all.length);
+        const lines: Array<{ text: string; line: Line }> = [];
+        for (const entry of below) {
+          if (/@|^(?:tel|phone|fax|attn|attention|email|e-mail|contact|vat|tax|reg)/i.test(entry.text) || /:\s/.test(entry.text)) break;
+          lines.push(entry);
+        }
+        const text = lines.map((l) => l.text.replace(/,$/, "")).join(", ");
+        if (lines.length > 0 && /\d/.test(text))
+          party.address = { value: text, source: lineSource(...lines.map((l) => l.line)), strength: 0.85 };
+      }
+      parties.push(party);
+    }
+  }
+  return parties;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Every block whose text matches, with the match: a sentence-level search over the running text. */
+function* matches(layout: Layout, pattern: RegExp): Generator<{ block: Block; m: RegExpExecArray }> {
+  const global = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`);
+  for (const block of layout.blocks) {
+    for (const m of block.text.matchAll(global)) yield { block, m: m as RegExpExecArray };
+  }
+}
+
+const fromMatch = (block: Block, m: RegExpExecArray): Source =>
+  sourceOf(block, m.index ?? 0, (m.index ?? 0) + m[0].length);
+
+/** The sentence of a block around a position: from the last full stop before it to the next after it. */
+function sentenceAt(text: string, at: number): { text: string; start: number } {
+  const before = text.slice(0, at);
+  const start = Math.max(before.search(/[.;:](?=\s+[A-Z(0-9])[^.;:]*$/) + 1, 0);
+  const after = text.slice(at).search(/[.;](?:\s+[A-Z(0-9]|$)/);
+  const end = after < 0 ? text.length : at + after + 1;
+  return { text: text.slice(start, end), start };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Currency and dates
+
+const DAY_FIRST_PLACES =
+  /\b(?:United Kingdom|England|Scotland|Wales|UK|Ireland|Germany|France|Netherlands|Belgium|Spain|Italy|Austria|Switzerland|Sweden|Denmark|Norway|Finland|Portugal|Poland|Australia|New Zealand|India|Singapore|South Africa|EU|European)\b/;
+
+function findCurrency(layout: Layout): Found<string> | undefined {
+  for (const found of labelledValues(layout, /^(?:billing\s+|contract\s+|invoice\s+|payment\s+)?currency$/i)) {
+    const code = /\b([A-Z]{3})\b/.exec(found.value)?.[1];
+    const value = code !== undefined && isCurrencyCode(code) ? code : currencyNamed(found.value);
+    if (value !== undefined) return { value, source: lineSource(...found.lines), strength: 0.95 };
+  }
+  for (const { block, m } of matches(
+    layout,
+    /\b(?:in|denominated in|payable in|expressed in|stated in|quoted in|billed in|invoiced in)\s+(?:the\s+)?(?:lawful currency of [A-Z][a-z]+(?: [A-Z][a-z]+)*\s*\()?([A-Z]{3}\b|(?:US |U\.S\. |United States |Canadian |Australian |New Zealand |Singapore |Swiss |Japanese |British )?(?:dollars?|euros?|pounds?(?: sterling)?|francs?|yen))/,
+  )) {
+    const said = m[1]!;
+    const value = isCurrencyCode(said) ? said : currencyNamed(said);
+    if (value !== undefined) return { value, source: fromMatch(block, m), strength: 0.9 };
+  }
+  // The amounts' own currencies: codes first, then symbols; the most written wins.
+  const counts = new Map<string, { n: number; first: Found<string> }>();
+  for (const block of layout.blocks) {
+    for (const money of findMoney(block.text)) {
+      if (money.currency === undefined) continue;
+      const isCode = money.symbol === undefined || /^[A-Z]{3}$/.test(money.symbol);
+      const weight = isCode ? 3 : money.symbol === "$" ? 1 : 2;
+      const entry = counts.get(money.currency) ?? {
+        n: 0,
+        first: {
+          value: money.currency,
+          source: sourceOf(block, money.index, money.index + money.length),
+          strength: money.symbol === "$" ? 0.85 : 0.9,
+        },
+      };
+      entry.n += weight;
+      counts.set(money.currency, entry);
+    }
+  }
+  const best = [...counts.values()].sort((a, b) => b.n - a.n)[0];
+  return best?.first;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+class Findings {
+  readonly fields: ExtractedField[] = [];
+  readonly warnings: ExtractionWarning[] = [];
+
+  add(field: string, found: Found<ExtractedValue>): void {
+    this.fields.push({
+      field,
+      value: found.value,
+      confidence: confidenceOf(found),
+      page: found.source.page,
+      source_text: found.source.source_text,
+    });
+  }
+}
+
+export function extractTerms(items: readonly ExtractionItem[], context: ExtractionContext): TermsReading {
+  const layout = layoutOf(items);
+  const findings = new Findings();
+  const terms: ExtractedTerms = {};
+  if (layout.lines.length === 0) return { terms, fields: [], warnings: [] };
+
+  // --- Currency, and the order numeric dates are read in.
+  const currency = findCurrency(layout);
+  const allText = layout.blocks.map((b) => b.text).join("\n");
+  const dayFirst =
+    currency !== undefined && ["GBP", "EUR", "AUD", "NZD", "CHF", "INR", "SGD", "ZAR", "SEK", "DKK", "NOK", "PLN"].includes(currency.value)
+      ? true
+      : currency?.value === "USD"
+        ? false
+        : DAY_FIRST_PLACES.test(allText);
+  const order = dayFirst ? "day_first" : "month_first";
+  let ambiguousDate: Source | undefined;
+
+  // --- Parties
+  const parties = [...labelledParties(layout), ...partiesInProse(layout)];
+  const sellers = [
+    ...context.sellerNames,
+    ...parties.filter((p) => p.role === "seller").map((p) => p.name.value),
+  ];
+  const customer =
+    parties.find((p) => p.role === "customer" && !isSeller(p.name.value, context.sellerNames)) ??
+    (context.sellerNames.length > 0
+      ? parties.find((p) => p.role === undefined && !isSeller(p.name.value, sellers))
+      : undefined);
+  if (customer !== undefined) {
+    const withAddress = customer.address ?? parties.find((p) => p !== customer && p.name.value === customer.name.value && p.address)?.address;
+    terms.customer = { name: customer.name.value };
+    findings.add("customer.name", customer.name);
+    if (withAddress !== undefined) {
+      terms.customer.address = withAddress.value;
+      findings.add("customer.address", withAddress);
+    }
+    const email = customerEmail(layout, customer.name.value, sellers);
+    if (email !== undefined) {
+      terms.customer.email = email.value;
+      findings.add("customer.email", email);
+    }
+  }
+
+  // --- Contract number
+  const number = contractNumber(layout);
+  if (number !== undefined) {
+    terms.contract_id = number.value;
+    findings.add("contract_id", number);
+  }
+
+  // --- Dates
+  const dateIn = (text: string) => findDates(text, order);
+  const noteAmbiguous = (ambiguous: boolean, source: Source) => {
+    if (ambiguous && ambiguousDate === undefined) ambiguousDate = source;
+  };
+  let start: Found<string> | undefined;
+  let end: Found<string | null> | undefined;
+  for (const found of labelledValues(layout, /^(?:effective|start|commencement|service start|contract start|subscription start|term start|begin)(?:\s+date)?$/i)) {
+    const d = dateIn(found.value)[0];
+    if (d === undefined) continue;
+    start = { value: d.date, source: lineSource(...found.lines), strength: 0.95 };
+    noteAmbiguous(d.ambiguous, start.source);
+    break;
+  }
+  for (const found of labelledValues(layout, /^(?:end|expiry|expiration|termination|contract end|term end|service end|subscription end)(?:\s+date)?$/i)) {
+    const d = dateIn(found.value)[0];
+    if (d !== undefined) {
+      end = { value: d.date, source: lineSource(...found.lines), strength: 0.95 };
+      noteAmbiguous(d.ambiguous, end.source);
+      break;
+    }
+    if (/^(?:none|n\/a|open[- ]ended|until terminated|no (?:fixed )?end)/i.test(found.value.trim())) {
+      end = { value: null, source: lineSource(...found.lines), strength: 0.9 };
+      break;
+    }
+  }
+  // A "Term" label: "1 January 2026 – 31 December 2026", "January 5, 2026 to January 4, 2027".
+  if (start === undefined || end === undefined) {
+    for (const found of labelledValues(layout, /^(?:term|contract term|initial term|subscription term|period|service period)$/i)) {
+      const dates = dateIn(found.value);
+      if (dates.length === 0) continue;
+      const source = lineSource(...found.lines);
+      if (start === undefined) start = { value: dates[0]!.date, source, strength: 0.9 };
+      if (end === undefined && dates[1] !== undefined) end = { value: dates[1].date, source, strength: 0.9 };
+      else if (end === undefined && /open[- ]ended|until terminated/i.test(found.value)) end = { value: null, source, strength: 0.85 };
+      noteAmbiguous(dates.some((d) => d.ambiguous), source);
+      break;
+    }
+  }
+  if (start === undefined || end === undefined) {
+    for (const block of layout.blocks) {
+      for (const d of dateIn(block.text)) {
+        const before = block.text.slice(Math.max(0, d.index - 70), d.index);
+        const near = before.slice(-40);
+        if (/\b(?:dated|signed|signature|executed|printed|generated|issued|revised|version|as at)\b[^.]*$/i.test(before.slice(-30))) continue;
+        const source = sourceOf(block, d.index, d.index + d.length);
+        const isEnd = /\b(?:end(?:s|ing)?|expir(?:e|es|y|ation|ing)|terminat(?:e|es|ing)|until|through|to|and ending)\s+(?:on\s+|at\s+|the\s+)?(?:midnight\s+on\s+)?$/i.test(near) || /[–—-]\s*$/.test(near);
+        const isStart =
+          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after)\b[^.]{0,30}$/i.test(near) ||
+          /\bEffective Date\b/.test(near);
+        if (isEnd && end === undefined && start !== undefined && d.date >= start.value) {
+          end = { value: d.date, source, strength: 0.85 };
+          noteAmbiguous(d.ambiguous, source);
+        } else if (isStart && !isEnd && start === undefined) {
+          start = { value: d.date, source, strength: 0.85 };
+          noteAmbiguous(d.ambiguous, source);
+        }
+      }
+    }
+  }
+  if (start !== undefined && end === undefined) {
+    for (const { block, m } of matches(
+      layout,
+      new RegExp(String.raw`\b(?:(?:initial\s+)?term|period)\s+of\s+(${COUNT_RE})\s+(months?|years?)|\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?(${COUNT_RE})\s+(months?|years?)\s+(?:from|after|following|commencing|beginning|starting)`, "gi"),
+    )) {
+      const count = readCount(m[1] ?? m[3] ?? "");
+      const unit = (m[2] ?? m[4] ?? "").toLowerCase();
+      if (count === undefined || count <= 0 || count > 120) continue;
+      const months = unit.startsWith("year") ? count * 12 : count;
+      const value = termEndAfterMonths(start.value, months);
+      if (value !== undefined) end = { value, source: fromMatch(block, m), strength: 0.8 };
+      break;
+    }
+  }
+  if (end === undefined) {
+    for (const { block, m } of matches(
+      layout,
+      /\b(?:until\s+terminated|open[- ]ended|no\s+fixed\s+(?:end|term|end date)|indefinite(?:ly)?\s+(?:term|period|until)|continue[sd]?\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+)?until\s+(?:it\s+is\s+)?terminated)/i,
+    )) {
+      end = { value: null, source: fromMatch(block, m), strength: 0.8 };
+      break;
+    }
+  }
+  if (start !== undefined) {
+    terms.start_date = start.value;
+    findings.add("start_date", start);
+  }
+  if (end !== undefined && (end.value === null || start === undefined || end.value >= start.value)) {
+    terms.end_date = end.value;
+    findings.add("end_date", end);
+  }
+  if (ambiguousDate !== undefined) {
+    findings.warnings.push({
+      code: "date_order",
+      message: `Dates written in numbers only were read ${
+        dayFirst ? "day first (05/01/2026 as 5 January 2026), as the document is British or European" : "month first (05/01/2026 as May 1, 2026), as the document is American"
+      }: check the start and end dates against page ${ambiguousDate.page}.`,
+      pages: [ambiguousDate.page],
+    });
+  }
+
+  if (currency !== undefined) {
+    terms.currency = currency.value;
+    findings.add("currency", currency);
+  }
+
+  // --- Payment terms
+  const paymentTerms = findPaymentTerms(layout);
+  if (paymentTerms !== undefined) {
+    terms.payment_terms_days = paymentTerms.value;
+    findings.add("payment_terms_days", paymentTerms);
+  }
+
+  // --- Prices
+  const rules: Array<{ rule: ExtractedRule; found: Record<string, Found<ExtractedValue>> }> = [];
+  const minimum = findFee(layout, "minimum");
+  if (minimum !== undefined) rules.push(minimum);
+  const subscription = findFee(layout, "subscription");
+  if (subscription !== undefined) rules.push(subscription);
+  const tableRows = new Set<Line>();
+  for (const usage of [...tablePrices(layout, tableRows), ...prosePrices(layout, tableRows)]) {
+    const metric = usage.rule.metric;
+    if (metric === undefined || metric === "" || rules.some((r) => r.rule.metric === metric)) continue;
+    rules.push(usage);
+  }
+  if (rules.length > 0) {
+    terms.rules = rules.slice(0, 100).map((r) => r.rule);
+    rules.slice(0, 100).forEach((r, k) => {
+      for (const [key, found] of Object.entries(r.found)) findings.add(`rules.${k}.${key}`, found);
+    });
+  }
+  if (findings.fields.length === 0) {
+    findings.warnings.push({
+      code: "nothing_found",
+      message: "The document was read, but none of the terms it looks for were found in it: type them in.",
+    });
+  }
+  return { terms, fields: findings.fields, warnings: findings.warnings };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function customerEmail(layout: Layout, customer: string, sellers: readonly string[]): Found<string> | undefined {
+  const tokens = (names: readonly string[]) =>
+    names.flatMap((n) => nameKey(n)).filter((w) => w.length >= 4);
+  const customerTokens = tokens([customer]);
+  const sellerTokens = tokens(sellers);
+  const domainOf = (email: string) => (email.split("@")[1] ?? "").toLowerCase().replace(/[^a-z0-9]/g, "");
+  let best: { score: number; found: Found<string> } | undefined;
+  layout.blocks.forEach((block) => {
+    for (const { email, index } of findEmails(block.text)) {
+      const domain = domainOf(email);
+      if (sellerTokens.some((t) => domain.includes(t))) continue;
+      const around = sentenceAt(block.text, index).text;
+      let score = 0;
+      if (customerTokens.some((t) => domain.includes(t))) score += 2;
+      if (/\b(?:billing|invoices?|accounts payable|AP|remittance|finance)\b/i.test(around)) score += 1;
+      if (/\b(?:Customer|Client|Buyer|Licensee|Subscriber|Merchant)\b/.test(around) || customerTokens.some((t) => around.toLowerCase().includes(t))) score += 1;
+      if (sellers.some((s) => around.includes(s)) || /\b(?:Provider|Supplier|Vendor|Seller|Licensor)\b/.test(around)) score -= 1;
+      if (score <= 0) continue;
+      if (best === undefined || score > best.score) {
+        best = {
+          score,
+          found: { value: email, source: sourceOf(block, index, index + email.length), strength: score >= 3 ? 0.95 : 0.85 },
+        };
+      }
+    }
+  });
+  return best?.found;
+}
+
+const NUMBER_TOKEN = String.raw`([A-Z0-9][A-Za-z0-9]*(?:[-/_.][A-Za-z0-9]+)*)`;
+
+function contractNumber(layout: Layout): Found<string> | undefined {
+  const valid = (token: string) => /\d/.test(token) && /^[A-Za-z0-9]/.test(token) && token.length <= 60 && !/^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$/.test(token) && !/^\d{4}$/.test(token);
+  for (const found of labelledValues(
+    layout,
+    /^(?:contract|agreement|order form|order|msa|sow|statement of work|reference|ref|contract reference|agreement reference|document)\s*(?:no\.?|number|#|id|ref(?:erence)?\.?|reference number)?$/i,
+  )) {
+    const token = new RegExp(`^${NUMBER_TOKEN}`).exec(found.value.trim())?.[1];
+    if (token !== undefined && valid(token)) return { value: token, source: lineSource(...found.lines), strength: 0.95 };
+  }
+  for (const { block, m } of matches(
+    layout,
+    new RegExp(String.raw`\b(?:Contract|Agreement|Order Form|Order|MSA|SOW|Reference|Ref\.?)\s*(?:No\.?|Number|#|ID|Reference)\s*[:.]?\s*${NUMBER_TOKEN}`, "g"),
+  )) {
+    const token = m[1]!.replace(/\.$/, "");
+    if (valid(token)) return { value: token, source: fromMatch(block, m), strength: 0.9 };
+  }
+  return undefined;
+}
+
+function findPaymentTerms(layout: Layout): Found<number> | undefined {
+  for (const found of labelledValues(layout, /^(?:payment terms?|terms of payment|payment|invoice terms|due)$/i)) {
+    const m = new RegExp(String.raw`\bnet\s*(\d{1,3})\b|(${COUNT_RE})\s+(?:calendar\s+)?days?`, "i").exec(found.value);
+    const days = m === null ? undefined : m[1] !== undefined ? Number(m[1]) : readCount(m[2]!);
+    if (days !== undefined && days <= 365) return { value: days, source: lineSource(...found.lines), strength: 0.95 };
+  }
+  for (const { block, m } of matches(layout, /\bnet\s*(\d{1,3})\b(?!\s*%)/i)) {
+    const sentence = sentenceAt(block.text, m.index ?? 0).text;
+    if (/\b(?:notice|terminat)/i.test(sentence)) continue;
+    return { value: Number(m[1]), source: fromMatch(block, m), strength: 0.95 };
+  }
+  for (const { block, m } of matches(
+    layout,
+    new RegExp(
+      String.raw`\b(?:within|no later than|not later than|in)\s+(${COUNT_RE})\s+(?:calendar\s+)?days?\s+(?:of|after|from|following)\s+(?:the\s+|its\s+|each\s+|an?\s+)?(?:date\s+of\s+(?:the\s+|each\s+)?|receipt\s+of\s+(?:the\s+|each\s+|an?\s+)?|issue\s+of\s+(?:the\s+)?)?(?:invoice|date|receipt|issue|its)|\b(?:due|payable)\s+(?:and\s+payable\s+)?(${COUNT_RE})\s+(?:calendar\s+)?days?\s+(?:after|from|following)`,
+      "gi",
+    ),
+  )) {
+    const sentence = sentenceAt(block.text, m.index ?? 0).text;
+    if (/\b(?:notice|terminat|cure|dispute|breach|remedy|objection)/i.test(sentence)) continue;
+    if (!/\b(?:pay|paid|payment|payable|invoice|due)/i.test(sentence)) continue;
+    const days = readCount(m[1] ?? m[2] ?? "");
+    if (days === undefined || days > 365) continue;
+    return { value: days, source: fromMatch(block, m), strength: 0.9 };
+  }
+  return undefined;
+}
+
+interface RuleFinding {
+  rule: ExtractedRule;
+  found: Record<string, Found<ExtractedValue>>;
+}
+
+const FEE_LABELS = {
+  minimum:
+    /^(?:monthly minimum(?:\s+(?:commitment|fee|charge|spend|amount))?|minimum monthly(?:\s+(?:commitment|fee|charge|spend|amount))?|minimum(?:\s+(?:commitment|fee|charge|spend|amount))?(?:\s+per month)?|minimum commitment \(monthly\))$/i,
+  subscription:
+    /^(?:monthly\s+)?(?:platform|subscription|access|base|license|licence|service|support|account|maintenance|monthly)(?:\s+access)?\s+fee(?:\s*\(monthly\)|\s+per month)?$|^monthly (?:subscription|fee)$/i,
+} as const;
+const FEE_PROSE = {
+  minimum:
+    /\b(?:minimum monthly (?:commitment|fee|charge|spend|amount)|monthly minimum(?: (?:commitment|fee|charge|spend|amount))?|minimum (?:commitment|spend|fee|charge|amount)|minimum of)\b/i,
+  subscription:
+    /\b((?:monthly )?(?:platform|subscription|access|base|license|licence|support|maintenance|account)(?: access)? fee|monthly (?:access|service|platform|subscription) fee|monthly fee)\b/i,
+} as const;
+const MONTHLY = /\b(?:per|a|each|every)\s+(?:calendar\s+)?month\b|\bmonthly\b|\/\s*(?:mo|month)\b|\bper mensem\b/i;
+
+/** A monthly minimum or a monthly fee: under its label, or in a sentence that says it is monthly. */
+function findFee(layout: Layout, kind: "minimum" | "subscription"): RuleFinding | undefined {
+  const make = (label: string, amount: string, found: Found<string>): RuleFinding => {
+    const name = kind === "minimum" ? "Monthly minimum" : capitalised(label.replace(/\s*\((?:monthly)\)$/i, "").trim());
+    const rule: ExtractedRule =
+      kind === "minimum"
+        ? { name, type: "minimum", model: "flat", amount }
+        : { name, type: "subscription", model: "flat", frequency: "monthly", amount };
+    return { rule, found: { amount: { ...found, value: amount }, name: { ...found, value: name } } };
+  };
+  for (const found of labelledValues(layout, FEE_LABELS[kind])) {
+    const money = findMoney(found.value)[0];
+    if (money === undefined) continue;
+    const after = found.value.slice(money.index + money.length);
+    if (/^\s*(?:per|\/|a|each)\s+(?:year|annum|quarter|transaction|unit|call)/i.test(after)) continue;
+    const label = found.lines[0]!.cells[0]!.text.split(":")[0]!.trim();
+    return make(label, money.amount, { value: money.amount, source: lineSource(...found.lines), strength: 0.95 });
+  }
+  for (const { block, m } of matches(layout, FEE_PROSE[kind])) {
+    const sentence = sentenceAt(block.text, m.index ?? 0);
+    const tail = sentence.text.slice((m.index ?? 0) - sentence.start);
+    const money = findMoney(tail)[0];
+    if (money === undefined || money.index > 90) continue;
+    const after = tail.slice(money.index + money.length, money.index + money.length + 40);
+    if (/^\s*(?:per|\/|for each|each)\s+(?!(?:calendar\s+)?month)/i.test(after)) continue; // a price per event
+    if (!MONTHLY.test(sentence.text) || /\b(?:year|annual|annum|quarter)/i.test(after)) continue;
+    const at = sentence.start + ((m.index ?? 0) - sentence.start) + money.index;
+    return make(
+      kind === "subscription" ? (m[1] ?? m[0]) : m[0],
+      money.amount,
+      { value: money.amount, source: sourceOf(block, m.index ?? 0, at + money.length), strength: 0.85 },
+    );
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Usage prices in tables
+
+const NAME_HEADER = /^(?:service|services|item|items|description|product|products|usage|usage type|metric|transaction(?: type)?|fee type|fee|charge|activity|unit|type|name|line item|component|feature|event)s?$/i;
+const PRICE_HEADER = /^(?:price|prices|rate|rates|fee|fees|unit price|price per unit|amount|pricing|cost|charge|charges|unit rate|price \([A-Z]{3}\)|rate \([A-Z]{3}\)|fee \([A-Z]{3}\))$/i;
+const CAP_HEADER = /^(?:monthly cap|cap|maximum|max(?:imum)? per month|monthly maximum|cap per month)$/i;
+const COUNTERPARTY_HEADER = /^(?:counterparty|bank|partner|network|corridor|destination|counterparty bank|recipient bank|via)$/i;
+const METRIC_HEADER = /^(?:metric|metric id|usage metric|meter|event type)$/i;
+
+interface Columns {
+  name: number;
+  price?: number;
+  cap?: number;
+  counterparty?: number;
+  metric?: number;
+  xs: number[];
+}
+
+/** A header row: two cells or more, none a price, one naming what is priced and one the price. */
+function headerOf(line: Line): Columns | undefined {
+  if (line.cells.length < 2) return undefined;
+  const texts = line.cells.map((c) => c.text.replace(/[:*]$/, "").trim());
+  if (texts.some((t) => findMoney(t).length > 0 || /\d%/.test(t))) return undefined;
+  const find = (re: RegExp) => {
+    const k = texts.findIndex((t) => re.test(t));
+    return k < 0 ? undefined : k;
+  };
+  const price = find(PRICE_HEADER);
+  const metric = find(METRIC_HEADER);
+  let name = texts.findIndex((t, k) => k !== price && NAME_HEADER.test(t) && k !== metric);
+  if (name < 0 && metric !== undefined) name = metric;
+  if (price === undefined || name < 0 || name === price) return undefined;
+  return {
+    name,
+    price,
+    ...(find(CAP_HEADER) !== undefined && { cap: find(CAP_HEADER)! }),
+    ...(find(COUNTERPARTY_HEADER) !== undefined && { counterparty: find(COUNTERPARTY_HEADER)! }),
+    ...(metric !== undefined && metric !== name && { metric }),
+    xs: line.cells.map((c) => c.x),
+  };
+}
+
+/** The column a cell stands in: the last header cell starting left of it (allowing a little slack). */
+function columnOf(cell: Cell, xs: readonly number[]): number {
+  let k = 0;
+  xs.forEach((x, i) => {
+    if (cell.x >= x - 12) k = i;
+  });
+  return k;
+}
+
+const priceOf = (text: string): PriceReading | undefined => readPrices(text, { inCell: true })[0];
+
+function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
+  const found: RuleFinding[] = [];
+  let columns: Columns | undefined;
+  let page = 0;
+  let previous: RuleFinding | undefined;
+  let previousLine: Line | undefined;
+  for (const line of layout.lines) {
+    const header = headerOf(line);
+    if (header !== undefined) {
+      [columns, page, previous] = [header, line.page, undefined];
+      continue;
+    }
+    if (columns !== undefined && line.page !== page) columns = undefined;
+    const cells = line.cells;
+    // Rows with a header: cells by column; rows without one: a name cell, then the price in the cells after it.
+    let nameText: string | undefined;
+    let priceText: string | undefined;
+    let capText: string | undefined;
+    let counterpartyText: string | undefined;
+    let metricText: string | undefined;
+    if (columns !== undefined) {
+      const byColumn = new Map<number, string[]>();
+      for (const cell of cells) {
+        const k = columnOf(cell, columns.xs);
+        byColumn.set(k, [...(byColumn.get(k) ?? []), cell.text]);
+      }
+      const text = (k: number | undefined) => (k === undefined ? undefined : byColumn.get(k)?.join(" "));
+      nameText = text(columns.name);
+      priceText = text(columns.price);
+      capText = text(columns.cap);
+      counterpartyText = text(columns.counterparty);
+      metricText = text(columns.metric);
+      // A row whose only text is in the name column, right under a row: the name wrapped.
+      if (
+        priceText === undefined &&
+        nameText !== undefined &&
+        byColumn.size === 1 &&
+        previous !== undefined &&
+        previousLine !== undefined &&
+        previousLine.page === line.page &&
+        previousLine.y - line.y < 1.6 * line.size &&
+        /^[a-z(&]/.test(nameText)
+      ) {
+        const name = `${previous.rule.name} ${nameText}`;
+        previous.rule.name = name;
+        previous.rule.metric = metricText ?? metricIdOf(name);
+        const source = lineSource(previousLine, line);
+        previous.found.name = { ...previous.found.name!, value: name, source };
+        if (previous.found.metric) previous.found.metric = { ...previous.found.metric, value: previous.rule.metric, source };
+        rowsUsed.add(line);
+        previousLine = line;
+        continue;
+      }
+    } else if (cells.length >= 2 && /[A-Za-z]{3}/.test(cells[0]!.text) && priceOf(cells[0]!.text) === undefined) {
+      nameText = cells[0]!.text;
+      priceText = cells.slice(1).map((c) => c.text).join(" ");
+    }
+    previous = undefined;
+    if (nameText === undefined || priceText === undefined) continue;
+    const name = nameText.replace(/[:*]+$/, "").replace(/^\d+(?:\.\d+)*\.?\s+/, "").trim();
+    if (!/[A-Za-z]{2}/.test(name) || name.length > 80 || NOT_A_PRICE_ROW.test(name)) continue;
+    const price = priceOf(priceText);
+    if (price === undefined) continue;
+    // A fee per month in a table row is the minimum's or the subscription's, read by findFee.
+    if (FEE_LABELS.minimum.test(name) || FEE_LABELS.subscription.test(name)) continue;
+    if (/\b(?:per|a|\/)\s*(?:calendar\s+)?month\b|\bmonthly\b/i.test(priceText) && price.model === "flat") continue;
+    const cap = capText === undefined ? undefined : findMoney(capText)[0]?.amount;
+    const counterparty = counterpartyText !== undefined && /[A-Za-z]/.test(counterpartyText) && !/^(?:—|-|n\/a|none|any|all)$/i.test(counterpartyText.trim()) ? counterpartyText.trim() : undefined;
+    const metric = metricText !== undefined && /^[A-Za-z0-9_.:-]+$/.test(metricText.trim()) ? metricText.trim() : metricIdOf(name);
+    const source = lineSource(line);
+    const strength = columns !== undefined ? 0.95 : 0.85;
+    const fields = priceFields(price);
+    if (cap !== undefined) fields.monthly_cap = cap;
+    if (counterparty !== undefined) fields.counterparty = counterparty;
+    const rule: ExtractedRule = { name: capitalised(name), type: "usage", metric, ...fields };
+    const entry: RuleFinding = { rule, found: {} };
+    for (const [key, value] of Object.entries(rule)) {
+      if (key === "type" || key === "model" || value === undefined) continue;
+      entry.found[key] = { value: value as ExtractedValue, source, strength };
+    }
+    found.push(entry);
+    rowsUsed.add(line);
+    previous = entry;
+    previousLine = line;
+  }
+  return found;
+}
+
+/** Rows of a fees table that are not usage prices. */
+const NOT_A_PRICE_ROW = /^(?:total|subtotal|late|interest|liability|discount|tax|vat|deposit|setup|set-up|implementation|onboarding|one[- ]time|termination)/i;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Usage prices in sentences
+
+function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[] {
+  const found: RuleFinding[] = [];
+  for (const block of layout.blocks) {
+    if (block.lines.some((line) => tableRows.has(line))) continue;
+    if (block.lines.length === 1 && block.lines[0]!.cells.length > 1 && headerOf(block.lines[0]!) !== undefined) continue;
+    for (const reading of readPrices(block.text)) {
+      const unit = reading.unit;
+      if (unit === undefined) continue;
+      const name = capitalised(unit);
+      if (/^(?:unit|item|month|year|invoice|the)$/i.test(name)) continue;
+      const sentence = sentenceAt(block.text, reading.index);
+      if (FEE_PROSE.minimum.test(sentence.text.slice(0, reading.index - sentence.start)) && reading.model === "flat") continue;
+      const source = sourceOf(block, reading.index, reading.end);
+      const strength = 0.85;
+      const rule: ExtractedRule = { name, type: "usage", metric: metricIdOf(name), ...priceFields(reading) };
+      const entry: RuleFinding = { rule, found: {} };
+      for (const [key, value] of Object.entries(rule)) {
+        if (key === "type" || key === "model" || value === undefined) continue;
+        entry.found[key] = { value: value as ExtractedValue, source, strength };
+      }
+      found.push(entry);
+    }
+  }
+  return found;
+}
+
+export { nounPhrase };

@@ -10,6 +10,10 @@ export interface ExtractionItem {
   /** Baseline of the run, in PDF points from the page's bottom. */
   y: number;
   text: string;
+  /** The run's width in points, when known. */
+  width?: number;
+  /** The font size (a line's height) in points, when known. */
+  height?: number;
   /** OCR only: the engine's confidence in the run, 0–1. Text-layer runs are exact (undefined). */
   confidence?: number;
 }

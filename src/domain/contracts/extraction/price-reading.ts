@@ -1,0 +1,190 @@
+// Usage prices as agreements write them, in a table's cell or in a sentence: "$0.28 per ACH debit",
+// "2.35% of card volume, capped at $4,000 per month", "2.9% + $0.30 per transaction", "$18.00 per
+// international wire to HSBC UK". Each reading keeps where in the text it stands, so its source can be shown.
+import type { ExtractedRule } from "./extraction-types.js";
+import { findMoney, findPercents, type MoneyMatch, type PercentMatch } from "./value-readers.js";
+
+/** A price read from text: the rule's pricing fields, the priced thing's name when written, and where. */
+export interface PriceReading {
+  model: "flat" | "percentage";
+  amount?: string;
+  rate?: string;
+  fixed_fee?: string;
+  min_fee?: string;
+  max_fee?: string;
+  monthly_cap?: string;
+  counterparty?: string;
+  /** The noun phrase priced ("ACH debit"), when the text names it. */
+  unit?: string;
+  /** The currencies the amounts were written in (codes), to check against the contract's. */
+  currencies: string[];
+  index: number;
+  end: number;
+}
+
+/** Periods: a price per month is a fee, not a usage price. */
+const PERIODS = /^(?:month|calendar month|year|annum|quarter|week|day|hour|billing period|period|invoice)s?$/i;
+
+/** Words that end a priced noun phrase: what follows is about it, not part of its name. */
+const PHRASE_STOP = new Set(
+  (
+    "to with via through from capped subject up and plus in on at for where which that including excluding per " +
+    "billed charged payable under over above below exceeding within during thereafter is are was will shall " +
+    "or as by after before each every if when than more less not"
+  ).split(" "),
+);
+const LEADING = /^(?:the|each|every|a|an|all|any|one|such)\s+/i;
+const TRAILING =
+  /\s+(?:processed|initiated|originated|submitted|sent|received|completed|executed|settled|made|issued|performed|handled|delivered|routed|transmitted|used|consumed|requested|created|verified|run)$/i;
+
+/** Sentences about other money than usage prices: late interest, liability, discounts, taxes. */
+const NOT_PRICES =
+  /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|refund|credit note|service credit|escalat|inflation|CPI|deposit|termination fee|aggregate)/i;
+
+/** The noun phrase at the start of `text`: words up to a stop word or punctuation, at most six. */
+export function nounPhrase(text: string): string | undefined {
+  const words: string[] = [];
+  for (const match of text.matchAll(/[^\s,;:.()]+|[,;:.()]/g)) {
+    const word = match[0];
+    if (/^[,;:.()]$/.test(word)) break;
+    if (words.length > 0 && PHRASE_STOP.has(word.toLowerCase())) break;
+    if (/^[$€£¥\d]/.test(word)) break;
+    words.push(word);
+    if (words.length >= 7) return undefined;
+  }
+  let phrase = words.join(" ").replace(LEADING, "");
+  while (TRAILING.test(phrase)) phrase = phrase.replace(TRAILING, "");
+  phrase = phrase.replace(/[-–—/]+$/, "").trim();
+  if (phrase === "" || !/[A-Za-z]/.test(phrase)) return undefined;
+  return phrase;
+}
+
+/** "ach debit" → "Ach debit"; "ACH debit" stays; the name as written with its first letter capitalised. */
+export const capitalised = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);
+
+const CAP_RE =
+  /(?:capped at|up to a maximum of|(?:subject to )?a (?:monthly )?(?:cap|maximum) of|not to exceed|not exceeding|maximum of|max\.?|cap of|cap:)\s*$/i;
+const MONTHLY_AFTER = /^\s*(?:per|a|each|every|\/|in any|in a|in each)\s*(?:calendar\s+)?month|^\s*monthly/i;
+const MIN_FEE_BEFORE = /(?:minimum(?: fee| charge)?(?: of)?|at least|no less than|not less than|min\.?)\s*$/i;
+const MAX_FEE_BEFORE = /(?:maximum(?: fee| charge)?(?: of)?|at most|no more than|max\.?)\s*$/i;
+const PER_AFTER = /^\s*(?:per|\/|for each|for every|each|an?)\s+/i;
+
+/**
+ * The prices written in `text` (a sentence, or a table's cell): each anchored on an amount "per" a thing, or a
+ * percentage "of" a thing, with what qualifies it in the same clause: a fixed fee after the percentage, a
+ * monthly cap, a minimum or maximum per event, a counterparty after the thing ("to HSBC UK").
+ */
+export function readPrices(text: string, options: { inCell?: boolean } = {}): PriceReading[] {
+  if (NOT_PRICES.test(text) && !options.inCell) return [];
+  const money = findMoney(text);
+  const percents = findPercents(text);
+  const used = new Set<MoneyMatch>();
+  const readings: PriceReading[] = [];
+
+  // Amounts that qualify another price: caps, minimums and maximums.
+  const qualifiers = new Map<MoneyMatch, "cap" | "min" | "max">();
+  for (const m of money) {
+    const before = text.slice(Math.max(0, m.index - 48), m.index);
+    const after = text.slice(m.index + m.length, m.index + m.length + 30);
+    if (CAP_RE.test(before) && (MONTHLY_AFTER.test(after) || /monthly/i.test(before))) qualifiers.set(m, "cap");
+    else if (MIN_FEE_BEFORE.test(before)) qualifiers.set(m, "min");
+    else if (MAX_FEE_BEFORE.test(before)) qualifiers.set(m, "max");
+  }
+
+  for (const p of percents) {
+    const after = text.slice(p.index + p.length);
+    const reading: PriceReading = {
+      model: "percentage",
+      rate: p.rate,
+      currencies: [],
+      index: p.index,
+      end: p.index + p.length,
+    };
+    // "2.9% + $0.30": the fixed fee right after the percentage.
+    const plus = /^\s*(?:\+|plus)\s*/i.exec(after);
+    const fixed = plus ? money.find((m) => m.index === p.index + p.length + plus[0].length) : undefined;
+    let rest = after;
+    if (fixed !== undefined) {
+      reading.fixed_fee = fixed.amount;
+      if (fixed.currency) reading.currencies.push(fixed.currency);
+      used.add(fixed);
+      reading.end = fixed.index + fixed.length;
+      rest = text.slice(reading.end);
+    }
+    const of = /^\s*(?:of|on)\s+(?:the\s+)?/i.exec(rest);
+    const per = PER_AFTER.exec(rest);
+    if (of) {
+      const unit = nounPhrase(rest.slice(of[0].length));
+      if (unit !== undefined) reading.unit = unit;
+      reading.end += of[0].length + (unit?.length ?? 0);
+    } else if (per) {
+      const unit = nounPhrase(rest.slice(per[0].length));
+      if (unit !== undefined && PERIODS.test(unit)) continue; // "1.5% per month": interest, not a price
+      if (unit !== undefined) reading.unit = unit;
+    } else if (!options.inCell) continue; // a percentage of nothing named, in a sentence: not a price
+    readings.push(reading);
+  }
+
+  for (const m of money) {
+    if (used.has(m) || qualifiers.has(m)) continue;
+    const after = text.slice(m.index + m.length);
+    const per = PER_AFTER.exec(after) ?? /^\s*(?:each)\b/i.exec(after);
+    const unit = per ? nounPhrase(after.slice(per[0].length)) : undefined;
+    if (unit !== undefined && PERIODS.test(unit)) continue; // a monthly fee, read elsewhere
+    if (per === null && !options.inCell) continue;
+    if (per !== null && unit === undefined && !/^\s*each\b/i.test(after) && !options.inCell) continue;
+    readings.push({
+      model: "flat",
+      amount: m.amount,
+      ...(unit !== undefined && { unit }),
+      currencies: m.currency ? [m.currency] : [],
+      index: m.index,
+      end: m.index + m.length + (per?.[0].length ?? 0) + (unit?.length ?? 0),
+    });
+  }
+  readings.sort((a, b) => a.index - b.index);
+
+  // Qualifiers go to the price before them in the text (or the only one).
+  for (const [m, kind] of qualifiers) {
+    const owner = [...readings].reverse().find((r) => r.index < m.index) ?? readings[0];
+    if (owner === undefined) continue;
+    if (kind === "cap") owner.monthly_cap ??= m.amount;
+    else if (owner.model === "percentage" && kind === "min") owner.min_fee ??= m.amount;
+    else if (owner.model === "percentage" && kind === "max") owner.max_fee ??= m.amount;
+    if (m.currency) owner.currencies.push(m.currency);
+  }
+
+  // A counterparty named right after the priced thing: "per international wire to HSBC UK".
+  for (const reading of readings) {
+    if (reading.unit === undefined) continue;
+    const at = text.indexOf(reading.unit, reading.index);
+    if (at < 0) continue;
+    const tail = text.slice(at + reading.unit.length);
+    const named =
+      /^\s+(?:processed\s+|sent\s+|routed\s+|made\s+)?(?:to|with|via|through)\s+(?:the\s+)?((?:[A-Z][A-Za-z0-9&.'’-]*)(?:\s+(?:[A-Z][A-Za-z0-9&.'’-]*|&|of))*)/.exec(
+        tail,
+      );
+    const name = named?.[1]?.replace(/[.,]$/, "");
+    if (name !== undefined && !ROLE_WORDS.test(name)) reading.counterparty = name;
+  }
+  return readings;
+}
+
+/** Defined terms for the parties themselves: never a counterparty. */
+const ROLE_WORDS = /^(?:Customer|Client|Provider|Supplier|Vendor|Company|Merchant|Agreement|Party|Parties)$/;
+
+/** A reading's pricing fields as a rule's (the name, type and metric are the caller's). */
+export function priceFields(reading: PriceReading): Omit<ExtractedRule, "name" | "type"> {
+  return {
+    model: reading.model,
+    ...(reading.amount !== undefined && { amount: reading.amount }),
+    ...(reading.rate !== undefined && { rate: reading.rate }),
+    ...(reading.fixed_fee !== undefined && { fixed_fee: reading.fixed_fee }),
+    ...(reading.min_fee !== undefined && { min_fee: reading.min_fee }),
+    ...(reading.max_fee !== undefined && { max_fee: reading.max_fee }),
+    ...(reading.monthly_cap !== undefined && { monthly_cap: reading.monthly_cap }),
+    ...(reading.counterparty !== undefined && { counterparty: reading.counterparty }),
+  };
+}
+
+export type { MoneyMatch, PercentMatch };

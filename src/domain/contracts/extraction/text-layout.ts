@@ -1,0 +1,190 @@
+// The runs of text of an agreement's pages as a reader sees them: lines (runs on one baseline), cells (the
+// parts of a line set apart by a wide gap: a table's columns, a label and its value), the two columns of a
+// page set in two, and blocks of running text whose sentences may wrap from line to line. Every piece keeps
+// the lines it came from, so a value read anywhere can show the exact text and page it stands on.
+import type { ExtractionItem } from "./extraction-types.js";
+
+export interface Cell {
+  x: number;
+  /** Right edge, estimated where the run's width is not known. */
+  end: number;
+  text: string;
+  confidence: number;
+}
+
+export interface Line {
+  page: number;
+  y: number;
+  /** Font size, estimated: what distances on the line are measured in. */
+  size: number;
+  cells: Cell[];
+  /** The line's words, cells joined by a space. */
+  text: string;
+  confidence: number;
+}
+
+/** Running text: lines read one after another, joined by spaces; `starts[k]` is where line k begins in `text`. */
+export interface Block {
+  page: number;
+  lines: Line[];
+  text: string;
+  starts: number[];
+}
+
+export interface Layout {
+  /** Every line in reading order (a page set in two columns: its left column, then its right). */
+  lines: Line[];
+  blocks: Block[];
+}
+
+const DEFAULT_SIZE = 10;
+
+function itemSize(item: ExtractionItem): number {
+  return item.height !== undefined && item.height > 2 ? item.height : DEFAULT_SIZE;
+}
+
+/** A run's right edge: its width where known, else about half the font size per character. */
+function itemEnd(item: ExtractionItem): number {
+  return item.x + (item.width ?? item.text.length * itemSize(item) * 0.5);
+}
+
+const clean = (text: string): string => text.replace(/\s+/g, " ").trim();
+
+/** Groups runs into lines by baseline, and a line's runs into cells where the gap between them is wide. */
+function linesOf(items: readonly ExtractionItem[]): Line[] {
+  const sorted = items.filter((item) => clean(item.text) !== "").sort((a, b) => a.page - b.page || b.y - a.y);
+  const groups: ExtractionItem[][] = [];
+  for (const item of sorted) {
+    const last = groups.at(-1);
+    const head = last?.[0];
+    if (head !== undefined && head.page === item.page && Math.abs(head.y - item.y) <= 0.45 * itemSize(head)) {
+      last!.push(item);
+    } else groups.push([item]);
+  }
+  return groups.map((group) => {
+    group.sort((a, b) => a.x - b.x);
+    const size = Math.max(...group.map(itemSize));
+    const cells: Cell[] = [];
+    for (const item of group) {
+      const last = cells.at(-1);
+      const confidence = item.confidence ?? 1;
+      if (last !== undefined && item.x - last.end <= 1.5 * size) {
+        const glue = item.x - last.end > 0.15 * size && !last.text.endsWith(" ") ? " " : "";
+        last.text = clean(last.text + glue + item.text);
+        last.end = Math.max(last.end, itemEnd(item));
+        last.confidence = Math.min(last.confidence, confidence);
+      } else cells.push({ x: item.x, end: itemEnd(item), text: clean(item.text), confidence });
+    }
+    return {
+      page: group[0]!.page,
+      y: group[0]!.y,
+      size,
+      cells,
+      text: cells.map((cell) => cell.text).join(" "),
+      confidence: Math.min(...cells.map((cell) => cell.confidence)),
+    };
+  });
+}
+
+/**
+ * A page set in two columns, read left column first: when most of its lines of more than a few words break
+ * into two cells of running text at one place near the middle, the cells right of it are the second column.
+ */
+function readingOrder(lines: Line[]): Line[] {
+  const ordered: Line[] = [];
+  const pages = [...new Set(lines.map((line) => line.page))];
+  for (const page of pages) {
+    const onPage = lines.filter((line) => line.page === page);
+    const split = columnSplit(onPage);
+    if (split === undefined) {
+      ordered.push(...onPage);
+      continue;
+    }
+    const left: Line[] = [];
+    const right: Line[] = [];
+    for (const line of onPage) {
+      const l = line.cells.filter((cell) => cell.x < split - 2);
+      const r = line.cells.filter((cell) => cell.x >= split - 2);
+      if (l.length > 0) left.push({ ...line, cells: l, text: l.map((c) => c.text).join(" ") });
+      if (r.length > 0) right.push({ ...line, cells: r, text: r.map((c) => c.text).join(" ") });
+    }
+    ordered.push(...left, ...right);
+  }
+  return ordered;
+}
+
+function columnSplit(lines: readonly Line[]): number | undefined {
+  const wordy = (cell: Cell) => cell.text.split(" ").length >= 4;
+  const twoColumn = lines.filter((line) => line.cells.length === 2 && line.cells.every(wordy));
+  if (twoColumn.length < 6 || twoColumn.length < lines.length * 0.35) return undefined;
+  const starts = twoColumn.map((line) => line.cells[1]!.x).sort((a, b) => a - b);
+  const median = starts[Math.floor(starts.length / 2)]!;
+  const agreeing = starts.filter((x) => Math.abs(x - median) <= 6).length;
+  return agreeing >= twoColumn.length * 0.7 ? median : undefined;
+}
+
+/**
+ * Running text: lines of one cell that follow each other closely on a page. A line of several cells (a table's
+ * row, a label and its value) stands alone as a block of its own, its cells joined.
+ */
+function blocksOf(lines: readonly Line[]): Block[] {
+  const blocks: Block[] = [];
+  let current: Line[] = [];
+  const flush = () => {
+    if (current.length === 0) return;
+    const starts: number[] = [];
+    let text = "";
+    for (const line of current) {
+      if (text !== "") text += /\S-$/.test(text) && /^[a-z]/.test(line.text) ? "" : " ";
+      starts.push(text.length);
+      text += line.text;
+    }
+    blocks.push({ page: current[0]!.page, lines: current, text, starts });
+    current = [];
+  };
+  for (const line of lines) {
+    const last = current.at(-1);
+    const gap = last === undefined ? 0 : last.y - line.y;
+    const joins =
+      last !== undefined &&
+      last.page === line.page &&
+      line.cells.length === 1 &&
+      last.cells.length === 1 &&
+      gap > 0 &&
+      gap <= 2.2 * Math.max(last.size, line.size) &&
+      !startsClause(line.text);
+    if (!joins) flush();
+    current.push(line);
+  }
+  flush();
+  return blocks;
+}
+
+/** A numbered clause or a lettered item starts a new block: "4.", "2.1", "(a)", "Section 3". */
+function startsClause(text: string): boolean {
+  return /^(?:\d+(?:\.\d+)*\.?\s|\([a-z0-9]+\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d)/.test(text);
+}
+
+export function layoutOf(items: readonly ExtractionItem[]): Layout {
+  const lines = readingOrder(linesOf(items));
+  return { lines, blocks: blocksOf(lines) };
+}
+
+/** The exact text of the lines a stretch of a block stands on, and its page and lowest OCR confidence. */
+export function sourceOf(
+  block: Block,
+  from: number,
+  to: number,
+): { page: number; source_text: string; confidence: number } {
+  const touched = block.lines.filter((line, k) => {
+    const start = block.starts[k]!;
+    const end = start + line.text.length;
+    return start < Math.max(to, from + 1) && end > from;
+  });
+  const lines = touched.length > 0 ? touched : block.lines.slice(0, 1);
+  return {
+    page: lines[0]!.page,
+    source_text: lines.map((line) => line.text).join(" "),
+    confidence: Math.min(...lines.map((line) => line.confidence)),
+  };
+}
