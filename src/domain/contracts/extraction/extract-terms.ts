@@ -12,7 +12,7 @@ import type {
   ExtractionWarning,
 } from "./extraction-types.js";
 import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices } from "./price-reading.js";
-import { type Block, type Cell, type Layout, type Line, layoutOf, sourceOf } from "./text-layout.js";
+import { type Block, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
 import {
   COUNT_RE,
   currencyNamed,
@@ -86,7 +86,8 @@ function labelledValues(layout: Layout, label: RegExp): Labelled[] {
         const below = lines[next]!;
         if (below.page !== line.page || line.y - below.y > 3 * line.size) break;
         const under = below.cells.find((c) => Math.abs(c.x - cell.x) <= 8);
-        if (under !== undefined) return void found.push({ value: under.text, lines: [below], cell: { line: next, x: under.x } });
+        if (under !== undefined)
+          return void found.push({ value: under.text, lines: [below], cell: { line: next, x: under.x } });
       }
     });
   });
@@ -112,7 +113,10 @@ function linesBelow(layout: Layout, start: { line: number; x: number }, max = 4)
 // Parties
 
 const LEGAL_SUFFIX = String.raw`(?:Inc\.?|Incorporated|L\.?L\.?C\.?|Ltd\.?|Limited|GmbH|AG|S\.A\.S\.?|S\.A\.|SA|SAS|SARL|S\.à r\.l\.|B\.V\.|BV|N\.V\.|NV|Pty\.? Ltd\.?|P\.?L\.?C\.?|plc|Corp\.?|Corporation|LLP|L\.P\.|LP|Co\.|Oy|AB|ApS|A/S|S\.p\.A\.|S\.r\.l\.|K\.K\.|Pte\.? Ltd\.?|ULC|Group|Holdings)`;
-const NAME_WITH_SUFFIX = new RegExp(String.raw`^((?:[A-Z0-9&][\p{L}0-9&'’.-]*,?\s+){0,7}?${LEGAL_SUFFIX})(?=$|[\s,;()])`, "u");
+const NAME_WITH_SUFFIX = new RegExp(
+  String.raw`^((?:[A-Z0-9&][\p{L}0-9&'’.-]*,?\s+){0,7}?${LEGAL_SUFFIX})(?=$|[\s,;()])`,
+  "u",
+);
 
 const CUSTOMER_ROLES = /^(?:Customer|Client|Buyer|Purchaser|Licensee|Subscriber|Merchant|Company)$/i;
 const SELLER_ROLES = /^(?:Provider|Service Provider|Supplier|Vendor|Seller|Licensor|Processor)$/i;
@@ -126,7 +130,10 @@ function partyName(text: string): { name: string; strength: number } | undefined
     .trim();
   const suffixed = NAME_WITH_SUFFIX.exec(t);
   if (suffixed) return { name: suffixed[1]!.trim(), strength: 0.95 };
-  const plain = /^([A-Z][\p{L}0-9&'’.-]*(?:\s+(?:[A-Z0-9&][\p{L}0-9&'’.-]*|of|and|de|la|&)){0,5})(?=$|\s*[,;(]|\s+(?:a|an|with|having|whose|located|of)\s)/u.exec(t);
+  const plain =
+    /^([A-Z][\p{L}0-9&'’.-]*(?:\s+(?:[A-Z0-9&][\p{L}0-9&'’.-]*|of|and|de|la|&)){0,5})(?=$|\s*[,;(]|\s+(?:a|an|with|having|whose|located|of)\s)/u.exec(
+      t,
+    );
   if (plain && plain[1]!.length >= 3) return { name: plain[1]!.replace(/[.,]$/, "").trim(), strength: 0.8 };
   return undefined;
 }
@@ -136,7 +143,10 @@ const nameKey = (name: string): string[] =>
     .toLowerCase()
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
-    .replace(new RegExp(String.raw`\b(?:inc|incorporated|llc|ltd|limited|gmbh|ag|sa|sas|sarl|bv|nv|pty|plc|corp|corporation|llp|lp|co|company|oy|ab|aps|spa|srl|kk|pte|ulc|the)\b`, "g"), " ")
+    .replace(
+      /\b(?:inc|incorporated|llc|ltd|limited|gmbh|ag|sa|sas|sarl|bv|nv|pty|plc|corp|corporation|llp|lp|co|company|oy|ab|aps|spa|srl|kk|pte|ulc|the)\b/g,
+      " ",
+    )
     .replace(/[^a-z0-9]+/g, " ")
     .trim()
     .split(" ")
@@ -160,7 +170,9 @@ function addressIn(text: string): string | undefined {
     ) ?? /^[^,]+,\s*(\d.+)/.exec(text);
   if (m === null) return undefined;
   const address = m[1]!
-    .split(/\s*(?:\(|;|\s+and\s+its\b|,\s+(?:and|hereinafter|acting|represented|registered|company number|with company)\b|\s+\(the\b)/i)[0]!
+    .split(
+      /\s*(?:\(|;|\s+and\s+its\b|,\s+(?:and|hereinafter|acting|represented|registered|company number|with company)\b|\s+\(the\b)/i,
+    )[0]!
     .replace(/[,.\s]+$/, "")
     .trim();
   return /\d/.test(address) && address.length >= 8 && address.length <= 250 ? address : undefined;
@@ -211,7 +223,11 @@ function partiesInProse(layout: Layout): Party[] {
       const named = partyName(text);
       if (named === undefined) continue;
       const source = sourceOf(block, at, at + text.length);
-      const party: Party = { name: { value: named.name, source, strength: named.strength - 0.05 }, role: undefined, block };
+      const party: Party = {
+        name: { value: named.name, source, strength: named.strength - 0.05 },
+        role: undefined,
+        block,
+      };
       const address = addressIn(text.slice(named.name.length));
       if (address !== undefined) party.address = { value: address, source, strength: 0.8 };
       parties.push(party);
@@ -241,24 +257,52 @@ function labelledParties(layout: Layout): Party[] {
         role,
       };
       const rest = found.value.slice(found.value.indexOf(named.name) + named.name.length).replace(/^[\s,]+/, "");
-      const inline = addressIn(found.value.slice(found.value.indexOf(named.name) + named.name.length)) ?? (/\d/.test(rest) && rest.length >= 8 ? rest : undefined);
+      const inline =
+        addressIn(found.value.slice(found.value.indexOf(named.name) + named.name.length)) ??
+        (/\d/.test(rest) && rest.length >= 8 ? rest : undefined);
       if (inline !== undefined) party.address = { value: inline, source: lineSource(...found.lines), strength: 0.85 };
       else if (found.cell !== undefined) {
         // A box: the address is the lines under the name, up to an email, a phone or a label.
         const below = linesBelow(layout, found.cell).filter((_, k, all) => k < all.length);
         const lines: Array<{ text: string; line: Line }> = [];
         for (const entry of below) {
-          if (/@|^(?:tel|phone|fax|attn|attention|email|e-mail|contact|vat|tax|reg)/i.test(entry.text) || /:\s/.test(entry.text)) break;
+          if (
+            /@|^(?:tel|phone|fax|attn|attention|email|e-mail|contact|vat|tax|reg)/i.test(entry.text) ||
+            /:\s/.test(entry.text)
+          )
+            break;
           lines.push(entry);
         }
         const text = lines.map((l) => l.text.replace(/,$/, "")).join(", ");
         if (lines.length > 0 && /\d/.test(text))
           party.address = { value: text, source: lineSource(...lines.map((l) => l.line)), strength: 0.85 };
       }
+      if (party.address === undefined) {
+        const address = labelledAddress(layout, found.lines[0]!);
+        if (address !== undefined) party.address = address;
+      }
       parties.push(party);
     }
   }
   return parties;
+}
+
+const ADDRESS_LABEL =
+  /^(?:address|billing address|registered address|registered office|principal office|business address|head office|postal address|mailing address)$/i;
+const PARTY_LABEL = (text: string) => CUSTOMER_LABEL.test(text) || SELLER_LABEL.test(text);
+
+/** The "Address:" line of a party's labelled block: after its name's line, before the next party's label. */
+function labelledAddress(layout: Layout, nameLine: Line): Found<string> | undefined {
+  const at = layout.lines.indexOf(nameLine);
+  for (const found of labelledValues(layout, ADDRESS_LABEL)) {
+    const k = layout.lines.indexOf(found.lines[0]!);
+    if (k <= at || k > at + 6) continue;
+    const between = layout.lines.slice(at + 1, k);
+    if (between.some((line) => line.cells.some((cell) => PARTY_LABEL(cell.text.split(":")[0]!.trim())))) continue;
+    if (!/\d/.test(found.value)) continue;
+    return { value: found.value.replace(/[,.\s]+$/, ""), source: lineSource(...found.lines), strength: 0.9 };
+  }
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -273,15 +317,6 @@ function* matches(layout: Layout, pattern: RegExp): Generator<{ block: Block; m:
 
 const fromMatch = (block: Block, m: RegExpExecArray): Source =>
   sourceOf(block, m.index ?? 0, (m.index ?? 0) + m[0].length);
-
-/** The sentence of a block around a position: from the last full stop before it to the next after it. */
-function sentenceAt(text: string, at: number): { text: string; start: number } {
-  const before = text.slice(0, at);
-  const start = Math.max(before.search(/[.;:](?=\s+[A-Z(0-9])[^.;:]*$/) + 1, 0);
-  const after = text.slice(at).search(/[.;](?:\s+[A-Z(0-9]|$)/);
-  const end = after < 0 ? text.length : at + after + 1;
-  return { text: text.slice(start, end), start };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Currency and dates
@@ -353,7 +388,8 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
   const currency = findCurrency(layout);
   const allText = layout.blocks.map((b) => b.text).join("\n");
   const dayFirst =
-    currency !== undefined && ["GBP", "EUR", "AUD", "NZD", "CHF", "INR", "SGD", "ZAR", "SEK", "DKK", "NOK", "PLN"].includes(currency.value)
+    currency !== undefined &&
+    ["GBP", "EUR", "AUD", "NZD", "CHF", "INR", "SGD", "ZAR", "SEK", "DKK", "NOK", "PLN"].includes(currency.value)
       ? true
       : currency?.value === "USD"
         ? false
@@ -363,17 +399,16 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
 
   // --- Parties
   const parties = [...labelledParties(layout), ...partiesInProse(layout)];
-  const sellers = [
-    ...context.sellerNames,
-    ...parties.filter((p) => p.role === "seller").map((p) => p.name.value),
-  ];
+  const sellers = [...context.sellerNames, ...parties.filter((p) => p.role === "seller").map((p) => p.name.value)];
   const customer =
     parties.find((p) => p.role === "customer" && !isSeller(p.name.value, context.sellerNames)) ??
     (context.sellerNames.length > 0
       ? parties.find((p) => p.role === undefined && !isSeller(p.name.value, sellers))
       : undefined);
   if (customer !== undefined) {
-    const withAddress = customer.address ?? parties.find((p) => p !== customer && p.name.value === customer.name.value && p.address)?.address;
+    const withAddress =
+      customer.address ??
+      parties.find((p) => p !== customer && p.name.value === customer.name.value && p.address)?.address;
     terms.customer = { name: customer.name.value };
     findings.add("customer.name", customer.name);
     if (withAddress !== undefined) {
@@ -401,14 +436,20 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
   };
   let start: Found<string> | undefined;
   let end: Found<string | null> | undefined;
-  for (const found of labelledValues(layout, /^(?:effective|start|commencement|service start|contract start|subscription start|term start|begin)(?:\s+date)?$/i)) {
+  for (const found of labelledValues(
+    layout,
+    /^(?:effective|start|commencement|service start|contract start|subscription start|term start|begin)(?:\s+date)?$/i,
+  )) {
     const d = dateIn(found.value)[0];
     if (d === undefined) continue;
     start = { value: d.date, source: lineSource(...found.lines), strength: 0.95 };
     noteAmbiguous(d.ambiguous, start.source);
     break;
   }
-  for (const found of labelledValues(layout, /^(?:end|expiry|expiration|termination|contract end|term end|service end|subscription end)(?:\s+date)?$/i)) {
+  for (const found of labelledValues(
+    layout,
+    /^(?:end|expiry|expiration|termination|contract end|term end|service end|subscription end)(?:\s+date)?$/i,
+  )) {
     const d = dateIn(found.value)[0];
     if (d !== undefined) {
       end = { value: d.date, source: lineSource(...found.lines), strength: 0.95 };
@@ -422,14 +463,21 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
   }
   // A "Term" label: "1 January 2026 – 31 December 2026", "January 5, 2026 to January 4, 2027".
   if (start === undefined || end === undefined) {
-    for (const found of labelledValues(layout, /^(?:term|contract term|initial term|subscription term|period|service period)$/i)) {
+    for (const found of labelledValues(
+      layout,
+      /^(?:term|contract term|initial term|subscription term|period|service period)$/i,
+    )) {
       const dates = dateIn(found.value);
       if (dates.length === 0) continue;
       const source = lineSource(...found.lines);
       if (start === undefined) start = { value: dates[0]!.date, source, strength: 0.9 };
       if (end === undefined && dates[1] !== undefined) end = { value: dates[1].date, source, strength: 0.9 };
-      else if (end === undefined && /open[- ]ended|until terminated/i.test(found.value)) end = { value: null, source, strength: 0.85 };
-      noteAmbiguous(dates.some((d) => d.ambiguous), source);
+      else if (end === undefined && /open[- ]ended|until terminated/i.test(found.value))
+        end = { value: null, source, strength: 0.85 };
+      noteAmbiguous(
+        dates.some((d) => d.ambiguous),
+        source,
+      );
       break;
     }
   }
@@ -438,12 +486,21 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
       for (const d of dateIn(block.text)) {
         const before = block.text.slice(Math.max(0, d.index - 70), d.index);
         const near = before.slice(-40);
-        if (/\b(?:dated|signed|signature|executed|printed|generated|issued|revised|version|as at)\b[^.]*$/i.test(before.slice(-30))) continue;
+        if (
+          /\b(?:dated|signed|signature|executed|printed|generated|issued|revised|version|as at)\b[^.]*$/i.test(
+            before.slice(-30),
+          )
+        )
+          continue;
         const source = sourceOf(block, d.index, d.index + d.length);
-        const isEnd = /\b(?:end(?:s|ing)?|expir(?:e|es|y|ation|ing)|terminat(?:e|es|ing)|until|through|to|and ending)\s+(?:on\s+|at\s+|the\s+)?(?:midnight\s+on\s+)?$/i.test(near) || /[–—-]\s*$/.test(near);
+        const isEnd =
+          /\b(?:end(?:s|ing)?|expir(?:e|es|y|ation|ing)|terminat(?:e|es|ing)|until|through|to|and ending)\s+(?:on\s+|at\s+|the\s+)?(?:midnight\s+on\s+)?$/i.test(
+            near,
+          ) || /[–—-]\s*$/.test(near);
         const isStart =
-          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after)\b[^.]{0,30}$/i.test(near) ||
-          /\bEffective Date\b/.test(near);
+          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after)\b[^.]{0,30}$/i.test(
+            near,
+          ) || /\bEffective Date\b/.test(near);
         if (isEnd && end === undefined && start !== undefined && d.date >= start.value) {
           end = { value: d.date, source, strength: 0.85 };
           noteAmbiguous(d.ambiguous, source);
@@ -457,8 +514,19 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
   if (start !== undefined && end === undefined) {
     for (const { block, m } of matches(
       layout,
-      new RegExp(String.raw`\b(?:(?:initial\s+)?term|period)\s+of\s+(${COUNT_RE})\s+(months?|years?)|\bfor\s+(?:a\s+(?:period|term)\s+of\s+)?(${COUNT_RE})\s+(months?|years?)\s+(?:from|after|following|commencing|beginning|starting)`, "gi"),
+      new RegExp(
+        String.raw`\b(?:(?:initial\s+)?term|period)\s+of\s+(${COUNT_RE})\s+(months?|years?)|\bfor\s+(?:an?\s+(?:initial\s+)?(?:period|term)\s+of\s+)?(${COUNT_RE})\s+(months?|years?)`,
+        "gi",
+      ),
     )) {
+      const sentence = sentenceAt(block.text, m.index ?? 0).text;
+      if (!/\b(?:commenc|effective|start|term\b|continue|remain|begin)/i.test(sentence)) continue;
+      if (
+        /\b(?:notice|within|after (?:the )?(?:termination|expiry)|retain|records|surviv|confidential|warrant)/i.test(
+          sentence,
+        )
+      )
+        continue;
       const count = readCount(m[1] ?? m[3] ?? "");
       const unit = (m[2] ?? m[4] ?? "").toLowerCase();
       if (count === undefined || count <= 0 || count > 120) continue;
@@ -489,7 +557,9 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
     findings.warnings.push({
       code: "date_order",
       message: `Dates written in numbers only were read ${
-        dayFirst ? "day first (05/01/2026 as 5 January 2026), as the document is British or European" : "month first (05/01/2026 as May 1, 2026), as the document is American"
+        dayFirst
+          ? "day first (05/01/2026 as 5 January 2026), as the document is British or European"
+          : "month first (05/01/2026 as May 1, 2026), as the document is American"
       }: check the start and end dates against page ${ambiguousDate.page}.`,
       pages: [ambiguousDate.page],
     });
@@ -515,6 +585,10 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
   if (subscription !== undefined) rules.push(subscription);
   const tableRows = new Set<Line>();
   for (const usage of [...tablePrices(layout, tableRows), ...prosePrices(layout, tableRows)]) {
+    if (usage.rule.type !== "usage") {
+      if (!rules.some((r) => r.rule.type === usage.rule.type)) rules.push(usage);
+      continue;
+    }
     const metric = usage.rule.metric;
     if (metric === undefined || metric === "" || rules.some((r) => r.rule.metric === metric)) continue;
     rules.push(usage);
@@ -537,8 +611,7 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
 // ---------------------------------------------------------------------------------------------------------------
 
 function customerEmail(layout: Layout, customer: string, sellers: readonly string[]): Found<string> | undefined {
-  const tokens = (names: readonly string[]) =>
-    names.flatMap((n) => nameKey(n)).filter((w) => w.length >= 4);
+  const tokens = (names: readonly string[]) => names.flatMap((n) => nameKey(n)).filter((w) => w.length >= 4);
   const customerTokens = tokens([customer]);
   const sellerTokens = tokens(sellers);
   const domainOf = (email: string) => (email.split("@")[1] ?? "").toLowerCase().replace(/[^a-z0-9]/g, "");
@@ -551,13 +624,22 @@ function customerEmail(layout: Layout, customer: string, sellers: readonly strin
       let score = 0;
       if (customerTokens.some((t) => domain.includes(t))) score += 2;
       if (/\b(?:billing|invoices?|accounts payable|AP|remittance|finance)\b/i.test(around)) score += 1;
-      if (/\b(?:Customer|Client|Buyer|Licensee|Subscriber|Merchant)\b/.test(around) || customerTokens.some((t) => around.toLowerCase().includes(t))) score += 1;
-      if (sellers.some((s) => around.includes(s)) || /\b(?:Provider|Supplier|Vendor|Seller|Licensor)\b/.test(around)) score -= 1;
+      if (
+        /\b(?:Customer|Client|Buyer|Licensee|Subscriber|Merchant)\b/.test(around) ||
+        customerTokens.some((t) => around.toLowerCase().includes(t))
+      )
+        score += 1;
+      if (sellers.some((s) => around.includes(s)) || /\b(?:Provider|Supplier|Vendor|Seller|Licensor)\b/.test(around))
+        score -= 1;
       if (score <= 0) continue;
       if (best === undefined || score > best.score) {
         best = {
           score,
-          found: { value: email, source: sourceOf(block, index, index + email.length), strength: score >= 3 ? 0.95 : 0.85 },
+          found: {
+            value: email,
+            source: sourceOf(block, index, index + email.length),
+            strength: score >= 3 ? 0.95 : 0.85,
+          },
         };
       }
     }
@@ -568,17 +650,26 @@ function customerEmail(layout: Layout, customer: string, sellers: readonly strin
 const NUMBER_TOKEN = String.raw`([A-Z0-9][A-Za-z0-9]*(?:[-/_.][A-Za-z0-9]+)*)`;
 
 function contractNumber(layout: Layout): Found<string> | undefined {
-  const valid = (token: string) => /\d/.test(token) && /^[A-Za-z0-9]/.test(token) && token.length <= 60 && !/^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$/.test(token) && !/^\d{4}$/.test(token);
+  const valid = (token: string) =>
+    /\d/.test(token) &&
+    /^[A-Za-z0-9]/.test(token) &&
+    token.length <= 60 &&
+    !/^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$/.test(token) &&
+    !/^\d{4}$/.test(token);
   for (const found of labelledValues(
     layout,
     /^(?:contract|agreement|order form|order|msa|sow|statement of work|reference|ref|contract reference|agreement reference|document)\s*(?:no\.?|number|#|id|ref(?:erence)?\.?|reference number)?$/i,
   )) {
     const token = new RegExp(`^${NUMBER_TOKEN}`).exec(found.value.trim())?.[1];
-    if (token !== undefined && valid(token)) return { value: token, source: lineSource(...found.lines), strength: 0.95 };
+    if (token !== undefined && valid(token))
+      return { value: token, source: lineSource(...found.lines), strength: 0.95 };
   }
   for (const { block, m } of matches(
     layout,
-    new RegExp(String.raw`\b(?:Contract|Agreement|Order Form|Order|MSA|SOW|Reference|Ref\.?)\s*(?:No\.?|Number|#|ID|Reference)\s*[:.]?\s*${NUMBER_TOKEN}`, "g"),
+    new RegExp(
+      String.raw`\b(?:Contract|Agreement|Order Form|Order|MSA|SOW|Reference|Ref\.?)\s*(?:No\.?|Number|#|ID|Reference)\s*[:.]?\s*${NUMBER_TOKEN}`,
+      "g",
+    ),
   )) {
     const token = m[1]!.replace(/\.$/, "");
     if (valid(token)) return { value: token, source: fromMatch(block, m), strength: 0.9 };
@@ -660,11 +751,11 @@ function findFee(layout: Layout, kind: "minimum" | "subscription"): RuleFinding 
     if (/^\s*(?:per|\/|for each|each)\s+(?!(?:calendar\s+)?month)/i.test(after)) continue; // a price per event
     if (!MONTHLY.test(sentence.text) || /\b(?:year|annual|annum|quarter)/i.test(after)) continue;
     const at = sentence.start + ((m.index ?? 0) - sentence.start) + money.index;
-    return make(
-      kind === "subscription" ? (m[1] ?? m[0]) : m[0],
-      money.amount,
-      { value: money.amount, source: sourceOf(block, m.index ?? 0, at + money.length), strength: 0.85 },
-    );
+    return make(kind === "subscription" ? (m[1] ?? m[0]) : m[0], money.amount, {
+      value: money.amount,
+      source: sourceOf(block, m.index ?? 0, at + money.length),
+      strength: 0.85,
+    });
   }
   return undefined;
 }
@@ -672,146 +763,204 @@ function findFee(layout: Layout, kind: "minimum" | "subscription"): RuleFinding 
 // ---------------------------------------------------------------------------------------------------------------
 // Usage prices in tables
 
-const NAME_HEADER = /^(?:service|services|item|items|description|product|products|usage|usage type|metric|transaction(?: type)?|fee type|fee|charge|activity|unit|type|name|line item|component|feature|event)s?$/i;
-const PRICE_HEADER = /^(?:price|prices|rate|rates|fee|fees|unit price|price per unit|amount|pricing|cost|charge|charges|unit rate|price \([A-Z]{3}\)|rate \([A-Z]{3}\)|fee \([A-Z]{3}\))$/i;
-const CAP_HEADER = /^(?:monthly cap|cap|maximum|max(?:imum)? per month|monthly maximum|cap per month)$/i;
-const COUNTERPARTY_HEADER = /^(?:counterparty|bank|partner|network|corridor|destination|counterparty bank|recipient bank|via)$/i;
+const NAME_HEADER =
+  /^(?:service|services|item|items|description|product|products|usage|usage type|metric|transaction(?: type)?|fee type|fee|charge|activity|unit|name|line item|component|feature|event|services? description)s?$/i;
+const PRICE_HEADER =
+  /^(?:price|prices|rate|rates|fee|fees|unit price|price per unit|amount|pricing|cost|charge|charges|unit rate|unit fee|fee per unit|(?:price|rate|fee|amount|unit price) \(?[A-Z]{3}\)?)$/i;
+const CAP_HEADER =
+  /^(?:monthly cap|cap|maximum|max(?:imum)? per month|monthly maximum|cap per month|monthly cap \(?[A-Z]{3}\)?)$/i;
+const COUNTERPARTY_HEADER =
+  /^(?:counterparty|bank|partner|network|corridor|destination|counterparty bank|recipient bank|via)$/i;
 const METRIC_HEADER = /^(?:metric|metric id|usage metric|meter|event type)$/i;
+const TYPE_HEADER = /^(?:type|fee type|charge type|billing type)$/i;
 
-interface Columns {
-  name: number;
-  price?: number;
-  cap?: number;
-  counterparty?: number;
-  metric?: number;
-  xs: number[];
-}
+type Column = "name" | "price" | "cap" | "counterparty" | "metric" | "type";
 
 /** A header row: two cells or more, none a price, one naming what is priced and one the price. */
-function headerOf(line: Line): Columns | undefined {
-  if (line.cells.length < 2) return undefined;
-  const texts = line.cells.map((c) => c.text.replace(/[:*]$/, "").trim());
+function headerOf(line: Line): Array<{ x: number; column: Column | undefined }> | undefined {
+  const parts = line.cells.flatMap((cell) => cell.parts);
+  if (parts.length < 2) return undefined;
+  const texts = parts.map((part) => part.text.replace(/[:*]$/, "").trim());
   if (texts.some((t) => findMoney(t).length > 0 || /\d%/.test(t))) return undefined;
-  const find = (re: RegExp) => {
-    const k = texts.findIndex((t) => re.test(t));
-    return k < 0 ? undefined : k;
-  };
-  const price = find(PRICE_HEADER);
-  const metric = find(METRIC_HEADER);
-  let name = texts.findIndex((t, k) => k !== price && NAME_HEADER.test(t) && k !== metric);
-  if (name < 0 && metric !== undefined) name = metric;
-  if (price === undefined || name < 0 || name === price) return undefined;
-  return {
-    name,
-    price,
-    ...(find(CAP_HEADER) !== undefined && { cap: find(CAP_HEADER)! }),
-    ...(find(COUNTERPARTY_HEADER) !== undefined && { counterparty: find(COUNTERPARTY_HEADER)! }),
-    ...(metric !== undefined && metric !== name && { metric }),
-    xs: line.cells.map((c) => c.x),
-  };
+  const columns = texts.map((t): Column | undefined =>
+    PRICE_HEADER.test(t)
+      ? "price"
+      : METRIC_HEADER.test(t)
+        ? "metric"
+        : TYPE_HEADER.test(t)
+          ? "type"
+          : CAP_HEADER.test(t)
+            ? "cap"
+            : COUNTERPARTY_HEADER.test(t)
+              ? "counterparty"
+              : NAME_HEADER.test(t)
+                ? "name"
+                : undefined,
+  );
+  if (!columns.includes("name")) {
+    const metric = columns.indexOf("metric");
+    const first = columns.findIndex((c) => c === undefined);
+    if (metric >= 0) columns[metric] = "name";
+    else if (first === 0) columns[0] = "name";
+  }
+  if (columns.filter((c) => c === "name").length > 1) columns[columns.lastIndexOf("name")] = undefined;
+  if (!columns.includes("price") || !columns.includes("name")) return undefined;
+  if (columns.filter((c) => c === undefined).length > 1) return undefined;
+  return parts.map((part, k) => ({ x: part.x, column: columns[k] }));
 }
 
-/** The column a cell stands in: the last header cell starting left of it (allowing a little slack). */
-function columnOf(cell: Cell, xs: readonly number[]): number {
-  let k = 0;
-  xs.forEach((x, i) => {
-    if (cell.x >= x - 12) k = i;
-  });
-  return k;
+/** A table row being read: its text by column, over the lines it wraps onto. */
+interface Row {
+  byColumn: Map<Column, string[]>;
+  lines: Line[];
 }
 
 const priceOf = (text: string): PriceReading | undefined => readPrices(text, { inCell: true })[0];
 
 function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
   const found: RuleFinding[] = [];
-  let columns: Columns | undefined;
-  let page = 0;
-  let previous: RuleFinding | undefined;
-  let previousLine: Line | undefined;
+  let header: Array<{ x: number; column: Column | undefined }> | undefined;
+  let row: Row | undefined;
+  const finish = () => {
+    if (row !== undefined) {
+      const rule = readRow(row);
+      if (rule !== undefined) {
+        found.push(rule);
+        for (const line of row.lines) rowsUsed.add(line);
+      }
+    }
+    row = undefined;
+  };
   for (const line of layout.lines) {
-    const header = headerOf(line);
-    if (header !== undefined) {
-      [columns, page, previous] = [header, line.page, undefined];
+    const isHeader = headerOf(line);
+    if (isHeader !== undefined) {
+      finish();
+      header = isHeader;
       continue;
     }
-    if (columns !== undefined && line.page !== page) columns = undefined;
-    const cells = line.cells;
-    // Rows with a header: cells by column; rows without one: a name cell, then the price in the cells after it.
-    let nameText: string | undefined;
-    let priceText: string | undefined;
-    let capText: string | undefined;
-    let counterpartyText: string | undefined;
-    let metricText: string | undefined;
-    if (columns !== undefined) {
-      const byColumn = new Map<number, string[]>();
-      for (const cell of cells) {
-        const k = columnOf(cell, columns.xs);
-        byColumn.set(k, [...(byColumn.get(k) ?? []), cell.text]);
+    const last = row?.lines.at(-1);
+    if (header !== undefined) {
+      const left = header[0]!.x;
+      const sameTable =
+        (last === undefined || (last.page === line.page && last.y - line.y < 4 * line.size)) &&
+        line.cells[0]!.x >= left - 12;
+      if (!sameTable) {
+        finish();
+        header = undefined;
       }
-      const text = (k: number | undefined) => (k === undefined ? undefined : byColumn.get(k)?.join(" "));
-      nameText = text(columns.name);
-      priceText = text(columns.price);
-      capText = text(columns.cap);
-      counterpartyText = text(columns.counterparty);
-      metricText = text(columns.metric);
-      // A row whose only text is in the name column, right under a row: the name wrapped.
-      if (
-        priceText === undefined &&
-        nameText !== undefined &&
-        byColumn.size === 1 &&
-        previous !== undefined &&
-        previousLine !== undefined &&
-        previousLine.page === line.page &&
-        previousLine.y - line.y < 1.6 * line.size &&
-        /^[a-z(&]/.test(nameText)
-      ) {
-        const name = `${previous.rule.name} ${nameText}`;
-        previous.rule.name = name;
-        previous.rule.metric = metricText ?? metricIdOf(name);
-        const source = lineSource(previousLine, line);
-        previous.found.name = { ...previous.found.name!, value: name, source };
-        if (previous.found.metric) previous.found.metric = { ...previous.found.metric, value: previous.rule.metric, source };
-        rowsUsed.add(line);
-        previousLine = line;
+    }
+    if (header !== undefined) {
+      const byColumn = new Map<Column, string[]>();
+      let stray = false;
+      for (const part of line.cells.flatMap((cell) => cell.parts)) {
+        let k = 0;
+        header.forEach((h, i) => {
+          if (part.x >= h.x - 12) k = i;
+        });
+        const column = header[k]!.column;
+        if (column === undefined) {
+          stray = true;
+          continue;
+        }
+        byColumn.set(column, [...(byColumn.get(column) ?? []), part.text]);
+      }
+      const name = byColumn.get("name")?.join(" ");
+      // A line with no price under a row, close to it: the row's cells wrapped.
+      const wraps =
+        row !== undefined &&
+        last !== undefined &&
+        last.y - line.y < 1.8 * line.size &&
+        (name === undefined || /^[a-z(&/]/.test(name) || !byColumn.has("price"));
+      if (wraps && row !== undefined && (name === undefined || !byColumn.has("price"))) {
+        for (const [column, texts] of byColumn)
+          row.byColumn.set(column, [...(row.byColumn.get(column) ?? []), ...texts]);
+        row.lines.push(line);
         continue;
       }
-    } else if (cells.length >= 2 && /[A-Za-z]{3}/.test(cells[0]!.text) && priceOf(cells[0]!.text) === undefined) {
-      nameText = cells[0]!.text;
-      priceText = cells.slice(1).map((c) => c.text).join(" ");
+      finish();
+      if (!stray || byColumn.has("price")) row = { byColumn, lines: [line] };
+      continue;
     }
-    previous = undefined;
-    if (nameText === undefined || priceText === undefined) continue;
-    const name = nameText.replace(/[:*]+$/, "").replace(/^\d+(?:\.\d+)*\.?\s+/, "").trim();
-    if (!/[A-Za-z]{2}/.test(name) || name.length > 80 || NOT_A_PRICE_ROW.test(name)) continue;
-    const price = priceOf(priceText);
-    if (price === undefined) continue;
-    // A fee per month in a table row is the minimum's or the subscription's, read by findFee.
-    if (FEE_LABELS.minimum.test(name) || FEE_LABELS.subscription.test(name)) continue;
-    if (/\b(?:per|a|\/)\s*(?:calendar\s+)?month\b|\bmonthly\b/i.test(priceText) && price.model === "flat") continue;
-    const cap = capText === undefined ? undefined : findMoney(capText)[0]?.amount;
-    const counterparty = counterpartyText !== undefined && /[A-Za-z]/.test(counterpartyText) && !/^(?:—|-|n\/a|none|any|all)$/i.test(counterpartyText.trim()) ? counterpartyText.trim() : undefined;
-    const metric = metricText !== undefined && /^[A-Za-z0-9_.:-]+$/.test(metricText.trim()) ? metricText.trim() : metricIdOf(name);
-    const source = lineSource(line);
-    const strength = columns !== undefined ? 0.95 : 0.85;
-    const fields = priceFields(price);
-    if (cap !== undefined) fields.monthly_cap = cap;
-    if (counterparty !== undefined) fields.counterparty = counterparty;
-    const rule: ExtractedRule = { name: capitalised(name), type: "usage", metric, ...fields };
-    const entry: RuleFinding = { rule, found: {} };
-    for (const [key, value] of Object.entries(rule)) {
-      if (key === "type" || key === "model" || value === undefined) continue;
-      entry.found[key] = { value: value as ExtractedValue, source, strength };
+    // No header: a line of a name cell and a price cell is a row of its own.
+    const cells = line.cells;
+    if (cells.length >= 2 && /[A-Za-z]{3}/.test(cells[0]!.text) && priceOf(cells[0]!.text) === undefined) {
+      row = {
+        byColumn: new Map<Column, string[]>([
+          ["name", [cells[0]!.text]],
+          ["price", cells.slice(1).map((c) => c.text)],
+        ]),
+        lines: [line],
+      };
+      finish();
     }
-    found.push(entry);
-    rowsUsed.add(line);
-    previous = entry;
-    previousLine = line;
   }
+  finish();
   return found;
 }
 
+/** A table row as a rule: a usage price, or a monthly fee the Type column names. */
+function readRow(row: Row): RuleFinding | undefined {
+  const text = (column: Column) => {
+    const texts = row.byColumn.get(column);
+    return texts === undefined ? undefined : texts.join(" ").replace(/\s+/g, " ").trim();
+  };
+  const nameText = text("name");
+  const priceText = text("price");
+  if (nameText === undefined || priceText === undefined) return undefined;
+  const name = nameText
+    .replace(/[:*]+$/, "")
+    .replace(/^\d+(?:\.\d+)*\.?\s+/, "")
+    .trim();
+  if (!/[A-Za-z]{2}/.test(name) || name.length > 80 || NOT_A_PRICE_ROW.test(name)) return undefined;
+  const price = priceOf(priceText);
+  if (price === undefined) return undefined;
+  const type = text("type") ?? "";
+  const source = lineSource(...row.lines);
+  const strength = row.lines.length > 1 ? 0.9 : 0.95;
+  const entry = (rule: ExtractedRule): RuleFinding => {
+    const found: RuleFinding["found"] = {};
+    for (const [key, value] of Object.entries(rule)) {
+      if (key === "type" || key === "model" || key === "frequency" || value === undefined) continue;
+      found[key] = { value: value as ExtractedValue, source, strength };
+    }
+    return { rule, found };
+  };
+  const monthly = /\b(?:per|a|\/)\s*(?:calendar\s+)?month\b|\bmonthly\b/i.test(priceText);
+  if (/minimum/i.test(type) || FEE_LABELS.minimum.test(name)) return undefined; // read by findFee
+  if (
+    /subscription|recurring/i.test(type) ||
+    (price.model === "flat" && (monthly || FEE_LABELS.subscription.test(name)))
+  ) {
+    if (price.model !== "flat" || price.amount === undefined) return undefined;
+    return entry({
+      name: capitalised(name),
+      type: "subscription",
+      model: "flat",
+      frequency: "monthly",
+      amount: price.amount,
+    });
+  }
+  if (/one[- ]time|setup|set-up/i.test(type)) return undefined;
+  const cap = text("cap");
+  const capAmount = cap === undefined ? undefined : findMoney(cap)[0]?.amount;
+  const counterpartyText = text("counterparty");
+  const counterparty =
+    counterpartyText !== undefined &&
+    /[A-Za-z]/.test(counterpartyText) &&
+    !/^(?:—|-|n\/a|none|any|all)$/i.test(counterpartyText)
+      ? counterpartyText
+      : undefined;
+  const metricText = text("metric")?.replace(/\s+/g, "");
+  const metric = metricText !== undefined && /^[A-Za-z0-9_.:-]+$/.test(metricText) ? metricText : metricIdOf(name);
+  const fields = priceFields(price);
+  if (capAmount !== undefined) fields.monthly_cap = capAmount;
+  if (counterparty !== undefined) fields.counterparty = counterparty;
+  return entry({ name: capitalised(name), type: "usage", metric, ...fields });
+}
+
 /** Rows of a fees table that are not usage prices. */
-const NOT_A_PRICE_ROW = /^(?:total|subtotal|late|interest|liability|discount|tax|vat|deposit|setup|set-up|implementation|onboarding|one[- ]time|termination)/i;
+const NOT_A_PRICE_ROW =
+  /^(?:total|subtotal|late|interest|liability|discount|tax|vat|deposit|setup|set-up|implementation|onboarding|one[- ]time|termination)/i;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Usage prices in sentences
@@ -820,14 +969,14 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
   const found: RuleFinding[] = [];
   for (const block of layout.blocks) {
     if (block.lines.some((line) => tableRows.has(line))) continue;
-    if (block.lines.length === 1 && block.lines[0]!.cells.length > 1 && headerOf(block.lines[0]!) !== undefined) continue;
     for (const reading of readPrices(block.text)) {
       const unit = reading.unit;
       if (unit === undefined) continue;
       const name = capitalised(unit);
       if (/^(?:unit|item|month|year|invoice|the)$/i.test(name)) continue;
       const sentence = sentenceAt(block.text, reading.index);
-      if (FEE_PROSE.minimum.test(sentence.text.slice(0, reading.index - sentence.start)) && reading.model === "flat") continue;
+      if (FEE_PROSE.minimum.test(sentence.text.slice(0, reading.index - sentence.start)) && reading.model === "flat")
+        continue;
       const source = sourceOf(block, reading.index, reading.end);
       const strength = 0.85;
       const rule: ExtractedRule = { name, type: "usage", metric: metricIdOf(name), ...priceFields(reading) };

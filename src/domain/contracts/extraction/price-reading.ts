@@ -2,6 +2,7 @@
 // "2.35% of card volume, capped at $4,000 per month", "2.9% + $0.30 per transaction", "$18.00 per
 // international wire to HSBC UK". Each reading keeps where in the text it stands, so its source can be shown.
 import type { ExtractedRule } from "./extraction-types.js";
+import { sentenceAt } from "./text-layout.js";
 import { findMoney, findPercents, type MoneyMatch, type PercentMatch } from "./value-readers.js";
 
 /** A price read from text: the rule's pricing fields, the priced thing's name when written, and where. */
@@ -46,7 +47,7 @@ export function nounPhrase(text: string): string | undefined {
   const words: string[] = [];
   for (const match of text.matchAll(/[^\s,;:.()]+|[,;:.()]/g)) {
     const word = match[0];
-    if (/^[,;:.()]$/.test(word)) break;
+    if (/^[,;:.()]$/.test(word) || word === "+") break;
     if (words.length > 0 && PHRASE_STOP.has(word.toLowerCase())) break;
     if (/^[$€£¥\d]/.test(word)) break;
     words.push(word);
@@ -75,7 +76,6 @@ const PER_AFTER = /^\s*(?:per|\/|for each|for every|each|an?)\s+/i;
  * monthly cap, a minimum or maximum per event, a counterparty after the thing ("to HSBC UK").
  */
 export function readPrices(text: string, options: { inCell?: boolean } = {}): PriceReading[] {
-  if (NOT_PRICES.test(text) && !options.inCell) return [];
   const money = findMoney(text);
   const percents = findPercents(text);
   const used = new Set<MoneyMatch>();
@@ -117,6 +117,17 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
       const unit = nounPhrase(rest.slice(of[0].length));
       if (unit !== undefined) reading.unit = unit;
       reading.end += of[0].length + (unit?.length ?? 0);
+      // "2.9% of the event's value + $0.30": the fixed fee after what the percentage is of.
+      const unitAt = unit === undefined ? -1 : text.indexOf(unit, reading.end - unit.length - 1);
+      const afterUnit = unitAt < 0 ? -1 : unitAt + (unit?.length ?? 0);
+      const plusLater = afterUnit < 0 ? null : /^\s*(?:\+|plus)\s*/i.exec(text.slice(afterUnit));
+      const later = plusLater ? money.find((m) => m.index === afterUnit + plusLater[0].length) : undefined;
+      if (reading.fixed_fee === undefined && later !== undefined) {
+        reading.fixed_fee = later.amount;
+        if (later.currency) reading.currencies.push(later.currency);
+        used.add(later);
+        reading.end = later.index + later.length;
+      }
     } else if (per) {
       const unit = nounPhrase(rest.slice(per[0].length));
       if (unit !== undefined && PERIODS.test(unit)) continue; // "1.5% per month": interest, not a price
@@ -143,6 +154,12 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
     });
   }
   readings.sort((a, b) => a.index - b.index);
+  // In running text, a price stated in a sentence about interest, liability, taxes … is no usage price.
+  if (!options.inCell) {
+    const kept = readings.filter((r) => !NOT_PRICES.test(sentenceAt(text, r.index).text));
+    readings.length = 0;
+    readings.push(...kept);
+  }
 
   // Qualifiers go to the price before them in the text (or the only one).
   for (const [m, kind] of qualifiers) {

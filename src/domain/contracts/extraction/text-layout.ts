@@ -10,6 +10,8 @@ export interface Cell {
   end: number;
   text: string;
   confidence: number;
+  /** The runs the cell was made of, each where it starts: a table's columns may be closer than a cell's gap. */
+  parts: Array<{ x: number; text: string }>;
 }
 
 export interface Line {
@@ -73,7 +75,15 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
         last.text = clean(last.text + glue + item.text);
         last.end = Math.max(last.end, itemEnd(item));
         last.confidence = Math.min(last.confidence, confidence);
-      } else cells.push({ x: item.x, end: itemEnd(item), text: clean(item.text), confidence });
+        last.parts.push({ x: item.x, text: clean(item.text) });
+      } else
+        cells.push({
+          x: item.x,
+          end: itemEnd(item),
+          text: clean(item.text),
+          confidence,
+          parts: [{ x: item.x, text: clean(item.text) }],
+        });
     }
     return {
       page: group[0]!.page,
@@ -187,4 +197,13 @@ export function sourceOf(
     source_text: lines.map((line) => line.text).join(" "),
     confidence: Math.min(...lines.map((line) => line.confidence)),
   };
+}
+
+/** The sentence of a block around a position: from the last full stop before it to the next after it. */
+export function sentenceAt(text: string, at: number): { text: string; start: number } {
+  let start = 0;
+  for (const m of text.slice(0, at).matchAll(/[.;:](?=\s+[A-Z(0-9])/g)) start = (m.index ?? 0) + 1;
+  const after = text.slice(at).search(/[.;](?:\s+[A-Z(0-9]|$)/);
+  const end = after < 0 ? text.length : at + after + 1;
+  return { text: text.slice(start, end), start };
 }

@@ -203,7 +203,9 @@ const MONTHS = [
 function monthNumber(word: string): number | undefined {
   const w = word.toLowerCase().replace(/\.$/, "");
   if (w.length < 3) return undefined;
-  const index = MONTHS.findIndex((m) => m === w || (w.length >= 3 && m.startsWith(w) && (w.length === 3 || w === "sept")));
+  const index = MONTHS.findIndex(
+    (m) => m === w || (w.length >= 3 && m.startsWith(w) && (w.length === 3 || w === "sept")),
+  );
   return index < 0 ? undefined : index + 1;
 }
 
