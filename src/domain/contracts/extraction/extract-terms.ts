@@ -12,7 +12,7 @@ import type {
   ExtractionWarning,
 } from "./extraction-types.js";
 import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices } from "./price-reading.js";
-import { type Block, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
+import { type Block, type Cell, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
 import {
   COUNT_RE,
   currencyNamed,
@@ -75,23 +75,31 @@ function labelledValues(layout: Layout, label: RegExp): Labelled[] {
   const { lines } = layout;
   lines.forEach((line, at) => {
     line.cells.forEach((cell, k) => {
-      const m = /^(.{1,48}?)\s*(?::|\s[–—-]\s|$)\s*(.*)$/.exec(cell.text);
-      if (m === null || !label.test(m[1]!.trim().replace(/\.$/, ""))) return;
-      if (!/:|\s[–—-]\s/.test(cell.text.slice(m[1]!.length, m[1]!.length + 4)) && m[2] !== "") return;
-      if (m[2] !== "") return void found.push({ value: m[2]!, lines: [line] });
-      const beside = line.cells[k + 1];
-      if (beside !== undefined) return void found.push({ value: beside.text, lines: [line] });
-      // A label alone: its value is the next line's cell that starts where the label does.
-      for (let next = at + 1; next < Math.min(lines.length, at + 3); next++) {
-        const below = lines[next]!;
-        if (below.page !== line.page || line.y - below.y > 3 * line.size) break;
-        const under = below.cells.find((c) => Math.abs(c.x - cell.x) <= 8);
-        if (under !== undefined)
-          return void found.push({ value: under.text, lines: [below], cell: { line: next, x: under.x } });
-      }
+      const value = labelledValue(lines, at, cell, k, label);
+      if (value !== undefined) found.push(value);
     });
   });
   return found;
+}
+
+/** The value of a cell that starts with a label: after its colon, in the next cell, or in the cell below it. */
+function labelledValue(lines: readonly Line[], at: number, cell: Cell, k: number, label: RegExp): Labelled | undefined {
+  const line = lines[at]!;
+  const m = /^(.{1,48}?)\s*(?::|\s[–—-]\s|$)\s*(.*)$/.exec(cell.text);
+  if (m === null || !label.test(m[1]!.trim().replace(/\.$/, ""))) return undefined;
+  const rest = m[2] ?? "";
+  if (rest !== "" && !/:|\s[–—-]\s/.test(cell.text.slice(m[1]!.length, m[1]!.length + 4))) return undefined;
+  if (rest !== "") return { value: rest, lines: [line] };
+  const beside = line.cells[k + 1];
+  if (beside !== undefined) return { value: beside.text, lines: [line] };
+  // A label alone: its value is the next line's cell that starts where the label does.
+  for (let next = at + 1; next < Math.min(lines.length, at + 3); next++) {
+    const below = lines[next]!;
+    if (below.page !== line.page || line.y - below.y > 3 * line.size) break;
+    const under = below.cells.find((c) => Math.abs(c.x - cell.x) <= 8);
+    if (under !== undefined) return { value: under.text, lines: [below], cell: { line: next, x: under.x } };
+  }
+  return undefined;
 }
 
 /** The lines under a box's first line, in its column, until a gap or a label: an address's further lines. */
