@@ -194,6 +194,67 @@ describe("wordings and what is never proposed", () => {
     assert.deepEqual(extractTerms([], SELLER), { terms: {}, fields: [], warnings: [] });
   });
 
+  it("reads graduated and volume tiers written in a sentence", () => {
+    const graduated = read([
+      "API calls are billed monthly: the first 10,000 API calls at $0.010 each, the next 40,000 at $0.008 each,",
+      "and above 50,000 at $0.005 each.",
+    ]);
+    assert.deepEqual(graduated.terms.rules, [
+      {
+        name: "API calls",
+        type: "usage",
+        metric: "api_calls",
+        model: "graduated",
+        tiers: [
+          { up_to: "10000", unit_amount: "0.010" },
+          { up_to: "50000", unit_amount: "0.008" },
+          { up_to: null, unit_amount: "0.005" },
+        ],
+      },
+    ]);
+    const volume = read([
+      "Messages: first 1,000 messages €0.05 per message; next 9,000 €0.04; over 10,000 €0.03, all units priced at the tier reached.",
+    ]);
+    assert.equal(volume.terms.rules?.[0]?.model, "volume");
+  });
+
+  it("reads a page set in two columns column by column", () => {
+    const left = [
+      "1. Parties. This Agreement is made between",
+      'Northwind Payments Ltd ("Provider") and',
+      'Acme Widgets LLC ("Customer"), with its',
+      "principal place of business at 77 Elm Road,",
+      "Austin, TX 78701.",
+      "2. Payment. Customer shall pay invoices",
+      "within thirty (30) days of the invoice date.",
+    ];
+    const right = [
+      "3. Prices. Provider charges $0.05 per API",
+      "request and 1.2% of payout volume. The",
+      "prices are stated in US dollars and apply",
+      "from the Effective Date of March 1, 2026.",
+      "4. Notices. Either party may give notice",
+      "in writing to the other party at any time",
+      "by email or by post to its address above.",
+    ];
+    const items = [
+      ...left.map((text, k) => ({ page: 1, x: 72, y: 700 - k * 14, text, height: 10, width: 220 })),
+      ...right.map((text, k) => ({ page: 1, x: 320, y: 700 - k * 14, text, height: 10, width: 220 })),
+    ];
+    const { terms } = extractTerms(items, SELLER);
+    assert.equal(terms.customer?.name, "Acme Widgets LLC");
+    assert.equal(terms.customer?.address, "77 Elm Road, Austin, TX 78701");
+    assert.equal(terms.payment_terms_days, 30);
+    assert.equal(terms.start_date, "2026-03-01");
+    assert.deepEqual(
+      terms.rules?.map((r) => [r.name, r.amount ?? r.rate]),
+      [
+        ["API request", "0.05"],
+        ["Payout volume", "0.012"],
+      ],
+    );
+  });
+
   it("lowers the confidence of text read by OCR", () => {
     const items = page(["Payment terms: Net 30"]).map((item) => ({ ...item, confidence: 0.7 }));
     const [field] = extractTerms(items, SELLER).fields;

@@ -3,6 +3,8 @@
 // Every value comes from words on a page: what no sentence, label or table row states is left out, never
 // guessed. Confidence is how sure the reading is: 0.95 for a labelled value or a table row, less for looser
 // wording, times the OCR engine's confidence for scanned pages.
+import { addPricingRuleInput, MAX_PROGRAM_RULES } from "../contract-schemas.js";
+import { normalizeRule } from "../pricing-rule.js";
 import type {
   ExtractedField,
   ExtractedRule,
@@ -11,7 +13,7 @@ import type {
   ExtractionItem,
   ExtractionWarning,
 } from "./extraction-types.js";
-import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices } from "./price-reading.js";
+import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices, readTiers } from "./price-reading.js";
 import { type Block, type Cell, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
 import {
   COUNT_RE,
@@ -216,6 +218,15 @@ function partiesInProse(layout: Layout): Party[] {
       const party: Party = { name: { value: named.name, source, strength: named.strength }, role, block };
       const address = addressIn(text.slice(named.name.length));
       if (address !== undefined) party.address = { value: address, source, strength: 0.85 };
+      else {
+        // "… ("Customer"), with its principal place of business at …": the address after the defined term.
+        const after = block.text.slice(from);
+        const next = after.search(/\(["“'‘]|\band\s+[A-Z]|\.\s+[A-Z0-9]|\.$/);
+        const tail = after.slice(0, next < 0 ? undefined : next);
+        const later = /^\s*,?\s*(?:a|an|with|having|whose|located|of)\b/i.test(tail) ? addressIn(tail) : undefined;
+        if (later !== undefined)
+          party.address = { value: later, source: sourceOf(block, start, from + tail.length), strength: 0.8 };
+      }
       parties.push(party);
     }
   }
@@ -601,9 +612,17 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
     if (metric === undefined || metric === "" || rules.some((r) => r.rule.metric === metric)) continue;
     rules.push(usage);
   }
-  if (rules.length > 0) {
-    terms.rules = rules.slice(0, 100).map((r) => r.rule);
-    rules.slice(0, 100).forEach((r, k) => {
+  // A rule is proposed only as one the upload would take: its fields through the rule's own schema and checks.
+  const valid = rules
+    .filter(
+      (r) =>
+        addPricingRuleInput.safeParse(r.rule).success &&
+        normalizeRule(r.rule, terms.currency ?? "USD").errors === undefined,
+    )
+    .slice(0, MAX_PROGRAM_RULES);
+  if (valid.length > 0) {
+    terms.rules = valid.map((r) => r.rule);
+    valid.forEach((r, k) => {
       for (const [key, found] of Object.entries(r.found)) findings.add(`rules.${k}.${key}`, found);
     });
   }
@@ -975,9 +994,35 @@ const NOT_A_PRICE_ROW =
 
 function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[] {
   const found: RuleFinding[] = [];
+  const add = (rule: ExtractedRule, source: Source) => {
+    const entry: RuleFinding = { rule, found: {} };
+    for (const [key, value] of Object.entries(rule)) {
+      if (key === "type" || key === "model" || value === undefined) continue;
+      entry.found[key] = { value: value as ExtractedValue, source, strength: 0.85 };
+    }
+    found.push(entry);
+  };
   for (const block of layout.blocks) {
     if (block.lines.some((line) => tableRows.has(line))) continue;
+    // Tiers first: their amounts are no prices of their own.
+    const tiered: Array<[number, number]> = [];
+    let from = 0;
+    while (from < block.text.length) {
+      const sentence = sentenceAt(block.text, from);
+      const end = sentence.start + sentence.text.length;
+      const tiers = readTiers(sentence.text);
+      if (tiers?.unit !== undefined) {
+        const name = capitalised(tiers.unit);
+        add(
+          { name, type: "usage", metric: metricIdOf(name), model: tiers.model, tiers: tiers.tiers },
+          sourceOf(block, sentence.start + tiers.index, sentence.start + tiers.end),
+        );
+        tiered.push([sentence.start, end]);
+      }
+      from = Math.max(end, from + 1);
+    }
     for (const reading of readPrices(block.text)) {
+      if (tiered.some(([a, b]) => reading.index >= a && reading.index < b)) continue;
       const unit = reading.unit;
       if (unit === undefined) continue;
       const name = capitalised(unit);
@@ -985,15 +1030,10 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
       const sentence = sentenceAt(block.text, reading.index);
       if (FEE_PROSE.minimum.test(sentence.text.slice(0, reading.index - sentence.start)) && reading.model === "flat")
         continue;
-      const source = sourceOf(block, reading.index, reading.end);
-      const strength = 0.85;
-      const rule: ExtractedRule = { name, type: "usage", metric: metricIdOf(name), ...priceFields(reading) };
-      const entry: RuleFinding = { rule, found: {} };
-      for (const [key, value] of Object.entries(rule)) {
-        if (key === "type" || key === "model" || value === undefined) continue;
-        entry.found[key] = { value: value as ExtractedValue, source, strength };
-      }
-      found.push(entry);
+      add(
+        { name, type: "usage", metric: metricIdOf(name), ...priceFields(reading) },
+        sourceOf(block, reading.index, reading.end),
+      );
     }
   }
   return found;

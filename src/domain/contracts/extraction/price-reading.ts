@@ -205,3 +205,78 @@ export function priceFields(reading: PriceReading): Omit<ExtractedRule, "name" |
 }
 
 export type { MoneyMatch, PercentMatch };
+
+/** Graduated or volume tiers written in a sentence or a table's rows, and the thing they price. */
+export interface TierReading {
+  model: "graduated" | "volume";
+  tiers: Array<{ up_to: string | null; unit_amount: string }>;
+  unit?: string;
+  index: number;
+  end: number;
+}
+
+const QUANTITY = String.raw`(\d{1,3}(?:,\d{3})+|\d+)`;
+/** One tier's quantity words: "first 10,000", "next 40,000", "10,001 – 50,000", "above 50,000", "50,001+". */
+const TIER_RANGE = new RegExp(
+  [
+    String.raw`(?<first>(?:the\s+)?first|up\s+to|0\s*(?:-|–|—|to)\s*)\s*${QUANTITY}`,
+    String.raw`(?<next>(?:the\s+)?next)\s+${QUANTITY}`,
+    String.raw`(?<from>${QUANTITY})\s*(?:-|–|—|to)\s*${QUANTITY}`,
+    String.raw`(?<over>above|over|beyond|more than|in excess of|exceeding|thereafter|after)\s*${QUANTITY}?`,
+    String.raw`(?<plus>${QUANTITY})\s*(?:\+|and (?:above|over|more))`,
+  ].join("|"),
+  "gi",
+);
+
+/**
+ * Tiers: two pieces or more, each a quantity range and then its price per unit ("first 10,000 calls at $0.010
+ * each, next 40,000 at $0.008, above 50,000 at $0.005"). The upper bounds add up ("next 40,000" after 10,000 is
+ * up to 50,000); the last tier has none. Volume pricing when the text says every unit is priced at the tier
+ * reached.
+ */
+export function readTiers(text: string): TierReading | undefined {
+  const pieces: Array<{ upTo: string | null; amount: string; index: number; end: number; unit?: string }> = [];
+  let reached = 0n;
+  for (const m of text.matchAll(TIER_RANGE)) {
+    const start = m.index ?? 0;
+    if (pieces.length > 0 && start < pieces.at(-1)!.end) continue;
+    const g = m.groups ?? {};
+    const numbers = m
+      .slice(1)
+      .filter((v): v is string => v !== undefined && /^\d[\d,]*$/.test(v))
+      .map((v) => BigInt(v.replace(/,/g, "")));
+    const after = text.slice(start + m[0].length, start + m[0].length + 60);
+    const money = findMoney(after)[0];
+    if (money === undefined || money.index > 40) continue;
+    const between = after.slice(0, money.index);
+    if (/[.;]/.test(between)) continue;
+    let upTo: bigint | null;
+    if (g.first !== undefined) upTo = numbers.at(-1) ?? null;
+    else if (g.next !== undefined) upTo = reached + (numbers[0] ?? 0n);
+    else if (g.from !== undefined) upTo = numbers.at(-1) ?? null;
+    else upTo = null;
+    if (upTo !== null && upTo <= reached) return undefined;
+    if (upTo !== null) reached = upTo;
+    const unit = nounPhrase(between.replace(/^\s*/, "").replace(/\s*(?:at|:|@|[-–—])\s*$/, ""));
+    pieces.push({
+      upTo: upTo === null ? null : upTo.toString(),
+      amount: money.amount,
+      index: start,
+      end: start + m[0].length + money.index + money.length,
+      ...(unit !== undefined && { unit }),
+    });
+    if (upTo === null) break;
+  }
+  if (pieces.length < 2 || pieces.at(-1)!.upTo !== null) return undefined;
+  const first = pieces[0]!;
+  const last = pieces.at(-1)!;
+  const perUnit = /^\s*(?:each|per\s+([A-Za-z][A-Za-z ]*))/i.exec(text.slice(first.end));
+  const unit = first.unit ?? (perUnit?.[1] ? nounPhrase(perUnit[1]) : undefined);
+  return {
+    model: /\bvolume\b|\ball units\b|\bevery unit\b|\bentire volume\b/i.test(text) ? "volume" : "graduated",
+    tiers: pieces.map((p) => ({ up_to: p.upTo, unit_amount: p.amount })),
+    ...(unit !== undefined && { unit }),
+    index: first.index,
+    end: last.end,
+  };
+}
