@@ -128,7 +128,10 @@ const NAME_WITH_SUFFIX = new RegExp(
   "u",
 );
 
-const CUSTOMER_ROLES = /^(?:Customer|Client|Buyer|Purchaser|Licensee|Subscriber|Merchant|Company)$/i;
+const CUSTOMER_ROLES = /^(?:Customer|Client|Buyer|Purchaser|Licensee|Subscriber|Merchant)$/i;
+/** Defined terms that are not a party's name (the Agreement, the Effective Date …): not parties at all. */
+const NOT_PARTIES =
+  /^(?:Agreement|Effective Date|Services?|Fees|Order Form|Term|Schedule|Party|Parties|Confidential Information|Territory|Platform|Data|Documentation)$/i;
 const SELLER_ROLES = /^(?:Provider|Service Provider|Supplier|Vendor|Seller|Licensor|Processor)$/i;
 
 /** A party's name from the words that start with it: up to its legal suffix, or to the first comma or bracket. */
@@ -177,7 +180,10 @@ function addressIn(text: string): string | undefined {
   const m =
     /(?:place of business|principal office|registered (?:office|address)|offices?|address|located|domiciled|headquartered)(?:\s+(?:is|are))?\s*(?:at|in|:)\s+(.+)/i.exec(
       text,
-    ) ?? /^[^,]+,\s*(\d.+)/.exec(text);
+    ) ??
+    /^\s*,\s*(?!(?:a|an|the|with|having|whose|located|registered|incorporated|acting|represented)\b)([\p{Lu}0-9][^()]*\d[^()]*)$/u.exec(
+      text,
+    );
   if (m === null) return undefined;
   const address = m[1]!
     .split(
@@ -208,7 +214,7 @@ function partiesInProse(layout: Layout): Party[] {
     for (const m of block.text.matchAll(DEFINED_TERM)) {
       const term = m[1]!.trim();
       const role = CUSTOMER_ROLES.test(term) ? "customer" : SELLER_ROLES.test(term) ? "seller" : undefined;
-      if (role === undefined) continue;
+      if (role === undefined && NOT_PARTIES.test(term)) continue;
       const start = Math.max(from, 0);
       const text = block.text.slice(start, m.index).replace(/^[\s,;]*(?:and\s+)?/, "");
       from = (m.index ?? 0) + m[0].length;
@@ -413,7 +419,17 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
       : currency?.value === "USD"
         ? false
         : DAY_FIRST_PLACES.test(allText);
-  const order = dayFirst ? "day_first" : "month_first";
+  // A date of numbers that only one order can read (25/01/2026, 01/25/2026) shows the document's order.
+  const numeric = [...allText.matchAll(/\b(\d{1,2})[/.](\d{1,2})[/.]\d{4}\b/g)].map((m) => [
+    Number(m[1]),
+    Number(m[2]),
+  ]);
+  const shown = numeric.some(([a]) => a! > 12) ? true : numeric.some(([, b]) => b! > 12) ? false : dayFirst;
+  const shownBy =
+    shown !== dayFirst || numeric.some(([a, b]) => a! > 12 || b! > 12)
+      ? "another date in the document can only be read so"
+      : undefined;
+  const order = shown ? "day_first" : "month_first";
   let ambiguousDate: Source | undefined;
 
   // --- Parties
@@ -517,7 +533,7 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
             near,
           ) || /[–—-]\s*$/.test(near);
         const isStart =
-          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after)\b[^.]{0,30}$/i.test(
+          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after|into force|in force|go(?:es)? live)\b[^.]{0,30}$/i.test(
             near,
           ) || /\bEffective Date\b/.test(near);
         if (isEnd && end === undefined && start !== undefined && d.date >= start.value) {
@@ -539,7 +555,7 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
       ),
     )) {
       const sentence = sentenceAt(block.text, m.index ?? 0).text;
-      if (!/\b(?:commenc|effective|start|term\b|continue|remain|begin)/i.test(sentence)) continue;
+      if (!/\b(?:commenc|effective|start|term\b|continue|remain|begin|force|runs?\b|valid)/i.test(sentence)) continue;
       if (
         /\b(?:notice|within|after (?:the )?(?:termination|expiry)|retain|records|surviv|confidential|warrant)/i.test(
           sentence,
@@ -576,9 +592,9 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
     findings.warnings.push({
       code: "date_order",
       message: `Dates written in numbers only were read ${
-        dayFirst
-          ? "day first (05/01/2026 as 5 January 2026), as the document is British or European"
-          : "month first (05/01/2026 as May 1, 2026), as the document is American"
+        order === "day_first"
+          ? `day first (05/01/2026 as 5 January 2026), as ${shownBy ?? "the document is British or European"}`
+          : `month first (05/01/2026 as May 1, 2026), as ${shownBy ?? "the document is American"}`
       }: check the start and end dates against page ${ambiguousDate.page}.`,
       pages: [ambiguousDate.page],
     });
@@ -694,8 +710,8 @@ function contractNumber(layout: Layout): Found<string> | undefined {
   for (const { block, m } of matches(
     layout,
     new RegExp(
-      String.raw`\b(?:Contract|Agreement|Order Form|Order|MSA|SOW|Reference|Ref\.?)\s*(?:No\.?|Number|#|ID|Reference)\s*[:.]?\s*${NUMBER_TOKEN}`,
-      "g",
+      String.raw`\b(?:Contract|Agreement|Order Form|Order|MSA|SOW|Reference|Ref\.?|Quote|Quotation)\s*(?:No\.?|Number|#|ID|Reference)\s*[:.]?\s*${NUMBER_TOKEN}`,
+      "gi",
     ),
   )) {
     const token = m[1]!.replace(/\.$/, "");
@@ -824,6 +840,9 @@ function headerOf(line: Line): Array<{ x: number; column: Column | undefined }> 
                 ? "name"
                 : undefined,
   );
+  if (!columns.includes("name") && columns.filter((c) => c === "price").length > 1 && NAME_HEADER.test(texts[0]!)) {
+    columns[0] = "name";
+  }
   if (!columns.includes("name")) {
     const metric = columns.indexOf("metric");
     const first = columns.findIndex((c) => c === undefined);
@@ -868,9 +887,15 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     const last = row?.lines.at(-1);
     if (header !== undefined) {
       const left = header[0]!.x;
+      // A cell running across the next column's start is running text, not a cell of this table.
+      const spans = line.cells.some((cell) => {
+        const next = header?.find((h) => h.x > cell.x + 12);
+        return next !== undefined && cell.parts.length === 1 && cell.end > next.x + 6;
+      });
       const sameTable =
         (last === undefined || (last.page === line.page && last.y - line.y < 4 * line.size)) &&
-        line.cells[0]!.x >= left - 12;
+        line.cells[0]!.x >= left - 12 &&
+        !spans;
       if (!sameTable) {
         finish();
         header = undefined;
@@ -977,12 +1002,24 @@ function readRow(row: Row): RuleFinding | undefined {
     !/^(?:—|-|n\/a|none|any|all)$/i.test(counterpartyText)
       ? counterpartyText
       : undefined;
+  // Without a counterparty column, a row may name it: "International wire (via Citibank N.A.)", "Wires to HSBC UK".
+  let rowName = name;
+  let named: string | undefined;
+  if (counterpartyText === undefined) {
+    const m =
+      /^(.*?)\s*\((?:via|to|with|through)\s+([^)]+)\)$/i.exec(name) ??
+      /^(.*?[a-z])\s+(?:to|via|through)\s+((?:[A-Z][\p{L}0-9&.'’-]*)(?:\s+(?:[A-Z][\p{L}0-9&.'’-]*|&|of))*)$/u.exec(
+        name,
+      );
+    if (m !== null && m[1]!.length >= 3) [rowName, named] = [m[1]!.trim(), m[2]!.trim()];
+  }
   const metricText = text("metric")?.replace(/\s+/g, "");
-  const metric = metricText !== undefined && /^[A-Za-z0-9_.:-]+$/.test(metricText) ? metricText : metricIdOf(name);
+  const metric = metricText !== undefined && /^[A-Za-z0-9_.:-]+$/.test(metricText) ? metricText : metricIdOf(rowName);
   const fields = priceFields(price);
   if (capAmount !== undefined) fields.monthly_cap = capAmount;
   if (counterparty !== undefined) fields.counterparty = counterparty;
-  return entry({ name: capitalised(name), type: "usage", metric, ...fields });
+  else if (named !== undefined) fields.counterparty = named;
+  return entry({ name: capitalised(rowName), type: "usage", metric, ...fields });
 }
 
 /** Rows of a fees table that are not usage prices. */
@@ -1025,9 +1062,9 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
       if (tiered.some(([a, b]) => reading.index >= a && reading.index < b)) continue;
       const unit = reading.unit;
       if (unit === undefined) continue;
-      const name = capitalised(unit);
-      if (/^(?:unit|item|month|year|invoice|the)$/i.test(name)) continue;
       const sentence = sentenceAt(block.text, reading.index);
+      const name = capitalised(subjectOf(sentence.text.slice(0, reading.index - sentence.start), unit) ?? unit);
+      if (/^(?:unit|item|month|year|invoice|the)$/i.test(name)) continue;
       if (FEE_PROSE.minimum.test(sentence.text.slice(0, reading.index - sentence.start)) && reading.model === "flat")
         continue;
       add(
@@ -1037,6 +1074,26 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
     }
   }
   return found;
+}
+
+/**
+ * What a sentence says is priced, when it names the unit's kind: "SEPA transfers are charged at EUR 0.12 per
+ * transfer" prices SEPA transfers, not any transfer. Only a subject that contains the unit's word is taken.
+ */
+function subjectOf(before: string, unit: string): string | undefined {
+  const m =
+    /(?:^|[.;:,]\s*)\s*([A-Z][\p{L}0-9&/ -]{1,48}?)\s+(?:is|are|will be|shall be)\s+(?:charged|billed|priced|invoiced)(?:\s+at)?\s*$/u.exec(
+      before,
+    ) ?? /(?:^|[.;]\s*)\s*([A-Z][\p{L}0-9&/ -]{1,48}?)\s*[:–—]\s*$/u.exec(before);
+  const subject = m?.[1]?.trim();
+  if (subject === undefined) return undefined;
+  const head = unit.split(" ").at(-1)!.toLowerCase().replace(/e?s$/, "");
+  return subject
+    .toLowerCase()
+    .split(/\s+/)
+    .some((word) => word.replace(/e?s$/, "") === head)
+    ? subject
+    : undefined;
 }
 
 export { nounPhrase };
