@@ -734,14 +734,14 @@ function findPaymentTerms(layout: Layout): Found<number> | undefined {
   for (const { block, m } of matches(
     layout,
     new RegExp(
-      String.raw`\b(?:within|no later than|not later than|in)\s+(${COUNT_RE})\s+(?:calendar\s+)?days?\s+(?:of|after|from|following)\s+(?:the\s+|its\s+|each\s+|an?\s+)?(?:date\s+of\s+(?:the\s+|each\s+)?|receipt\s+of\s+(?:the\s+|each\s+|an?\s+)?|issue\s+of\s+(?:the\s+)?)?(?:invoice|date|receipt|issue|its)|\b(?:due|payable)\s+(?:and\s+payable\s+)?(${COUNT_RE})\s+(?:calendar\s+)?days?\s+(?:after|from|following)`,
+      String.raw`\b(?:within|no later than|not later than)\s+(${COUNT_RE})\s+(?:calendar\s+|business\s+)?days?\b|\b(?:due|payable)\s+(?:and\s+payable\s+)?(?:in\s+)?(${COUNT_RE})\s+(?:calendar\s+)?days?\s+(?:after|from|following|of)|\b(${COUNT_RE})[-\s](?:calendar\s+)?days?\s+(?:payment\s+)?terms\b`,
       "gi",
     ),
   )) {
     const sentence = sentenceAt(block.text, m.index ?? 0).text;
     if (/\b(?:notice|terminat|cure|dispute|breach|remedy|objection)/i.test(sentence)) continue;
     if (!/\b(?:pay|paid|payment|payable|invoice|due)/i.test(sentence)) continue;
-    const days = readCount(m[1] ?? m[2] ?? "");
+    const days = readCount(m[1] ?? m[2] ?? m[3] ?? "");
     if (days === undefined || days > 365) continue;
     return { value: days, source: fromMatch(block, m), strength: 0.9 };
   }
@@ -873,7 +873,7 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
       if (rule !== undefined) {
         found.push(rule);
         for (const line of row.lines) rowsUsed.add(line);
-      }
+      } else if (header === undefined) for (const line of row.lines) rowsUsed.delete(line);
     }
     row = undefined;
   };
@@ -890,7 +890,9 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
       // A cell running across the next column's start is running text, not a cell of this table.
       const spans = line.cells.some((cell) => {
         const next = header?.find((h) => h.x > cell.x + 12);
-        return next !== undefined && cell.parts.length === 1 && cell.end > next.x + 6;
+        return (
+          next !== undefined && cell.parts.length === 1 && cell.end > next.x + 6 && cell.text.split(" ").length >= 6
+        );
       });
       const sameTable =
         (last === undefined || (last.page === line.page && last.y - line.y < 4 * line.size)) &&
@@ -902,6 +904,7 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
       }
     }
     if (header !== undefined) {
+      rowsUsed.add(line); // a line of a table is never read as running text, whether or not it is a price
       const byColumn = new Map<Column, string[]>();
       let stray = false;
       for (const part of line.cells.flatMap((cell) => cell.parts)) {

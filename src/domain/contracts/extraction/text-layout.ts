@@ -54,7 +54,11 @@ const clean = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 /** Groups runs into lines by baseline, and a line's runs into cells where the gap between them is wide. */
 function linesOf(items: readonly ExtractionItem[]): Line[] {
-  const sorted = items.filter((item) => clean(item.text) !== "").sort((a, b) => a.page - b.page || b.y - a.y);
+  // OCR reads specks and rules as strokes ("~~", "=", "|"): no word is made of those alone.
+  const words = items.filter(
+    (item) => clean(item.text) !== "" && !(item.confidence !== undefined && /^[~_=|'`.,:;^*]+$/.test(clean(item.text))),
+  );
+  const sorted = words.sort((a, b) => a.page - b.page || b.y - a.y);
   const groups: ExtractionItem[][] = [];
   for (const item of sorted) {
     const last = groups.at(-1);
@@ -67,16 +71,24 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
     group.sort((a, b) => a.x - b.x);
     const size = Math.max(...group.map(itemSize));
     const cells: Cell[] = [];
+    let partEnd = 0;
     for (const item of group) {
       const last = cells.at(-1);
       const confidence = item.confidence ?? 1;
       if (last !== undefined && item.x - last.end <= 1.5 * size) {
-        const glue = item.x - last.end > 0.15 * size && !last.text.endsWith(" ") ? " " : "";
+        // OCR gives a run per word: words always stand apart. A text layer's runs may split a word.
+        const apart = item.confidence !== undefined || item.x - last.end > 0.15 * size;
+        const glue = apart && !last.text.endsWith(" ") ? " " : "";
         last.text = clean(last.text + glue + item.text);
         last.end = Math.max(last.end, itemEnd(item));
         last.confidence = Math.min(last.confidence, confidence);
-        last.parts.push({ x: item.x, text: clean(item.text) });
-      } else
+        // Runs a word space apart are one part (OCR gives a run per word); a wider gap starts another.
+        const part = last.parts.at(-1)!;
+        if (item.x - partEnd <= 0.6 * size) part.text = clean(part.text + glue + item.text);
+        else last.parts.push({ x: item.x, text: clean(item.text) });
+        partEnd = Math.max(partEnd, itemEnd(item));
+      } else {
+        partEnd = itemEnd(item);
         cells.push({
           x: item.x,
           end: itemEnd(item),
@@ -84,6 +96,7 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
           confidence,
           parts: [{ x: item.x, text: clean(item.text) }],
         });
+      }
     }
     return {
       page: group[0]!.page,
