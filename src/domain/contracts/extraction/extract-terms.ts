@@ -13,7 +13,15 @@ import type {
   ExtractionItem,
   ExtractionWarning,
 } from "./extraction-types.js";
-import { capitalised, nounPhrase, type PriceReading, priceFields, readPrices, readTiers } from "./price-reading.js";
+import {
+  capitalised,
+  NOT_PRICES,
+  nounPhrase,
+  type PriceReading,
+  priceFields,
+  readPrices,
+  readTiers,
+} from "./price-reading.js";
 import { type Block, type Cell, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
 import {
   COUNT_RE,
@@ -947,10 +955,32 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
         lines: [line],
       };
       finish();
+      continue;
+    }
+    // "• Chargebacks: $15.00 each": a label and its price on one line is a row too.
+    const labelled = cells.length === 1 ? LABELLED_PRICE.exec(cells[0]!.text) : null;
+    if (labelled !== null && !NOT_PRICES.test(labelled[1]!) && startsWithPrice(labelled[2]!)) {
+      row = {
+        byColumn: new Map<Column, string[]>([
+          ["name", [labelled[1]!]],
+          ["price", [labelled[2]!]],
+        ]),
+        lines: [line],
+      };
+      finish();
     }
   }
   finish();
   return found;
+}
+
+/** "Label: value" at a line's start, after a bullet or a list letter. */
+const LABELLED_PRICE = /^(?:[•·▪◦*–-]\s*|\(?[a-z0-9]{1,2}[.)]\s+)?([A-Z][\p{L}0-9&/ ()'’-]{2,60}?)\s*:\s+(.+)$/u;
+
+/** Whether a value starts with a price (not a price somewhere in a sentence). */
+function startsWithPrice(value: string): boolean {
+  const price = priceOf(value);
+  return price !== undefined && price.index <= 4;
 }
 
 /** A table row as a rule: a usage price, or a monthly fee the Type column names. */

@@ -38,9 +38,9 @@ const LEADING = /^(?:the|each|every|a|an|all|any|one|such)\s+/i;
 const TRAILING =
   /\s+(?:processed|initiated|originated|submitted|sent|received|completed|executed|settled|made|issued|performed|handled|delivered|routed|transmitted|used|consumed|requested|created|verified|run)$/i;
 
-/** Sentences about other money than usage prices: late interest, liability, discounts, taxes. */
-const NOT_PRICES =
-  /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|refund|credit note|service credit|escalat|inflation|CPI|deposit|termination fee|aggregate)/i;
+/** Sentences (and labels) about other money than usage prices: interest, liability, taxes, one-time fees. */
+export const NOT_PRICES =
+  /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|credit note|service credit|escalat|inflation|CPI|deposit|termination|aggregate|setup|set-up|implementation|onboarding|one[- ]time)/i;
 
 /** The noun phrase at the start of `text`: words up to a stop word or punctuation, at most six. */
 export function nounPhrase(text: string): string | undefined {
