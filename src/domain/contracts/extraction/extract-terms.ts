@@ -817,7 +817,7 @@ function findFee(layout: Layout, kind: "minimum" | "subscription"): RuleFinding 
 const NAME_HEADER =
   /^(?:service|services|item|items|description|product|products|usage|usage type|metric|transaction(?: type)?|fee type|fee|charge|activity|unit|name|line item|component|feature|event|services? description)s?$/i;
 const PRICE_HEADER =
-  /^(?:price|prices|rate|rates|fee|fees|unit price|price per unit|amount|pricing|cost|charge|charges|unit rate|unit fee|fee per unit|(?:price|rate|fee|amount|unit price) \(?[A-Z]{3}\)?)$/i;
+  /^(?:(?:unit |list |net |usage |transaction )?(?:price|prices|rate|rates|fee|fees|amount|pricing|cost|charge|charges)(?:\s+per\s+[a-z ]{2,20})?(?:\s*\(?(?:[A-Z]{3}|[$€£¥]|per [a-z ]{2,20})\)?)?)$/i;
 const CAP_HEADER =
   /^(?:monthly cap|cap|maximum|max(?:imum)? per month|monthly maximum|cap per month|monthly cap \(?[A-Z]{3}\)?)$/i;
 const COUNTERPARTY_HEADER =
@@ -875,8 +875,46 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
   const found: RuleFinding[] = [];
   let header: Array<{ x: number; column: Column | undefined }> | undefined;
   let row: Row | undefined;
+  // Tiers: rows named by a quantity range ("First 10,000", "10,001 – 50,000", "Over 50,000") are one rule's,
+  // named by the caption above them (a heading, or a row with a name and no price).
+  let caption: { text: string; line: Line } | undefined;
+  let tierRows: Row[] = [];
+  const flushTiers = () => {
+    const rows = tierRows;
+    tierRows = [];
+    if (rows.length < 2) return;
+    const text = rows
+      .map((r) => `${r.byColumn.get("name")?.join(" ")} ${r.byColumn.get("price")?.join(" ")}`)
+      .join("; ");
+    const tiers = readTiers(text);
+    const name = captionName(caption?.text) ?? (tiers?.unit === undefined ? undefined : capitalised(tiers.unit));
+    if (tiers === undefined || name === undefined) return;
+    const lines = [...(caption !== undefined ? [caption.line] : []), ...rows.flatMap((r) => r.lines)];
+    const source = lineSource(...lines);
+    const rule: ExtractedRule = {
+      name,
+      type: "usage",
+      metric: metricIdOf(name),
+      model: tiers.model,
+      tiers: tiers.tiers,
+    };
+    const entry: RuleFinding = { rule, found: {} };
+    for (const key of ["name", "metric", "tiers"] as const)
+      entry.found[key] = { value: rule[key] as ExtractedValue, source, strength: 0.85 };
+    found.push(entry);
+    for (const line of lines) rowsUsed.add(line);
+  };
   const finish = () => {
     if (row !== undefined) {
+      const name = row.byColumn.get("name")?.join(" ") ?? "";
+      if (TIER_NAME.test(name) && row.byColumn.has("price")) {
+        tierRows.push(row);
+        row = undefined;
+        return;
+      }
+      flushTiers();
+      if (!row.byColumn.has("price") && name !== "" && name.split(" ").length <= 8)
+        caption = { text: name, line: row.lines[0]! };
       const rule = readRow(row);
       if (rule !== undefined) {
         found.push(rule);
@@ -889,8 +927,18 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     const isHeader = headerOf(line);
     if (isHeader !== undefined) {
       finish();
+      flushTiers();
       header = isHeader;
       continue;
+    }
+    if (
+      header === undefined &&
+      line.cells.length === 1 &&
+      line.text.split(" ").length <= 8 &&
+      priceOf(line.text) === undefined
+    ) {
+      flushTiers();
+      caption = { text: line.text, line };
     }
     const last = row?.lines.at(-1);
     if (header !== undefined) {
@@ -946,7 +994,11 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     }
     // No header: a line of a name cell and a price cell is a row of its own.
     const cells = line.cells;
-    if (cells.length >= 2 && /[A-Za-z]{3}/.test(cells[0]!.text) && priceOf(cells[0]!.text) === undefined) {
+    if (
+      cells.length >= 2 &&
+      (/[A-Za-z]{3}/.test(cells[0]!.text) || TIER_NAME.test(cells[0]!.text)) &&
+      priceOf(cells[0]!.text) === undefined
+    ) {
       row = {
         byColumn: new Map<Column, string[]>([
           ["name", [cells[0]!.text]],
@@ -971,7 +1023,25 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     }
   }
   finish();
+  flushTiers();
   return found;
+}
+
+/** A row named by a quantity range: one tier of a rule. */
+const TIER_NAME =
+  /^(?:(?:the\s+)?first|(?:the\s+)?next|up\s+to|over|above|beyond|more than|in excess of|thereafter|\d[\d,]*\s*(?:-|–|—|to|\+|and\s+(?:above|over|more)))/i;
+
+/** A caption as a rule's name: "API calls (graduated pricing)" → "API calls"; a heading in capitals is no name. */
+function captionName(text: string | undefined): string | undefined {
+  const name = text
+    ?.replace(/\s*\([^)]*\)\s*$/, "")
+    .replace(/[:–—-]+$/, "")
+    .replace(/^\d+(?:\.\d+)*\.?\s+/, "")
+    .trim();
+  if (name === undefined || name.length < 3 || !/[a-z]/.test(name)) return undefined;
+  if (/\b(?:schedule|fees|pricing|prices|annex|appendix|exhibit|table)\b/i.test(name) && name.split(" ").length <= 2)
+    return undefined;
+  return capitalised(name);
 }
 
 /** "Label: value" at a line's start, after a bullet or a list letter. */
