@@ -20,12 +20,14 @@ async function inspect(bytes, textPages) {
     const { info } = await doc.getMetadata();
     if (/** @type {{ EncryptFilterName?: string | null }} */ (info).EncryptFilterName) return { kind: "encrypted" };
     const items = [];
+    const textless = [];
     // Every page's content is unpacked and read, its text kept only for the first `textPages`: a page that
     // unpacks into gigabytes must be refused (by the budget) whether its text is wanted or not.
     for (let number = 1; number <= doc.numPages; number++) {
       const page = await doc.getPage(number);
       const content = await page.getTextContent();
       if (number <= textPages) {
+        const before = items.length;
         for (const item of content.items) {
           if (!("str" in item) || item.str.trim() === "") continue;
           items.push({
@@ -37,10 +39,11 @@ async function inspect(bytes, textPages) {
             height: item.height,
           });
         }
+        if (items.length === before) textless.push(number);
       }
       page.cleanup();
     }
-    return { kind: "readable", pageCount: doc.numPages, items };
+    return { kind: "readable", pageCount: doc.numPages, items, textless };
   } catch (error) {
     if (error?.name === "PasswordException") return { kind: "encrypted" };
     return { kind: "unreadable", reason: error instanceof Error ? error.message : String(error) };

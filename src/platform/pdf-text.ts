@@ -23,7 +23,8 @@ export interface PdfTextItem {
 }
 
 export type PdfInspection =
-  | { kind: "readable"; pageCount: number; items: PdfTextItem[] }
+  /** `textless`: the pages read for their text that have none (a scan, or a blank page). */
+  | { kind: "readable"; pageCount: number; items: PdfTextItem[]; textless: number[] }
   | { kind: "encrypted" }
   | { kind: "unreadable"; reason: string }
   /** Over the memory or time budget: a file that unpacks into too much, or takes too long to parse. */
@@ -149,7 +150,7 @@ function inspectInChild(
 }
 
 /** The resident set of a process, from /proc (pages of 4 KiB, as on x86-64 and most arm64 kernels); 0 where unknown. */
-function residentBytes(pid: number): number {
+export function residentBytes(pid: number): number {
   try {
     const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
     return pages * 4096;

@@ -2,6 +2,7 @@
 // not empty, at most 10 MB, a PDF, readable and not encrypted. Shared by the API's upload and the dashboard's.
 import { createHash } from "node:crypto";
 import { QueueFullError } from "../../platform/fair-queue.js";
+import { OCR_PAGES, ocrPages } from "../../platform/pdf-ocr.js";
 import { inspectionRefusal, inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
 import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
 import { MAX_AGREEMENT_BYTES } from "./contract-schemas.js";
@@ -29,6 +30,15 @@ const UPLOAD_RETRY_SECONDS = 5;
  * (429 `too_many_uploads`), as is any upload while the queue over all companies is full.
  */
 export async function checkAgreementFile(companyId: string, file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
+  return (await inspectAgreementFile(companyId, file, textPages)).items;
+}
+
+/** checkAgreementFile's checks, and what the reading found: the page count and the pages without text. */
+async function inspectAgreementFile(
+  companyId: string,
+  file: UploadedFile,
+  textPages: number,
+): Promise<{ pageCount: number; items: PdfTextItem[]; textless: number[] }> {
   if (file.bytes.length === 0)
     throw new ValidationError("The file is empty: attach the signed agreement as a PDF", "file_empty");
   if (file.bytes.length > MAX_AGREEMENT_BYTES) {
@@ -57,22 +67,95 @@ export async function checkAgreementFile(companyId: string, file: UploadedFile, 
       "file_too_complex",
     );
   }
-  return inspection.items;
+  return inspection;
 }
 
 /** Pages an extraction reads the text of: an agreement's schedules may stand at its end. */
 export const EXTRACT_PAGES = 30;
 
+/** OCR words the engine is less sure of than this are specks and smudges, not words. */
+const MIN_OCR_CONFIDENCE = 0.15;
+
 /**
  * An agreement's text for extraction: the file is checked as an upload is (checkAgreementFile), then the runs of
- * text of its first EXTRACT_PAGES pages are returned, with warnings about what could not be read.
+ * text of its first EXTRACT_PAGES pages are returned; its pages without text (a scan) are read by OCR, the first
+ * OCR_PAGES of them, in the company's turn (platform/pdf-ocr.ts). The warnings say what was read how, and what
+ * could not be read.
  */
 export async function readAgreementForExtraction(
   companyId: string,
   file: UploadedFile,
 ): Promise<{ items: ExtractionItem[]; warnings: ExtractionWarning[] }> {
-  const items = await checkAgreementFile(companyId, file, EXTRACT_PAGES);
-  return { items, warnings: [] };
+  const read = await inspectAgreementFile(companyId, file, EXTRACT_PAGES);
+  const warnings: ExtractionWarning[] = [];
+  const items: ExtractionItem[] = [...read.items];
+  if (read.pageCount > EXTRACT_PAGES) {
+    warnings.push({
+      code: "pages_skipped",
+      message: `The document has ${read.pageCount} pages: the first ${EXTRACT_PAGES} were read, the rest were not.`,
+    });
+  }
+  if (read.textless.length === 0) return { items, warnings };
+  const wanted = read.textless.slice(0, OCR_PAGES);
+  const skipped = read.textless.slice(OCR_PAGES);
+  const ocr = await ocrPages(file.bytes, wanted, { queueKey: companyId });
+  if (ocr.kind === "busy") {
+    warnings.push({
+      code: "ocr_busy",
+      message: `${pagesWords(wanted)} ${wanted.length === 1 ? "has" : "have"} no text and must be read by OCR, but the service is reading other scans: only the pages with text were read. Try again in a minute.`,
+      pages: wanted,
+    });
+  } else {
+    const words = ocr.items.filter((item) => item.confidence >= MIN_OCR_CONFIDENCE);
+    items.push(...words);
+    const readPages = wanted.filter((page) => !ocr.failedPages.includes(page));
+    const empty = readPages.filter((page) => !words.some((item) => item.page === page));
+    const scanned = readPages.filter((page) => !empty.includes(page));
+    if (scanned.length > 0) {
+      warnings.push({
+        code: "ocr",
+        message: `${pagesWords(scanned)} ${scanned.length === 1 ? "has" : "have"} no text layer and ${scanned.length === 1 ? "was" : "were"} read by OCR: check every value against the document.`,
+        pages: scanned,
+      });
+    }
+    if (empty.length > 0) {
+      warnings.push({
+        code: "no_text",
+        message: `${pagesWords(empty)} ${empty.length === 1 ? "has" : "have"} no text, and OCR found no words on ${empty.length === 1 ? "it" : "them"}.`,
+        pages: empty,
+      });
+    }
+    if (ocr.failedPages.length > 0) {
+      warnings.push({
+        code: "ocr_failed",
+        message: `${pagesWords(ocr.failedPages)} could not be read by OCR within the time and memory one page may take.`,
+        pages: ocr.failedPages,
+      });
+    }
+  }
+  if (skipped.length > 0) {
+    warnings.push({
+      code: "ocr_skipped",
+      message: `${pagesWords(skipped)} ${skipped.length === 1 ? "has" : "have"} no text either; OCR reads the first ${OCR_PAGES} such pages of a file only.`,
+      pages: skipped,
+    });
+  }
+  return { items, warnings };
+}
+
+/** "Page 2", "Pages 1–3", "Pages 1, 3 and 5". */
+export function pagesWords(pages: readonly number[]): string {
+  if (pages.length === 1) return `Page ${pages[0]}`;
+  const runs: string[] = [];
+  for (let k = 0; k < pages.length; ) {
+    let end = k;
+    while (end + 1 < pages.length && pages[end + 1] === pages[end]! + 1) end++;
+    runs.push(end > k + 1 ? `${pages[k]}–${pages[end]}` : end === k + 1 ? `${pages[k]}, ${pages[end]}` : `${pages[k]}`);
+    k = end + 1;
+  }
+  const list = runs.join(", ");
+  const last = list.lastIndexOf(", ");
+  return `Pages ${last < 0 ? list : `${list.slice(0, last)} and ${list.slice(last + 2)}`}`;
 }
 
 function tooManyUploads(bound: QueueFullError["bound"]): RateLimitedError {

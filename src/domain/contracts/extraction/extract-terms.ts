@@ -22,7 +22,16 @@ import {
   readPrices,
   readTiers,
 } from "./price-reading.js";
-import { type Block, type Cell, type Layout, type Line, layoutOf, sentenceAt, sourceOf } from "./text-layout.js";
+import {
+  type Block,
+  type Cell,
+  flowsOf,
+  type Layout,
+  type Line,
+  layoutOf,
+  sentenceAt,
+  sourceOf,
+} from "./text-layout.js";
 import {
   COUNT_RE,
   currencyNamed,
@@ -136,6 +145,8 @@ const NAME_WITH_SUFFIX = new RegExp(
   "u",
 );
 
+const ADDRESS_WORDS =
+  /\b(?:Avenue|Ave|Street|St|Road|Rd|Suite|Floor|Building|Square|Boulevard|Blvd|Lane|Drive|Way|Plaza|Park|Box|Agreement|Schedule|Order Form)\b/i;
 const CUSTOMER_ROLES = /^(?:Customer|Client|Buyer|Purchaser|Licensee|Subscriber|Merchant)$/i;
 /** Defined terms that are not a party's name (the Agreement, the Effective Date …): not parties at all. */
 const NOT_PARTIES =
@@ -155,7 +166,10 @@ function partyName(text: string): { name: string; strength: number } | undefined
     /^([A-Z][\p{L}0-9&'’.-]*(?:\s+(?:[A-Z0-9&][\p{L}0-9&'’.-]*|of|and|de|la|&)){0,5})(?=$|\s*[,;(]|\s+(?:a|an|with|having|whose|located|of)\s)/u.exec(
       t,
     );
-  if (plain && plain[1]!.length >= 3) return { name: plain[1]!.replace(/[.,]$/, "").trim(), strength: 0.8 };
+  const name = plain?.[1]?.replace(/[.,]$/, "").trim();
+  // No legal suffix: a name only if it does not read as part of an address or a heading.
+  if (name !== undefined && name.length >= 3 && !ADDRESS_WORDS.test(name) && name !== name.toUpperCase())
+    return { name, strength: 0.8 };
   return undefined;
 }
 
@@ -186,7 +200,7 @@ function isSeller(name: string, sellers: readonly string[]): boolean {
 /** An address in a party's description: after "at", "located at", "principal place of business at" … */
 function addressIn(text: string): string | undefined {
   const m =
-    /(?:place of business|principal office|registered (?:office|address)|offices?|address|located|domiciled|headquartered)(?:\s+(?:is|are))?\s*(?:at|in|:)\s+(.+)/i.exec(
+    /(?:place of business|principal office|registered (?:office|address)|offices?|address|located|domiciled|headquartered)(?:\s+(?:is|are))?\s*(?:at|in|:|(?=\s+\d))\s+(.+)/i.exec(
       text,
     ) ??
     /^\s*,\s*(?!(?:a|an|the|with|having|whose|located|registered|incorporated|acting|represented)\b)([\p{Lu}0-9][^()]*\d[^()]*)$/u.exec(
@@ -209,13 +223,24 @@ interface Party {
   block?: Block;
 }
 
+/** Where the sentence holding a party's defined term starts: after a full stop that ends no abbreviation. */
+function partySentenceStart(text: string, at: number): number {
+  let start = 0;
+  for (const m of text.slice(0, at).matchAll(/[.;:](?=\s+[A-Z])/g)) {
+    const before = text.slice(Math.max(0, (m.index ?? 0) - 6), (m.index ?? 0) + 1);
+    if (/\b(?:Inc|Ltd|Co|Corp|Pty|N\.A|S\.A|L\.L\.C|No|St|Ave|Jr|Sr|Mr|Ms|Dr)\.$/.test(before)) continue;
+    start = (m.index ?? 0) + 1;
+  }
+  return start;
+}
+
 const DEFINED_TERM =
   /\((?:the\s+|each\s+a\s+|hereinafter(?:\s+referred\s+to\s+as)?\s+|herein\s+)?(?:the\s+)?["“”'‘’]{1,2}([A-Z][A-Za-z ]{2,24})["“”'‘’]{1,2}\)/g;
 
 /** Parties named in running text, each with the role its defined term gives it ("Customer", "Provider"). */
 function partiesInProse(layout: Layout): Party[] {
   const parties: Party[] = [];
-  for (const block of layout.blocks) {
+  for (const block of flowsOf(layout)) {
     let from = 0;
     const between = /\b(?:by and )?between\b/i.exec(block.text);
     if (between) from = between.index;
@@ -223,7 +248,8 @@ function partiesInProse(layout: Layout): Party[] {
       const term = m[1]!.trim();
       const role = CUSTOMER_ROLES.test(term) ? "customer" : SELLER_ROLES.test(term) ? "seller" : undefined;
       if (role === undefined && NOT_PARTIES.test(term)) continue;
-      const start = Math.max(from, 0);
+      // A party's words start after the previous party's defined term, "between", or the sentence's start.
+      const start = Math.max(from, partySentenceStart(block.text, m.index ?? 0));
       const text = block.text.slice(start, m.index).replace(/^[\s,;]*(?:and\s+)?/, "");
       from = (m.index ?? 0) + m[0].length;
       const named = partyName(text);

@@ -171,8 +171,8 @@ function blocksOf(lines: readonly Line[]): Block[] {
     const joins =
       last !== undefined &&
       last.page === line.page &&
-      line.cells.length === 1 &&
-      last.cells.length === 1 &&
+      isProse(line) &&
+      isProse(last) &&
       gap > 0 &&
       gap <= 2.2 * Math.max(last.size, line.size) &&
       !startsClause(line.text);
@@ -183,9 +183,40 @@ function blocksOf(lines: readonly Line[]): Block[] {
   return blocks;
 }
 
+/**
+ * A line of running text: one cell, or a first cell of many words that a wide gap (a word OCR could not read, a
+ * speck beside the text) split from the rest. A table's row has short cells.
+ */
+function isProse(line: Line): boolean {
+  return line.cells.length === 1 || line.cells[0]!.text.split(" ").length >= 6;
+}
+
 /** A numbered clause or a lettered item starts a new block: "4.", "2.1", "(a)", "Section 3". */
 function startsClause(text: string): boolean {
   return /^(?:\d+(?:\.\d+)*\.?\s|\([a-z0-9]+\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d)/.test(text);
+}
+
+/**
+ * Running text across block breaks: the blocks of one page made of lines of one cell, read as one. A scan's
+ * uneven line spacing can break a paragraph in two; who the parties are is read across such a break.
+ */
+export function flowsOf(layout: Layout): Block[] {
+  const flows: Block[] = [];
+  for (const block of layout.blocks) {
+    const last = flows.at(-1);
+    const prose = block.lines.every(isProse);
+    const lastProse = last?.lines.every(isProse) ?? false;
+    if (last !== undefined && prose && lastProse && last.page === block.page) {
+      const offset = last.text.length + 1;
+      flows[flows.length - 1] = {
+        page: last.page,
+        lines: [...last.lines, ...block.lines],
+        text: `${last.text} ${block.text}`,
+        starts: [...last.starts, ...block.starts.map((start) => start + offset)],
+      };
+    } else flows.push(block);
+  }
+  return flows;
 }
 
 export function layoutOf(items: readonly ExtractionItem[]): Layout {
