@@ -135,9 +135,29 @@ export interface paths {
         put?: never;
         /**
          * Create a contract from its signed agreement (PDF) and its terms
-         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
+         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
          */
         post: operations["uploadContract"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/billing/contracts/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an agreement (PDF) and propose its terms, each value with its source
+         * @description `multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted). The text layer of its first 30 pages is read; pages without text (a scan) are read by OCR on the service's own machine (the first 5 such pages, one file at a time for the whole service, waiting at most 30 s for a turn). Answers the terms it proposes, shaped as `uploadContract` takes them and filled only with what was found, and for every value the page and the exact text it was read from, with a confidence. A value without a source is never proposed, and nothing is stored: send the checked terms with the file to `uploadContract`.
+         */
+        post: operations["extractContract"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1010,6 +1030,30 @@ export interface components {
             /** @description The contract that has this id */
             contract: components["schemas"]["Contract"];
         };
+        ContractExtraction: {
+            /** @constant */
+            object: "contract_extraction";
+            /** @description Shaped as `uploadContract`'s `terms`, each field present only when it was found */
+            terms: {
+                customer?: {
+                    name?: string;
+                    email?: string;
+                    address?: string;
+                };
+                /** @description The agreement's number as printed */
+                contract_id?: string;
+                /** Format: date */
+                start_date?: string;
+                /** @description null: the agreement says it is open-ended */
+                end_date?: string | null;
+                currency?: string;
+                payment_terms_days?: number;
+                rules?: components["schemas"]["ExtractedRule"][];
+            };
+            /** @description Every proposed value, with its source */
+            fields: components["schemas"]["ExtractedField"][];
+            warnings: components["schemas"]["ExtractionWarning"][];
+        };
         ContractList: {
             /** @constant */
             object: "list";
@@ -1226,6 +1270,56 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+        };
+        ExtractedField: {
+            /** @description The value's path in `terms`: "customer.name", "rules.2.rate" */
+            field: string;
+            /** @description The value as it stands in `terms` */
+            value: string | number | null | {
+                up_to: string | null;
+                unit_amount: string;
+                flat_amount?: string | null;
+            }[];
+            /** @description How sure the reading is: lower for loose wording and for text read by OCR */
+            confidence: number;
+            /** @description The page it was read on (1 is the first) */
+            page: number;
+            /** @description The exact text it was read from, as it stands on the page */
+            source_text: string;
+        };
+        ExtractedRule: {
+            name: string;
+            /** @enum {string} */
+            type: "usage" | "subscription" | "minimum";
+            /** @enum {string} */
+            model: "flat" | "percentage" | "graduated" | "volume" | "package";
+            /** @description The rule's name as an id: lower case, `_` between words */
+            metric?: string;
+            amount?: string;
+            /** @description A fraction: 0.0235 is 2.35 % */
+            rate?: string;
+            /** @constant */
+            frequency?: "monthly";
+            fixed_fee?: string;
+            min_fee?: string;
+            max_fee?: string;
+            monthly_cap?: string;
+            counterparty?: string;
+            tiers?: {
+                up_to: string | null;
+                unit_amount: string;
+                flat_amount?: string | null;
+            }[];
+            package_size?: string;
+        };
+        ExtractionWarning: {
+            /**
+             * @description no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised
+             * @enum {string}
+             */
+            code: "no_text" | "ocr" | "ocr_skipped" | "ocr_busy" | "ocr_failed" | "pages_skipped" | "date_order" | "nothing_found";
+            message: string;
+            pages?: number[];
         };
         Invoice: {
             /** @constant */
@@ -2926,6 +3020,120 @@ export interface operations {
              *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
              *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
              *     - `too_many_uploads`: the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_uploads";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+        };
+    };
+    extractContract: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted, in any layout
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractExtraction"];
+                };
+            };
+            /**
+             * @description Bad Request. Codes:
+             *     - `invalid_request`: a part other than `file`
+             *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
+             *     - `invalid_json`: the body is not JSON, or is empty
+             *     - `invalid_multipart`: the multipart body cannot be read
+             *     - `file_missing`: no part `file`
+             *     - `file_empty`: the file has no bytes
+             *     - `file_encrypted`: the PDF is encrypted (a user or an owner password)
+             *     - `file_unreadable`: it starts like a PDF but cannot be parsed
+             *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one file may: a small file that unpacks into gigabytes
+             *     - `unexpected_file`: a file in a part other than `file`
+             */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            /**
+             * @description Payload Too Large. Codes:
+             *     - `payload_too_large`: the body is larger than 1 MiB
+             *     - `file_too_large`: the file is larger than 10 MiB (10,485,760 bytes)
+             *     - `field_too_large`: a field part is larger than 1 MiB
+             *     - `too_many_files`: more than one file part, whatever its name or the parts' order
+             *     - `too_many_fields`: too many parts
+             */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "payload_too_large" | "file_too_large" | "field_too_large" | "too_many_files" | "too_many_fields";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            414: components["responses"]["UriTooLong"];
+            /**
+             * @description Unsupported Media Type. Codes:
+             *     - `unsupported_media_type`: the body is not `multipart/form-data`
+             *     - `file_not_pdf`: the file does not start with `%PDF-`, whatever its name or declared type
+             */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "unsupported_media_type" | "file_not_pdf";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_uploads`: the company already has 2 PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
              */
             429: {
                 headers: {

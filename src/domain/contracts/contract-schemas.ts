@@ -228,16 +228,19 @@ export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
 export const uploadTermsInput = z
   .object({
     customer: createCustomerInput
-      .pick({ name: true, external_id: true, email: true })
+      .pick({ name: true, external_id: true, email: true, address: true })
       .partial({ name: true })
       .extend({ id: z.string().min(1).max(100).optional().describe("An existing customer's UUID") })
       .strict()
       .superRefine((customer, ctx) => {
-        if (customer.id !== undefined && (customer.name ?? customer.external_id ?? customer.email) !== undefined) {
+        if (
+          customer.id !== undefined &&
+          (customer.name ?? customer.external_id ?? customer.email ?? customer.address) !== undefined
+        ) {
           ctx.addIssue({
             code: "custom",
             path: ["id"],
-            message: "names an existing customer: send either id, or name (with external_id and email) for a new one",
+            message: "names an existing customer: send either id, or name (with external_id, email and address) for a new one",
           });
         } else if (customer.id === undefined && customer.name === undefined) {
           ctx.addIssue({
@@ -247,7 +250,7 @@ export const uploadTermsInput = z
           });
         }
       })
-      .describe('`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one'),
+      .describe('`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one'),
     contract_id: externalIdText.describe("The contract's id: the value usage events send as external_contract_id"),
     start_date: calendarDate(),
     end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
@@ -275,3 +278,91 @@ export const uploadTermsInput = z
 const termDates = z.object({ start_date: calendarDate(), end_date: calendarDate().nullable().optional() });
 
 export type UploadTerms = z.output<typeof uploadTermsInput>;
+
+/** Why an extraction's reading is partial or needs a closer look (docs/api.md, "Reading an agreement"). */
+export const EXTRACTION_WARNING_CODES = [
+  "no_text",
+  "ocr",
+  "ocr_skipped",
+  "ocr_busy",
+  "ocr_failed",
+  "pages_skipped",
+  "date_order",
+  "nothing_found",
+] as const;
+
+const extractedTier = z.object({
+  up_to: z.string().nullable(),
+  unit_amount: z.string(),
+  flat_amount: z.string().nullable().optional(),
+});
+
+/** A pricing rule as an extraction proposes it: the fields `uploadContract` takes, each only when found. */
+const extractedRuleSchema = z
+  .object({
+    name: z.string(),
+    type: z.enum(["usage", "subscription", "minimum"]),
+    model: z.enum(RULE_MODELS),
+    metric: z.string().optional().describe("The rule's name as an id: lower case, `_` between words"),
+    amount: z.string().optional(),
+    rate: z.string().optional().describe("A fraction: 0.0235 is 2.35 %"),
+    frequency: z.literal("monthly").optional(),
+    fixed_fee: z.string().optional(),
+    min_fee: z.string().optional(),
+    max_fee: z.string().optional(),
+    monthly_cap: z.string().optional(),
+    counterparty: z.string().optional(),
+    tiers: z.array(extractedTier).optional(),
+    package_size: z.string().optional(),
+  })
+  .meta({ id: "ExtractedRule" });
+
+/** POST /v1/billing/contracts/extract: the terms an agreement proposes, and where each value came from. */
+export const contractExtractionSchema = z
+  .object({
+    object: z.literal("contract_extraction"),
+    terms: z
+      .object({
+        customer: z
+          .object({ name: z.string().optional(), email: z.string().optional(), address: z.string().optional() })
+          .optional(),
+        contract_id: z.string().optional().describe("The agreement's number as printed"),
+        start_date: dateText().optional(),
+        end_date: dateText().nullable().optional().describe("null: the agreement says it is open-ended"),
+        currency: z.string().optional(),
+        payment_terms_days: z.number().int().optional(),
+        rules: z.array(extractedRuleSchema).optional(),
+      })
+      .describe("Shaped as `uploadContract`'s `terms`, each field present only when it was found"),
+    fields: z
+      .array(
+        z
+          .object({
+            field: z.string().describe('The value\'s path in `terms`: "customer.name", "rules.2.rate"'),
+            value: z
+              .union([z.string(), z.number(), z.null(), z.array(extractedTier)])
+              .describe("The value as it stands in `terms`"),
+            confidence: z
+              .number()
+              .min(0)
+              .max(1)
+              .describe("How sure the reading is: lower for loose wording and for text read by OCR"),
+            page: z.number().int().describe("The page it was read on (1 is the first)"),
+            source_text: z.string().describe("The exact text it was read from, as it stands on the page"),
+          })
+          .meta({ id: "ExtractedField" }),
+      )
+      .describe("Every proposed value, with its source"),
+    warnings: z.array(
+      z
+        .object({
+          code: z.enum(EXTRACTION_WARNING_CODES).describe(
+            "no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised",
+          ),
+          message: z.string(),
+          pages: z.array(z.number().int()).optional(),
+        })
+        .meta({ id: "ExtractionWarning" }),
+    ),
+  })
+  .meta({ id: "ContractExtraction" });

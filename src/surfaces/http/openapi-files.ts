@@ -87,5 +87,28 @@ export function describeFileOperations<T extends object>(document: T): T {
       },
     };
   }
+  const extract = paths["/v1/billing/contracts/extract"]?.post;
+  if (extract) {
+    extract.requestBody = {
+      required: true,
+      content: {
+        "multipart/form-data": {
+          schema: {
+            type: "object",
+            required: ["file"],
+            properties: {
+              file: {
+                type: "string",
+                format: "binary",
+                contentMediaType: "application/pdf",
+                description: "The agreement: a PDF of at most 10 MiB (10,485,760 bytes), not encrypted, in any layout",
+              },
+            },
+          },
+          encoding: { file: { contentType: "application/pdf" } },
+        },
+      },
+    };
+  }
   return document;
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   addPricingRuleBody,
   CONTRACT_STATUSES,
+  contractExtractionSchema,
   contractSchema,
   createSampleContractInput,
   pricingPreviewInput,
@@ -113,7 +114,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             tags: ["Contracts"],
             summary: "Create a contract from its signed agreement (PDF) and its terms",
             description:
-              '`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.',
+              '`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.',
             response: {
               201: contractSchema,
               ...errorResponses({
@@ -184,6 +185,65 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             throw new ValidationError("The part `terms` is not valid JSON", "invalid_json");
           }
           return reply.code(201).send(await services.contracts.upload(actor, form.file, terms));
+        },
+      );
+    });
+
+    // Reading an agreement: the same file checks as the upload's, a file part only, nothing stored.
+    await app.register(async (scope) => {
+      acceptMultipart(scope);
+      scope.post(
+        "/v1/billing/contracts/extract",
+        {
+          schema: {
+            operationId: "extractContract",
+            tags: ["Contracts"],
+            summary: "Read an agreement (PDF) and propose its terms, each value with its source",
+            description:
+              "`multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted). The text layer of its first 30 pages is read; pages without text (a scan) are read by OCR on the service's own machine (the first 5 such pages, one file at a time for the whole service, waiting at most 30 s for a turn). Answers the terms it proposes, shaped as `uploadContract` takes them and filled only with what was found, and for every value the page and the exact text it was read from, with a confidence. A value without a source is never proposed, and nothing is stored: send the checked terms with the file to `uploadContract`.",
+            response: {
+              200: contractExtractionSchema,
+              ...errorResponses({
+                400: {
+                  invalid_multipart: "the multipart body cannot be read",
+                  invalid_request: "a part other than `file`",
+                  file_missing: "no part `file`",
+                  file_empty: "the file has no bytes",
+                  file_encrypted: "the PDF is encrypted (a user or an owner password)",
+                  file_unreadable: "it starts like a PDF but cannot be parsed",
+                  file_too_complex:
+                    "reading the PDF (every page's content) takes more memory or time than one file may: a small file that unpacks into gigabytes",
+                  unexpected_file: "a file in a part other than `file`",
+                },
+                413: {
+                  file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
+                  field_too_large: "a field part is larger than 1 MiB",
+                  too_many_files: "more than one file part, whatever its name or the parts' order",
+                  too_many_fields: "too many parts",
+                },
+                415: {
+                  unsupported_media_type: "the body is not `multipart/form-data`",
+                  file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
+                },
+                429: {
+                  too_many_uploads:
+                    "the company already has 2 PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
+                },
+              }),
+            },
+          },
+        },
+        async (request, reply) => {
+          const actor = actorOf(request);
+          requireScope(actor, "contracts:write");
+          services.contracts.requireUploadRoom(actor);
+          const form = await readMultipartForm(request, UPLOAD_LIMITS);
+          const unknown = [...new Set(form.fields.keys())];
+          if (unknown.length > 0)
+            throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send only \`file\``, "invalid_request");
+          if (!form.file)
+            throw new ValidationError("Attach the agreement as a PDF in the part `file`", "file_missing");
+          return reply.send(await services.contracts.extract(actor, form.file));
         },
       );
     });
