@@ -170,6 +170,7 @@ const MATRIX: Record<string, Entry> = {
       }),
     ],
   },
+  extractContract: { takesNoIds: "reads the file it is sent; names no customer, contract or other resource" },
   getContractAgreement: {
     cases: [notFound("A's contract", ["contract"], (ids) => ({ params: { ext_id: ids.contract } }))],
   },

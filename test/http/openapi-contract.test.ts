@@ -587,6 +587,15 @@ describeEachEngine(
       ); // file_not_pdf
       await api.expect(415, "uploadContract", { payload: TERMS() }); // not multipart
 
+      valid.set("extractContract", await form([file(pdf)]));
+      await api.expect(200, "extractContract", await form([file(pdf)]));
+      await api.expect(200, "extractContract", await form([file(await plainPdf())])); // nothing_found
+      await api.expect(400, "extractContract", await form([file(Buffer.alloc(0))])); // file_empty
+      await api.expect(400, "extractContract", await form([file(pdf), terms(TERMS())])); // invalid_request
+      await api.expect(413, "extractContract", await form([file(pdf), file(pdf)])); // too_many_files
+      await api.expect(415, "extractContract", await form([file(Buffer.from("plain text, not a PDF"))])); // file_not_pdf
+      await api.expect(415, "extractContract", { payload: TERMS() }); // not multipart
+
       // Open-ended, for an existing customer, with scoped rules: its program and agreement.
       const scoped = {
         name: "FX",

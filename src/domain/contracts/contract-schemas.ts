@@ -240,7 +240,8 @@ export const uploadTermsInput = z
           ctx.addIssue({
             code: "custom",
             path: ["id"],
-            message: "names an existing customer: send either id, or name (with external_id, email and address) for a new one",
+            message:
+              "names an existing customer: send either id, or name (with external_id, email and address) for a new one",
           });
         } else if (customer.id === undefined && customer.name === undefined) {
           ctx.addIssue({
@@ -356,9 +357,11 @@ export const contractExtractionSchema = z
     warnings: z.array(
       z
         .object({
-          code: z.enum(EXTRACTION_WARNING_CODES).describe(
-            "no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised",
-          ),
+          code: z
+            .enum(EXTRACTION_WARNING_CODES)
+            .describe(
+              "no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised",
+            ),
           message: z.string(),
           pages: z.array(z.number().int()).optional(),
         })

@@ -241,8 +241,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           const unknown = [...new Set(form.fields.keys())];
           if (unknown.length > 0)
             throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send only \`file\``, "invalid_request");
-          if (!form.file)
-            throw new ValidationError("Attach the agreement as a PDF in the part `file`", "file_missing");
+          if (!form.file) throw new ValidationError("Attach the agreement as a PDF in the part `file`", "file_missing");
           return reply.send(await services.contracts.extract(actor, form.file));
         },
       );

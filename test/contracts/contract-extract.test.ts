@@ -1,0 +1,191 @@
+// POST /v1/billing/contracts/extract (docs/api.md, "Reading an agreement"): the terms an agreement proposes,
+// each value with the page and text it came from, the file checked as an upload's is, and nothing stored.
+import assert from "node:assert/strict";
+import { it } from "node:test";
+import PDFDocument from "pdfkit";
+import { CONTRACTS, keyWithScopes } from "../support/api.js";
+import { expectError, expectStatus } from "../support/assertions.js";
+import { describeEachEngine, type TestApp } from "../support/harness.js";
+import { generatedAgreement, type MultipartPart, multipart, plainPdf } from "../support/uploads.js";
+
+const EXTRACT = `${CONTRACTS}/extract`;
+
+async function extract(t: TestApp, key: string | undefined, parts: MultipartPart[]) {
+  const body = await multipart(parts);
+  return t.call({
+    method: "POST",
+    url: EXTRACT,
+    ...(key ? { key } : {}),
+    payload: body.payload,
+    headers: body.headers,
+  });
+}
+
+const filePart = (value: Buffer, filename = "agreement.pdf"): MultipartPart => ({
+  name: "file",
+  value,
+  filename,
+  type: "application/pdf",
+});
+
+/** A services agreement in prose, two pages, as a customer's lawyer would write it. */
+function proseAgreement(): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFDocument({ size: "A4", margin: 64, info: { CreationDate: new Date(0) } });
+    const chunks: Buffer[] = [];
+    doc.on("data", (chunk: Buffer) => chunks.push(chunk));
+    doc.on("end", () => resolve(Buffer.concat(chunks)));
+    doc.on("error", reject);
+    doc.fontSize(15).text("MASTER SERVICES AGREEMENT", { align: "center" }).moveDown();
+    doc.fontSize(10).text("Agreement No. MSA-2026-0142").moveDown();
+    doc
+      .text(
+        'This Agreement is made between Northwind Payments Ltd, with its registered office at 1 Harbour Exchange Square, London E14 9GE ("Provider"), and Harbor Freight Logistics Inc., with its principal place of business at 400 Pier Avenue, Suite 12, Oakland, CA 94607 ("Customer").',
+      )
+      .moveDown();
+    doc.text("1. Term. This Agreement is effective January 5, 2026 and ends on January 4, 2027.").moveDown();
+    doc
+      .text(
+        "2. Payment. Customer shall pay each invoice within fifteen (15) days of its date. Invoices are sent to ap@harborfreight-logistics.example.",
+      )
+      .moveDown();
+    doc.addPage();
+    doc
+      .text(
+        "3. Fees. All fees are in US dollars. Customer pays a platform fee of $250.00 per month and $0.28 per ACH debit. Card volume is charged at 2.35% of card volume, capped at $4,000 per month.",
+      )
+      .moveDown();
+    doc.text("4. Liability. Each party's aggregate liability is capped at $1,000,000.");
+    doc.end();
+  });
+}
+
+/** Rows an extraction must not leave behind. */
+async function footprint(t: TestApp, companyId: string) {
+  const count = async (table: string) =>
+    (await t.app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE company_id = $1`, [companyId]))
+      .rows[0]!.n;
+  return {
+    customers: await count("customers"),
+    contracts: await count("contracts"),
+    documents: await count("contract_documents"),
+  };
+}
+
+describeEachEngine("contract extraction (API)", (t) => {
+  it("proposes the terms of a prose agreement, each value with its page and source text, and stores nothing", async () => {
+    const { key, companyId } = await t().newCompany();
+    expectStatus(
+      await t().call({
+        method: "PATCH",
+        url: "/v1/billing/account",
+        key,
+        payload: { legal_name: "Northwind Payments Ltd" },
+      }),
+      200,
+    );
+    const before = await footprint(t(), companyId);
+    const res = await extract(t(), key, [filePart(await proseAgreement())]);
+    expectStatus(res, 200);
+    const body = res.json();
+    assert.equal(body.object, "contract_extraction");
+    assert.deepEqual(body.terms.customer, {
+      name: "Harbor Freight Logistics Inc.",
+      address: "400 Pier Avenue, Suite 12, Oakland, CA 94607",
+      email: "ap@harborfreight-logistics.example",
+    });
+    assert.equal(body.terms.contract_id, "MSA-2026-0142");
+    assert.equal(body.terms.start_date, "2026-01-05");
+    assert.equal(body.terms.end_date, "2027-01-04");
+    assert.equal(body.terms.currency, "USD");
+    assert.equal(body.terms.payment_terms_days, 15);
+    assert.deepEqual(
+      body.terms.rules.map((r: { name: string; amount?: string; rate?: string; monthly_cap?: string }) => [
+        r.name,
+        r.amount ?? r.rate,
+        r.monthly_cap ?? null,
+      ]),
+      [
+        ["Platform fee", "250.00", null],
+        ["ACH debit", "0.28", null],
+        ["Card volume", "0.0235", "4000"],
+      ],
+    );
+    const cap = body.fields.find((f: { field: string }) => f.field === "rules.2.monthly_cap");
+    assert.equal(cap.page, 2);
+    assert.match(cap.source_text, /capped at \$4,000 per month/);
+    const terms = body.fields.find((f: { field: string }) => f.field === "payment_terms_days");
+    assert.deepEqual([terms.page, terms.value], [1, 15]);
+    assert.match(terms.source_text, /within fifteen \(15\) days/);
+    assert.deepEqual(body.warnings, []);
+    assert.deepEqual(await footprint(t(), companyId), before);
+  });
+
+  it("proposes terms the upload takes as they are", async () => {
+    const { key } = await t().newCompany();
+    const res = await extract(t(), key, [filePart(await generatedAgreement())]);
+    expectStatus(res, 200);
+    const { terms } = res.json();
+    assert.ok(terms.customer?.name, "the customer is read from the service's own agreement");
+    const { payload, headers } = await multipart([
+      filePart(await generatedAgreement()),
+      { name: "terms", value: JSON.stringify({ ...terms, contract_id: "from-extraction" }) },
+    ]);
+    expectStatus(await t().call({ method: "POST", url: `${CONTRACTS}/upload`, key, payload, headers }), 201);
+  });
+
+  it("says when nothing was found, and answers a PDF without a single word with a warning, not an error", async () => {
+    const { key } = await t().newCompany();
+    const words = await extract(t(), key, [filePart(await plainPdf(["Minutes of the board meeting."]))]);
+    expectStatus(words, 200);
+    assert.deepEqual(words.json().terms, {});
+    assert.deepEqual(
+      words.json().warnings.map((w: { code: string }) => w.code),
+      ["nothing_found"],
+    );
+    const blank = await extract(t(), key, [filePart(await plainPdf([]))]);
+    expectStatus(blank, 200);
+    assert.deepEqual(
+      blank.json().warnings.map((w: { code: string }) => w.code),
+      ["no_text"],
+    );
+  });
+
+  it("refuses what is not a readable PDF as the upload does, and a body that is not one file", async () => {
+    const { key } = await t().newCompany();
+    const cases: Array<[string, MultipartPart[], number, string]> = [
+      ["empty", [filePart(Buffer.alloc(0))], 400, "file_empty"],
+      ["not a PDF", [filePart(Buffer.from("hello"))], 415, "file_not_pdf"],
+      [
+        "encrypted",
+        [filePart(await plainPdf(["secret"], { userPassword: "open", ownerPassword: "owner" }))],
+        400,
+        "file_encrypted",
+      ],
+      ["damaged", [filePart(Buffer.from("%PDF-1.7\n1 0 obj broken"))], 400, "file_unreadable"],
+      [
+        "over 10 MiB",
+        [filePart(Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.alloc(10 * 1024 * 1024)]))],
+        413,
+        "file_too_large",
+      ],
+      ["no file", [{ name: "note", value: "x" }], 400, "invalid_request"],
+      ["a part besides the file", [filePart(await plainPdf()), { name: "terms", value: "{}" }], 400, "invalid_request"],
+    ];
+    for (const [what, parts, status, code] of cases) {
+      const res = await extract(t(), key, parts);
+      assert.equal(res.statusCode, status, what);
+      expectError(res, status, code);
+    }
+    const json = await t().call({ method: "POST", url: EXTRACT, key, payload: { file: "x" } });
+    expectError(json, 415, "unsupported_media_type");
+  });
+
+  it("needs a key with contracts:write", async () => {
+    const { companyId } = await t().newCompany();
+    const pdf = await plainPdf();
+    expectError(await extract(t(), undefined, [filePart(pdf)]), 401, "missing_api_key");
+    const reader = await keyWithScopes(t(), companyId, ["contracts:read"]);
+    expectError(await extract(t(), reader, [filePart(pdf)]), 403, "insufficient_scope");
+  });
+});
