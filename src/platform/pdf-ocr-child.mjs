@@ -16,6 +16,8 @@ const LANG_PATH = join(dirname(require.resolve("@tesseract.js-data/eng/package.j
 const DPI = 300;
 /** The longest side a page is drawn at: a page of a square metre must not become a gigapixel bitmap. */
 const MAX_SIDE = 4200;
+/** The most of a page that may be ink for it to be read as text (a printed page is 3–15 % ink). */
+const MAX_INK = 0.35;
 
 /**
  * The words of one OCR result as runs of text in PDF points: each word where it stands, on its line's baseline,
@@ -67,6 +69,7 @@ function wordsOf(result, page, scale, heightPt) {
  * A scan as black ink on white paper: each pixel to black or white at a threshold between the page's paper and
  * its ink (Otsu's, from the histogram), then every black pixel with at most one black neighbour made white.
  * A copier's grain and a scanner's dust are specks of a pixel or two; no stroke of a letter at 300 dpi is.
+ * Answers the share of the page that is ink.
  * @param {{ data: Uint8ClampedArray, width: number, height: number }} image
  */
 function cleanScan(image) {
@@ -89,7 +92,11 @@ function cleanScan(image) {
     if (between > best) [best, threshold] = [between, v];
   }
   const ink = new Uint8Array(gray.length);
-  for (let p = 0; p < gray.length; p++) ink[p] = gray[p] <= threshold ? 1 : 0;
+  let inked = 0;
+  for (let p = 0; p < gray.length; p++) {
+    ink[p] = gray[p] <= threshold ? 1 : 0;
+    inked += ink[p];
+  }
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const p = y * width + x;
@@ -110,6 +117,7 @@ function cleanScan(image) {
       data[i + 3] = 255;
     }
   }
+  return inked / gray.length;
 }
 
 /** @param {Uint8Array} bytes @param {number[]} pages */
@@ -142,7 +150,12 @@ async function read(bytes, pages) {
       context.fillRect(0, 0, canvas.width, canvas.height);
       await page.render({ canvasContext: context, viewport, canvas }).promise;
       const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
-      cleanScan(pixels);
+      // A page of text is mostly paper: one over a third ink is a photo or noise, with no lines to read.
+      if (cleanScan(pixels) > MAX_INK) {
+        page.cleanup();
+        process.send?.({ kind: "page", page: number, items: [] });
+        continue;
+      }
       context.putImageData(pixels, 0, 0);
       const image = canvas.toBuffer("image/png");
       page.cleanup();

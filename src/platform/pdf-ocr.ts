@@ -30,6 +30,9 @@ const OCR_NICE = 19;
 export const OCR_QUEUE: FairQueueLimits = { slots: 1, runningPerKey: 1, perKey: 2, waiting: 8 };
 const queue = createFairQueue(OCR_QUEUE);
 
+/** Readings running and waiting now, over the service. */
+export const ocrLoad = () => queue.load();
+
 const childFile = new URL("./pdf-ocr-child.mjs", import.meta.url);
 
 /**
@@ -40,7 +43,7 @@ const childFile = new URL("./pdf-ocr-child.mjs", import.meta.url);
 export function ocrPages(
   bytes: Uint8Array,
   pages: readonly number[],
-  options: { queueKey: string },
+  options: { queueKey: string; waitMs?: number },
 ): Promise<OcrReading> {
   if (pages.length === 0) return Promise.resolve({ kind: "read", items: [], failedPages: [] });
   let expired = false;
@@ -49,7 +52,7 @@ export function ocrPages(
     timer = setTimeout(() => {
       expired = true;
       resolve({ kind: "busy" });
-    }, OCR_WAIT_MS);
+    }, options.waitMs ?? OCR_WAIT_MS);
     timer.unref();
   });
   const turn = queue

@@ -5,6 +5,7 @@ import { it } from "node:test";
 import PDFDocument from "pdfkit";
 import { CONTRACTS, keyWithScopes } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
+import { noisePage, proseAgreement, scanPdf } from "../support/agreement-files.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { generatedAgreement, type MultipartPart, multipart, plainPdf } from "../support/uploads.js";
 
@@ -28,34 +29,18 @@ const filePart = (value: Buffer, filename = "agreement.pdf"): MultipartPart => (
   type: "application/pdf",
 });
 
-/** A services agreement in prose, two pages, as a customer's lawyer would write it. */
-function proseAgreement(): Promise<Buffer> {
+/** A PDF of `count` pages, each with one line of text. */
+function pagesPdf(count: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ size: "A4", margin: 64, info: { CreationDate: new Date(0) } });
+    const doc = new PDFDocument({ info: { CreationDate: new Date(0) } });
     const chunks: Buffer[] = [];
     doc.on("data", (chunk: Buffer) => chunks.push(chunk));
     doc.on("end", () => resolve(Buffer.concat(chunks)));
     doc.on("error", reject);
-    doc.fontSize(15).text("MASTER SERVICES AGREEMENT", { align: "center" }).moveDown();
-    doc.fontSize(10).text("Agreement No. MSA-2026-0142").moveDown();
-    doc
-      .text(
-        'This Agreement is made between Northwind Payments Ltd, with its registered office at 1 Harbour Exchange Square, London E14 9GE ("Provider"), and Harbor Freight Logistics Inc., with its principal place of business at 400 Pier Avenue, Suite 12, Oakland, CA 94607 ("Customer").',
-      )
-      .moveDown();
-    doc.text("1. Term. This Agreement is effective January 5, 2026 and ends on January 4, 2027.").moveDown();
-    doc
-      .text(
-        "2. Payment. Customer shall pay each invoice within fifteen (15) days of its date. Invoices are sent to ap@harborfreight-logistics.example.",
-      )
-      .moveDown();
-    doc.addPage();
-    doc
-      .text(
-        "3. Fees. All fees are in US dollars. Customer pays a platform fee of $250.00 per month and $0.28 per ACH debit. Card volume is charged at 2.35% of card volume, capped at $4,000 per month.",
-      )
-      .moveDown();
-    doc.text("4. Liability. Each party's aggregate liability is capped at $1,000,000.");
+    for (let page = 1; page <= count; page++) {
+      if (page > 1) doc.addPage();
+      doc.text(`Page ${page} of the schedules.`);
+    }
     doc.end();
   });
 }
@@ -106,16 +91,19 @@ describeEachEngine("contract extraction (API)", (t) => {
         r.monthly_cap ?? null,
       ]),
       [
+        ["Monthly minimum", "1500.00", null],
         ["Platform fee", "250.00", null],
-        ["ACH debit", "0.28", null],
         ["Card volume", "0.0235", "4000"],
+        ["ACH debit", "0.28", null],
+        ["International wire", "18.00", null],
       ],
     );
+    assert.equal(body.terms.rules[4].counterparty, "HSBC UK");
     const cap = body.fields.find((f: { field: string }) => f.field === "rules.2.monthly_cap");
     assert.equal(cap.page, 2);
     assert.match(cap.source_text, /capped at \$4,000 per month/);
     const terms = body.fields.find((f: { field: string }) => f.field === "payment_terms_days");
-    assert.deepEqual([terms.page, terms.value], [1, 15]);
+    assert.deepEqual([terms.page, terms.value], [2, 15]);
     assert.match(terms.source_text, /within fifteen \(15\) days/);
     assert.deepEqual(body.warnings, []);
     assert.deepEqual(await footprint(t(), companyId), before);
@@ -149,6 +137,45 @@ describeEachEngine("contract extraction (API)", (t) => {
       blank.json().warnings.map((w: { code: string }) => w.code),
       ["no_text"],
     );
+  });
+
+  it("reads a scanned agreement by OCR and says so; a page of noise has no text; a long file is read in part", async () => {
+    const { key } = await t().newCompany();
+    expectStatus(
+      await t().call({
+        method: "PATCH",
+        url: "/v1/billing/account",
+        key,
+        payload: { legal_name: "Northwind Payments Ltd" },
+      }),
+      200,
+    );
+    const scan = await scanPdf(await proseAgreement(), { dpi: 200, skewDegrees: 0.8, seed: 11 });
+    const scanned = await extract(t(), key, [filePart(scan, "scan.pdf")]);
+    expectStatus(scanned, 200);
+    const body = scanned.json();
+    assert.equal(body.terms.customer.name, "Harbor Freight Logistics Inc.");
+    assert.equal(body.terms.contract_id, "MSA-2026-0142");
+    assert.equal(body.terms.payment_terms_days, 15);
+    assert.deepEqual(
+      body.warnings.map((w: { code: string; pages?: number[] }) => [w.code, w.pages]),
+      [["ocr", [1, 2, 3]]],
+    );
+    assert.match(body.warnings[0].message, /^Pages 1–3 have no text layer and were read by OCR/);
+    // Read by OCR, no value is as sure as one read from a text layer.
+    assert.ok(body.fields.every((f: { confidence: number }) => f.confidence < 0.95));
+
+    const noise = await extract(t(), key, [filePart(await noisePage(), "noise.pdf")]);
+    expectStatus(noise, 200);
+    assert.deepEqual(
+      noise.json().warnings.map((w: { code: string }) => w.code),
+      ["no_text"],
+    );
+
+    const long = await pagesPdf(500);
+    const pages = await extract(t(), key, [filePart(long)]);
+    expectStatus(pages, 200);
+    assert.ok(pages.json().warnings.some((w: { code: string }) => w.code === "pages_skipped"));
   });
 
   it("refuses what is not a readable PDF as the upload does, and a body that is not one file", async () => {
