@@ -16,6 +16,8 @@ export interface ScanOptions {
   seed?: number;
   /** JPEG quality, 1–100. */
   quality?: number;
+  /** Only the first this many pages. */
+  pages?: number;
 }
 
 /** A small, seeded generator: the same seed scans the same. */
@@ -31,7 +33,7 @@ function random(seed: number): () => number {
 
 /** The PDF's pages as a scanner would give them back: images only, no text. */
 export async function scanPdf(pdf: Uint8Array, options: ScanOptions = {}): Promise<Buffer> {
-  const { dpi = 200, skewDegrees = 0.8, grain = 24, specks = 0.002, seed = 1, quality = 75 } = options;
+  const { dpi = 200, skewDegrees = 0.8, grain = 24, specks = 0.002, seed = 1, quality = 75, pages } = options;
   const next = random(seed);
   const source = await getDocument({ data: new Uint8Array(pdf), verbosity: 0, isEvalSupported: false }).promise;
   const out = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0) } });
@@ -41,7 +43,7 @@ export async function scanPdf(pdf: Uint8Array, options: ScanOptions = {}): Promi
     out.on("end", resolve);
     out.on("error", reject);
   });
-  for (let number = 1; number <= source.numPages; number++) {
+  for (let number = 1; number <= Math.min(source.numPages, pages ?? source.numPages); number++) {
     const page = await source.getPage(number);
     const viewport = page.getViewport({ scale: dpi / 72 });
     const [width, height] = [Math.ceil(viewport.width), Math.ceil(viewport.height)];
