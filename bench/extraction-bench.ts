@@ -27,7 +27,9 @@ async function time(label: string, pdf: Buffer, expect: (fields: number) => bool
   for (let k = 0; k < ROUNDS; k++) times.push(await run());
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)]!;
-  console.log(`| ${label} | ${(pdf.length / 1024).toFixed(0)} KiB | ${Math.round(median)} ms | ${Math.round(times.at(-1)!)} ms |`);
+  console.log(
+    `| ${label} | ${(pdf.length / 1024).toFixed(0)} KiB | ${Math.round(median)} ms | ${Math.round(times.at(-1)!)} ms |`,
+  );
   return median;
 }
 
@@ -40,4 +42,6 @@ console.log("|---|---|---|---|");
 const a = await time("(a) three-page agreement, text layer", text, (n) => n >= 15);
 const b = await time("(b) one scanned page, 300 dpi, OCR", onePage, (n) => n >= 3);
 await time("(c) two scanned pages, 300 dpi, OCR", scan, (n) => n >= 10);
-console.log(`targets: (a) ${a < 2000 ? "met" : "MISSED"} (< 2000 ms), (b) ${b < 15000 ? "met" : "MISSED"} (< 15000 ms)`);
+console.log(
+  `targets: (a) ${a < 2000 ? "met" : "MISSED"} (< 2000 ms), (b) ${b < 15000 ? "met" : "MISSED"} (< 15000 ms)`,
+);

@@ -19,7 +19,7 @@ export type OcrReading = { kind: "read"; items: OcrItem[]; failedPages: number[]
 /** Pages of one file read by OCR at most; an agreement's terms are on its first pages. */
 export const OCR_PAGES = 5;
 /** How long a file waits for its turn before it gives up. */
-export const OCR_WAIT_MS = 30_000;
+const OCR_WAIT_MS = 30_000;
 /** What one page may take: a 300 dpi page reads in one to three seconds on one core. */
 const PAGE_BUDGET_MS = 20_000;
 /** The child's resident set: the engine's WebAssembly memory, the model and one page's bitmap. */
@@ -27,7 +27,7 @@ const RSS_BUDGET = 1024 * 1024 * 1024;
 const OCR_NICE = 19;
 
 /** One reading at a time for the whole service; a company may have two files waiting, eight wait in all. */
-export const OCR_QUEUE: FairQueueLimits = { slots: 1, runningPerKey: 1, perKey: 2, waiting: 8 };
+const OCR_QUEUE: FairQueueLimits = { slots: 1, runningPerKey: 1, perKey: 2, waiting: 8 };
 const queue = createFairQueue(OCR_QUEUE);
 
 /** Readings running and waiting now, over the service. */

@@ -71,7 +71,7 @@ async function inspectAgreementFile(
 }
 
 /** Pages an extraction reads the text of: an agreement's schedules may stand at its end. */
-export const EXTRACT_PAGES = 30;
+const EXTRACT_PAGES = 30;
 
 /** OCR words the engine is less sure of than this are specks and smudges, not words. */
 const MIN_OCR_CONFIDENCE = 0.15;
@@ -144,7 +144,7 @@ export async function readAgreementForExtraction(
 }
 
 /** "Page 2", "Pages 1–3", "Pages 1, 3 and 5". */
-export function pagesWords(pages: readonly number[]): string {
+function pagesWords(pages: readonly number[]): string {
   if (pages.length === 1) return `Page ${pages[0]}`;
   const runs: string[] = [];
   for (let k = 0; k < pages.length; ) {

@@ -281,7 +281,7 @@ const termDates = z.object({ start_date: calendarDate(), end_date: calendarDate(
 export type UploadTerms = z.output<typeof uploadTermsInput>;
 
 /** Why an extraction's reading is partial or needs a closer look (docs/api.md, "Reading an agreement"). */
-export const EXTRACTION_WARNING_CODES = [
+const EXTRACTION_WARNING_CODES = [
   "no_text",
   "ocr",
   "ocr_skipped",

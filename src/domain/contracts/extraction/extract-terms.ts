@@ -1224,5 +1224,3 @@ function subjectOf(before: string, unit: string): string | undefined {
     ? subject
     : undefined;
 }
-
-export { nounPhrase };

@@ -27,4 +27,3 @@ export type ExtractedRule = NonNullable<ExtractedTerms["rules"]>[number];
 export type ExtractedField = ContractExtraction["fields"][number];
 export type ExtractedValue = ExtractedField["value"];
 export type ExtractionWarning = ContractExtraction["warnings"][number];
-export type ExtractionWarningCode = ExtractionWarning["code"];

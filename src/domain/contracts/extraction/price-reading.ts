@@ -204,8 +204,6 @@ export function priceFields(reading: PriceReading): Omit<ExtractedRule, "name" |
   };
 }
 
-export type { MoneyMatch, PercentMatch };
-
 /** Graduated or volume tiers written in a sentence or a table's rows, and the thing they price. */
 export interface TierReading {
   model: "graduated" | "volume";

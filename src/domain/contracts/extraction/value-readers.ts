@@ -36,7 +36,7 @@ const CURRENCY_NAMES: ReadonlyArray<[RegExp, string]> = [
 ];
 
 /** The symbol's code: "$" alone is USD unless the document says its dollars are another country's. */
-export function symbolCurrency(symbol: string): string | undefined {
+function symbolCurrency(symbol: string): string | undefined {
   return SYMBOLS.find(([s]) => s === symbol)?.[1];
 }
 
@@ -64,7 +64,7 @@ export interface MoneyMatch {
 }
 
 /** "1,500.00" → "1500.00"; ".5" → "0.5". */
-export function plainNumber(written: string): string {
+function plainNumber(written: string): string {
   const digits = written.replace(/,/g, "");
   return digits.startsWith(".") ? `0${digits}` : digits;
 }
@@ -162,7 +162,7 @@ const SMALL_NUMBERS: Record<string, number> = {
 };
 
 /** "forty-five" → 45, "fifteen" → 15, "30" → 30; undefined for anything else. */
-export function numberWords(text: string): number | undefined {
+function numberWords(text: string): number | undefined {
   const t = text.trim().toLowerCase();
   if (/^\d+$/.test(t)) return Number(t);
   const parts = t.split(/[-\s]+/);
