@@ -28,7 +28,7 @@ const TIERS = {
     "test/usage/",
     "test/webhooks/",
   ],
-  system: ["test/system/"],
+  system: ["test/system/", "test/corpus/"],
 };
 
 function findTests(dir) {
