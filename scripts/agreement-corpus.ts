@@ -106,7 +106,7 @@ const USAGE: ReadonlyArray<{ name: string; unit: string; kind: "unit" | "percent
   { name: "Payout volume", unit: "payout volume", kind: "percent" },
   { name: "SMS message", unit: "SMS message", kind: "unit" },
   { name: "Check deposit", unit: "check deposit", kind: "unit" },
-  { name: "FX conversion", unit: "FX conversion volume", kind: "percent" },
+  { name: "FX conversion", unit: "FX conversion", kind: "percent" },
 ];
 const COUNTERPARTIES = ["HSBC UK", "Citibank N.A.", "Deutsche Bank AG", "Barclays"];
 

@@ -24,7 +24,7 @@ export interface PriceReading {
 }
 
 /** Periods: a price per month is a fee, not a usage price. */
-const PERIODS = /^(?:month|calendar month|year|annum|quarter|week|day|hour|billing period|period|invoice)s?$/i;
+const PERIODS = /^(?:month|calendar month|year|annum|quarter|week|day|hour|billing period|period|invoice)s?\b/i;
 
 /** Words that end a priced noun phrase: what follows is about it, not part of its name. */
 const PHRASE_STOP = new Set(
@@ -40,7 +40,7 @@ const TRAILING =
 
 /** Sentences (and labels) about other money than usage prices: interest, liability, taxes, one-time fees. */
 export const NOT_PRICES =
-  /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|credit note|service credit|escalat|inflation|CPI|deposit|termination|aggregate|setup|set-up|implementation|onboarding|one[- ]time)/i;
+  /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|credit note|service credit|escalat|inflation|CPI|security deposit|termination|aggregate|setup|set-up|implementation|onboarding|one[- ]time)/i;
 
 /** The noun phrase at the start of `text`: words up to a stop word or punctuation, at most six. */
 export function nounPhrase(text: string): string | undefined {
@@ -181,10 +181,20 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
       /^\s+(?:processed\s+|sent\s+|routed\s+|made\s+)?(?:to|with|via|through)\s+(?:the\s+)?((?:[A-Z][A-Za-z0-9&.'’-]*)(?:\s+(?:[A-Z][A-Za-z0-9&.'’-]*|&|of))*)/.exec(
         tail,
       );
-    const name = named?.[1]?.replace(/[.,]$/, "");
+    const name = named?.[1] === undefined ? undefined : counterpartyName(named[1]);
     if (name !== undefined && !ROLE_WORDS.test(name)) reading.counterparty = name;
   }
   return readings;
+}
+
+/**
+ * A counterparty's name up to the end of its sentence: "Citibank N.A.. Customer pays" is "Citibank N.A.";
+ * a full stop is kept where it ends an abbreviation (N.A., Inc., Ltd.), dropped where it ends the sentence.
+ */
+export function counterpartyName(text: string): string | undefined {
+  const [first = ""] = text.split(/(?<=\.)\s+/);
+  const name = /(?:\b[A-Z]\.[A-Z]\.|\b(?:Inc|Ltd|Co|Corp|Bhd|Pte)\.)$/.test(first) ? first : first.replace(/[.,]+$/, "");
+  return name === "" ? undefined : name;
 }
 
 /** Defined terms for the parties themselves: never a counterparty. */

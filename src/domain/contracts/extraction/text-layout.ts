@@ -137,13 +137,24 @@ function readingOrder(lines: Line[]): Line[] {
 }
 
 function columnSplit(lines: readonly Line[]): number | undefined {
-  const wordy = (cell: Cell) => cell.text.split(" ").length >= 4;
-  const twoColumn = lines.filter((line) => line.cells.length === 2 && line.cells.every(wordy));
-  if (twoColumn.length < 6 || twoColumn.length < lines.length * 0.35) return undefined;
-  const starts = twoColumn.map((line) => line.cells[1]!.x).sort((a, b) => a - b);
+  const right = Math.max(...lines.flatMap((line) => line.cells.map((cell) => cell.end)));
+  const left = Math.min(...lines.map((line) => line.cells[0]!.x));
+  const width = right - left;
+  if (!(width > 200)) return undefined;
+  // Where running text starts in the middle of the page, line after line: the second column's margin.
+  const starts = lines
+    .flatMap((line) => line.cells.filter((cell, k) => (k > 0 || line.cells.length === 1) && cell.text.split(" ").length >= 3))
+    .map((cell) => cell.x)
+    .filter((x) => x > left + 0.3 * width && x < left + 0.7 * width)
+    .sort((a, b) => a - b);
+  if (starts.length < 5) return undefined;
   const median = starts[Math.floor(starts.length / 2)]!;
-  const agreeing = starts.filter((x) => Math.abs(x - median) <= 6).length;
-  return agreeing >= twoColumn.length * 0.7 ? median : undefined;
+  const at = lines.filter((line) => line.cells.some((cell) => Math.abs(cell.x - median) <= 6));
+  if (at.length < 5 || at.length < lines.length * 0.25) return undefined;
+  // Beside it, running text too (a table's first column is short names): most left cells have many words.
+  const beside = at.map((line) => line.cells[0]!).filter((cell) => cell.x < median - 6);
+  const wordy = beside.filter((cell) => cell.text.split(" ").length >= 4).length;
+  return beside.length === 0 || wordy >= beside.length * 0.6 ? median : undefined;
 }
 
 /**
@@ -193,7 +204,7 @@ function isProse(line: Line): boolean {
 
 /** A numbered clause or a lettered item starts a new block: "4.", "2.1", "(a)", "Section 3". */
 function startsClause(text: string): boolean {
-  return /^(?:\d+(?:\.\d+)*\.?\s|\([a-z0-9]+\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d)/.test(text);
+  return /^(?:\d{1,2}\.(?:\d{1,2}\.?)*\s|\([a-z0-9]{1,3}\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d|§\s*\d)/.test(text);
 }
 
 /**
