@@ -228,7 +228,7 @@ export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
 export const uploadTermsInput = z
   .object({
     customer: createCustomerInput
-      .pick({ name: true, external_id: true, email: true })
+      .pick({ name: true, external_id: true, email: true, address: true })
       .partial({ name: true })
       .extend({ id: z.string().min(1).max(100).optional().describe("An existing customer's UUID") })
       .strict()
