@@ -7,7 +7,9 @@
  * One walk per engine follows a new account holder through the issue's story: sign up, create an API key with
  * a set of scopes and use it with `fetch` from the page, create a customer and a sample contract, submit usage
  * through the API, watch the draft invoice change, project a period, register a webhook endpoint at a local
- * receiver and see the worker's delivery, revoke the key, log out. Beside it: a second company sees none of the
+ * receiver and see the worker's delivery, read two agreements from the contract corpus (one in prose, one
+ * scanned and read by OCR) into the upload's review form, correct a value, save them and receive their
+ * customer.created and contract.created events, revoke the key, log out. Beside it: a second company sees none of the
  * first one's records, a state-changing call without the CSRF token is refused, and a signed-out browser is
  * sent to the login page (and back after signing in).
  *
@@ -117,6 +119,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       const shots = join(REPO_ROOT, "test-results", "dashboard", engine);
       let service: ServiceProcess;
       let receiver: Receiver;
+      /** The receiver of the endpoint the upload step registers (customer.created and contract.created). */
+      let uploadReceiver: Receiver;
       let browser: Browser;
       let dataDir: string | undefined;
       let database: { url: string; drop(): Promise<void> } | undefined;
@@ -155,6 +159,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           for (const name of readdirSync(shots))
             if (name.startsWith("FAILED-")) rmSync(join(shots, name), { force: true });
           receiver = await startReceiver("/hook");
+          uploadReceiver = await startReceiver("/uploads");
           const storageEnv: Record<string, string> = {};
           if (engine === "pglite") {
             dataDir = mkdtempSync(join(tmpdir(), "billing-browser-"));
@@ -192,6 +197,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           await browser?.close().catch(() => {});
           if (service) await procs.kill(service);
           await receiver?.close();
+          await uploadReceiver?.close();
           if (dataDir) rmSync(dataDir, { recursive: true, force: true });
           await database?.drop();
         },
@@ -221,8 +227,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       }
 
       /** One step of the walk; skipped once an earlier one failed. On failure, a screenshot of where it stopped. */
-      function step(name: string, fn: () => Promise<void>) {
-        it(name, { timeout: STEP_TIMEOUT_MS }, async (t) => {
+      function step(name: string, fn: () => Promise<void>, timeout = STEP_TIMEOUT_MS) {
+        it(name, { timeout }, async (t) => {
           if (failedStep) {
             t.skip(`an earlier step failed: ${failedStep}`);
             return;
@@ -918,6 +924,183 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
             deliveries.getByRole("row", { name: /contract\.created.*test.*succeeded/ }).waitFor(),
           );
         },
+      );
+
+      /** The review form's usage rows, as shown: each row's fields by name. */
+      async function usageRowsShown(): Promise<Array<Record<string, string>>> {
+        const count = Number(await page.locator("input[name=usage_rows]").inputValue());
+        const rows: Array<Record<string, string>> = [];
+        for (let i = 0; i < count; i++) {
+          const row: Record<string, string> = {};
+          for (const name of ["metric", "name", "amount", "rate", "fixed-fee", "cap", "counterparty"])
+            row[name] = await page.locator(`#upload-usage-${name}-${i}`).inputValue();
+          rows.push(row);
+        }
+        return rows;
+      }
+
+      /** A decimal's text without the zeros that do not change it ("1500.00" → "1500", "0.20" → "0.2"). */
+      const decimal = (text: string) =>
+        text
+          .trim()
+          .replace(/(\.\d*?)0+$/, "$1")
+          .replace(/\.$/, "");
+
+      /** The shown usage row with this name (any case); fails naming the rows shown. */
+      function rowNamed(rows: Array<Record<string, string>>, name: string): Record<string, string> {
+        const row = rows.find((r) => r.name!.toLowerCase() === name.toLowerCase());
+        assert.ok(row, `a usage row named ${name} (rows: ${JSON.stringify(rows)})`);
+        return row;
+      }
+
+      /** The upload endpoint's delivery of a `type` event about `object`, awaited (polled) for at most 20 s. */
+      async function deliveredTo(target: Receiver, type: string, about: (object: Record<string, any>) => boolean) {
+        const deadline = Date.now() + 20_000;
+        for (;;) {
+          const found = target.requests.find((r) => {
+            const event = JSON.parse(r.body) as { type: string; data: { object: Record<string, any> } };
+            return event.type === type && about(event.data.object);
+          });
+          if (found) return found;
+          assert.ok(
+            Date.now() < deadline,
+            `no ${type} delivery within 20 s (received: ${target.requests.map((r) => (JSON.parse(r.body) as { type: string }).type).join(", ")})`,
+          );
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+
+      /** Uploads an agreement from the contract corpus on step one; lands on its review form. */
+      async function uploadFromCorpus(file: string, readTimeout: number) {
+        await visit(page, "/upload-contract");
+        await page
+          .getByLabel("Agreement (PDF)")
+          .setInputFiles(join(REPO_ROOT, "test", "fixtures", "contract-corpus", file));
+        await Promise.all([
+          page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/, { timeout: readTimeout }),
+          page.getByRole("button", { name: "Read the agreement" }).click(),
+        ]);
+      }
+
+      step(
+        "reads an agreement in prose: each proposed value beside its source, one corrected, saved, and announced by webhooks",
+        async () => {
+          // The seller's legal name: the reading takes the other party as the customer.
+          await visit(page, "/settings/invoice-profile");
+          await page.getByLabel(/^Legal name/).fill("Northwind Payments Ltd");
+          await Promise.all([
+            page.waitForURL(/done=saved/),
+            page.getByRole("button", { name: "Save profile" }).click(),
+          ]);
+          assert.equal(await page.getByLabel(/^Legal name/).inputValue(), "Northwind Payments Ltd");
+
+          // An endpoint for the two events a saved upload announces.
+          await visit(page, "/webhooks");
+          await page.getByLabel(/^URL/).fill(uploadReceiver.url);
+          await page.getByLabel(/^Description/).fill("Uploads receiver");
+          await page.getByRole("checkbox", { name: "customer.created" }).check();
+          await page.getByRole("checkbox", { name: "contract.created" }).check();
+          await page.getByRole("button", { name: "Add endpoint" }).click();
+          await assert.doesNotReject(page.getByRole("heading", { name: "Endpoint added" }).waitFor());
+
+          await uploadFromCorpus("walk-prose.pdf", NAVIGATION_TIMEOUT_MS);
+          await assert.doesNotReject(
+            page
+              .getByRole("status")
+              .filter({ hasText: "The terms below were read from the PDF. Each value shows where it came from" })
+              .waitFor(),
+          );
+          assert.equal(await page.locator("#upload-customer-name").inputValue(), "Harbor Freight Logistics Inc.");
+          assert.equal(await page.getByLabel(/^Contract id/).inputValue(), "MSA-2026-0142");
+          assert.equal(await page.getByLabel(/^Starts on/).inputValue(), "2026-01-05");
+          assert.equal(await page.getByLabel(/^Ends on/).inputValue(), "2027-01-04");
+          assert.equal(await page.getByLabel(/^Currency/).inputValue(), "USD");
+          assert.equal(await page.getByLabel(/^Payment terms, days/).inputValue(), "15");
+          assert.equal(decimal(await page.getByLabel(/^Monthly minimum/).inputValue()), "1500");
+          assert.equal(decimal(await page.getByLabel(/^Subscription fee a month/).inputValue()), "250");
+          // Where the payment terms came from, tied to the field.
+          const source = page.locator("#upload-payment-terms-source");
+          assert.match((await source.textContent()) ?? "", /^p\. \d+ · “.*fifteen \(15\) days.*”$/s);
+          assert.match(
+            (await page.getByLabel(/^Payment terms, days/).getAttribute("aria-describedby")) ?? "",
+            /upload-payment-terms-source/,
+          );
+          const rows = await usageRowsShown();
+          assert.equal(rows.length, 3, `one row per usage price: ${JSON.stringify(rows)}`);
+          const card = rowNamed(rows, "Card volume");
+          assert.deepEqual([decimal(card.rate!), decimal(card.cap!), card.amount], ["2.35", "4000", ""]);
+          assert.equal(decimal(rowNamed(rows, "ACH debit").amount!), "0.28");
+          const wire = rowNamed(rows, "International wire");
+          assert.deepEqual([decimal(wire.amount!), wire.counterparty], ["18", "HSBC UK"]);
+          await capture("upload-review-prose");
+
+          // A correction, then one more row added and left blank: what was typed stays.
+          await page.getByLabel(/^Contract id/).fill("MSA-2026-0142-A");
+          await Promise.all([page.waitForLoadState("load"), page.getByRole("button", { name: "Add a row" }).click()]);
+          await assert.doesNotReject(page.locator("#upload-usage-metric-3").waitFor());
+          assert.equal(await page.getByLabel(/^Contract id/).inputValue(), "MSA-2026-0142-A");
+          assert.equal(await page.locator("#upload-usage-metric-3").inputValue(), "");
+          await Promise.all([
+            page.waitForURL(/\/contracts\/MSA-2026-0142-A\?done=uploaded/),
+            page.getByRole("button", { name: "Save contract" }).click(),
+          ]);
+          await assert.doesNotReject(page.getByText("Contract saved with its signed agreement.").waitFor());
+          const facts = (await page.locator("dl.facts").first().textContent()) ?? "";
+          assert.match(facts, /Currency\s*USD/);
+          assert.match(facts, /Net 15/);
+          assert.match(facts, /Term\s*2026-01-05 to 2027-01-04/);
+          for (const metric of ["card_volume", "ach_debit", "international_wire"])
+            assert.match(facts, new RegExp(metric));
+          assert.match((await page.locator("main").textContent()) ?? "", /Harbor Freight Logistics Inc\./);
+          await capture("contract-uploaded-prose");
+
+          await deliveredTo(uploadReceiver, "customer.created", (o) => o.name === "Harbor Freight Logistics Inc.");
+          await deliveredTo(uploadReceiver, "contract.created", (o) => o.id === "MSA-2026-0142-A");
+        },
+      );
+
+      step(
+        "reads a scanned agreement by OCR: the page says so, the values are proposed, saved, and announced by webhooks",
+        async () => {
+          await uploadFromCorpus("walk-scanned.pdf", 90_000);
+          await assert.doesNotReject(
+            page
+              .getByRole("status")
+              .filter({
+                hasText: /Pages? [\d–, and]+ (has|have) no text and (was|were) read by OCR: check every value\./,
+              })
+              .waitFor(),
+          );
+          assert.equal(await page.locator("#upload-customer-name").inputValue(), "Lakeside Analytics Ltd");
+          assert.equal(await page.getByLabel(/^Contract id/).inputValue(), "NW-7781");
+          assert.equal(await page.getByLabel(/^Starts on/).inputValue(), "2026-02-01");
+          assert.equal(await page.getByLabel(/^Ends on/).inputValue(), "2027-01-31");
+          assert.equal(await page.getByLabel(/^Currency/).inputValue(), "GBP");
+          assert.equal(await page.getByLabel(/^Payment terms, days/).inputValue(), "30");
+          assert.equal(decimal(await page.getByLabel(/^Subscription fee a month/).inputValue()), "400");
+          const rows = await usageRowsShown();
+          assert.equal(rows.length, 3, `one row per usage price: ${JSON.stringify(rows)}`);
+          assert.equal(decimal(rowNamed(rows, "Payment initiation").amount!), "0.15");
+          assert.equal(decimal(rowNamed(rows, "Account verification").amount!), "0.05");
+          const card = rowNamed(rows, "Card processing");
+          assert.deepEqual([decimal(card.rate!), decimal(card["fixed-fee"]!)], ["1.9", "0.2"]);
+          assert.ok((await page.locator("p.source").count()) > 0, "each value shows where it came from");
+          await capture("upload-review-ocr");
+          await Promise.all([
+            page.waitForURL(/\/contracts\/NW-7781\?done=uploaded/),
+            page.getByRole("button", { name: "Save contract" }).click(),
+          ]);
+          const facts = (await page.locator("dl.facts").first().textContent()) ?? "";
+          assert.match(facts, /Currency\s*GBP/);
+          assert.match(facts, /Net 30/);
+          assert.match(facts, /Term\s*2026-02-01 to 2027-01-31/);
+          assert.match((await page.locator("main").textContent()) ?? "", /Lakeside Analytics Ltd/);
+
+          await deliveredTo(uploadReceiver, "customer.created", (o) => o.name === "Lakeside Analytics Ltd");
+          await deliveredTo(uploadReceiver, "contract.created", (o) => o.id === "NW-7781");
+        },
+        // OCR of the scanned pages runs on the service's two cores.
+        150_000,
       );
 
       step("grants credit from the contract page's form and reads its figures and ledger on its page", async () => {

@@ -14,9 +14,6 @@ export interface UploadedFile {
   bytes: Buffer;
 }
 
-/** Pages whose text the review form is filled in from: an agreement's terms are on its first pages. */
-export const READ_PAGES = 10;
-
 /**
  * When a company refused `too_many_uploads` may try again: a reading takes about a second, and one its budget
  * stops a few seconds (docs/performance.md, "Upload fairness").

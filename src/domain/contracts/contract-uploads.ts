@@ -6,11 +6,9 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";
-import { readAgreementTerms, type AgreementReading } from "./agreement-reading.js";
 import { sellerNames } from "../account/account-service.js";
 import {
   checkAgreementFile,
-  READ_PAGES,
   readAgreementForExtraction,
   requireUploadRoom,
   sha256Hex,
@@ -24,6 +22,22 @@ import { completeNewContract, newContractRow } from "./new-contracts.js";
 import { checkUploadTerms, type CheckedTerms } from "./upload-terms.js";
 import { extractTerms } from "./extraction/extract-terms.js";
 import type { ContractExtraction } from "./extraction/extraction-types.js";
+
+/**
+ * A staged upload's reading, or null when nothing was read. Uploads staged before agreements were read in any
+ * layout hold the older reading's shape (no `object`): within their day they are shown as nothing read.
+ */
+function storedExtraction(reading: unknown): ContractExtraction | null {
+  if (typeof reading !== "object" || reading === null) return null;
+  const candidate = reading as Partial<ContractExtraction>;
+  return candidate.object === "contract_extraction" &&
+    typeof candidate.terms === "object" &&
+    candidate.terms !== null &&
+    Array.isArray(candidate.fields) &&
+    Array.isArray(candidate.warnings)
+    ? (candidate as ContractExtraction)
+    : null;
+}
 
 /** How long a dashboard upload waits for its terms to be reviewed and saved, and how many may wait at once. */
 const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
@@ -67,9 +81,24 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
     return completeNewContract(tx, clock, publicUrl, row, rules);
   }
 
+  /** An agreement in any layout, read: the terms it proposes with their sources, and what could not be read. */
+  async function readExtraction(tenant: Tenancy, file: UploadedFile): Promise<ContractExtraction> {
+    const [reading, names] = await Promise.all([
+      readAgreementForExtraction(tenant.companyId, file),
+      sellerNames(tenant.data),
+    ]);
+    const found = extractTerms(reading.items, { sellerNames: names });
+    return {
+      object: "contract_extraction",
+      terms: found.terms,
+      fields: found.fields,
+      warnings: [...reading.warnings, ...found.warnings],
+    };
+  }
+
   const documentRow = (
     file: UploadedFile,
-    reading: AgreementReading | null,
+    reading: ContractExtraction | null,
   ): Omit<repo.ContractDocumentRow, "contract_id"> => ({
     id: newId(),
     filename: storedFilename(file.filename),
@@ -108,28 +137,18 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
      */
     async extract(tenant: Tenancy, file: UploadedFile): Promise<ContractExtraction> {
       requireScope(tenant, "contracts:write");
-      const [reading, names] = await Promise.all([
-        readAgreementForExtraction(tenant.companyId, file),
-        sellerNames(tenant.data),
-      ]);
-      const found = extractTerms(reading.items, { sellerNames: names });
-      return {
-        object: "contract_extraction",
-        terms: found.terms,
-        fields: found.fields,
-        warnings: [...reading.warnings, ...found.warnings],
-      };
+      return readExtraction(tenant, file);
     },
 
     /**
-     * The dashboard's first step: the checked PDF is kept for a day, with the terms read from its text (null
-     * when it does not follow the agreement's layout), until the reviewed terms are saved with saveStaged. A
-     * company's 20 newest waiting uploads are kept; an older one is gone (its review page answers 404).
+     * The dashboard's first step: the checked PDF is kept for a day, with what reading it proposed (as `extract`
+     * answers), until the reviewed terms are saved with saveStaged. A company's 20 newest waiting uploads are
+     * kept; an older one is gone (its review page answers 404).
      */
-    async stageUpload(tenant: Tenancy, file: UploadedFile): Promise<{ id: string; reading: AgreementReading | null }> {
+    async stageUpload(tenant: Tenancy, file: UploadedFile): Promise<{ id: string; extraction: ContractExtraction }> {
       requireScope(tenant, "contracts:write");
-      const reading = readAgreementTerms(await checkAgreementFile(tenant.companyId, file, READ_PAGES));
-      const document = documentRow(file, reading);
+      const extraction = await readExtraction(tenant, file);
+      const document = documentRow(file, extraction);
       await tenant.transaction(async (tx) => {
         await repo.deleteStaleDocuments(
           tx,
@@ -138,7 +157,7 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
         );
         await repo.insertDocument(tx, document);
       });
-      return { id: document.id, reading };
+      return { id: document.id, extraction };
     },
 
     /** A staged upload: its file name, what was read from it, and the contract it became (if saved). */
@@ -150,7 +169,7 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
         id: row.id,
         filename: row.filename,
         pdf: row.content,
-        reading: row.reading as AgreementReading | null,
+        extraction: storedExtraction(row.reading),
         contractId: row.contract_id,
       };
     },

@@ -74,6 +74,11 @@ button[aria-busy="true"], form[aria-busy="true"] button { opacity: .6; cursor: p
 .alert.error { background: var(--danger-bg); color: var(--danger); }
 .alert.ok { background: var(--ok-bg); color: var(--ok); }
 .alert.warn { background: var(--warn-bg); }
+.alert.reading-notes ul { margin: 0; padding-left: 1.25rem; }
+.source { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; overflow-wrap: anywhere; }
+.check { font-size: .875rem; margin: .25rem 0 0; }
+.low-confidence { border-left: 4px solid #b45309; padding-left: .5rem; background: var(--warn-bg); border-radius: 4px; }
+.kept-rule { border-top: 1px solid var(--line); padding-top: .5rem; margin-top: .5rem; }
 .empty { text-align: center; color: var(--muted); padding: 2rem 1rem; background: var(--card); border: 1px dashed #b6bdca; border-radius: 8px; }
 .badge { display: inline-block; padding: .05rem .5rem; border-radius: 999px; font-size: .8rem; font-weight: 600; background: #e5e7eb; }
 .badge.ok { background: var(--ok-bg); color: var(--ok); }

@@ -134,13 +134,22 @@ export interface InputSpec {
   maxlength?: number;
   placeholder?: string;
   error?: string | undefined;
+  /** Ids of more text about the field (where its value came from), read out with it. */
+  describedBy?: string | undefined;
 }
 
 /** A labelled input with its hint and, when it was refused, its error beside it. */
 export function inputField(spec: InputSpec): SafeHtml {
   return html`<div><label for="${spec.id}">${spec.label}${spec.hint ? html` <span class="hint">${spec.hint}</span>` : ""}</label><input id="${spec.id}" name="${spec.name}" type="${spec.type ?? "text"}"${
     spec.inputmode ? html` inputmode="${spec.inputmode}"` : ""
-  }${spec.maxlength ? html` maxlength="${String(spec.maxlength)}"` : ""}${spec.placeholder ? html` placeholder="${spec.placeholder}"` : ""}${spec.required ? html` required` : ""} value="${spec.value ?? ""}"${invalidAttributes(spec.id, spec.error)}>${fieldError(spec.id, spec.error)}</div>`;
+  }${spec.maxlength ? html` maxlength="${String(spec.maxlength)}"` : ""}${spec.placeholder ? html` placeholder="${spec.placeholder}"` : ""}${spec.required ? html` required` : ""} value="${spec.value ?? ""}"${describedAttributes(spec)}>${fieldError(spec.id, spec.error)}</div>`;
+}
+
+/** A field's aria-invalid and aria-describedby: its error first, then any other text about it. */
+function describedAttributes(spec: InputSpec): SafeHtml {
+  if (spec.describedBy === undefined) return invalidAttributes(spec.id, spec.error);
+  const ids = spec.error === undefined ? spec.describedBy : `${spec.id}-error ${spec.describedBy}`;
+  return html`${spec.error === undefined ? "" : html` aria-invalid="true"`} aria-describedby="${ids}"`;
 }
 
 /** The hidden CSRF field every state-changing form carries. */

@@ -1,10 +1,15 @@
 // "Upload a contract": the signed agreement as a PDF, then its terms reviewed in a form and saved. Step one
-// keeps the checked PDF (a day at most) with the terms read from its text, when it follows the layout of
-// the service's own agreements; step two turns the form into the API's `terms` (uploadTermsInput) and saves
-// it with the PDF through the same service call as POST /v1/billing/contracts/upload's.
+// keeps the checked PDF (a day at most) with what reading it proposed (services.contracts.extract's answer);
+// step two shows each proposed value beside the text it came from, turns the form into the API's `terms`
+// (uploadTermsInput) and saves it with the PDF through the same service call as
+// POST /v1/billing/contracts/upload's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AgreementReading, ReadRule } from "../../../domain/contracts/agreement-reading.js";
 import { MAX_PROGRAM_RULES } from "../../../domain/contracts/contract-schemas.js";
+import type {
+  ContractExtraction,
+  ExtractedField,
+  ExtractedRule,
+} from "../../../domain/contracts/extraction/extraction-types.js";
 import { fractionOfPercent, percentOfFraction, rulePriceWords } from "../../../domain/contracts/rule-price-wording.js";
 import type { Customer } from "../../../domain/customers/customer-schemas.js";
 import {
@@ -22,6 +27,7 @@ import {
   csrfField,
   fieldError,
   inputField,
+  type InputSpec,
   invalidAttributes,
   link,
   page,
@@ -43,18 +49,26 @@ import {
   viewerOf,
 } from "../page-kit.js";
 
-/** The review form's usage rows: those read from the PDF and this many blank ones to add more. */
-const BLANK_USAGE_ROWS = 2;
 /** Customers offered in the "existing customer" list, newest first. */
 const CUSTOMER_CHOICES = 100;
+/** Below this confidence a proposed value is marked for checking (OCR text, loose wording). */
+const LOW_CONFIDENCE = 0.8;
 
 interface UsageRow {
   metric?: string | undefined;
   name?: string | undefined;
   amount?: string | undefined;
   rate?: string | undefined;
+  fixed_fee?: string | undefined;
   cap?: string | undefined;
   counterparty?: string | undefined;
+}
+
+/** A found price the form cannot edit (tiers, a package, fee bounds): carried as read, saved when kept. */
+interface KeptRule {
+  /** The rule as read, in JSON: saved as it is, checked by the same schema as every upload's rules. */
+  json: string;
+  keep: boolean;
 }
 
 /** What the review form holds: typed, or read from the PDF. Text as typed; the service decides what it means. */
@@ -64,6 +78,7 @@ interface ReviewValues {
   customer_name?: string | undefined;
   customer_external_id?: string | undefined;
   customer_email?: string | undefined;
+  customer_address?: string | undefined;
   contract_id?: string | undefined;
   start_date?: string | undefined;
   end_date?: string | undefined;
@@ -74,6 +89,7 @@ interface ReviewValues {
   subscription?: string | undefined;
   subscription_name?: string | undefined;
   usage: UsageRow[];
+  kept: KeptRule[];
 }
 
 const LABELS: Record<string, string> = {
@@ -86,53 +102,98 @@ const LABELS: Record<string, string> = {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// From the PDF's reading to the form, and from the form to the API's terms
+// From the reading to the form, and from the form to the API's terms
 
-/** The form as the PDF's text fills it in; rules it has no field for are listed for the user to add later. */
-function valuesFromReading(reading: AgreementReading | null): { values: ReviewValues; leftOver: ReadRule[] } {
-  const values: ReviewValues = { customer_mode: "new", usage: [] };
-  const leftOver: ReadRule[] = [];
-  if (reading === null) return { values, leftOver };
-  values.customer_name = reading.customer_name ?? undefined;
-  values.contract_id = reading.contract_id ?? undefined;
-  values.start_date = reading.start_date ?? undefined;
-  values.end_date = reading.end_date ?? undefined;
-  values.currency = reading.currency ?? undefined;
-  for (const rule of reading.rules) {
-    if (rule.type === "usage") {
-      values.usage.push({
-        metric: rule.metric,
-        name: rule.name,
-        amount: rule.amount,
-        // A form takes a rate as a percentage (2.9 for 2.9 %), as the rule forms do; the rule stores the fraction.
-        rate: rule.rate === undefined ? undefined : (percentOfFraction(rule.rate) ?? rule.rate),
-        cap: rule.monthly_cap,
-        counterparty: rule.counterparty,
-      });
-    } else if (rule.type === "minimum" && values.minimum === undefined && rule.amount !== undefined) {
-      values.minimum = rule.amount;
-    } else if (rule.type === "subscription" && values.subscription === undefined && rule.amount !== undefined) {
-      values.subscription = rule.amount;
-      values.subscription_name = rule.name;
-    } else {
-      leftOver.push(rule);
-    }
+/** Where each found rule goes in the form: its place in `terms.rules`, by the form's part that shows it. */
+interface RuleLayout {
+  minimum?: number;
+  subscription?: number;
+  /** Usage row i was filled from rule usage[i]; rows added after have no rule. */
+  usage: number[];
+  /** Read-only price k is rule kept[k]. */
+  kept: number[];
+}
+
+/** A usage price the row's fields say in full: per unit, or a percentage with at most a fixed fee. */
+function editableUsage(rule: ExtractedRule): boolean {
+  if (rule.type !== "usage" || rule.tiers !== undefined || rule.package_size !== undefined) return false;
+  if (rule.min_fee !== undefined || rule.max_fee !== undefined) return false;
+  if (rule.model === "flat") return rule.fixed_fee === undefined && rule.rate === undefined;
+  return rule.model === "percentage" && rule.amount === undefined;
+}
+
+/**
+ * The form's parts each found rule fills, the same every time for the same reading: the page finds a value's
+ * source again when a posted form is shown back.
+ */
+function ruleLayout(extraction: ContractExtraction | null): RuleLayout {
+  const layout: RuleLayout = { usage: [], kept: [] };
+  (extraction?.terms.rules ?? []).forEach((rule, index) => {
+    if (rule.type === "minimum" && rule.model === "flat" && layout.minimum === undefined) layout.minimum = index;
+    else if (rule.type === "subscription" && rule.model === "flat" && layout.subscription === undefined)
+      layout.subscription = index;
+    else if (editableUsage(rule)) layout.usage.push(index);
+    else layout.kept.push(index);
+  });
+  return layout;
+}
+
+/** A rate as the form takes it: a percentage (2.9 for 2.9 %), as the rule forms do; the rule stores the fraction. */
+const percentOf = (rate: string | undefined) => (rate === undefined ? undefined : (percentOfFraction(rate) ?? rate));
+
+/** The form as the reading fills it in: every proposed value in its field, the rest blank. */
+function valuesFromExtraction(extraction: ContractExtraction | null): ReviewValues {
+  const values: ReviewValues = { customer_mode: "new", usage: [], kept: [] };
+  if (extraction === null) return values;
+  const { terms } = extraction;
+  const rules = terms.rules ?? [];
+  const layout = ruleLayout(extraction);
+  values.customer_name = terms.customer?.name;
+  values.customer_email = terms.customer?.email;
+  values.customer_address = terms.customer?.address;
+  values.contract_id = terms.contract_id;
+  values.start_date = terms.start_date;
+  values.end_date = terms.end_date ?? undefined;
+  values.currency = terms.currency;
+  values.payment_terms_days = terms.payment_terms_days === undefined ? undefined : String(terms.payment_terms_days);
+  if (layout.minimum !== undefined) values.minimum = rules[layout.minimum]!.amount;
+  if (layout.subscription !== undefined) {
+    values.subscription = rules[layout.subscription]!.amount;
+    values.subscription_name = rules[layout.subscription]!.name;
   }
-  return { values, leftOver };
+  for (const index of layout.usage) {
+    const rule = rules[index]!;
+    values.usage.push({
+      metric: rule.metric,
+      name: rule.name,
+      amount: rule.amount,
+      rate: percentOf(rule.rate),
+      fixed_fee: rule.fixed_fee,
+      cap: rule.monthly_cap,
+      counterparty: rule.counterparty,
+    });
+  }
+  for (const index of layout.kept) values.kept.push({ json: JSON.stringify(rules[index]), keep: true });
+  return values;
 }
 
 function valuesFromForm(form: FormBody): ReviewValues {
-  const rows = Math.min(Number(field(form, "usage_rows") ?? 0) || 0, MAX_PROGRAM_RULES);
+  const count = (name: string) => Math.min(Number(field(form, name) ?? 0) || 0, MAX_PROGRAM_RULES);
   const usage: UsageRow[] = [];
-  for (let i = 0; i < rows; i++) {
+  for (let i = 0; i < count("usage_rows"); i++) {
     usage.push({
       metric: field(form, `usage_metric_${i}`),
       name: field(form, `usage_name_${i}`),
       amount: field(form, `usage_amount_${i}`),
       rate: field(form, `usage_rate_${i}`),
+      fixed_fee: field(form, `usage_fixed_fee_${i}`),
       cap: field(form, `usage_cap_${i}`),
       counterparty: field(form, `usage_counterparty_${i}`),
     });
+  }
+  const kept: KeptRule[] = [];
+  for (let k = 0; k < count("kept_rules"); k++) {
+    kept.push({ json: field(form, `kept_rule_${k}`) ?? "", keep: field(form, `keep_rule_${k}`) !== undefined });
   }
   return {
     customer_mode: field(form, "customer_mode") === "existing" ? "existing" : "new",
@@ -140,6 +201,7 @@ function valuesFromForm(form: FormBody): ReviewValues {
     customer_name: field(form, "customer_name"),
     customer_external_id: field(form, "customer_external_id"),
     customer_email: field(form, "customer_email"),
+    customer_address: field(form, "customer_address"),
     contract_id: field(form, "contract_id"),
     start_date: field(form, "start_date"),
     end_date: field(form, "end_date"),
@@ -149,10 +211,20 @@ function valuesFromForm(form: FormBody): ReviewValues {
     subscription: field(form, "subscription"),
     subscription_name: field(form, "subscription_name"),
     usage,
+    kept,
   };
 }
 
 const blankRow = (row: UsageRow) => Object.values(row).every((value) => value === undefined);
+
+/** A kept rule as carried: its JSON parsed, or the text as posted for the schema to refuse beside it. */
+function keptRuleOf(json: string): unknown {
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return json;
+  }
+}
 
 /**
  * The API's terms from the form, and where each rule's errors go: the service names a rule by its place in
@@ -162,7 +234,7 @@ function termsFromValues(v: ReviewValues): {
   terms: Record<string, unknown>;
   fieldOf: (path: string) => string | undefined;
 } {
-  const rules: Record<string, unknown>[] = [];
+  const rules: unknown[] = [];
   const ruleFields: Array<(name: string) => string> = [];
   if (v.minimum !== undefined) {
     rules.push({ name: "Monthly minimum", type: "minimum", model: "flat", amount: v.minimum });
@@ -185,6 +257,7 @@ function termsFromValues(v: ReviewValues): {
       ...(row.name !== undefined ? { name: row.name } : {}),
       ...(row.amount !== undefined ? { amount: row.amount } : {}),
       ...(row.rate !== undefined ? { rate: fractionOfPercent(row.rate) ?? row.rate } : {}),
+      ...(row.fixed_fee !== undefined ? { fixed_fee: row.fixed_fee } : {}),
       ...(row.cap !== undefined ? { monthly_cap: row.cap } : {}),
       ...(row.counterparty !== undefined ? { counterparty: row.counterparty } : {}),
     });
@@ -195,10 +268,16 @@ function termsFromValues(v: ReviewValues): {
       amount: "amount",
       rate: "rate",
       model: "rate",
+      fixed_fee: "fixed_fee",
       monthly_cap: "cap",
       counterparty: "counterparty",
     };
     ruleFields.push((name) => `usage_${byField[name] ?? "amount"}_${i}`);
+  });
+  v.kept.forEach((kept, k) => {
+    if (!kept.keep) return;
+    rules.push(keptRuleOf(kept.json));
+    ruleFields.push(() => `kept_rule_${k}`);
   });
   const customer =
     v.customer_mode === "existing"
@@ -207,6 +286,7 @@ function termsFromValues(v: ReviewValues): {
           name: v.customer_name,
           ...(v.customer_external_id ? { external_id: v.customer_external_id } : {}),
           ...(v.customer_email ? { email: v.customer_email } : {}),
+          ...(v.customer_address ? { address: v.customer_address } : {}),
         };
   const terms = {
     customer,
@@ -227,8 +307,7 @@ function termsFromValues(v: ReviewValues): {
   const fieldOf = (path: string): string | undefined => {
     const [head, second, ...rest] = path.split(".");
     if (head === "customer") return second === "id" ? "customer_id" : `customer_${second}`;
-    if (head === "rules" && second !== undefined && rest.length > 0)
-      return ruleFields[Number(second)]?.(rest.join("."));
+    if (head === "rules" && second !== undefined) return ruleFields[Number(second)]?.(rest.join("."));
     return ["contract_id", "start_date", "end_date", "currency", "payment_terms_days"].includes(head ?? "")
       ? head
       : undefined;
@@ -257,7 +336,7 @@ function uploadFailure(error: unknown, fieldOf: (path: string) => string | undef
 function uploadStep(viewer: Viewer, error?: string): SafeHtml {
   return html`<section class="card" aria-labelledby="upload-heading">
 <h2 id="upload-heading">1. The signed agreement</h2>
-<p class="hint">A PDF of at most 10 MB (10,485,760 bytes), not password-protected. When it is one of this service's own agreements, the next step is filled in from its text; otherwise you type the terms.</p>
+<p class="hint">A PDF of at most 10 MB (10,485,760 bytes), not password-protected. The next step proposes the terms read from it, each beside the text it came from (scanned pages are read by OCR), for you to check; what was not found you type.</p>
 <form class="stack" method="post" action="/upload-contract" enctype="multipart/form-data">
   ${csrfField(viewer.ctx)}
   <div><label for="upload-file">Agreement (PDF)</label><input id="upload-file" name="file" type="file" accept="application/pdf,.pdf" required${invalidAttributes("upload-file", error)}>${fieldError("upload-file", error)}</div>
@@ -266,7 +345,118 @@ function uploadStep(viewer: Viewer, error?: string): SafeHtml {
 </section>`;
 }
 
-function customerSection(v: ReviewValues, customers: readonly Customer[], errors: FieldErrors): SafeHtml {
+// ---------------------------------------------------------------------------------------------------
+// Where each proposed value came from
+
+/** The proposed values' sources, by the path of the value in `terms`. */
+class Sources {
+  private readonly byPath = new Map<string, ExtractedField>();
+  readonly layout: RuleLayout;
+  constructor(extraction: ContractExtraction | null) {
+    for (const found of extraction?.fields ?? [])
+      if (!this.byPath.has(found.field)) this.byPath.set(found.field, found);
+    this.layout = ruleLayout(extraction);
+  }
+
+  /** The source of one value: "customer.name", or a field of a found rule (its own, else the whole rule's). */
+  of(path: string, rule?: number): ExtractedField | undefined {
+    if (rule === undefined) return this.byPath.get(path);
+    return this.byPath.get(`rules.${rule}.${path}`) ?? this.byPath.get(`rules.${rule}`);
+  }
+
+  /** Every source of a found rule, once each, for a price shown as read. */
+  ofRule(rule: number): ExtractedField[] {
+    const found = [...this.byPath.values()].filter(
+      (f) => f.field === `rules.${rule}` || f.field.startsWith(`rules.${rule}.`),
+    );
+    return found.filter((f, i) => found.findIndex((g) => g.page === f.page && g.source_text === f.source_text) === i);
+  }
+}
+
+const lowConfidence = (found: readonly ExtractedField[]) => found.some((f) => f.confidence < LOW_CONFIDENCE);
+
+/** "p. 2 · “…”": the page and the exact text a value was read from. */
+const sourceLine = (found: ExtractedField, id?: string): SafeHtml =>
+  html`<p class="source"${id ? html` id="${id}"` : ""}>p. ${String(found.page)} · “${found.source_text}”</p>`;
+
+/** The word that marks a value read with low confidence: visible and read out, not a colour alone. */
+const checkLine = (id?: string): SafeHtml =>
+  html`<p class="check"${id ? html` id="${id}"` : ""}><strong>Check</strong>: read with low confidence.</p>`;
+
+/**
+ * A form field with, below it, where its proposed value came from and (when the reading was unsure) the word
+ * "Check"; both are tied to the input for screen readers. `shown` holds the sources already shown in the same
+ * usage row (by their text, the id shown under): a row whose fields come from one line shows it once.
+ */
+function reviewedField(spec: InputSpec, found: ExtractedField | undefined, shown?: Map<string, string>): SafeHtml {
+  if (found === undefined) return inputField(spec);
+  const low = found.confidence < LOW_CONFIDENCE;
+  const key = `${found.page}\u0000${found.source_text}`;
+  const earlier = shown?.get(key);
+  if (earlier === undefined) shown?.set(key, `${spec.id}-source`);
+  const described = [low ? `${spec.id}-check` : "", earlier ?? `${spec.id}-source`].filter(Boolean).join(" ");
+  return html`<div class="reviewed${low ? " low-confidence" : ""}">${inputField({ ...spec, describedBy: described })}${low ? checkLine(`${spec.id}-check`) : ""}${earlier === undefined ? sourceLine(found, `${spec.id}-source`) : ""}</div>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What the reading says, above the form
+
+/** Pages as a reader says them: "1–2", "1, 3 and 5", "1–3 and 7". */
+function pagesWords(pages: readonly number[]): string {
+  const sorted = [...new Set(pages)].sort((a, b) => a - b);
+  const runs: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    runs.push(j === i ? String(sorted[i]) : `${sorted[i]}–${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.length <= 1 ? (runs[0] ?? "") : `${runs.slice(0, -1).join(", ")} and ${runs.at(-1)}`;
+}
+
+/** What could not be read: the scanned pages' OCR was refused or failed, or no page had text. */
+const UNREAD = new Set(["no_text", "ocr_busy", "ocr_failed"]);
+
+function readingMessages(extraction: ContractExtraction | null): SafeHtml {
+  const warnings = extraction?.warnings ?? [];
+  let headline: SafeHtml;
+  if (extraction === null) {
+    headline = html`<div class="alert warn" role="status">Nothing was read from this PDF: type the terms below.</div>`;
+  } else if (extraction.fields.length === 0) {
+    headline = warnings.some((w) => UNREAD.has(w.code))
+      ? html`<div class="alert warn" role="status">The terms could not be read from this PDF (see below): type them in the form.</div>`
+      : html`<div class="alert warn" role="status">No terms were found in this PDF: type them below.</div>`;
+  } else {
+    const ocr = warnings.find((w) => w.code === "ocr");
+    if (ocr) {
+      const pages = ocr.pages ?? [];
+      const which =
+        pages.length === 0
+          ? "Some pages have no text and were"
+          : pages.length === 1
+            ? `Page ${pagesWords(pages)} has no text and was`
+            : `Pages ${pagesWords(pages)} have no text and were`;
+      headline = html`<div class="alert warn" role="status">${which} read by OCR: check every value.</div>`;
+    } else {
+      headline = html`<div class="alert ok" role="status">The terms below were read from the PDF. Each value shows where it came from: check them against the agreement before saving.</div>`;
+    }
+  }
+  const notes =
+    warnings.length === 0
+      ? ""
+      : html`<div class="alert warn reading-notes" role="status"><ul>${warnings.map((w) => html`<li>${w.message}</li>`)}</ul></div>`;
+  return html`${headline}${notes}`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The form
+
+function customerSection(
+  v: ReviewValues,
+  customers: readonly Customer[],
+  errors: FieldErrors,
+  sources: Sources,
+): SafeHtml {
   const label = (c: Customer) => (c.external_id ? `${c.name} (${c.external_id})` : c.name);
   const sameName =
     v.customer_mode === "new" && v.customer_name
@@ -274,10 +464,11 @@ function customerSection(v: ReviewValues, customers: readonly Customer[], errors
       : undefined;
   return html`<fieldset class="card"><legend>Customer</legend>
 <div><label><input type="radio" name="customer_mode" value="new"${v.customer_mode === "new" ? html` checked` : ""}> A new customer</label></div>
-${inputField({ id: "upload-customer-name", name: "customer_name", label: "Name", value: v.customer_name, maxlength: 200, error: errors.customer_name })}
+${reviewedField({ id: "upload-customer-name", name: "customer_name", label: "Name", value: v.customer_name, maxlength: 200, error: errors.customer_name }, sources.of("customer.name"))}
 ${sameName ? html`<p class="hint">A customer named ${sameName.name} already exists. Customers are never matched by name: choose it below if it is the same one.</p>` : ""}
 ${inputField({ id: "upload-customer-external-id", name: "customer_external_id", label: "External id", hint: "(optional: your own id for the customer, unique)", value: v.customer_external_id, maxlength: 255, error: errors.customer_external_id })}
-${inputField({ id: "upload-customer-email", name: "customer_email", label: "Billing email", hint: "(optional)", type: "email", value: v.customer_email, error: errors.customer_email })}
+${reviewedField({ id: "upload-customer-email", name: "customer_email", label: "Billing email", hint: "(optional)", type: "email", value: v.customer_email, error: errors.customer_email }, sources.of("customer.email"))}
+${reviewedField({ id: "upload-customer-address", name: "customer_address", label: "Address", hint: "(optional: one line)", value: v.customer_address, maxlength: 1000, error: errors.customer_address }, sources.of("customer.address"))}
 <div><label><input type="radio" name="customer_mode" value="existing"${v.customer_mode === "existing" ? html` checked` : ""}${customers.length === 0 ? html` disabled` : ""}> An existing customer</label></div>
 <div><label for="upload-customer-id">Existing customer</label><select id="upload-customer-id" name="customer_id"${invalidAttributes("upload-customer-id", errors.customer_id)}>
   <option value="">${customers.length === 0 ? "You have no customers yet" : "Choose a customer"}</option>
@@ -286,75 +477,101 @@ ${inputField({ id: "upload-customer-email", name: "customer_email", label: "Bill
 </fieldset>`;
 }
 
-function usageRows(v: ReviewValues, currency: string, errors: FieldErrors): SafeHtml {
-  // The rows as posted without the blank ones at the end, then a few blank ones: a form shown again does not
-  // grow, and a row keeps its number (its errors are named by it).
-  let end = v.usage.length;
-  while (end > 0 && blankRow(v.usage[end - 1]!)) end--;
-  const filled = v.usage.slice(0, end);
-  const rows = [...filled, ...Array.from({ length: BLANK_USAGE_ROWS }, () => ({}) as UsageRow)].slice(
-    0,
-    MAX_PROGRAM_RULES,
-  );
+function usageRows(v: ReviewValues, currency: string, errors: FieldErrors, sources: Sources): SafeHtml {
+  // As many rows as were posted (or found), at least one to type in; "Add a row" posts the form and gets it back
+  // with one more. A row keeps its number, which its errors and its source are named by.
+  const rows = v.usage.length === 0 ? [{} as UsageRow] : v.usage;
   return html`<fieldset class="card"><legend>Usage prices</legend>
-<p class="hint">One row per metric: a price per unit, or a rate (a percentage: 2.9 for 2.9% of the event's value, stored as the fraction 0.029). Leave a row blank to skip it.</p>
+<p class="hint">One row per metric: a price per unit, or a rate (a percentage: 2.9 for 2.9% of the event's value, stored as the fraction 0.029) with an optional fixed fee per event (the 0.30 of “2.9 % + 30¢”). Leave a row blank to skip it.</p>
 <input type="hidden" name="usage_rows" value="${String(rows.length)}">
 ${rows.map((row, i) => {
   const id = (name: string) => `upload-usage-${name}-${i}`;
+  const rule = sources.layout.usage[i];
+  const from = (path: string) => (rule === undefined ? undefined : sources.of(path, rule));
+  const shown = new Map<string, string>();
   return html`<div class="usage-row" role="group" aria-label="Usage price ${String(i + 1)}">
-${inputField({ id: id("metric"), name: `usage_metric_${i}`, label: `Metric ${i + 1}`, hint: "(as usage events send it)", value: row.metric, maxlength: 100, error: errors[`usage_metric_${i}`] })}
-${inputField({ id: id("name"), name: `usage_name_${i}`, label: "Name", hint: "(optional)", value: row.name, maxlength: 200, error: errors[`usage_name_${i}`] })}
-${inputField({ id: id("amount"), name: `usage_amount_${i}`, label: `Price per unit, ${currency}`, value: row.amount, inputmode: "decimal", error: errors[`usage_amount_${i}`] })}
-${inputField({ id: id("rate"), name: `usage_rate_${i}`, label: "Rate, %", hint: "(instead of a price: 2.9 for 2.9 %)", value: row.rate, inputmode: "decimal", error: errors[`usage_rate_${i}`] })}
-${inputField({ id: id("cap"), name: `usage_cap_${i}`, label: `Monthly cap, ${currency}`, hint: "(optional)", value: row.cap, inputmode: "decimal", error: errors[`usage_cap_${i}`] })}
-${inputField({ id: id("counterparty"), name: `usage_counterparty_${i}`, label: "Counterparty", hint: "(optional: only its usage)", value: row.counterparty, maxlength: 255, error: errors[`usage_counterparty_${i}`] })}
+${reviewedField({ id: id("metric"), name: `usage_metric_${i}`, label: `Metric ${i + 1}`, hint: "(as usage events send it)", value: row.metric, maxlength: 100, error: errors[`usage_metric_${i}`] }, from("metric"), shown)}
+${reviewedField({ id: id("name"), name: `usage_name_${i}`, label: "Name", hint: "(optional)", value: row.name, maxlength: 200, error: errors[`usage_name_${i}`] }, from("name"), shown)}
+${reviewedField({ id: id("amount"), name: `usage_amount_${i}`, label: `Price per unit, ${currency}`, value: row.amount, inputmode: "decimal", error: errors[`usage_amount_${i}`] }, from("amount"), shown)}
+${reviewedField({ id: id("rate"), name: `usage_rate_${i}`, label: "Rate, %", hint: "(instead of a price: 2.9 for 2.9 %)", value: row.rate, inputmode: "decimal", error: errors[`usage_rate_${i}`] }, from("rate"), shown)}
+${reviewedField({ id: id("fixed-fee"), name: `usage_fixed_fee_${i}`, label: `Fixed fee per event, ${currency}`, hint: "(optional, with a rate)", value: row.fixed_fee, inputmode: "decimal", error: errors[`usage_fixed_fee_${i}`] }, from("fixed_fee"), shown)}
+${reviewedField({ id: id("cap"), name: `usage_cap_${i}`, label: `Monthly cap, ${currency}`, hint: "(optional)", value: row.cap, inputmode: "decimal", error: errors[`usage_cap_${i}`] }, from("monthly_cap"), shown)}
+${reviewedField({ id: id("counterparty"), name: `usage_counterparty_${i}`, label: "Counterparty", hint: "(optional: only its usage)", value: row.counterparty, maxlength: 255, error: errors[`usage_counterparty_${i}`] }, from("counterparty"), shown)}
+</div>`;
+})}
+${rows.length < MAX_PROGRAM_RULES ? html`<div><button type="submit" name="add_row" value="1" class="secondary">Add a row</button></div>` : ""}
+</fieldset>`;
+}
+
+/** The found prices the form cannot edit, as read, each with its source and a box to keep it. */
+function keptRules(v: ReviewValues, errors: FieldErrors, sources: Sources): SafeHtml {
+  if (v.kept.length === 0) return html``;
+  return html`<fieldset class="card"><legend>Other prices read from the agreement</legend>
+<p class="hint">This form cannot edit these prices (tiers, packages, a fee's bounds): each is saved as read while its box is ticked. Untick one to leave it out, and add or change it on the contract's page once the contract is saved.</p>
+<input type="hidden" name="kept_rules" value="${String(v.kept.length)}">
+${v.kept.map((kept, k) => {
+  const rule = keptRuleOf(kept.json);
+  const readable = typeof rule === "object" && rule !== null ? (rule as Partial<ExtractedRule>) : undefined;
+  const index = sources.layout.kept[k];
+  const found = index === undefined ? [] : sources.ofRule(index);
+  const id = `upload-kept-${k}`;
+  const error = errors[`kept_rule_${k}`];
+  const name = typeof readable?.name === "string" ? readable.name : `Price ${k + 1}`;
+  const words =
+    readable && typeof readable.model === "string" && typeof readable.type === "string"
+      ? rulePriceWords(readable as ExtractedRule, v.currency)
+      : "—";
+  const low = lowConfidence(found);
+  return html`<div class="kept-rule${low ? " low-confidence" : ""}" role="group" aria-label="${name}">
+<p><strong>${name}</strong>: ${words}</p>
+${low ? checkLine() : ""}${found.map((f) => sourceLine(f))}
+<input type="hidden" name="kept_rule_${String(k)}" value="${kept.json}">
+<div><label><input id="${id}" type="checkbox" name="keep_rule_${String(k)}" value="1"${kept.keep ? html` checked` : ""}${invalidAttributes(id, error)}> Keep this price</label>${fieldError(id, error)}</div>
 </div>`;
 })}
 </fieldset>`;
 }
 
+/** The review page: what the reading says, then the form, filled in with `values`. */
 async function reviewPage(
   deps: DashboardDeps,
   viewer: Viewer,
-  staged: { id: string; filename: string; reading: AgreementReading | null },
+  staged: { id: string; filename: string; extraction: ContractExtraction | null },
   values: ReviewValues,
-  options: { flash?: Flash | undefined; errors?: FieldErrors; leftOver?: readonly ReadRule[] } = {},
+  options: { flash?: Flash | undefined; errors?: FieldErrors } = {},
 ): Promise<string> {
   const errors = options.errors ?? {};
+  const sources = new Sources(staged.extraction);
   const customers = (await deps.services.customers.list(viewer.session.actor, {}, { limit: CUSTOMER_CHOICES })).items;
   const currency = values.currency ?? "in the contract's currency";
-  const read =
-    staged.reading === null
-      ? html`<div class="alert warn" role="status">This PDF does not follow the layout of this service's agreements, so nothing was read from it: type the terms below.</div>`
-      : html`<div class="alert ok" role="status">The terms below were read from the PDF's text. Check every field against the agreement before saving.</div>`;
-  const leftOver =
-    (options.leftOver ?? []).length === 0
-      ? ""
-      : html`<div class="alert warn" role="status">The agreement also lists ${(options.leftOver ?? []).map((r, i) => html`${i > 0 ? ", " : ""}<strong>${r.name}</strong> (${rulePriceWords(r, values.currency)})`)}, which this form has no field for: add ${(options.leftOver ?? []).length === 1 ? "it" : "them"} on the contract's page once it is saved.</div>`;
+  const { minimum, subscription } = sources.layout;
+  const ruleSource = (rule: number | undefined, path: string) =>
+    rule === undefined ? undefined : sources.of(path, rule);
   const content = html`<p><a href="/contracts">← All contracts</a></p>
-${read}${leftOver}
+${readingMessages(staged.extraction)}
 <p>Agreement: <a href="/upload-contract/${staged.id}/file.pdf" download>${staged.filename}</a> <span class="hint">(downloads the uploaded PDF)</span></p>
 <form class="stack wide" method="post" action="/upload-contract/${staged.id}" novalidate>
   ${csrfField(viewer.ctx)}
   <h2>2. Review the terms</h2>
-  ${customerSection(values, customers, errors)}
+  ${customerSection(values, customers, errors, sources)}
   <fieldset class="card"><legend>Contract</legend>
-  ${inputField({ id: "upload-contract-id", name: "contract_id", label: "Contract id", hint: "(usage events send it as external_contract_id)", value: values.contract_id, maxlength: 255, error: errors.contract_id })}
+  ${reviewedField({ id: "upload-contract-id", name: "contract_id", label: "Contract id", hint: "(usage events send it as external_contract_id)", value: values.contract_id, maxlength: 255, error: errors.contract_id }, sources.of("contract_id"))}
   <div class="grid">
-  ${inputField({ id: "upload-start-date", name: "start_date", label: "Starts on", type: "date", value: values.start_date, error: errors.start_date })}
-  ${inputField({ id: "upload-end-date", name: "end_date", label: "Ends on", hint: "(empty: open-ended)", type: "date", value: values.end_date, error: errors.end_date })}
-  ${inputField({ id: "upload-currency", name: "currency", label: "Currency", hint: "(ISO code, e.g. USD)", value: values.currency, maxlength: 3, error: errors.currency })}
-  ${inputField({ id: "upload-payment-terms", name: "payment_terms_days", label: "Payment terms, days", hint: "(optional: blank for the customer's)", type: "number", value: values.payment_terms_days, inputmode: "numeric", error: errors.payment_terms_days })}
+  ${reviewedField({ id: "upload-start-date", name: "start_date", label: "Starts on", type: "date", value: values.start_date, error: errors.start_date }, sources.of("start_date"))}
+  ${reviewedField({ id: "upload-end-date", name: "end_date", label: "Ends on", hint: "(empty: open-ended)", type: "date", value: values.end_date, error: errors.end_date }, sources.of("end_date"))}
+  ${reviewedField({ id: "upload-currency", name: "currency", label: "Currency", hint: "(ISO code, e.g. USD)", value: values.currency, maxlength: 3, error: errors.currency }, sources.of("currency"))}
+  ${reviewedField({ id: "upload-payment-terms", name: "payment_terms_days", label: "Payment terms, days", hint: "(optional: blank for the customer's)", type: "number", value: values.payment_terms_days, inputmode: "numeric", error: errors.payment_terms_days }, sources.of("payment_terms_days"))}
   </div>
   </fieldset>
   <fieldset class="card"><legend>Fixed prices</legend>
   <div class="grid">
-  ${inputField({ id: "upload-minimum", name: "minimum", label: `Monthly minimum, ${currency}`, hint: "(optional)", value: values.minimum, inputmode: "decimal", error: errors.minimum })}
-  ${inputField({ id: "upload-subscription", name: "subscription", label: `Subscription fee a month, ${currency}`, hint: "(optional)", value: values.subscription, inputmode: "decimal", error: errors.subscription })}
-  ${inputField({ id: "upload-subscription-name", name: "subscription_name", label: "Subscription name", hint: "(optional)", value: values.subscription_name, maxlength: 200, error: errors.subscription_name })}
+  ${reviewedField({ id: "upload-minimum", name: "minimum", label: `Monthly minimum, ${currency}`, hint: "(optional)", value: values.minimum, inputmode: "decimal", error: errors.minimum }, ruleSource(minimum, "amount"))}
+  ${reviewedField({ id: "upload-subscription", name: "subscription", label: `Subscription fee a month, ${currency}`, hint: "(optional)", value: values.subscription, inputmode: "decimal", error: errors.subscription }, ruleSource(subscription, "amount"))}
+  ${reviewedField({ id: "upload-subscription-name", name: "subscription_name", label: "Subscription name", hint: "(optional)", value: values.subscription_name, maxlength: 200, error: errors.subscription_name }, ruleSource(subscription, "name"))}
   </div>
   </fieldset>
-  ${usageRows(values, currency, errors)}
+  ${usageRows(values, currency, errors, sources)}
+  ${keptRules(values, errors, sources)}
   <div><button type="submit">Save contract</button></div>
 </form>`;
   return page(viewer.ctx, "Upload a contract", content, { flash: options.flash });
@@ -428,8 +645,7 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
     const viewer = viewerOf(request);
     const staged = await stagedOr404(deps, viewer, request.params.id);
     if (staged.contractId !== null) return seeOther(reply, contractPath(staged.contractId));
-    const { values, leftOver } = valuesFromReading(staged.reading);
-    return sendPage(reply, await reviewPage(deps, viewer, staged, values, { leftOver }));
+    return sendPage(reply, await reviewPage(deps, viewer, staged, valuesFromExtraction(staged.extraction)));
   });
 
   app.get<{ Params: { id: string } }>("/upload-contract/:id/file.pdf", async (request, reply) => {
@@ -439,7 +655,16 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
 
   app.post<{ Params: { id: string } }>("/upload-contract/:id", async (request, reply) => {
     const viewer = viewerOf(request);
-    const values = valuesFromForm(formOf(request));
+    const form = formOf(request);
+    const values = valuesFromForm(form);
+    if (field(form, "add_row") !== undefined) {
+      // One more blank row, everything typed so far kept: a plain post, so no script is needed.
+      const staged = await stagedOr404(deps, viewer, request.params.id);
+      if (staged.contractId !== null) return seeOther(reply, contractPath(staged.contractId));
+      if (values.usage.length === 0) values.usage.push({});
+      if (values.usage.length < MAX_PROGRAM_RULES) values.usage.push({});
+      return sendPage(reply, await reviewPage(deps, viewer, staged, values));
+    }
     const { terms, fieldOf } = termsFromValues(values);
     try {
       const contract = await deps.services.contracts.saveStaged(viewer.session.actor, request.params.id, terms);
@@ -459,6 +684,6 @@ export async function contractUploadPages(app: FastifyInstance, deps: DashboardD
 /** The contracts page's card: where an upload starts. */
 export function uploadCard(): SafeHtml {
   return html`<section class="card" aria-labelledby="upload-contract"><h2 id="upload-contract">Upload a contract</h2>
-<p class="hint">The signed agreement as a PDF, and its terms: read from the PDF when it is one of this service's agreements, typed otherwise.</p>
+<p class="hint">The signed agreement as a PDF, and its terms: read from the PDF in any layout, each beside the text it came from, for you to check before saving.</p>
 <p><a class="button" href="/upload-contract">Upload a contract</a></p></section>`;
 }
