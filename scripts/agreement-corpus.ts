@@ -11,7 +11,7 @@ import { join } from "node:path";
 import PDFDocument from "pdfkit";
 import type { ExtractedRule, ExtractedTerms } from "../src/domain/contracts/extraction/extraction-types.js";
 import { loadPdfFonts } from "../src/platform/pdf-fonts.js";
-import { scanPdf } from "../test/support/agreement-files.js";
+import { proseAgreement, scanPdf } from "../test/support/agreement-files.js";
 
 const OUT = join(import.meta.dirname, "..", "test", "fixtures", "agreements");
 
@@ -107,6 +107,7 @@ const USAGE: ReadonlyArray<{ name: string; unit: string; kind: "unit" | "percent
   { name: "SMS message", unit: "SMS message", kind: "unit" },
   { name: "Check deposit", unit: "check deposit", kind: "unit" },
   { name: "FX conversion", unit: "FX conversion", kind: "percent" },
+  { name: "Card processing", unit: "card transaction", kind: "percent_fixed" },
 ];
 const COUNTERPARTIES = ["HSBC UK", "Citibank N.A.", "Deutsche Bank AG", "Barclays"];
 
@@ -522,9 +523,110 @@ const SCANS = [
   { dpi: 240, skew: -1.0 },
 ];
 
+/**
+ * The two agreements the dashboard's browser walk uploads (test/system/dashboard-browser.test.ts): the prose
+ * agreement the API tests read too, and an order form scanned at 200 dpi.
+ */
+async function walkAgreements() {
+  const northwind = SELLERS[0]!;
+  const prose = await proseAgreement();
+  const proseTerms: ExtractedTerms = {
+    customer: {
+      name: "Harbor Freight Logistics Inc.",
+      address: "400 Pier Avenue, Suite 12, Oakland, CA 94607",
+      email: "ap@harborfreight-logistics.example",
+    },
+    contract_id: "MSA-2026-0142",
+    start_date: "2026-01-05",
+    end_date: "2027-01-04",
+    currency: "USD",
+    payment_terms_days: 15,
+    rules: [
+      { name: "Monthly minimum", type: "minimum", model: "flat", amount: "1500.00" },
+      { name: "Platform fee", type: "subscription", model: "flat", frequency: "monthly", amount: "250.00" },
+      {
+        name: "Card volume",
+        type: "usage",
+        metric: "card_volume",
+        model: "percentage",
+        rate: "0.0235",
+        monthly_cap: "4000",
+      },
+      { name: "ACH debit", type: "usage", metric: "ach_debit", model: "flat", amount: "0.28" },
+      {
+        name: "International wire",
+        type: "usage",
+        metric: "international_wire",
+        model: "flat",
+        amount: "18.00",
+        counterparty: "HSBC UK",
+      },
+    ],
+  };
+  write("walk-prose", prose, {
+    description: "the browser walk's prose agreement, three pages",
+    seller: northwind.name,
+    scanned: false,
+    expected: proseTerms,
+  });
+  const spec: Spec = {
+    name: "walk-scanned",
+    description: "",
+    layout: "order_form",
+    seller: northwind,
+    customer: {
+      name: "Lakeside Analytics Ltd",
+      address: "9 Canal Street, Manchester M1 3HE, United Kingdom",
+      email: "billing@lakeside-analytics.example",
+    },
+    number: "NW-7781",
+    start: "2026-02-01",
+    end: "2027-01-31",
+    termMonths: undefined,
+    currency: "GBP",
+    dateStyle: "long_uk",
+    paymentDays: 30,
+    paymentWords: "net",
+    minimum: undefined,
+    fee: { label: "Platform fee", amount: "400.00" },
+    usage: [
+      { name: "Payment initiation", type: "usage", metric: "payment_initiation", model: "flat", amount: "0.15" },
+      { name: "Account verification", type: "usage", metric: "account_verification", model: "flat", amount: "0.05" },
+      {
+        name: "Card processing",
+        type: "usage",
+        metric: "card_processing",
+        model: "percentage",
+        rate: "0.019",
+        fixed_fee: "0.20",
+      },
+    ],
+    customerFirst: false,
+    font: "DejaVu",
+  };
+  const scanned = await scanPdf(await render(spec, generator(77)), { dpi: 200, skewDegrees: 0.8, seed: 77 });
+  write("walk-scanned", scanned, {
+    description: "the browser walk's scanned order form, 200 dpi, 0.8° skew",
+    seller: northwind.name,
+    scanned: true,
+    expected: expectedTerms(spec),
+  });
+}
+
+function write(
+  name: string,
+  pdf: Buffer,
+  meta: { description: string; seller: string; scanned: boolean; expected: ExtractedTerms },
+) {
+  writeFileSync(join(OUT, `${name}.pdf`), pdf);
+  writeFileSync(join(OUT, `${name}.json`), `${JSON.stringify(meta, null, 2)}\n`);
+  console.log(`${name}.pdf  ${(pdf.length / 1024).toFixed(0)} KiB  ${meta.description}`);
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   for (const name of readdirSync(OUT)) rmSync(join(OUT, name));
+  await walkAgreements();
   const count = Number(process.env.CORPUS_COUNT ?? 36);
   for (let k = 1; k <= count; k++) {
     const random = generator(1000 + k * 7919);
@@ -534,13 +636,13 @@ async function main() {
     let pdf = await render(spec, random);
     if (scan) pdf = await scanPdf(pdf, { dpi: scan.dpi, skewDegrees: scan.skew, seed: k, pages: 3 });
     const name = `${spec.name}${scan ? `-scanned-${scan.dpi}dpi` : ""}`;
-    writeFileSync(join(OUT, `${name}.pdf`), pdf);
     const description = `${layout.replace("_", " ")} layout, ${spec.currency}, dates ${spec.dateStyle}${scan ? `, scanned at ${scan.dpi} dpi with a ${scan.skew}° skew` : ""}`;
-    writeFileSync(
-      join(OUT, `${name}.json`),
-      `${JSON.stringify({ description, seller: spec.seller.name, scanned: scan !== undefined, expected: expectedTerms(spec) }, null, 2)}\n`,
-    );
-    console.log(`${name}.pdf  ${(pdf.length / 1024).toFixed(0)} KiB  ${description}`);
+    write(name, pdf, {
+      description,
+      seller: spec.seller.name,
+      scanned: scan !== undefined,
+      expected: expectedTerms(spec),
+    });
   }
 }
 

@@ -973,9 +973,7 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
       /** Uploads an agreement from the contract corpus on step one; lands on its review form. */
       async function uploadFromCorpus(file: string, readTimeout: number) {
         await visit(page, "/upload-contract");
-        await page
-          .getByLabel("Agreement (PDF)")
-          .setInputFiles(join(REPO_ROOT, "test", "fixtures", "contract-corpus", file));
+        await page.getByLabel("Agreement (PDF)").setInputFiles(join(REPO_ROOT, "test", "fixtures", "agreements", file));
         await Promise.all([
           page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/, { timeout: readTimeout }),
           page.getByRole("button", { name: "Read the agreement" }).click(),
