@@ -107,7 +107,6 @@ const USAGE: ReadonlyArray<{ name: string; unit: string; kind: "unit" | "percent
   { name: "SMS message", unit: "SMS message", kind: "unit" },
   { name: "Check deposit", unit: "check deposit", kind: "unit" },
   { name: "FX conversion", unit: "FX conversion", kind: "percent" },
-  { name: "Card processing", unit: "card transaction", kind: "percent_fixed" },
 ];
 const COUNTERPARTIES = ["HSBC UK", "Citibank N.A.", "Deutsche Bank AG", "Barclays"];
 
@@ -341,7 +340,7 @@ function clauses(spec: Spec) {
 
 function usageSentences(spec: Spec, random: Random): string[] {
   return spec.usage.map((rule) => {
-    const usage = USAGE.find((u) => u.name === rule.name)!;
+    const usage = usageOf(rule);
     const { sentence } = rebuild(rule, usage, spec.currency);
     return random.pick([
       `Provider charges ${sentence}.`,
@@ -350,6 +349,10 @@ function usageSentences(spec: Spec, random: Random): string[] {
     ]);
   });
 }
+
+/** The usage a rule prices; one of the walk's own is priced by its name. */
+const usageOf = (rule: ExtractedRule): (typeof USAGE)[number] =>
+  USAGE.find((u) => u.name === rule.name) ?? { name: rule.name, unit: rule.name.toLowerCase(), kind: "unit" };
 
 /** A rule's sentence and cell, written from the rule itself (so the words always say the expected values). */
 function rebuild(rule: ExtractedRule, usage: (typeof USAGE)[number], currency: string) {
@@ -432,7 +435,7 @@ async function render(spec: Spec, random: Random): Promise<Buffer> {
   };
   const priceRows = (): Array<[string, string]> =>
     spec.usage.map((rule) => {
-      const u = USAGE.find((item) => item.name === rule.name)!;
+      const u = usageOf(rule);
       return [rule.name, rebuild(rule, u, spec.currency).cell];
     });
 

@@ -1037,7 +1037,11 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     }
     // "• Chargebacks: $15.00 each": a label and its price on one line is a row too.
     const labelled = cells.length === 1 ? LABELLED_PRICE.exec(cells[0]!.text) : null;
-    if (labelled !== null && !NOT_PRICES.test(labelled[1]!) && startsWithPrice(labelled[2]!)) {
+    if (
+      labelled !== null &&
+      !NOT_PRICES.test(labelled[1]!) &&
+      (startsWithPrice(labelled[2]!) || readTiers(labelled[2]!) !== undefined)
+    ) {
       row = {
         byColumn: new Map<Column, string[]>([
           ["name", [labelled[1]!]],
@@ -1071,7 +1075,8 @@ function captionName(text: string | undefined): string | undefined {
 }
 
 /** "Label: value" at a line's start, after a bullet or a list letter. */
-const LABELLED_PRICE = /^(?:[•·▪◦*–-]\s*|\(?[a-z0-9]{1,2}[.)]\s+)?([A-Z][\p{L}0-9&/ ()'’-]{2,60}?)\s*:\s+(.+)$/u;
+const LABELLED_PRICE =
+  /^(?:[^\p{L}\p{N}\s(]{1,2}\s*|\(?[a-z0-9]{1,2}[.)]\s+)?([A-Z][\p{L}0-9&/ ()'’-]{2,60}?)\s*:\s+(.+)$/u;
 
 /** Whether a value starts with a price (not a price somewhere in a sentence). */
 function startsWithPrice(value: string): boolean {
@@ -1093,6 +1098,26 @@ function readRow(row: Row): RuleFinding | undefined {
     .replace(/^\d+(?:\.\d+)*\.?\s+/, "")
     .trim();
   if (!/[A-Za-z]{2}/.test(name) || name.length > 80 || NOT_A_PRICE_ROW.test(name)) return undefined;
+  const tiers = readTiers(priceText);
+  if (tiers !== undefined) {
+    const rule: ExtractedRule = {
+      name: capitalised(name),
+      type: "usage",
+      metric: metricIdOf(name),
+      model: tiers.model,
+      tiers: tiers.tiers,
+    };
+    const source = lineSource(...row.lines);
+    return {
+      rule,
+      found: Object.fromEntries(
+        (["name", "metric", "tiers"] as const).map((key) => [
+          key,
+          { value: rule[key] as ExtractedValue, source, strength: 0.9 },
+        ]),
+      ),
+    };
+  }
   const price = priceOf(priceText);
   if (price === undefined) return undefined;
   const type = text("type") ?? "";

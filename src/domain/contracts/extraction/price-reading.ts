@@ -193,7 +193,9 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
  */
 export function counterpartyName(text: string): string | undefined {
   const [first = ""] = text.split(/(?<=\.)\s+/);
-  const name = /(?:\b[A-Z]\.[A-Z]\.|\b(?:Inc|Ltd|Co|Corp|Bhd|Pte)\.)$/.test(first) ? first : first.replace(/[.,]+$/, "");
+  const name = /(?:\b[A-Z]\.[A-Z]\.|\b(?:Inc|Ltd|Co|Corp|Bhd|Pte)\.)$/.test(first)
+    ? first
+    : first.replace(/[.,]+$/, "");
   return name === "" ? undefined : name;
 }
 

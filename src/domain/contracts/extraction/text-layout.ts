@@ -143,7 +143,9 @@ function columnSplit(lines: readonly Line[]): number | undefined {
   if (!(width > 200)) return undefined;
   // Where running text starts in the middle of the page, line after line: the second column's margin.
   const starts = lines
-    .flatMap((line) => line.cells.filter((cell, k) => (k > 0 || line.cells.length === 1) && cell.text.split(" ").length >= 3))
+    .flatMap((line) =>
+      line.cells.filter((cell, k) => (k > 0 || line.cells.length === 1) && cell.text.split(" ").length >= 3),
+    )
     .map((cell) => cell.x)
     .filter((x) => x > left + 0.3 * width && x < left + 0.7 * width)
     .sort((a, b) => a - b);
@@ -204,7 +206,9 @@ function isProse(line: Line): boolean {
 
 /** A numbered clause or a lettered item starts a new block: "4.", "2.1", "(a)", "Section 3". */
 function startsClause(text: string): boolean {
-  return /^(?:\d{1,2}\.(?:\d{1,2}\.?)*\s|\([a-z0-9]{1,3}\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d|§\s*\d)/.test(text);
+  return /^(?:\d{1,2}\.(?:\d{1,2}\.?)*\s|\([a-z0-9]{1,3}\)\s|Section\s+\d|Schedule\s|SCHEDULE\s|Article\s+\d|§\s*\d)/.test(
+    text,
+  );
 }
 
 /**
