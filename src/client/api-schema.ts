@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contract from its signed agreement (PDF) and its terms
-         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
+         * @description `multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, `payment_terms_days` (optional), and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). The `terms` extractContract proposes are in this shape. Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.
          */
         post: operations["uploadContract"];
         delete?: never;
@@ -154,8 +154,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Read an agreement (PDF) and propose its terms, each value with its source
-         * @description `multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted). The text layer of its first 30 pages is read; pages without text (a scan) are read by OCR on the service's own machine (the first 5 such pages, one file at a time for the whole service, waiting at most 30 s for a turn). Answers the terms it proposes, shaped as `uploadContract` takes them and filled only with what was found, and for every value the page and the exact text it was read from, with a confidence. A value without a source is never proposed, and nothing is stored: send the checked terms with the file to `uploadContract`.
+         * Read an agreement (PDF) and propose its terms, each with its source; nothing is stored
+         * @description `multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted; checked and refused as uploadContract's file is). The text layer of its first 30 pages is read; pages without text are read by OCR (at most 5 pages, one file at a time across the service, after a wait of at most 30 s: past it the text pages are read and the warning `ocr_busy` says which were not). The answer proposes the `terms` uploadContract takes, each only when it was found, and for every value in `fields` the page, the exact text it was read from and a confidence (1 for exact text; lower for OCR and for loose wording). A value without a source is never proposed, and a missing one is never guessed. Nothing is stored: not the file, not the terms; the document is read on the service's own machine and sent nowhere. Scope `contracts:write`.
          */
         post: operations["extractContract"];
         delete?: never;
@@ -2983,8 +2983,8 @@ export interface operations {
              * @description Payload Too Large. Codes:
              *     - `payload_too_large`: the body is larger than 1 MiB
              *     - `file_too_large`: the file is larger than 10 MiB (10,485,760 bytes)
-             *     - `field_too_large`: `terms` is larger than 1 MiB
              *     - `too_many_files`: more than one file part, whatever its name or the parts' order
+             *     - `field_too_large`: `terms` is larger than 1 MiB
              *     - `too_many_fields`: a part other than `file` and `terms`, or `terms` twice
              */
             413: {
@@ -2994,7 +2994,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "payload_too_large" | "file_too_large" | "field_too_large" | "too_many_files" | "too_many_fields";
+                        code: "payload_too_large" | "file_too_large" | "too_many_files" | "field_too_large" | "too_many_fields";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -3068,7 +3068,7 @@ export interface operations {
             };
             /**
              * @description Bad Request. Codes:
-             *     - `invalid_request`: a part other than `file`
+             *     - `invalid_request`: a parameter or field is missing, of the wrong type, out of range or unknown, or the URL is not valid (bad percent-encoding, NUL); `details` name the fields
              *     - `invalid_encoding`: text sent is not UTF-8: the bytes a `%XX` escape of the URL stands for (or, for an operation with a body, the body's bytes)
              *     - `invalid_json`: the body is not JSON, or is empty
              *     - `invalid_multipart`: the multipart body cannot be read
@@ -3076,7 +3076,7 @@ export interface operations {
              *     - `file_empty`: the file has no bytes
              *     - `file_encrypted`: the PDF is encrypted (a user or an owner password)
              *     - `file_unreadable`: it starts like a PDF but cannot be parsed
-             *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one file may: a small file that unpacks into gigabytes
+             *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes
              *     - `unexpected_file`: a file in a part other than `file`
              */
             400: {
@@ -3097,9 +3097,9 @@ export interface operations {
              * @description Payload Too Large. Codes:
              *     - `payload_too_large`: the body is larger than 1 MiB
              *     - `file_too_large`: the file is larger than 10 MiB (10,485,760 bytes)
-             *     - `field_too_large`: a field part is larger than 1 MiB
              *     - `too_many_files`: more than one file part, whatever its name or the parts' order
-             *     - `too_many_fields`: too many parts
+             *     - `field_too_large`: a part other than `file` is larger than 1 MiB
+             *     - `too_many_fields`: more than one part other than `file`
              */
             413: {
                 headers: {
@@ -3108,7 +3108,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "payload_too_large" | "file_too_large" | "field_too_large" | "too_many_files" | "too_many_fields";
+                        code: "payload_too_large" | "file_too_large" | "too_many_files" | "field_too_large" | "too_many_fields";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -3133,7 +3133,7 @@ export interface operations {
              * @description Too Many Requests. Codes:
              *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
              *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
-             *     - `too_many_uploads`: the company already has 2 PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             *     - `too_many_uploads`: the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
              */
             429: {
                 headers: {

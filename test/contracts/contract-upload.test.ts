@@ -141,6 +141,23 @@ describeEachEngine("contract upload (API)", (t) => {
     assert.equal(program.rules[0]!.amount, "1234567890.123456789012");
   });
 
+  it("stores a new customer's address, as reading an agreement proposes it", async () => {
+    const { key } = await t().newCompany();
+    const address = "200 Harbor Way, Suite 400, Oakland, CA 94607";
+    const res = await upload(t(), key, [
+      filePart(await plainPdf()),
+      termsPart(terms({ contract_id: "harbor-2026", customer: { name: "Harbor Freight Logistics Inc.", address } })),
+    ]);
+    expectStatus(res, 201);
+    const customer = await t().call({
+      method: "GET",
+      url: `/v1/billing/customers/${(res.json() as Contract).customer_id}`,
+      key,
+    });
+    expectStatus(customer, 200);
+    assert.equal(customer.json().address, address);
+  });
+
   it("takes the terms sent as a file part too (curl -F terms=@terms.json), in either order", async () => {
     const { key } = await t().newCompany();
     for (const order of ["file first", "terms first"]) {
@@ -284,6 +301,11 @@ describeEachEngine("contract upload (API)", (t) => {
         "customer.id",
       ],
       [terms({ customer: { name: "A", email: "not-an-email" } }), "invalid_terms", "customer.email"],
+      [
+        terms({ customer: { id: "6f1c1d2e-0000-4000-8000-000000000000", address: "1 Main St" } }),
+        "invalid_terms",
+        "customer.id",
+      ],
       [terms({ rules: "none" }), "invalid_terms", "rules"],
       [terms({ rules: [{ type: "usage", metric: "x" }] }), "invalid_pricing_rule", "rules.0.amount"],
       [

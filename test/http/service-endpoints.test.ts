@@ -169,6 +169,17 @@ describeEachEngine("service endpoints", (t, engine) => {
     assert.ok(terms.properties.rules.items.properties.amount, "a rule's fields are described");
     for (const status of ["201", "400", "404", "409", "413", "415"])
       assert.ok(upload.responses[status], `upload answers ${status}`);
+    assert.ok(terms.properties.customer.properties.address, "a new customer's address, as an extraction proposes it");
+    const extract = doc.paths["/v1/billing/contracts/extract"].post;
+    const extractForm = extract.requestBody.content["multipart/form-data"];
+    assert.deepEqual(extractForm.schema.required, ["file"]);
+    assert.deepEqual(Object.keys(extractForm.schema.properties), ["file"]);
+    assert.equal(extractForm.schema.properties.file.format, "binary");
+    assert.deepEqual(extract.responses["200"].content["application/json"].schema, {
+      $ref: "#/components/schemas/ContractExtraction",
+    });
+    for (const status of ["400", "413", "415", "429"])
+      assert.ok(extract.responses[status], `extract answers ${status}`);
     const conflicts = resolve(doc, upload.responses["409"].content["application/json"].schema).allOf[0].anyOf.map(
       (s: Json) => resolve(doc, s),
     );
@@ -302,7 +313,8 @@ describeEachEngine("service endpoints", (t, engine) => {
       }
       assert.deepEqual(codesOf(responses["401"]), ["missing_api_key", "invalid_api_key"], where);
       assert.deepEqual(codesOf(responses["403"]), ["insufficient_scope"], where);
-      const ownLimits = where === "POST /v1/billing/contracts/upload" ? ["too_many_uploads"] : [];
+      const readsAgreement = ["POST /v1/billing/contracts/upload", "POST /v1/billing/contracts/extract"];
+      const ownLimits = readsAgreement.includes(where) ? ["too_many_uploads"] : [];
       assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts", ...ownLimits], where);
       assert.ok(responses["429"].headers["Retry-After"], `${where}: 429 says Retry-After`);
       assert.ok(codesOf(responses["400"]).includes("invalid_request"), where);

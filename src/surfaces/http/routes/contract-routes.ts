@@ -1,3 +1,4 @@
+import type { FastifyRequest } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
@@ -12,6 +13,8 @@ import {
   toRuleChange,
   updatePricingRuleBody,
 } from "../../../domain/contracts/contract-schemas.js";
+import type { UploadedFile } from "../../../domain/contracts/agreement-upload.js";
+import type { Tenancy } from "../../../domain/kernel/tenancy.js";
 import { createCreditGrantInput, creditGrantSchema } from "../../../domain/credits/credit-schemas.js";
 import { pricingPreviewSchema } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
@@ -59,6 +62,61 @@ const addRuleBody = addPricingRuleBody.describe(RULE_REQUIREMENTS).meta({
 });
 const invalidRule = { invalid_pricing_rule: "the fields do not make a valid rule; `details` name each problem" };
 
+/**
+ * How an operation that takes an agreement PDF refuses its file (the upload and the extraction alike):
+ * agreement-upload.ts's checks, and the multipart form's (multipart-form.ts).
+ */
+const agreementFileErrors = {
+  400: {
+    invalid_multipart: "the multipart body cannot be read",
+    file_missing: "no part `file`",
+    file_empty: "the file has no bytes",
+    file_encrypted: "the PDF is encrypted (a user or an owner password)",
+    file_unreadable: "it starts like a PDF but cannot be parsed",
+    file_too_complex:
+      "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
+    unexpected_file: "a file in a part other than `file`",
+  },
+  413: {
+    file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
+    too_many_files: "more than one file part, whatever its name or the parts' order",
+  },
+  415: {
+    unsupported_media_type: "the body is not `multipart/form-data`",
+    file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
+  },
+  429: {
+    too_many_uploads:
+      "the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
+  },
+} as const;
+
+/**
+ * An agreement's multipart form, as the upload and the extraction read it: the key's scope and the company's
+ * room for one more file are checked before the body is read (a key that may not upload does not get 10 MB
+ * buffered), then the one file in `file` is required, beside only the text parts named in `textParts`.
+ */
+async function readAgreementForm(
+  services: Services,
+  request: FastifyRequest,
+  textParts: readonly string[],
+): Promise<{ actor: Tenancy; file: UploadedFile; fields: URLSearchParams }> {
+  const actor = actorOf(request);
+  requireScope(actor, "contracts:write");
+  services.contracts.requireUploadRoom(actor);
+  const form = await readMultipartForm(request, UPLOAD_LIMITS);
+  const unknown = [...new Set(form.fields.keys())].filter((name) => !textParts.includes(name));
+  if (unknown.length > 0) {
+    const expected = ["file", ...textParts].map((name) => `\`${name}\``).join(" and ");
+    throw new ValidationError(
+      `Unknown part: ${unknown.join(", ")}; send ${textParts.length === 0 ? `only ${expected}` : expected}`,
+      "invalid_request",
+    );
+  }
+  if (!form.file) throw new ValidationError("Attach the signed agreement as a PDF in the part `file`", "file_missing");
+  return { actor, file: form.file, fields: form.fields };
+}
+
 export function contractRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -102,7 +160,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
       },
     );
 
-    // The upload reads its multipart body itself; only its scope takes multipart at all.
+    // The upload and the extraction read their multipart bodies themselves; only their scope takes multipart at all.
     await app.register(async (scope) => {
       acceptMultipart(scope);
       const readJson = exactJsonReader(scope);
@@ -114,19 +172,12 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             tags: ["Contracts"],
             summary: "Create a contract from its signed agreement (PDF) and its terms",
             description:
-              '`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.',
+              '`multipart/form-data` with two parts: `file`, the signed agreement as a PDF (at most 10 MiB, not encrypted), and `terms`, a JSON text: `customer` (`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one), `contract_id`, `start_date`, `end_date` (optional; open-ended without), `currency`, `payment_terms_days` (optional), and `rules` (pricing rules shaped as for addPricingRule; a monthly minimum is a rule of type `minimum`). The `terms` extractContract proposes are in this shape. Creates the customer when new (`customer.created`), then the contract (`sample: false`, `pdf_url` serving the uploaded file to this company only; `contract.created`), in one transaction.',
             response: {
               201: contractSchema,
               ...errorResponses({
                 400: {
-                  invalid_multipart: "the multipart body cannot be read",
-                  file_missing: "no part `file`",
-                  file_empty: "the file has no bytes",
-                  file_encrypted: "the PDF is encrypted (a user or an owner password)",
-                  file_unreadable: "it starts like a PDF but cannot be parsed",
-                  file_too_complex:
-                    "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
-                  unexpected_file: "a file in a part other than `file`",
+                  ...agreementFileErrors[400],
                   terms_missing: "no part `terms`",
                   invalid_json: "the part `terms` (or a body sent as JSON) is not JSON",
                   invalid_terms: "`terms` fail validation; `details` name each field",
@@ -141,41 +192,22 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                   },
                 },
                 413: {
-                  file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
+                  ...agreementFileErrors[413],
                   field_too_large: "`terms` is larger than 1 MiB",
-                  too_many_files: "more than one file part, whatever its name or the parts' order",
                   too_many_fields: "a part other than `file` and `terms`, or `terms` twice",
                 },
-                415: {
-                  unsupported_media_type: "the body is not `multipart/form-data`",
-                  file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
-                },
-                429: {
-                  too_many_uploads:
-                    "the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
-                },
+                415: agreementFileErrors[415],
+                429: agreementFileErrors[429],
               }),
             },
           },
         },
         async (request, reply) => {
-          const actor = actorOf(request);
-          // Refused before the body is read: a key that may not upload does not get 10 MB buffered.
-          requireScope(actor, "contracts:write");
-          services.contracts.requireUploadRoom(actor);
-          const form = await readMultipartForm(request, UPLOAD_LIMITS);
-          const unknown = [...new Set(form.fields.keys())].filter((name) => name !== "terms");
-          if (unknown.length > 0)
-            throw new ValidationError(
-              `Unknown part: ${unknown.join(", ")}; send \`file\` and \`terms\``,
-              "invalid_request",
-            );
-          if (!form.file)
-            throw new ValidationError("Attach the signed agreement as a PDF in the part `file`", "file_missing");
-          const termsText = form.fields.get("terms");
+          const { actor, file, fields } = await readAgreementForm(services, request, ["terms"]);
+          const termsText = fields.get("terms");
           if (termsText === null || termsText.trim() === "")
             throw new ValidationError("Send the contract's terms as a JSON text in the part `terms`", "terms_missing");
-          if (form.fields.getAll("terms").length > 1)
+          if (fields.getAll("terms").length > 1)
             throw new ValidationError("Send the part `terms` once", "invalid_request");
           let terms: unknown;
           try {
@@ -184,65 +216,37 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
             if (error instanceof ValidationError) throw error;
             throw new ValidationError("The part `terms` is not valid JSON", "invalid_json");
           }
-          return reply.code(201).send(await services.contracts.upload(actor, form.file, terms));
+          return reply.code(201).send(await services.contracts.upload(actor, file, terms));
         },
       );
-    });
 
-    // Reading an agreement: the same file checks as the upload's, a file part only, nothing stored.
-    await app.register(async (scope) => {
-      acceptMultipart(scope);
       scope.post(
         "/v1/billing/contracts/extract",
         {
           schema: {
             operationId: "extractContract",
             tags: ["Contracts"],
-            summary: "Read an agreement (PDF) and propose its terms, each value with its source",
+            summary: "Read an agreement (PDF) and propose its terms, each with its source; nothing is stored",
             description:
-              "`multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted). The text layer of its first 30 pages is read; pages without text (a scan) are read by OCR on the service's own machine (the first 5 such pages, one file at a time for the whole service, waiting at most 30 s for a turn). Answers the terms it proposes, shaped as `uploadContract` takes them and filled only with what was found, and for every value the page and the exact text it was read from, with a confidence. A value without a source is never proposed, and nothing is stored: send the checked terms with the file to `uploadContract`.",
+              "`multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted; checked and refused as uploadContract's file is). The text layer of its first 30 pages is read; pages without text are read by OCR (at most 5 pages, one file at a time across the service, after a wait of at most 30 s: past it the text pages are read and the warning `ocr_busy` says which were not). The answer proposes the `terms` uploadContract takes, each only when it was found, and for every value in `fields` the page, the exact text it was read from and a confidence (1 for exact text; lower for OCR and for loose wording). A value without a source is never proposed, and a missing one is never guessed. Nothing is stored: not the file, not the terms; the document is read on the service's own machine and sent nowhere. Scope `contracts:write`.",
             response: {
               200: contractExtractionSchema,
               ...errorResponses({
-                400: {
-                  invalid_multipart: "the multipart body cannot be read",
-                  invalid_request: "a part other than `file`",
-                  file_missing: "no part `file`",
-                  file_empty: "the file has no bytes",
-                  file_encrypted: "the PDF is encrypted (a user or an owner password)",
-                  file_unreadable: "it starts like a PDF but cannot be parsed",
-                  file_too_complex:
-                    "reading the PDF (every page's content) takes more memory or time than one file may: a small file that unpacks into gigabytes",
-                  unexpected_file: "a file in a part other than `file`",
-                },
+                400: agreementFileErrors[400],
                 413: {
-                  file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
-                  field_too_large: "a field part is larger than 1 MiB",
-                  too_many_files: "more than one file part, whatever its name or the parts' order",
-                  too_many_fields: "too many parts",
+                  ...agreementFileErrors[413],
+                  field_too_large: "a part other than `file` is larger than 1 MiB",
+                  too_many_fields: "more than one part other than `file`",
                 },
-                415: {
-                  unsupported_media_type: "the body is not `multipart/form-data`",
-                  file_not_pdf: "the file does not start with `%PDF-`, whatever its name or declared type",
-                },
-                429: {
-                  too_many_uploads:
-                    "the company already has 2 PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
-                },
+                415: agreementFileErrors[415],
+                429: agreementFileErrors[429],
               }),
             },
           },
         },
-        async (request, reply) => {
-          const actor = actorOf(request);
-          requireScope(actor, "contracts:write");
-          services.contracts.requireUploadRoom(actor);
-          const form = await readMultipartForm(request, UPLOAD_LIMITS);
-          const unknown = [...new Set(form.fields.keys())];
-          if (unknown.length > 0)
-            throw new ValidationError(`Unknown part: ${unknown.join(", ")}; send only \`file\``, "invalid_request");
-          if (!form.file) throw new ValidationError("Attach the agreement as a PDF in the part `file`", "file_missing");
-          return reply.send(await services.contracts.extract(actor, form.file));
+        async (request) => {
+          const { actor, file } = await readAgreementForm(services, request, []);
+          return services.contracts.extract(actor, file);
         },
       );
     });
