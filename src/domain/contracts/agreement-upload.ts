@@ -70,7 +70,7 @@ async function inspectAgreementFile(
 /** Pages an extraction reads the text of: an agreement's schedules may stand at its end. */
 const EXTRACT_PAGES = 30;
 
-/** OCR words the engine is less sure of than this are specks and smudges, not words. */
+/** OCR runs without a word in them that the engine is less sure of than this are specks and smudges. */
 const MIN_OCR_CONFIDENCE = 0.15;
 
 /**
@@ -103,7 +103,11 @@ export async function readAgreementForExtraction(
       pages: wanted,
     });
   } else {
-    const words = ocr.items.filter((item) => item.confidence >= MIN_OCR_CONFIDENCE);
+    // Tesseract gives some clearly read words a confidence of 0: a word of letters or digits is kept whatever
+    // its confidence (it shows in the value's own), only a doubtful speck is dropped.
+    const words = ocr.items.filter(
+      (item) => item.confidence >= MIN_OCR_CONFIDENCE || /\p{L}{3,}|\d{2,}/u.test(item.text),
+    );
     items.push(...words);
     const readPages = wanted.filter((page) => !ocr.failedPages.includes(page));
     const empty = readPages.filter((page) => !words.some((item) => item.page === page));

@@ -309,7 +309,10 @@ function labelledParties(layout: Layout): Party[] {
     [SELLER_LABEL, "seller"],
   ] as const) {
     for (const found of labelledValues(layout, label)) {
-      const named = partyName(found.value);
+      // A label's whole value is the name when it is only a name: a few words, no address after a comma.
+      const whole = found.value.trim();
+      const bare = !/[,;:()@]/.test(whole) && whole.split(" ").length <= 6 && !/\d{3,}/.test(whole);
+      const named = bare && /^\p{Lu}/u.test(whole) ? { name: whole, strength: 0.9 } : partyName(found.value);
       if (named === undefined) continue;
       const party: Party = {
         name: { value: named.name, source: lineSource(...found.lines), strength: named.strength },
@@ -733,10 +736,18 @@ function contractNumber(layout: Layout): Found<string> | undefined {
     token.length <= 60 &&
     !/^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$/.test(token) &&
     !/^\d{4}$/.test(token);
-  for (const found of labelledValues(
-    layout,
-    /^(?:contract|agreement|order form|order|msa|sow|statement of work|reference|ref|contract reference|agreement reference|document)\s*(?:no\.?|number|#|id|ref(?:erence)?\.?|reference number)?$/i,
-  )) {
+  // "Contract ID" names the id usage is reported against (the service's own agreements print it): it wins.
+  for (const found of labelledValues(layout, /^contract id$/i)) {
+    const token = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,254}(?=\s|$)/.exec(found.value.trim())?.[0];
+    if (token !== undefined) return { value: token, source: lineSource(...found.lines), strength: 0.95 };
+  }
+  const labelled = [
+    ...labelledValues(
+      layout,
+      /^(?:contract|agreement|order form|order|msa|sow|statement of work|reference|ref|contract reference|agreement reference|document)\s*(?:no\.?|number|#|id|ref(?:erence)?\.?|reference number)?$/i,
+    ),
+  ];
+  for (const found of labelled) {
     const token = new RegExp(`^${NUMBER_TOKEN}`).exec(found.value.trim())?.[1];
     if (token !== undefined && valid(token))
       return { value: token, source: lineSource(...found.lines), strength: 0.95 };

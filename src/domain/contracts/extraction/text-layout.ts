@@ -71,6 +71,7 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
     group.sort((a, b) => a.x - b.x);
     const size = Math.max(...group.map(itemSize));
     const cells: Cell[] = [];
+    const counts = new Map<Cell, number>();
     let partEnd = 0;
     for (const item of group) {
       const last = cells.at(-1);
@@ -81,7 +82,11 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
         const glue = apart && !last.text.endsWith(" ") ? " " : "";
         last.text = clean(last.text + glue + item.text);
         last.end = Math.max(last.end, itemEnd(item));
-        last.confidence = Math.min(last.confidence, confidence);
+        // The mean of the words' confidences: Tesseract gives some well-read words 0, one such word must not
+        // make a whole line's reading worthless.
+        const runs = (counts.get(last) ?? 1) + 1;
+        counts.set(last, runs);
+        last.confidence += (confidence - last.confidence) / runs;
         // Runs a word space apart are one part (OCR gives a run per word); a wider gap starts another.
         const part = last.parts.at(-1)!;
         if (item.x - partEnd <= 0.6 * size) part.text = clean(part.text + glue + item.text);
@@ -104,7 +109,7 @@ function linesOf(items: readonly ExtractionItem[]): Line[] {
       size,
       cells,
       text: cells.map((cell) => cell.text).join(" "),
-      confidence: Math.min(...cells.map((cell) => cell.confidence)),
+      confidence: cells.reduce((sum, cell) => sum + cell.confidence, 0) / cells.length,
     };
   });
 }
