@@ -84,8 +84,7 @@ const COLUMN_WIDTHS: Record<string, number> = { Type: 64, Metric: 88, Price: 111
 /**
  * What the table keeps whole (TableColumn["keep"]): a cap is an amount, on one line; a price is words
  * around an amount, which breaks between the words only. Their columns widen for a long amount. A type is
- * one word, never broken: the reader of an uploaded agreement starts a row on the line of its type
- * (agreement-reading.ts).
+ * one word, never broken, so that a row's first line holds a cell of every column it fills.
  */
 const COLUMN_KEEPS: Record<string, TableColumn["keep"]> = { Type: "words", Price: "words", "Monthly cap": "line" };
 

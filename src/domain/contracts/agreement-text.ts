@@ -39,25 +39,25 @@ export interface AgreementPdfInput {
 
 type Rule = AgreementPdfInput["rules"][number];
 
-// The fixed words of the layout, exported for agreement-reading.ts, which reads an agreement back by them.
-export const AGREEMENT_TITLE = "Usage-based services agreement";
+// The fixed words of the layout.
+const AGREEMENT_TITLE = "Usage-based services agreement";
 const SAMPLE_MARK = "SAMPLE — for testing";
 /** Drawn faintly across every page of a sample agreement. */
-export const AGREEMENT_WATERMARK = "SAMPLE";
+const AGREEMENT_WATERMARK = "SAMPLE";
 /** The parties' boxes: a label (printed in capitals), the party's name, then its role. */
-export const AGREEMENT_PARTIES = {
+const AGREEMENT_PARTIES = {
   provider: { label: "Provider", role: "supplies the metered services (“Provider”)" },
   customer: { label: "Customer", role: "receives and pays for them (“Customer”)" },
 } as const;
 /** Section headings (printed in capitals). */
-export const AGREEMENT_HEADINGS = {
+const AGREEMENT_HEADINGS = {
   keyTerms: "Key terms",
   pricing: "Pricing",
   pricingContinued: "Pricing (continued)",
   terms: "Terms",
 } as const;
 /** The labels of the key terms, in the order they are laid out (two to a row). */
-export const KEY_TERM_LABELS = {
+const KEY_TERM_LABELS = {
   contractId: "Contract ID",
   currency: "Currency",
   contractNumber: "Contract number",
@@ -130,17 +130,6 @@ function formatDate(date: string): string {
   return `${Number(m[3])} ${month} ${m[1]}`;
 }
 
-/** "31 January 2025" → "2025-01-31", the inverse of formatDate; undefined for anything else or no such day. */
-export function readAgreementDate(words: string): string | undefined {
-  const m = /^([1-9]\d?) (\p{L}+) (\d{4})$/u.exec(words);
-  if (m === null) return undefined;
-  const [day, month, year] = [Number(m[1]), MONTHS.indexOf(m[2] ?? ""), Number(m[3])];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month];
-  if (days === undefined || day > days) return undefined;
-  return `${m[3]}-${pad2(month + 1)}-${pad2(day)}`;
-}
-
 const TERM_DASH = " – ";
 const OPEN_ENDED = "open-ended";
 
@@ -149,27 +138,10 @@ function termWords(startDate: string, endDate: string | null): string {
   return `${formatDate(startDate)}${TERM_DASH}${endDate === null ? OPEN_ENDED : formatDate(endDate)}`;
 }
 
-/**
- * The dates termWords wrote, or undefined: "1 January 2026 – open-ended" → start 2026-01-01, end null. Runs of
- * whitespace read as one space (the words may have wrapped).
- */
-export function readAgreementTerm(words: string): { start_date: string; end_date: string | null } | undefined {
-  const [start = "", end = "", ...rest] = words.replace(/\s+/g, " ").trim().split(TERM_DASH);
-  const start_date = readAgreementDate(start);
-  const end_date = end === OPEN_ENDED ? null : readAgreementDate(end);
-  if (rest.length > 0 || start_date === undefined || end_date === undefined) return undefined;
-  return { start_date, end_date };
-}
-
 /** "one_time" → "One time". */
 function humanize(word: string): string {
   const text = word.replace(/[_-]+/g, " ").trim();
   return text.length === 0 ? text : text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-/** "One time" → "one_time": the rule type a pricing table's Type cell names, the inverse of humanize. */
-export function readRuleType(words: string): RuleType | undefined {
-  return RULE_TYPES.find((type) => humanize(type) === words);
 }
 
 function pad2(n: number): string {
@@ -192,7 +164,7 @@ export interface RuleColumn {
 }
 
 /** An empty cell of the pricing table. */
-export const NO_VALUE = "—";
+const NO_VALUE = "—";
 
 /** The pricing table, a row per rule; a rule's price reads as on the dashboard (rule-price-wording.ts). */
 export const RULE_COLUMNS: readonly RuleColumn[] = [

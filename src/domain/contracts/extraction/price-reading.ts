@@ -191,7 +191,7 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
  * A counterparty's name up to the end of its sentence: "Citibank N.A.. Customer pays" is "Citibank N.A.";
  * a full stop is kept where it ends an abbreviation (N.A., Inc., Ltd.), dropped where it ends the sentence.
  */
-export function counterpartyName(text: string): string | undefined {
+function counterpartyName(text: string): string | undefined {
   const [first = ""] = text.split(/(?<=\.)\s+/);
   const name = /(?:\b[A-Z]\.[A-Z]\.|\b(?:Inc|Ltd|Co|Corp|Bhd|Pte)\.)$/.test(first)
     ? first
