@@ -960,7 +960,7 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     }
     row = undefined;
   };
-  for (const line of layout.lines) {
+  for (const [at, line] of layout.lines.entries()) {
     const isHeader = headerOf(line);
     if (isHeader !== undefined) {
       finish();
@@ -1048,17 +1048,21 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     }
     // "• Chargebacks: $15.00 each": a label and its price on one line is a row too.
     const labelled = cells.length === 1 ? LABELLED_PRICE.exec(cells[0]!.text) : null;
+    // Its price may wrap onto the lines below, up to the next label or bullet.
+    const wrapped = labelled === null ? [] : continuationLines(layout.lines, at);
+    const value = [labelled?.[2] ?? "", ...wrapped.map((next) => next.text)].join(" ");
     if (
       labelled !== null &&
       !NOT_PRICES.test(labelled[1]!) &&
-      (startsWithPrice(labelled[2]!) || readTiers(labelled[2]!) !== undefined)
+      !/\b(?:is|are|was|will|shall|be|billed|charged|priced|invoiced)\b/i.test(labelled[1]!) &&
+      (startsWithPrice(labelled[2]!) || readTiers(value) !== undefined)
     ) {
       row = {
         byColumn: new Map<Column, string[]>([
           ["name", [labelled[1]!]],
-          ["price", [labelled[2]!]],
+          ["price", [readTiers(value) !== undefined ? value : labelled[2]!]],
         ]),
-        lines: [line],
+        lines: readTiers(value) !== undefined ? [line, ...wrapped] : [line],
       };
       finish();
     }
@@ -1083,6 +1087,20 @@ function captionName(text: string | undefined): string | undefined {
   if (/\b(?:schedule|fees|pricing|prices|annex|appendix|exhibit|table)\b/i.test(name) && name.split(" ").length <= 2)
     return undefined;
   return capitalised(name);
+}
+
+/** The lines a line's text runs on to: close below it, one cell each, none starting a label or a bullet. */
+function continuationLines(lines: readonly Line[], at: number): Line[] {
+  const out: Line[] = [];
+  let last = lines[at]!;
+  for (let k = at + 1; k < lines.length && out.length < 3; k++) {
+    const next = lines[k]!;
+    if (next.page !== last.page || last.y - next.y > 2 * last.size || next.cells.length !== 1) break;
+    if (LABELLED_PRICE.test(next.text) || /^[^\p{L}\p{N}\s]/u.test(next.text)) break;
+    out.push(next);
+    last = next;
+  }
+  return out;
 }
 
 /** "Label: value" at a line's start, after a bullet or a list letter. */

@@ -192,7 +192,9 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
  * a full stop is kept where it ends an abbreviation (N.A., Inc., Ltd.), dropped where it ends the sentence.
  */
 function counterpartyName(text: string): string | undefined {
-  const [first = ""] = text.split(/(?<=\.)\s+/);
+  const [written = ""] = text.split(/(?<=\.)\s+/);
+  // "… to Citibank N.A.." : the abbreviation's full stop, then the sentence's.
+  const first = written.replace(/\.\.$/, ".");
   const name = /(?:\b[A-Z]\.[A-Z]\.|\b(?:Inc|Ltd|Co|Corp|Bhd|Pte)\.)$/.test(first)
     ? first
     : first.replace(/[.,]+$/, "");
@@ -283,7 +285,9 @@ export function readTiers(text: string): TierReading | undefined {
   const perUnit = /^\s*(?:each|per\s+([A-Za-z][A-Za-z ]*))/i.exec(text.slice(first.end));
   const unit = first.unit ?? (perUnit?.[1] ? nounPhrase(perUnit[1]) : undefined);
   return {
-    model: /\bvolume\b|\ball units\b|\bevery unit\b|\bentire volume\b/i.test(text) ? "volume" : "graduated",
+    model: /\bvolume (?:pricing|tiers?|discount)\b|\ball units\b|\bevery unit\b|\bentire volume\b/i.test(text)
+      ? "volume"
+      : "graduated",
     tiers: pieces.map((p) => ({ up_to: p.upTo, unit_amount: p.amount })),
     ...(unit !== undefined && { unit }),
     index: first.index,
