@@ -10,6 +10,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import PDFDocument from "pdfkit";
 import type { ExtractedRule, ExtractedTerms } from "../src/domain/contracts/extraction/extraction-types.js";
+import { MONTH_NAMES } from "../src/domain/kernel/calendar-date.js";
 import { loadPdfFonts } from "../src/platform/pdf-fonts.js";
 import { proseAgreement, scanPdf } from "../test/support/agreement-files.js";
 
@@ -110,20 +111,6 @@ const USAGE: ReadonlyArray<{ name: string; unit: string; kind: "unit" | "percent
 ];
 const COUNTERPARTIES = ["HSBC UK", "Citibank N.A.", "Deutsche Bank AG", "Barclays"];
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 const pad = (n: number) => String(n).padStart(2, "0");
 
 interface Spec {
@@ -169,7 +156,7 @@ function money(amount: string, currency: string): string {
 
 function dateWords(iso: string, style: Spec["dateStyle"], dayFirst: boolean): string {
   const [y, m, d] = iso.split("-").map(Number) as [number, number, number];
-  const month = MONTHS[m - 1]!;
+  const month = MONTH_NAMES[m - 1]!;
   if (style === "long_us") return `${month} ${d}, ${y}`;
   if (style === "long_uk") return `${d} ${month} ${y}`;
   if (style === "short") return `${d} ${month.slice(0, 3)} ${y}`;

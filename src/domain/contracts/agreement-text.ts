@@ -1,6 +1,7 @@
 // The words of the contract's "Usage-based services agreement": what the PDF lays out (agreement-pdf.ts),
 // as plain text. Pure and locale-independent, so the same input always reads the same: dates, money and
 // rule prices come from the input, never from the clock or the machine's locale.
+import { MONTH_NAMES } from "../kernel/calendar-date.js";
 import { RULE_TYPES, type RuleType } from "./pricing-rule.js";
 import { moneyWords, rulePriceWords, type PricedTier } from "./rule-price-wording.js";
 
@@ -106,26 +107,11 @@ export function mapAgreementText(input: AgreementPdfInput, text: (value: string)
   };
 }
 
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
-
 /** "2025-01-31" → "31 January 2025"; anything else is shown as given. */
 function formatDate(date: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (m === null) return date;
-  const month = MONTHS[Number(m[2]) - 1];
+  const month = MONTH_NAMES[Number(m[2]) - 1];
   if (month === undefined) return date;
   return `${Number(m[3])} ${month} ${m[1]}`;
 }

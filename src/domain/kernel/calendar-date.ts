@@ -47,3 +47,19 @@ export function datesInOrder<T extends z.ZodType<{ from?: string | undefined; to
     message: DATES_OUT_OF_ORDER,
   });
 }
+
+/** The months' names in English, January first: how agreements and documents write a date's month. */
+export const MONTH_NAMES = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+] as const;

@@ -1,6 +1,7 @@
 // The values an agreement writes in words: amounts of money, percentages, dates in their common written
 // forms, numbers written out ("fifteen (15)"), currencies by code, symbol or name. Pure and exact: an amount
 // is kept as the digits written (never through a JavaScript number), a date is checked against the calendar.
+import { MONTH_NAMES } from "../../kernel/calendar-date.js";
 import { SUPPORTED_CURRENCIES } from "../../kernel/money.js";
 
 /** A currency symbol as printed before an amount, and the ISO code it stands for. */
@@ -185,25 +186,10 @@ export function readCount(text: string): number | undefined {
   return numberWords(text);
 }
 
-const MONTHS = [
-  "january",
-  "february",
-  "march",
-  "april",
-  "may",
-  "june",
-  "july",
-  "august",
-  "september",
-  "october",
-  "november",
-  "december",
-];
-
 function monthNumber(word: string): number | undefined {
   const w = word.toLowerCase().replace(/\.$/, "");
   if (w.length < 3) return undefined;
-  const index = MONTHS.findIndex(
+  const index = MONTH_NAMES.map((name) => name.toLowerCase()).findIndex(
     (m) => m === w || (w.length >= 3 && m.startsWith(w) && (w.length === 3 || w === "sept")),
   );
   return index < 0 ? undefined : index + 1;
