@@ -20,8 +20,8 @@ export type OcrReading = { kind: "read"; items: OcrItem[]; failedPages: number[]
 export const OCR_PAGES = 5;
 /** How long a file waits for its turn before it gives up. */
 const OCR_WAIT_MS = 30_000;
-/** What one page may take: a 300 dpi page reads in one to three seconds on one core. */
-const PAGE_BUDGET_MS = 20_000;
+/** What one page may take: a 300 dpi page reads in two to four seconds on a quiet core, several times that on a busy machine (OCR runs at the lowest priority). */
+const PAGE_BUDGET_MS = 40_000;
 /** The child's resident set: the engine's WebAssembly memory, the model and one page's bitmap. */
 const RSS_BUDGET = 1024 * 1024 * 1024;
 const OCR_NICE = 19;

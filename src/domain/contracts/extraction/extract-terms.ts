@@ -161,7 +161,13 @@ function partyName(text: string): { name: string; strength: number } | undefined
     .replace(/^the\s+(?=[A-Z])/, "")
     .trim();
   const suffixed = NAME_WITH_SUFFIX.exec(t);
-  if (suffixed) return { name: suffixed[1]!.trim(), strength: 0.95 };
+  if (suffixed) {
+    // "Oakridge Dental Group Inc.": a second suffix after the first belongs to the name.
+    const more = /^,?\s+(?:Inc\.?|Ltd\.?|LLC|L\.L\.C\.|Limited|Corp\.?|Corporation|plc|PLC|GmbH|AG|S\.A\.|SA|B\.V\.|N\.V\.|Pty\.? Ltd\.?|LLP)(?=$|[\s,;()])/.exec(
+      t.slice(suffixed[1]!.length),
+    );
+    return { name: `${suffixed[1]!}${more?.[0] ?? ""}`.trim(), strength: 0.95 };
+  }
   const plain =
     /^([A-Z][\p{L}0-9&'’.-]*(?:\s+(?:[A-Z0-9&][\p{L}0-9&'’.-]*|of|and|de|la|&)){0,5})(?=$|\s*[,;(]|\s+(?:a|an|with|having|whose|located|of)\s)/u.exec(
       t,
@@ -209,7 +215,7 @@ function addressIn(text: string): string | undefined {
   if (m === null) return undefined;
   const address = m[1]!
     .split(
-      /\s*(?:\(|;|\s+and\s+its\b|,\s+(?:and|hereinafter|acting|represented|registered|company number|with company)\b|\s+\(the\b)/i,
+      /\s*(?:\(|;|\s+and\s+its\b|,\s+(?:and|hereinafter|acting|represented|registered|company number|with company|(?:billing\s+|invoice\s+)?e-?mail|tel|telephone|phone|fax|attn|attention|vat|tax)\b|,?\s+[\w.+-]+@)/i,
     )[0]!
     .replace(/[,.\s]+$/, "")
     .trim();
@@ -570,7 +576,7 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
             near,
           ) || /[–—-]\s*$/.test(near);
         const isStart =
-          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after|into force|in force|go(?:es)? live)\b[^.]{0,30}$/i.test(
+          /\b(?:effective|commenc(?:e|es|ing|ement)|start(?:s|ing)?|begin(?:s|ning)?|from|as of|with effect from|on and after|into force|in force|go(?:es)? live|takes? effect)\b[^.]{0,30}$/i.test(
             near,
           ) || /\bEffective Date\b/.test(near);
         if (isEnd && end === undefined && start !== undefined && d.date >= start.value) {
@@ -861,8 +867,9 @@ const COUNTERPARTY_HEADER =
   /^(?:counterparty|bank|partner|network|corridor|destination|counterparty bank|recipient bank|via)$/i;
 const METRIC_HEADER = /^(?:metric|metric id|usage metric|meter|event type)$/i;
 const TYPE_HEADER = /^(?:type|fee type|charge type|billing type)$/i;
+const NOTES_HEADER = /^(?:notes?|comments?|remarks?|details|conditions|terms)$/i;
 
-type Column = "name" | "price" | "cap" | "counterparty" | "metric" | "type";
+type Column = "name" | "price" | "cap" | "counterparty" | "metric" | "type" | "notes";
 
 /** A header row: two cells or more, none a price, one naming what is priced and one the price. */
 function headerOf(line: Line): Array<{ x: number; column: Column | undefined }> | undefined {
@@ -881,9 +888,11 @@ function headerOf(line: Line): Array<{ x: number; column: Column | undefined }> 
             ? "cap"
             : COUNTERPARTY_HEADER.test(t)
               ? "counterparty"
-              : NAME_HEADER.test(t)
-                ? "name"
-                : undefined,
+              : NOTES_HEADER.test(t)
+                ? "notes"
+                : NAME_HEADER.test(t)
+                  ? "name"
+                  : undefined,
   );
   if (!columns.includes("name") && columns.filter((c) => c === "price").length > 1 && NAME_HEADER.test(texts[0]!)) {
     columns[0] = "name";
@@ -1054,7 +1063,8 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
     if (
       labelled !== null &&
       !NOT_PRICES.test(labelled[1]!) &&
-      !/\b(?:is|are|was|will|shall|be|billed|charged|priced|invoiced)\b/i.test(labelled[1]!) &&
+      labelled[1]!.split(" ").length <= 5 &&
+      !/\b(?:is|are|was|will|shall|be|billed|charged|priced|invoiced|pays?|follows)\b/i.test(labelled[1]!) &&
       (startsWithPrice(labelled[2]!) || readTiers(value) !== undefined)
     ) {
       row = {
@@ -1177,8 +1187,14 @@ function readRow(row: Row): RuleFinding | undefined {
   }
   if (/one[- ]time|setup|set-up/i.test(type)) return undefined;
   const cap = text("cap");
-  const capAmount = cap === undefined ? undefined : findMoney(cap)[0]?.amount;
-  const counterpartyText = text("counterparty");
+  // A Notes column may say what a column would: "Capped at CHF 2,000.00 per month", "Counterparty: HSBC UK".
+  const notes = text("notes") ?? "";
+  const notedCap = /\b(?:capped|cap|maximum|max\.?|not to exceed)\b/i.test(notes)
+    ? readPrices(`${priceText} ${notes}`, { inCell: true })[0]?.monthly_cap
+    : undefined;
+  const capAmount = cap === undefined ? notedCap : findMoney(cap)[0]?.amount;
+  const notedCounterparty = /\b(?:counterparty|bank|via|to)\s*:?\s+([A-Z][\p{L}0-9&.'’ -]{1,60}?)\s*(?:[;,]|$)/u.exec(notes)?.[1];
+  const counterpartyText = text("counterparty") ?? notedCounterparty;
   const counterparty =
     counterpartyText !== undefined &&
     /[A-Za-z]/.test(counterpartyText) &&

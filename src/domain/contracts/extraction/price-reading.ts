@@ -141,7 +141,8 @@ export function readPrices(text: string, options: { inCell?: boolean } = {}): Pr
     const after = text.slice(m.index + m.length);
     const per = PER_AFTER.exec(after) ?? /^\s*(?:each)\b/i.exec(after);
     const unit = per ? nounPhrase(after.slice(per[0].length)) : undefined;
-    if (unit !== undefined && PERIODS.test(unit)) continue; // a monthly fee, read elsewhere
+    // A monthly fee is read elsewhere; in a table's price cell, "per invoice" is a price like any.
+    if (unit !== undefined && PERIODS.test(unit) && !(options.inCell && /^invoice/i.test(unit))) continue;
     if (per === null && !options.inCell) continue;
     if (per !== null && unit === undefined && !/^\s*each\b/i.test(after) && !options.inCell) continue;
     readings.push({
