@@ -976,7 +976,8 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         await page.getByLabel("Agreement (PDF)").setInputFiles(join(REPO_ROOT, "test", "fixtures", "agreements", file));
         await Promise.all([
           page.waitForURL(/\/upload-contract\/[0-9a-f-]{36}$/, { timeout: readTimeout }),
-          page.getByRole("button", { name: "Read the agreement" }).click(),
+          // The click waits for the navigation it starts: a scan is read by OCR before the page answers.
+          page.getByRole("button", { name: "Read the agreement" }).click({ timeout: readTimeout }),
         ]);
       }
 

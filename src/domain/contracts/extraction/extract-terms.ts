@@ -590,6 +590,18 @@ export function extractTerms(items: readonly ExtractionItem[], context: Extracti
     }
   }
   if (start !== undefined && end === undefined) {
+    // "Term: twelve (12) months from the start date".
+    for (const found of labelledValues(layout, /^(?:term|contract term|initial term|subscription term)$/i)) {
+      const m = new RegExp(String.raw`^(${COUNT_RE})\s+(months?|years?)\b`, "i").exec(found.value.trim());
+      const count = m === null ? undefined : readCount(m[1]!);
+      if (m === null || count === undefined || count <= 0 || count > 120) continue;
+      const months = m[2]!.toLowerCase().startsWith("year") ? count * 12 : count;
+      const value = termEndAfterMonths(start.value, months);
+      if (value !== undefined) end = { value, source: lineSource(...found.lines), strength: 0.85 };
+      break;
+    }
+  }
+  if (start !== undefined && end === undefined) {
     for (const { block, m } of matches(
       layout,
       new RegExp(
@@ -959,9 +971,11 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
         return;
       }
       flushTiers();
-      if (!row.byColumn.has("price") && name !== "" && name.split(" ").length <= 8)
-        caption = { text: name, line: row.lines[0]! };
       const rule = readRow(row);
+      // A row with a name and no price ("API calls | Tiered, see below") captions the tier rows under it.
+      const price = row.byColumn.get("price")?.join(" ") ?? "";
+      if (rule === undefined && findMoney(price).length === 0 && name !== "" && name.split(" ").length <= 8)
+        caption = { text: name, line: row.lines[0]! };
       if (rule !== undefined) {
         found.push(rule);
         for (const line of row.lines) rowsUsed.add(line);
@@ -1084,7 +1098,7 @@ function tablePrices(layout: Layout, rowsUsed: Set<Line>): RuleFinding[] {
 
 /** A row named by a quantity range: one tier of a rule. */
 const TIER_NAME =
-  /^(?:(?:the\s+)?first|(?:the\s+)?next|up\s+to|over|above|beyond|more than|in excess of|thereafter|\d[\d,]*\s*(?:-|–|—|to|\+|and\s+(?:above|over|more)))/i;
+  /^(?:for\s+)?(?:(?:the\s+)?first|(?:the\s+)?next|up\s+to|over|above|beyond|more than|in excess of|thereafter|\d[\d,]*\s*(?:-|–|—|to|\+|and\s+(?:above|over|more)))/i;
 
 /** A caption as a rule's name: "API calls (graduated pricing)" → "API calls"; a heading in capitals is no name. */
 function captionName(text: string | undefined): string | undefined {
@@ -1133,7 +1147,7 @@ function readRow(row: Row): RuleFinding | undefined {
   const priceText = text("price");
   if (nameText === undefined || priceText === undefined) return undefined;
   const name = nameText
-    .replace(/[:*]+$/, "")
+    .replace(/[\s:*–—-]+$/, "")
     .replace(/^\d+(?:\.\d+)*\.?\s+/, "")
     .trim();
   if (!/[A-Za-z]{2}/.test(name) || name.length > 80 || NOT_A_PRICE_ROW.test(name)) return undefined;
@@ -1247,8 +1261,13 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
       const sentence = sentenceAt(block.text, from);
       const end = sentence.start + sentence.text.length;
       const tiers = readTiers(sentence.text);
-      if (tiers?.unit !== undefined) {
-        const name = capitalised(tiers.unit);
+      // Unnamed in its sentence, the thing priced is the subject of the clause before: "Shipments are charged
+      // in tiers each month: A$1.50 each for the first 1,000, …".
+      const before = block.text.slice(Math.max(0, sentence.start - 80), sentence.start);
+      const subject = /([A-Z][\p{L}0-9 -]{2,40}?)\s+(?:are|is)\s+(?:charged|billed|priced)\b[^.;:]*[:.]?\s*$/u.exec(before)?.[1];
+      const unit = tiers?.unit ?? subject;
+      if (tiers !== undefined && unit !== undefined) {
+        const name = capitalised(unit);
         add(
           { name, type: "usage", metric: metricIdOf(name), model: tiers.model, tiers: tiers.tiers },
           sourceOf(block, sentence.start + tiers.index, sentence.start + tiers.end),

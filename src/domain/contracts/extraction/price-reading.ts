@@ -24,7 +24,7 @@ export interface PriceReading {
 }
 
 /** Periods: a price per month is a fee, not a usage price. */
-const PERIODS = /^(?:month|calendar month|year|annum|quarter|week|day|hour|billing period|period|invoice)s?\b/i;
+const PERIODS = /^(?:[mn]onth|calendar month|year|annum|quarter|week|day|hour|billing period|period|invoice)s?\b/i;
 
 /** Words that end a priced noun phrase: what follows is about it, not part of its name. */
 const PHRASE_STOP = new Set(
@@ -280,7 +280,7 @@ export function readTiers(text: string): TierReading | undefined {
     });
     if (upTo === null) break;
   }
-  if (pieces.length < 2 || pieces.at(-1)!.upTo !== null) return undefined;
+  if (pieces.length < 2 || pieces.at(-1)!.upTo !== null) return readTiersPriceFirst(text);
   const first = pieces[0]!;
   const last = pieces.at(-1)!;
   const perUnit = /^\s*(?:each|per\s+([A-Za-z][A-Za-z ]*))/i.exec(text.slice(first.end));
@@ -293,5 +293,45 @@ export function readTiers(text: string): TierReading | undefined {
     ...(unit !== undefined && { unit }),
     index: first.index,
     end: last.end,
+  };
+}
+
+/**
+ * Tiers written price first: "A$1.50 each for the first 1,000, A$1.20 each for the next 4,000, A$0.90 for each
+ * above 5,000". The same bounds as readTiers; the thing priced is not named in such a sentence.
+ */
+function readTiersPriceFirst(text: string): TierReading | undefined {
+  const tiers: Array<{ up_to: string | null; unit_amount: string }> = [];
+  let reached = 0n;
+  let first = -1;
+  let end = -1;
+  for (const money of findMoney(text)) {
+    if (money.index < end) continue;
+    const after = text.slice(money.index + money.length);
+    const range =
+      /^\s*(?:each|per\s+\w+)?\s*(?:for|on)\s+(?:each\s+|every\s+)?(?:unit\s+)?(?:(?:the\s+)?(first|next)\s+(\d{1,3}(?:,\d{3})+|\d+)|(above|over|beyond|in excess of|thereafter)\s*(\d{1,3}(?:,\d{3})+|\d+)?)/i.exec(
+        after,
+      );
+    if (range === null) {
+      if (tiers.length > 0) break;
+      continue;
+    }
+    const quantity = BigInt((range[2] ?? "0").replace(/,/g, ""));
+    const upTo = range[1]?.toLowerCase() === "first" ? quantity : range[1] !== undefined ? reached + quantity : null;
+    if (upTo !== null && upTo <= reached) return undefined;
+    if (upTo !== null) reached = upTo;
+    if (first < 0) first = money.index;
+    end = money.index + money.length + range[0].length;
+    tiers.push({ up_to: upTo === null ? null : upTo.toString(), unit_amount: money.amount });
+    if (upTo === null) break;
+  }
+  if (tiers.length < 2 || tiers.at(-1)!.up_to !== null) return undefined;
+  return {
+    model: /\bvolume (?:pricing|tiers?|discount)\b|\ball units\b|\bevery unit\b|\bentire volume\b/i.test(text)
+      ? "volume"
+      : "graduated",
+    tiers,
+    index: first,
+    end,
   };
 }
