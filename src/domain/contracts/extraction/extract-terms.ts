@@ -163,9 +163,10 @@ function partyName(text: string): { name: string; strength: number } | undefined
   const suffixed = NAME_WITH_SUFFIX.exec(t);
   if (suffixed) {
     // "Oakridge Dental Group Inc.": a second suffix after the first belongs to the name.
-    const more = /^,?\s+(?:Inc\.?|Ltd\.?|LLC|L\.L\.C\.|Limited|Corp\.?|Corporation|plc|PLC|GmbH|AG|S\.A\.|SA|B\.V\.|N\.V\.|Pty\.? Ltd\.?|LLP)(?=$|[\s,;()])/.exec(
-      t.slice(suffixed[1]!.length),
-    );
+    const more =
+      /^,?\s+(?:Inc\.?|Ltd\.?|LLC|L\.L\.C\.|Limited|Corp\.?|Corporation|plc|PLC|GmbH|AG|S\.A\.|SA|B\.V\.|N\.V\.|Pty\.? Ltd\.?|LLP)(?=$|[\s,;()])/.exec(
+        t.slice(suffixed[1]!.length),
+      );
     return { name: `${suffixed[1]!}${more?.[0] ?? ""}`.trim(), strength: 0.95 };
   }
   const plain =
@@ -1207,7 +1208,9 @@ function readRow(row: Row): RuleFinding | undefined {
     ? readPrices(`${priceText} ${notes}`, { inCell: true })[0]?.monthly_cap
     : undefined;
   const capAmount = cap === undefined ? notedCap : findMoney(cap)[0]?.amount;
-  const notedCounterparty = /\b(?:counterparty|bank|via|to)\s*:?\s+([A-Z][\p{L}0-9&.'’ -]{1,60}?)\s*(?:[;,]|$)/u.exec(notes)?.[1];
+  const notedCounterparty = /\b(?:counterparty|bank|via|to)\s*:?\s+([A-Z][\p{L}0-9&.'’ -]{1,60}?)\s*(?:[;,]|$)/u.exec(
+    notes,
+  )?.[1];
   const counterpartyText = text("counterparty") ?? notedCounterparty;
   const counterparty =
     counterpartyText !== undefined &&
@@ -1264,7 +1267,9 @@ function prosePrices(layout: Layout, tableRows: ReadonlySet<Line>): RuleFinding[
       // Unnamed in its sentence, the thing priced is the subject of the clause before: "Shipments are charged
       // in tiers each month: A$1.50 each for the first 1,000, …".
       const before = block.text.slice(Math.max(0, sentence.start - 80), sentence.start);
-      const subject = /([A-Z][\p{L}0-9 -]{2,40}?)\s+(?:are|is)\s+(?:charged|billed|priced)\b[^.;:]*[:.]?\s*$/u.exec(before)?.[1];
+      const subject = /([A-Z][\p{L}0-9 -]{2,40}?)\s+(?:are|is)\s+(?:charged|billed|priced)\b[^.;:]*[:.]?\s*$/u.exec(
+        before,
+      )?.[1];
       const unit = tiers?.unit ?? subject;
       if (tiers !== undefined && unit !== undefined) {
         const name = capitalised(unit);
