@@ -318,7 +318,7 @@ function labelledParties(layout: Layout): Party[] {
     for (const found of labelledValues(layout, label)) {
       // A label's whole value is the name when it is only a name: a few words, no address after a comma.
       const whole = found.value.trim();
-      const bare = !/[,;:()@]/.test(whole) && whole.split(" ").length <= 6 && !/\d{3,}/.test(whole);
+      const bare = !/[,;:()@]/.test(whole) && whole.split(" ").length <= 6 && !ADDRESS_WORDS.test(whole);
       const named = bare && /^\p{Lu}/u.test(whole) ? { name: whole, strength: 0.9 } : partyName(found.value);
       if (named === undefined) continue;
       const party: Party = {

@@ -73,6 +73,13 @@ describe("reading back the service's own agreements", () => {
     assert.match(wrapped?.source_text ?? "", /ACH debit.*origination/);
   });
 
+  it("reads a customer's whole name from its box, whatever its words", async () => {
+    for (const customerName of ["Walk Customer d345", "Walk Customer 3f2a", "globex"]) {
+      const { terms } = await extract(agreementInput({ customerName }));
+      assert.equal(terms.customer?.name, customerName === "globex" ? undefined : customerName, customerName);
+    }
+  });
+
   it("reads an open-ended agreement in euros with no rules", async () => {
     const { terms } = await extract(agreementInput({ endDate: null, currency: "EUR", customerName: "Initech GmbH" }));
     assert.equal(terms.customer?.name, "Initech GmbH");
