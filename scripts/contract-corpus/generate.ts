@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createCanvas } from "@napi-rs/canvas";
 import PDFDocument from "pdfkit";
 import type { ExtractedRule, ExtractedTerms } from "../../src/domain/contracts/extraction/extraction-types.js";
+import { MONTH_NAMES } from "../../src/domain/kernel/calendar-date.js";
 import { BOLD, loadPdfFonts, REGULAR } from "../../src/platform/pdf-fonts.js";
 
 const OUT = join(import.meta.dirname, "../../test/fixtures/contract-corpus");
@@ -83,20 +84,6 @@ function numberWord(n: number): string {
 }
 
 type DateStyle = "long-us" | "long-uk" | "short-uk" | "iso" | "numeric";
-const MONTHS = [
-  "January",
-  "February",
-  "March",
-  "April",
-  "May",
-  "June",
-  "July",
-  "August",
-  "September",
-  "October",
-  "November",
-  "December",
-];
 interface Ymd {
   y: number;
   m: number;
@@ -109,11 +96,11 @@ function formatDate(t: Ymd, style: DateStyle, c: Currency): string {
   const mm = String(t.m).padStart(2, "0");
   switch (style) {
     case "long-us":
-      return `${MONTHS[t.m - 1]} ${t.d}, ${t.y}`;
+      return `${MONTH_NAMES[t.m - 1]} ${t.d}, ${t.y}`;
     case "long-uk":
-      return `${t.d} ${MONTHS[t.m - 1]} ${t.y}`;
+      return `${t.d} ${MONTH_NAMES[t.m - 1]} ${t.y}`;
     case "short-uk":
-      return `${t.d} ${(MONTHS[t.m - 1] ?? "").slice(0, 3)} ${t.y}`;
+      return `${t.d} ${(MONTH_NAMES[t.m - 1] ?? "").slice(0, 3)} ${t.y}`;
     case "iso":
       return iso(t);
     case "numeric":

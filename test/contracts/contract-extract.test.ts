@@ -7,7 +7,7 @@ import { CONTRACTS, keyWithScopes } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
 import { noisePage, proseAgreement, scanPdf } from "../support/agreement-files.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
-import { generatedAgreement, type MultipartPart, multipart, plainPdf } from "../support/uploads.js";
+import { generatedAgreement, type MultipartPart, multipart, uploadFootprint, plainPdf } from "../support/uploads.js";
 
 const EXTRACT = `${CONTRACTS}/extract`;
 
@@ -45,18 +45,6 @@ function pagesPdf(count: number): Promise<Buffer> {
   });
 }
 
-/** Rows an extraction must not leave behind. */
-async function footprint(t: TestApp, companyId: string) {
-  const count = async (table: string) =>
-    (await t.app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE company_id = $1`, [companyId]))
-      .rows[0]!.n;
-  return {
-    customers: await count("customers"),
-    contracts: await count("contracts"),
-    documents: await count("contract_documents"),
-  };
-}
-
 describeEachEngine("contract extraction (API)", (t) => {
   it("proposes the terms of a prose agreement, each value with its page and source text, and stores nothing", async () => {
     const { key, companyId } = await t().newCompany();
@@ -69,7 +57,7 @@ describeEachEngine("contract extraction (API)", (t) => {
       }),
       200,
     );
-    const before = await footprint(t(), companyId);
+    const before = await uploadFootprint(t(), companyId);
     const res = await extract(t(), key, [filePart(await proseAgreement())]);
     expectStatus(res, 200);
     const body = res.json();
@@ -106,7 +94,7 @@ describeEachEngine("contract extraction (API)", (t) => {
     assert.deepEqual([terms.page, terms.value], [2, 15]);
     assert.match(terms.source_text, /within fifteen \(15\) days/);
     assert.deepEqual(body.warnings, []);
-    assert.deepEqual(await footprint(t(), companyId), before);
+    assert.deepEqual(await uploadFootprint(t(), companyId), before);
   });
 
   it("proposes terms the upload takes as they are", async () => {

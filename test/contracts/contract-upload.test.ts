@@ -6,7 +6,6 @@ import {
   CONTRACTS,
   createCustomer,
   createSampleContract,
-  eventCount,
   getPricing,
   keyWithScopes,
   type Contract,
@@ -17,6 +16,7 @@ import {
   bombPdf,
   generatedAgreement,
   multipart,
+  uploadFootprint,
   plainPdf,
   uploadTerms,
   type MultipartPart,
@@ -41,19 +41,6 @@ const termsPart = (value: unknown): MultipartPart => ({
   name: "terms",
   value: typeof value === "string" ? value : JSON.stringify(value),
 });
-
-/** Rows a failed upload must not leave behind. */
-async function footprint(t: TestApp, companyId: string) {
-  const count = async (table: string) =>
-    (await t.app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE company_id = $1`, [companyId]))
-      .rows[0]!.n;
-  return {
-    customers: await count("customers"),
-    contracts: await count("contracts"),
-    documents: await count("contract_documents"),
-    events: await eventCount(t, companyId),
-  };
-}
 
 describeEachEngine("contract upload (API)", (t) => {
   it("creates the customer, then the contract with its program, from the PDF and its terms; the file is served to its company only", async () => {
@@ -175,7 +162,7 @@ describeEachEngine("contract upload (API)", (t) => {
 
   it("refuses every kind of file that cannot be the agreement, writing nothing", async () => {
     const { key, companyId } = await t().newCompany();
-    const before = await footprint(t(), companyId);
+    const before = await uploadFootprint(t(), companyId);
     const cases: Array<[string, MultipartPart[], number, string]> = [
       ["empty", [filePart(Buffer.alloc(0)), termsPart(terms())], 400, "file_empty"],
       [
@@ -280,12 +267,12 @@ describeEachEngine("contract upload (API)", (t) => {
     }
     const json = await t().call({ method: "POST", url: UPLOAD, key, payload: terms() });
     expectError(json, 415, "unsupported_media_type");
-    assert.deepEqual(await footprint(t(), companyId), before);
+    assert.deepEqual(await uploadFootprint(t(), companyId), before);
   });
 
   it("refuses terms that fail validation, naming the field, writing nothing", async () => {
     const { key, companyId } = await t().newCompany();
-    const before = await footprint(t(), companyId);
+    const before = await uploadFootprint(t(), companyId);
     const pdf = await plainPdf();
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [terms({ contract_id: undefined }), "invalid_terms", "contract_id"],
@@ -344,27 +331,27 @@ describeEachEngine("contract upload (API)", (t) => {
         `${JSON.stringify(sent)}: expected a detail at '${path}': ${res.body}`,
       );
     }
-    assert.deepEqual(await footprint(t(), companyId), before);
+    assert.deepEqual(await uploadFootprint(t(), companyId), before);
   });
 
   it("answers 409 with the existing customer for a taken external_id, and 409 for a taken contract id, leaving neither half behind", async () => {
     const { key, companyId } = await t().newCompany();
     const existing = await createCustomer(t(), key, { name: "Initech", external_id: "initech" });
-    const before = await footprint(t(), companyId);
+    const before = await uploadFootprint(t(), companyId);
     const taken = await upload(t(), key, [
       filePart(await plainPdf()),
       termsPart(terms({ customer: { name: "Initech again", external_id: "initech" } })),
     ]);
     const body = expectError(taken, 409, "customer_exists");
     assert.equal((body.customer as { id: string }).id, existing.id);
-    assert.deepEqual(await footprint(t(), companyId), before);
+    assert.deepEqual(await uploadFootprint(t(), companyId), before);
 
     const first = await upload(t(), key, [
       filePart(await plainPdf()),
       termsPart(terms({ contract_id: "initech-2026", customer: { id: existing.id } })),
     ]);
     expectStatus(first, 201);
-    const afterFirst = await footprint(t(), companyId);
+    const afterFirst = await uploadFootprint(t(), companyId);
     // A new customer and a taken contract id: the customer is not left behind.
     const again = await upload(t(), key, [
       filePart(await plainPdf()),
@@ -372,14 +359,14 @@ describeEachEngine("contract upload (API)", (t) => {
     ]);
     const conflict = expectError(again, 409, "contract_exists");
     assert.equal((conflict.contract as { id: string }).id, "initech-2026");
-    assert.deepEqual(await footprint(t(), companyId), afterFirst);
+    assert.deepEqual(await uploadFootprint(t(), companyId), afterFirst);
   });
 
   it("answers 404 for another company's customer, 401 without a key and 403 without contracts:write", async () => {
     const { key, companyId } = await t().newCompany();
     const other = await t().newCompany();
     const theirs = await createCustomer(t(), other.key, { name: "Not yours" });
-    const before = await footprint(t(), companyId);
+    const before = await uploadFootprint(t(), companyId);
     expectError(
       await upload(t(), key, [filePart(await plainPdf()), termsPart(terms({ customer: { id: theirs.id } }))]),
       404,
@@ -397,7 +384,7 @@ describeEachEngine("contract upload (API)", (t) => {
       403,
       "insufficient_scope",
     );
-    assert.deepEqual(await footprint(t(), companyId), before);
+    assert.deepEqual(await uploadFootprint(t(), companyId), before);
   });
 
   it("reads each company's uploads in turn: past its cap a company is answered 429 too_many_uploads, and another company's upload goes before its queued bombs", async () => {
@@ -445,7 +432,7 @@ describeEachEngine("contract upload (API)", (t) => {
       ),
     );
     assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 409]);
-    const after = await footprint(t(), companyId);
+    const after = await uploadFootprint(t(), companyId);
     assert.equal(after.contracts, 1);
     assert.equal(after.customers, 1, "the losers' new customers are rolled back");
     assert.equal(after.documents, 1);

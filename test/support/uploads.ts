@@ -7,6 +7,8 @@ import zlib from "node:zlib";
 import PDFDocument from "pdfkit";
 import { renderAgreementPdf, type AgreementPdfInput } from "../../src/domain/contracts/agreement-pdf.js";
 import { agreementInput } from "../fixtures/agreement-input.js";
+import { eventCount } from "./api.js";
+import type { TestApp } from "./harness.js";
 
 export interface MultipartPart {
   name: string;
@@ -218,4 +220,17 @@ function repeatedDeflate(byte: number, chunkBytes: number, count: number): Buffe
     Buffer.from([0x03, 0x00]),
     trailer,
   ]);
+}
+
+/** The rows an upload writes, counted: what a refused upload, or an extraction, must leave as it was. */
+export async function uploadFootprint(t: TestApp, companyId: string) {
+  const count = async (table: string) =>
+    (await t.app.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE company_id = $1`, [companyId]))
+      .rows[0]!.n;
+  return {
+    customers: await count("customers"),
+    contracts: await count("contracts"),
+    documents: await count("contract_documents"),
+    events: await eventCount(t, companyId),
+  };
 }
