@@ -5,7 +5,7 @@ import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
-import { RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
+import { MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
 
@@ -80,7 +80,8 @@ const ruleFieldShape = {
         })
         .strict(),
     )
-    .describe("graduated and volume rules: the tiers, in order of up_to"),
+    .max(MAX_RULE_TIERS)
+    .describe(`graduated and volume rules: the tiers, in order of up_to (at most ${MAX_RULE_TIERS})`),
   package_size: decimalText.describe(
     "package rules: units per package, a positive integer; amount is the price per started package",
   ),

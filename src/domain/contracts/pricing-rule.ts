@@ -89,6 +89,12 @@ export interface TierFields {
   flat_amount?: DecimalValue | null | undefined;
 }
 
+/**
+ * The most tiers a graduated or volume rule may have (docs/api.md, "Limits"). Pricing an event costs a binary
+ * search over them (usage/pricers.ts), but a rule's tiers are parsed, stored, shown and printed whole.
+ */
+export const MAX_RULE_TIERS = 250;
+
 /** The models priced by tiers. */
 const TIERED: readonly RuleModel[] = ["graduated", "volume"];
 
@@ -275,8 +281,8 @@ function modelFields(
  * last must be, so that every quantity has a price. Money as the exact-number rules read it.
  */
 function readTiers(tiers: readonly TierFields[], currency: string, errors: ErrorDetail[]): Tier[] | undefined {
-  if (!Array.isArray(tiers) || tiers.length === 0) {
-    errors.push({ path: "tiers", message: "must list at least one tier" });
+  if (!Array.isArray(tiers) || tiers.length === 0 || tiers.length > MAX_RULE_TIERS) {
+    errors.push({ path: "tiers", message: `must list 1 to ${MAX_RULE_TIERS} tiers` });
     return undefined;
   }
   const before = errors.length;

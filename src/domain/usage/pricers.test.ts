@@ -4,6 +4,8 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big } from "../kernel/money.js";
 import { type PRICERS, price, priceCharge, pricerFor, type RatableEvent } from "./pricers.js";
 import { ratable, rule } from "../../../test/fixtures/pricing-rules.js";
+import { fromUnits, referenceTotal, type RuleSpec, toUnits } from "../../../test/support/rating-reference.js";
+import { MAX_RULE_TIERS } from "../contracts/pricing-rule.js";
 
 const event = ratable;
 
@@ -556,4 +558,42 @@ describe("tier parts: the event's share of each tier of a graduated or volume ru
       }
     }
   });
+});
+
+describe("a rule with the most tiers a rule may have (MAX_RULE_TIERS)", () => {
+  // Tier i (from 0) holds 7 units at 0.001·(i+1) plus a flat 0.000000000003·i, the last unbounded: prices with 12
+  // decimals whose shares round, so that every tier's own rounding shows in the totals.
+  const many = Array.from({ length: MAX_RULE_TIERS }, (_, i) => ({
+    up_to: i === MAX_RULE_TIERS - 1 ? null : String(7 * (i + 1)),
+    unit_amount: `0.${String(i + 1).padStart(3, "0")}333333333`,
+    flat_amount: i % 3 === 0 ? null : `0.${String(3 * i).padStart(12, "0")}`,
+  }));
+  const spec = (model: "graduated" | "volume"): RuleSpec => ({
+    key: "r",
+    metric: "api_calls",
+    model,
+    price: "0",
+    cap: null,
+    counterparty: null,
+    counterpartySide: null,
+    tiers: many.map((t) => ({ upTo: t.up_to, unit: t.unit_amount, flat: t.flat_amount })),
+  });
+  const quantities = ["3", "4", "0.5", "700.25", "1", "10", "300", "0.000000000001", "1000", "17.5"];
+
+  for (const model of ["graduated", "volume"] as const) {
+    it(`${model}: every event is charged what the BigInt reference's month total grows by, its parts sum to it`, () => {
+      const r = rule({ model, tiers: many });
+      let sofar = 0n;
+      for (const q of quantities) {
+        const priced = priceCharge(event({ quantity: new Big(q) }), r, totals("0", fromUnits(sofar)));
+        const after = sofar + toUnits(q);
+        const expected = new Big(fromUnits(referenceTotal(spec(model), after) - referenceTotal(spec(model), sofar)));
+        assert.equal(priced.charge.toFixed(), expected.toFixed(), `${model}: ${q} after ${fromUnits(sofar)}`);
+        const parts = priced.tiers ?? [];
+        assert.equal(parts.reduce((s, p) => s.plus(p.amount), new Big(0)).toFixed(), expected.toFixed());
+        assert.equal(parts.reduce((s, p) => s.plus(p.quantity), new Big(0)).toFixed(), q);
+        sofar = after;
+      }
+    });
+  }
 });

@@ -60,7 +60,20 @@ interface RuleNumbers {
   minFee: Big | null;
   maxFee: Big | null;
   packageSize: Big | null;
-  tiers: readonly { upTo: Big | null; unit: Big; flat: Big | null }[];
+  tiers: readonly TierNumbers[];
+  /**
+   * Of a tiered rule: `filled[i]` is what tiers 0..i-1 charge when all of them are full (each tier's share
+   * rounded on its own, as `graduatedShares` rounds it), so a quantity's total is one lookup and one partial tier.
+   */
+  filled: readonly Big[];
+}
+
+interface TierNumbers {
+  upTo: Big | null;
+  unit: Big;
+  flat: Big | null;
+  /** The quantity below the tier (the previous tier's `upTo`; 0 for the first). */
+  lower: Big;
 }
 
 const parsedRules = new WeakMap<PricingRule, RuleNumbers>();
@@ -75,15 +88,50 @@ function numbersOf(rule: PricingRule): RuleNumbers {
       minFee: bigOrNull(rule.min_fee),
       maxFee: bigOrNull(rule.max_fee),
       packageSize: bigOrNull(rule.package_size),
-      tiers: (rule.tiers ?? []).map((t: Tier) => ({
-        upTo: bigOrNull(t.up_to),
-        unit: new Big(t.unit_amount),
-        flat: bigOrNull(t.flat_amount),
-      })),
+      ...tierNumbers(rule.tiers ?? []),
     };
     parsedRules.set(rule, numbers);
   }
   return numbers;
+}
+
+/** The tiers' numbers and the running sums of their full shares: O(tiers) once per rule object, never per event. */
+function tierNumbers(stated: readonly Tier[]): Pick<RuleNumbers, "tiers" | "filled"> {
+  const tiers: TierNumbers[] = [];
+  const filled: Big[] = [ZERO];
+  let lower = ZERO;
+  for (const t of stated) {
+    const tier = { upTo: bigOrNull(t.up_to), unit: new Big(t.unit_amount), flat: bigOrNull(t.flat_amount), lower };
+    tiers.push(tier);
+    if (tier.upTo === null) break;
+    filled.push(filled[filled.length - 1]!.plus(tierShare(tier, tier.upTo)));
+    lower = tier.upTo;
+  }
+  return { tiers, filled };
+}
+
+/** A tier's share when the period's quantity is `quantity` (at most its `upTo`): its units times its price, plus its flat amount, rounded to 12 decimals. */
+const tierShare = (tier: TierNumbers, quantity: Big): Big =>
+  roundCharge(
+    quantity
+      .minus(tier.lower)
+      .times(tier.unit)
+      .plus(tier.flat ?? ZERO),
+  );
+
+/**
+ * The index of the tier a period's quantity ends in: the first whose `upTo` holds it (`up_to` is inclusive), the
+ * last when none does (a volume rule's last tier may be bounded). A binary search: tiers go in order of `upTo`.
+ */
+function tierIndexOf(tiers: readonly TierNumbers[], quantity: Big): number {
+  let [low, high] = [0, tiers.length - 1];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    const upTo = tiers[middle]!.upTo;
+    if (upTo === null || !quantity.gt(upTo)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** A rule's own rate or per-unit price (0 for a model without one: graduated, volume). */
@@ -115,31 +163,42 @@ const percentage: Pricer = (event, rule) => {
  * tier's `flat_amount` is charged once, when the period first enters it (its quantity passes the tier's lower
  * bound). `up_to` is inclusive. Each tier's share (its units times its price, plus its flat amount) is rounded
  * half-even to 12 decimals on its own, and the total is the sum of the shares: so an event's share of each tier
- * (`partsBetween`) adds up to its charge exactly.
+ * (`partsBetween`) adds up to its charge exactly. The tiers below the one the quantity ends in are full: their
+ * shares are summed once per rule (`filled`), so a total costs one lookup whatever the number of tiers.
  */
-function graduatedShares(rule: PricingRule, quantity: Big): TierPart[] {
-  const shares: TierPart[] = [];
-  let lower = ZERO;
-  for (const tier of numbersOf(rule).tiers) {
-    if (!quantity.gt(lower)) break;
-    const upper = tier.upTo === null || quantity.lt(tier.upTo) ? quantity : tier.upTo;
-    const units = upper.minus(lower);
-    shares.push({ ...tier, quantity: units, amount: roundCharge(units.times(tier.unit).plus(tier.flat ?? ZERO)) });
-    if (tier.upTo === null) break;
-    lower = tier.upTo;
-  }
-  return shares;
+function graduatedTotal(rule: PricingRule, quantity: Big): { total: Big; index: number } {
+  const { tiers, filled } = numbersOf(rule);
+  if (!quantity.gt(0) || tiers.length === 0) return { total: ZERO, index: -1 };
+  const index = tierIndexOf(tiers, quantity);
+  const tier = tiers[index]!;
+  const upper = tier.upTo === null || quantity.lt(tier.upTo) ? quantity : tier.upTo;
+  return { total: filled[index]!.plus(tierShare(tier, upper)), index };
 }
 
-const sumAmounts = (parts: readonly TierPart[]): Big => parts.reduce((sum, p) => sum.plus(p.amount), ZERO);
+/** A tier's part of the period's graduated total at `quantity`, whose total ends in tier `index`. */
+function graduatedShare(tier: TierNumbers, i: number, quantity: Big, index: number): { quantity: Big; amount: Big } {
+  if (i > index) return { quantity: ZERO, amount: ZERO };
+  // A tier below the one the total ends in is full; that one holds the quantity, up to its bound.
+  const full = i < index || (tier.upTo !== null && !quantity.lt(tier.upTo));
+  const upper = full ? tier.upTo! : quantity;
+  return { quantity: upper.minus(tier.lower), amount: tierShare(tier, upper) };
+}
 
-/** The growth of each tier's share from `was` to `is`: only the tiers whose quantity or amount changed. */
-function partsBetween(was: readonly TierPart[], is: readonly TierPart[]): TierPart[] {
+/**
+ * The growth of each tier's share from `was` to `is`: only the tiers whose quantity or amount changed, which are
+ * those from the tier the smaller quantity ends in to the one the larger ends in (the tiers below both are full
+ * in both).
+ */
+function graduatedParts(rule: PricingRule, was: { q: Big; index: number }, is: { q: Big; index: number }): TierPart[] {
+  const { tiers } = numbersOf(rule);
   const parts: TierPart[] = [];
-  for (let i = 0; i < Math.max(was.length, is.length); i++) {
-    const tier = (is[i] ?? was[i])!;
-    const quantity = (is[i]?.quantity ?? ZERO).minus(was[i]?.quantity ?? ZERO);
-    const amount = (is[i]?.amount ?? ZERO).minus(was[i]?.amount ?? ZERO);
+  const from = Math.max(0, Math.min(was.index, is.index));
+  for (let i = from; i <= Math.max(was.index, is.index); i++) {
+    const tier = tiers[i]!;
+    const before = graduatedShare(tier, i, was.q, was.index);
+    const after = graduatedShare(tier, i, is.q, is.index);
+    const quantity = after.quantity.minus(before.quantity);
+    const amount = after.amount.minus(before.amount);
     if (!quantity.eq(0) || !amount.eq(0))
       parts.push({ upTo: tier.upTo, unit: tier.unit, flat: tier.flat, quantity, amount });
   }
@@ -147,30 +206,29 @@ function partsBetween(was: readonly TierPart[], is: readonly TierPart[]): TierPa
 }
 
 /**
- * The graduated pricer: the shares of the month before and after the event, each worked out once, give the totals
- * (their sums), the charge (the difference) and the event's parts of each tier.
+ * The graduated pricer: the totals of the month before and after the event give the charge (their difference),
+ * and the tiers between the two give the event's parts of each tier.
  */
 const graduated: Pricer = (event, rule, totals) => {
-  const was = graduatedShares(rule, totals.quantity);
-  const is = graduatedShares(rule, totals.quantity.plus(event.quantity));
-  const before = sumAmounts(was);
-  const after = sumAmounts(is);
-  const charge = after.minus(before);
+  const quantityAfter = totals.quantity.plus(event.quantity);
+  const was = graduatedTotal(rule, totals.quantity);
+  const is = graduatedTotal(rule, quantityAfter);
+  const charge = is.total.minus(was.total);
   return {
     kind: "usage",
     appliedRate: null,
     charge,
     cappedCharge: charge,
-    running: { before, after },
-    tiers: partsBetween(was, is),
+    running: { before: was.total, after: is.total },
+    tiers: graduatedParts(rule, { q: totals.quantity, index: was.index }, { q: quantityAfter, index: is.index }),
   };
 };
 
 /** The tier a period's total quantity reaches under volume pricing (undefined: no quantity, or no tiers). */
-function volumeTier(rule: PricingRule, quantity: Big) {
-  if (!quantity.gt(0)) return undefined;
+function volumeTier(rule: PricingRule, quantity: Big): TierNumbers | undefined {
   const { tiers } = numbersOf(rule);
-  return tiers.find((t) => t.upTo === null || !quantity.gt(t.upTo)) ?? tiers[tiers.length - 1];
+  if (!quantity.gt(0) || tiers.length === 0) return undefined;
+  return tiers[tierIndexOf(tiers, quantity)];
 }
 
 /** Volume tiers: every unit of the period at the unit price of the tier its total quantity reaches, plus that tier's flat amount. */
@@ -188,13 +246,14 @@ function volumeParts(rule: PricingRule, before: Big, after: Big): TierPart[] {
   const was = volumeTier(rule, before);
   const is = volumeTier(rule, after);
   const parts: TierPart[] = [];
-  if (was) parts.push({ ...was, quantity: ZERO.minus(before), amount: ZERO.minus(volumeTotal(rule, before)) });
+  const terms = (t: TierNumbers) => ({ upTo: t.upTo, unit: t.unit, flat: t.flat });
+  if (was) parts.push({ ...terms(was), quantity: ZERO.minus(before), amount: ZERO.minus(volumeTotal(rule, before)) });
   if (is) {
     const quantity = after;
     const amount = volumeTotal(rule, after);
     const same = was === is ? parts.pop() : undefined;
     parts.push({
-      ...is,
+      ...terms(is),
       quantity: same ? quantity.plus(same.quantity) : quantity,
       amount: same ? amount.plus(same.amount) : amount,
     });
