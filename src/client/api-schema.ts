@@ -3617,7 +3617,7 @@ export interface operations {
                         counterparty?: string;
                         counterparty_side?: string;
                         pair?: string;
-                        /** @description graduated and volume rules: the tiers, in order of up_to */
+                        /** @description graduated and volume rules: the tiers, in order of up_to (at most 250) */
                         tiers?: {
                             /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
                             up_to?: ((number | Decimal) | string) | null;
@@ -3668,6 +3668,7 @@ export interface operations {
              *     - `invalid_pricing_rule`: the fields do not make a valid rule; `details` name each problem
              *     - `invalid_billing_period`: not one calendar month of the months billed
              *     - `outside_contract_term`: the month lies outside the contract's term
+             *     - `preview_too_large`: the month holds more usage events than a preview prices (100,000); `details` name `billing_period_start`
              */
             400: {
                 headers: {
@@ -3676,7 +3677,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "invalid_billing_period" | "outside_contract_term";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "invalid_billing_period" | "outside_contract_term" | "preview_too_large";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -3701,7 +3702,25 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             414: components["responses"]["UriTooLong"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_previews`: the company has a preview running already, or the service is pricing as many previews as it holds; try again after `Retry-After` seconds
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_previews";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
@@ -3738,7 +3757,7 @@ export interface operations {
                     counterparty?: string;
                     counterparty_side?: string;
                     pair?: string;
-                    /** @description graduated and volume rules: the tiers, in order of up_to */
+                    /** @description graduated and volume rules: the tiers, in order of up_to (at most 250) */
                     tiers?: {
                         /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
                         up_to?: ((number | Decimal) | string) | null;
@@ -3782,6 +3801,7 @@ export interface operations {
              *     - `invalid_json`: the body is not JSON, or is empty
              *     - `invalid_pricing_rule`: the fields do not make a valid rule; `details` name each problem
              *     - `outside_contract_term`: `effective_date` is outside the contract's term
+             *     - `too_many_rules`: the contract's program holds 100 rules already, the most a program may hold
              */
             400: {
                 headers: {
@@ -3790,7 +3810,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "outside_contract_term";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_pricing_rule" | "outside_contract_term" | "too_many_rules";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };

@@ -5,7 +5,7 @@ import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
-import { MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
+import { MAX_PROGRAM_RULES, MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
 
@@ -110,9 +110,6 @@ export const addPricingRuleInput = z
     [K in keyof typeof ruleFieldShape]: z.ZodOptional<(typeof ruleFieldShape)[K]>;
   })
   .strict();
-
-/** At most this many rules in a program that is uploaded or previewed (a contract's rules are read on every usage write). */
-export const MAX_PROGRAM_RULES = 100;
 
 /** POST …/pricing/preview: the whole program as it would be, and the month to price with it. */
 export const pricingPreviewInput = z

@@ -95,6 +95,12 @@ export interface TierFields {
  */
 export const MAX_RULE_TIERS = 250;
 
+/**
+ * The most rules a contract's program may hold, whether uploaded, previewed or added one at a time (docs/api.md,
+ * "Limits"): a contract's rules are read on every usage write.
+ */
+export const MAX_PROGRAM_RULES = 100;
+
 /** The models priced by tiers. */
 const TIERED: readonly RuleModel[] = ["graduated", "volume"];
 

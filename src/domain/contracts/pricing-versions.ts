@@ -5,7 +5,14 @@ import { requireDayInTerm, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError, type ErrorDetail } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
-import { metricsOf, normalizeRule, presentRule, type PricingRule, type RuleFields } from "./pricing-rule.js";
+import {
+  MAX_PROGRAM_RULES,
+  metricsOf,
+  normalizeRule,
+  presentRule,
+  type PricingRule,
+  type RuleFields,
+} from "./pricing-rule.js";
 import { changedSegments, programOn, upcomingAfter, type ProgramSegment, type RuleChange } from "./program-timeline.js";
 import type { RatingContextCache } from "./rating-context-cache.js";
 
@@ -165,6 +172,13 @@ export function createPricingVersions({
                 throw new ConflictError(
                   `A pricing rule with id '${rule.id}' already exists on this contract`,
                   "rule_exists",
+                );
+              }
+              if (rules.length >= MAX_PROGRAM_RULES) {
+                throw new ValidationError(
+                  `The contract's program already holds ${MAX_PROGRAM_RULES} rules, the most a program may hold: remove or change a rule instead`,
+                  "too_many_rules",
+                  [{ path: "rules", message: `at most ${MAX_PROGRAM_RULES} rules in a program` }],
                 );
               }
               return [...rules, rule];

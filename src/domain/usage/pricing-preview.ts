@@ -7,10 +7,11 @@ import { peekCredits } from "../credits/credit-service.js";
 import type { PricingPreview } from "../invoices/invoice-schemas.js";
 import { requireScope } from "../kernel/actor.js";
 import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-period.js";
-import { NotFoundError } from "../kernel/errors.js";
+import { NotFoundError, RateLimitedError, ValidationError } from "../kernel/errors.js";
+import { createFairQueue, type FairQueueLimits, QueueFullError } from "../../platform/fair-queue.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { rerateOnBook } from "./rerate.js";
-import { listPeriodEvents } from "./usage-repository.js";
+import { periodEvents, rerateOnBook } from "./rerate.js";
+import { countPeriodEvents } from "./usage-repository.js";
 
 /** A previewed program, as the API takes it (contract-schemas.ts, `pricingPreviewInput`). */
 export interface PreviewRequest {
@@ -20,6 +21,21 @@ export interface PreviewRequest {
 }
 
 /**
+ * The most stored events a previewed month may hold (docs/api.md, "Limits"): pricing them again is work of one
+ * core for a few seconds at most, done in slices between other requests (rerate.ts).
+ */
+export const MAX_PREVIEW_EVENTS = 100_000;
+
+/**
+ * Previews priced at once over the service, one per company; a company's second preview while its first runs is
+ * refused, as is any once eight wait: a preview is a few seconds of a core, and every waiting one holds its rules.
+ */
+const PREVIEW_QUEUE: FairQueueLimits = { slots: 2, runningPerKey: 1, perKey: 1, waiting: 8 };
+
+/** When a company refused `too_many_previews` may try again. */
+const PREVIEW_RETRY_SECONDS = 5;
+
+/**
  * POST /v1/billing/contracts/{id}/pricing/preview (docs/api.md, "Previewing a pricing change"): the period's stored
  * events (voided ones left out) priced again, in the order they were stored, under the previewed program, on a
  * draft that exists only in memory; then that draft beside the period's invoice as it stands. The same rating
@@ -27,6 +43,7 @@ export interface PreviewRequest {
  * give. Nothing is stored.
  */
 export function createPricingPreview({ contexts }: { contexts: RatingContextCache }) {
+  const queue = createFairQueue(PREVIEW_QUEUE);
   return async function preview(tenant: Tenancy, contractId: string, request: PreviewRequest): Promise<PricingPreview> {
     requireScope(tenant, "contracts:read");
     const period = requireBillingPeriod(request);
@@ -34,25 +51,46 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
     if (!contract) throw new NotFoundError("contract");
     requirePeriodInTerm(period, contract);
     const proposed = normalizeProgram(request.rules, contract.currency);
-    const events = await listPeriodEvents(tenant.data, contractId, period.start);
-    const { book, lines } = bookInMemory(contractId, period.start, contract.currency);
-    const program = { version: 0, rules: proposed };
-    // The grants as they stand, with what they cover of this month given back: the month burns them again.
-    const wallet = await peekCredits(tenant.data, contractId);
-    wallet.giveBack(contractId, "preview", await creditsOnPeriod(tenant.data, contractId, period.start));
-    const rerated = rerateOnBook(events, () => program, book, contractId, period.start, {
-      wallet,
-      invoiceNumber: "preview",
-    });
-    return comparePeriodBills(tenant.data, {
-      contractId,
-      period,
-      currency: contract.currency,
-      rulesNow: programOn(contract.programs, period.end).rules,
-      proposed,
-      ratedLines: lines(),
-      events: events.length - rerated.unpriced.length,
-      unpriced: rerated.unpriced.length,
+    const stored = await countPeriodEvents(tenant.data, contractId, period.start, MAX_PREVIEW_EVENTS);
+    if (stored.count > MAX_PREVIEW_EVENTS) {
+      throw new ValidationError(
+        `The month holds more than ${MAX_PREVIEW_EVENTS.toLocaleString("en-US")} usage events, the most a preview prices again`,
+        "preview_too_large",
+        [{ path: "billing_period_start", message: `a month of at most ${MAX_PREVIEW_EVENTS} usage events` }],
+      );
+    }
+    const work = async () => {
+      const { book, lines } = bookInMemory(contractId, period.start, contract.currency);
+      const program = { version: 0, rules: proposed };
+      // The grants as they stand, with what they cover of this month given back: the month burns them again.
+      const wallet = await peekCredits(tenant.data, contractId);
+      wallet.giveBack(contractId, "preview", await creditsOnPeriod(tenant.data, contractId, period.start));
+      // The events counted, and no later one: the preview prices the month as it was when it was asked for.
+      const events = periodEvents(tenant.data, contractId, period.start, { upToSeq: stored.lastSeq ?? "0" });
+      const rerated = await rerateOnBook(events, () => program, book, contractId, period.start, {
+        wallet,
+        invoiceNumber: "preview",
+      });
+      return comparePeriodBills(tenant.data, {
+        contractId,
+        period,
+        currency: contract.currency,
+        rulesNow: programOn(contract.programs, period.end).rules,
+        proposed,
+        ratedLines: lines(),
+        events: rerated.priced,
+        unpriced: rerated.unpriced.length,
+      });
+    };
+    return queue.run(tenant.companyId, work).catch((error: unknown) => {
+      if (!(error instanceof QueueFullError)) throw error;
+      throw new RateLimitedError(
+        PREVIEW_RETRY_SECONDS,
+        error.bound === "key"
+          ? "Your company has a pricing preview running already; try again when it has answered"
+          : "The service is pricing as many previews as it holds; try again in a few seconds",
+        "too_many_previews",
+      );
     });
   };
 }

@@ -7,8 +7,8 @@ import type { LineBook } from "../invoices/line-book.js";
 import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { ConflictError } from "../kernel/errors.js";
-import { rerateOnBook } from "./rerate.js";
-import { listPeriodEvents, updateEventRatings } from "./usage-repository.js";
+import { periodEvents, rerateOnBook } from "./rerate.js";
+import { updateEventRatings } from "./usage-repository.js";
 
 /** The contract a dated pricing change re-prices, as the change holds it (locked). */
 export interface RepricedContract {
@@ -58,9 +58,9 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
             "period_closed",
           );
         }
-        const events = await listPeriodEvents(tx, contract.id, invoice.periodStart);
+        const events = periodEvents(tx, contract.id, invoice.periodStart);
         wallet.giveBack(contract.id, invoice.number, open.clearRated(contract.id, invoice.periodStart));
-        const rerated = rerateOnBook(
+        const rerated = await rerateOnBook(
           events,
           (e) => {
             const day = toDateString(e.event_timestamp);

@@ -6,7 +6,9 @@ import { Big, toDecimalString } from "../kernel/money.js";
 import { chargeOnBook } from "./ingest/price.js";
 import { selectRule } from "./ingest/judge.js";
 import { takesAppliedRate, type RatableEvent } from "./pricers.js";
-import type { EventRatingWrite, StoredRatingRow } from "./usage-repository.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import { timeSlices } from "../../platform/time-slices.js";
+import { type EventRatingWrite, listPeriodEventsPage, type StoredRatingRow } from "./usage-repository.js";
 
 /** A program version as re-rating prices with it. */
 export interface ProgramVersion {
@@ -17,8 +19,8 @@ export interface ProgramVersion {
 export interface Rerating {
   /** The events whose figures changed (amount, rate, rule, version or line), with their new figures. */
   changed: EventRatingWrite[];
-  /** Every event's new charge, in the order priced (event id → charge). */
-  charges: Map<string, Big>;
+  /** Events priced. */
+  priced: number;
   /** Events no rule of their program prices (a rule removed, a rate named for a rule that takes none). */
   unpriced: StoredRatingRow[];
 }
@@ -39,34 +41,73 @@ function ratableOf(e: StoredRatingRow): RatableEvent {
 const sameDecimal = (a: string | null, b: string | null) => (a === null || b === null ? a === b : new Big(a).eq(b));
 
 /**
+ * A service period's events that count on its invoice (every one but the voided, and but `except`), in the order
+ * they were stored, a page at a time: a month of a million events is never one statement's answer, and on the
+ * embedded database no other company's statement waits behind one long read.
+ */
+export async function* periodEvents(
+  scope: CompanyScope,
+  contractId: string,
+  periodStart: string,
+  options: { except?: string; upToSeq?: string } = {},
+): AsyncGenerator<readonly StoredRatingRow[]> {
+  for (let after: string | null = null; ; ) {
+    const page = await listPeriodEventsPage(scope, { contractId, periodStart, after, upTo: options.upToSeq ?? null });
+    if (page.length === 0) return;
+    after = page[page.length - 1]!.seq;
+    yield options.except === undefined ? page : page.filter((e) => e.id !== options.except);
+  }
+}
+
+/**
  * Prices a service period's events again, one by one in the order they were stored (the order ingestion priced
  * them in: a cap's room and a tier's running quantity depend on it), each under the program version `programOf`
  * gives it, onto `book`, whose draft holds no usage yet (`clearRated`), credited from `credits` (whose wallet got
  * back what the draft's credit lines held). Under the versions the events were priced with, every event comes out
- * as it was stored. Pure but for the book and wallet it records on.
+ * as it was stored. Pure but for the book and wallet it records on. Its cost grows with the month: it gives the
+ * event loop back every few milliseconds (platform/time-slices.ts), so that other requests are served between.
  */
-export function rerateOnBook(
-  events: readonly StoredRatingRow[],
+export async function rerateOnBook(
+  pages: AsyncIterable<readonly StoredRatingRow[]>,
   programOf: (event: StoredRatingRow) => ProgramVersion,
   book: OpenBook,
   contractId: string,
   periodStart: string,
   credits?: { wallet: CreditWallet; invoiceNumber: string },
-): Rerating {
+): Promise<Rerating> {
   const changed: EventRatingWrite[] = [];
-  const charges = new Map<string, Big>();
   const unpriced: StoredRatingRow[] = [];
-  for (const e of events) {
-    const ratable = ratableOf(e);
-    const program = programOf(e);
-    const rule = selectRule(program.rules, ratable);
-    if (!rule || (ratable.appliedRate !== null && ratable.feeAmount === null && !takesAppliedRate(rule))) {
-      unpriced.push(e);
-      continue;
+  let priced = 0;
+  const slices = timeSlices();
+  for await (const page of pages) {
+    for (const e of page) {
+      if (slices.due()) await slices.yield();
+      const write = rerateOne(e, programOf(e), book, contractId, periodStart, credits);
+      if (write === null) unpriced.push(e);
+      else {
+        priced++;
+        if (write.changed) changed.push(write.write);
+      }
     }
+  }
+  return { changed, priced, unpriced };
+}
+
+/** One event priced again onto the book: its new figures and whether they changed, or null when no rule prices it. */
+function rerateOne(
+  e: StoredRatingRow,
+  program: ProgramVersion,
+  book: OpenBook,
+  contractId: string,
+  periodStart: string,
+  credits: { wallet: CreditWallet; invoiceNumber: string } | undefined,
+): { write: EventRatingWrite; changed: boolean } | null {
+  {
+    const ratable = ratableOf(e);
+    const rule = selectRule(program.rules, ratable);
+    if (!rule || (ratable.appliedRate !== null && ratable.feeAmount === null && !takesAppliedRate(rule))) return null;
     const credit = credits?.wallet.has(contractId) ? { ...credits, day: toDateString(e.event_timestamp) } : undefined;
     const { rating, lineKey } = chargeOnBook(book, contractId, periodStart, ratable, rule, credit);
-    charges.set(e.id, rating.charge);
     const write: EventRatingWrite = {
       id: e.id,
       ratedAmount: toDecimalString(rating.charge),
@@ -75,14 +116,12 @@ export function rerateOnBook(
       pricingVersion: program.version,
       lineKey,
     };
-    if (
+    const changed =
       !sameDecimal(write.ratedAmount, e.rated_amount) ||
       !sameDecimal(write.appliedRate, e.applied_rate) ||
       write.ruleId !== e.rule_id ||
       write.pricingVersion !== e.pricing_version ||
-      write.lineKey !== e.line_key
-    )
-      changed.push(write);
+      write.lineKey !== e.line_key;
+    return { write, changed };
   }
-  return { changed, charges, unpriced };
 }

@@ -430,6 +430,8 @@ export async function countUsageEventsPerDay(
 /** A stored event as re-rating reads it: what prices it, and what it was priced at. */
 export interface StoredRatingRow {
   id: string;
+  /** The order it was stored in (bigint as text). */
+  seq: string;
   metric: string;
   quantity: string;
   fee_amount: string | null;
@@ -445,24 +447,49 @@ export interface StoredRatingRow {
   line_key: string;
 }
 
+/** Events per page of a period's events (periodEvents in rerate.ts). */
+const PERIOD_PAGE = 2000;
+
 /**
- * The events of a contract's service period that count on its invoice (every one but the voided), in the order
- * they were stored: the order ingestion priced them in.
+ * A page of the events of a contract's service period that count on its invoice (every one but the voided), in
+ * the order they were stored (the order ingestion priced them in): those stored after `after` (a seq; null: from
+ * the first) and up to `upTo` (null: the last).
  */
-export async function listPeriodEvents(
+export async function listPeriodEventsPage(
+  db: CompanyScope,
+  which: { contractId: string; periodStart: string; after: string | null; upTo: string | null },
+): Promise<StoredRatingRow[]> {
+  const { rows } = await db.query<StoredRatingRow>(
+    `SELECT id, seq::text, metric, quantity::text, fee_amount::text, sent_rate::text, counterparty, counterparty_side,
+            pair, event_timestamp, rated_amount::text, applied_rate::text, rule_id, pricing_version, line_key
+       FROM usage_events
+      WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND status <> 'voided'
+        AND usage_events.seq > coalesce($4::bigint, 0) AND ($5::bigint IS NULL OR usage_events.seq <= $5::bigint)
+      ORDER BY usage_events.seq -- the column, not the text the select list names seq: '10' sorts before '8'
+      LIMIT ${PERIOD_PAGE}`,
+    [which.contractId, which.periodStart, which.after, which.upTo],
+  );
+  return rows;
+}
+
+/**
+ * How many events a contract's service period holds on its invoice, counted up to `atMost + 1` (so that a month
+ * of millions is not counted whole to learn it is over), and the seq of the last one counted.
+ */
+export async function countPeriodEvents(
   db: CompanyScope,
   contractId: string,
   periodStart: string,
-): Promise<StoredRatingRow[]> {
-  const { rows } = await db.query<StoredRatingRow>(
-    `SELECT id, metric, quantity::text, fee_amount::text, sent_rate::text, counterparty, counterparty_side, pair,
-            event_timestamp, rated_amount::text, applied_rate::text, rule_id, pricing_version, line_key
-       FROM usage_events
-      WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND status <> 'voided'
-      ORDER BY seq`,
-    [contractId, periodStart],
+  atMost: number,
+): Promise<{ count: number; lastSeq: string | null }> {
+  const { rows } = await db.query<{ count: number; last_seq: string | null }>(
+    `SELECT count(*)::int AS count, max(seq)::text AS last_seq
+       FROM (SELECT seq FROM usage_events
+              WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND status <> 'voided'
+              ORDER BY seq LIMIT $4) counted`,
+    [contractId, periodStart, atMost + 1],
   );
-  return rows;
+  return { count: rows[0]!.count, lastSeq: rows[0]!.last_seq };
 }
 
 /** A re-rated event's new figures; decimals as strings. */

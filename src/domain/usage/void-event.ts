@@ -5,7 +5,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { rerateOnBook } from "./rerate.js";
+import { periodEvents, rerateOnBook } from "./rerate.js";
 import * as repo from "./usage-repository.js";
 
 /**
@@ -47,9 +47,7 @@ export function createVoidUsageEvent({
           "period_closed",
         );
       }
-      const events = (await repo.listPeriodEvents(tx, event.contract_id, event.service_period_start)).filter(
-        (e) => e.id !== eventId,
-      );
+      const events = periodEvents(tx, event.contract_id, event.service_period_start, { except: eventId });
       const versions = await programVersions(tx, event.contract_id);
       const wallet = await openCredits(tx, [event.contract_id]);
       wallet.giveBack(
@@ -57,7 +55,7 @@ export function createVoidUsageEvent({
         event.invoice_number,
         open.clearRated(event.contract_id, event.service_period_start),
       );
-      const rerated = rerateOnBook(
+      const rerated = await rerateOnBook(
         events,
         (e) => {
           const v = versions.get(e.pricing_version);

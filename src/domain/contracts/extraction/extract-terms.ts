@@ -3,7 +3,8 @@
 // Every value comes from words on a page: what no sentence, label or table row states is left out, never
 // guessed. Confidence is how sure the reading is: 0.95 for a labelled value or a table row, less for looser
 // wording, times the OCR engine's confidence for scanned pages.
-import { addPricingRuleInput, MAX_PROGRAM_RULES } from "../contract-schemas.js";
+import { addPricingRuleInput } from "../contract-schemas.js";
+import { MAX_PROGRAM_RULES } from "../pricing-rule.js";
 import { normalizeRule } from "../pricing-rule.js";
 import type {
   ExtractedField,

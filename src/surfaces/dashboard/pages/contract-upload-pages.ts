@@ -4,7 +4,7 @@
 // (uploadTermsInput) and saves it with the PDF through the same service call as
 // POST /v1/billing/contracts/upload's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { MAX_PROGRAM_RULES } from "../../../domain/contracts/contract-schemas.js";
+import { MAX_PROGRAM_RULES } from "../../../domain/contracts/pricing-rule.js";
 import type {
   ContractExtraction,
   ExtractedField,

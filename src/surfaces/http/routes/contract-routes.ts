@@ -392,8 +392,14 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                 ...invalidRule,
                 invalid_billing_period: "not one calendar month of the months billed",
                 outside_contract_term: "the month lies outside the contract's term",
+                preview_too_large:
+                  "the month holds more usage events than a preview prices (100,000); `details` name `billing_period_start`",
               },
               404: notFound("contract"),
+              429: {
+                too_many_previews:
+                  "the company has a preview running already, or the service is pricing as many previews as it holds; try again after `Retry-After` seconds",
+              },
             }),
           },
         },
@@ -420,7 +426,11 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           response: {
             201: pricingRuleResponseSchema,
             ...errorResponses({
-              400: { ...invalidRule, outside_contract_term: "`effective_date` is outside the contract's term" },
+              400: {
+                ...invalidRule,
+                outside_contract_term: "`effective_date` is outside the contract's term",
+                too_many_rules: "the contract's program holds 100 rules already, the most a program may hold",
+              },
               404: notFound("contract"),
               409: {
                 rule_exists: "a rule with the supplied `id` is on the contract already",
