@@ -2,12 +2,18 @@
 // each value with the page and text it came from, the file checked as an upload's is, and nothing stored.
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import PDFDocument from "pdfkit";
 import { CONTRACTS, keyWithScopes } from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
 import { noisePage, proseAgreement, scanPdf } from "../support/agreement-files.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
-import { generatedAgreement, type MultipartPart, multipart, uploadFootprint, plainPdf } from "../support/uploads.js";
+import {
+  generatedAgreement,
+  type MultipartPart,
+  multipart,
+  pagesPdf,
+  plainPdf,
+  uploadFootprint,
+} from "../support/uploads.js";
 
 const EXTRACT = `${CONTRACTS}/extract`;
 
@@ -28,22 +34,6 @@ const filePart = (value: Buffer, filename = "agreement.pdf"): MultipartPart => (
   filename,
   type: "application/pdf",
 });
-
-/** A PDF of `count` pages, each with one line of text. */
-function pagesPdf(count: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const doc = new PDFDocument({ info: { CreationDate: new Date(0) } });
-    const chunks: Buffer[] = [];
-    doc.on("data", (chunk: Buffer) => chunks.push(chunk));
-    doc.on("end", () => resolve(Buffer.concat(chunks)));
-    doc.on("error", reject);
-    for (let page = 1; page <= count; page++) {
-      if (page > 1) doc.addPage();
-      doc.text(`Page ${page} of the schedules.`);
-    }
-    doc.end();
-  });
-}
 
 describeEachEngine("contract extraction (API)", (t) => {
   it("proposes the terms of a prose agreement, each value with its page and source text, and stores nothing", async () => {

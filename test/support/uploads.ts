@@ -234,3 +234,19 @@ export async function uploadFootprint(t: TestApp, companyId: string) {
     events: await eventCount(t, companyId),
   };
 }
+
+/** A PDF of `count` pages, each with one line of text. */
+export function pagesPdf(count: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFDocument({ info: { CreationDate: new Date(0) } });
+    const chunks: Buffer[] = [];
+    doc.on("data", (chunk: Buffer) => chunks.push(chunk));
+    doc.on("end", () => resolve(Buffer.concat(chunks)));
+    doc.on("error", reject);
+    for (let page = 1; page <= count; page++) {
+      if (page > 1) doc.addPage();
+      doc.text(`Page ${page} of the schedules.`);
+    }
+    doc.end();
+  });
+}

@@ -5,7 +5,7 @@ import { QueueFullError } from "../../platform/fair-queue.js";
 import { OCR_PAGES, ocrPages } from "../../platform/pdf-ocr.js";
 import { inspectionRefusal, inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
 import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
-import { MAX_AGREEMENT_BYTES } from "./contract-schemas.js";
+import { MAX_AGREEMENT_BYTES, MAX_AGREEMENT_PAGES } from "./contract-schemas.js";
 import type { ExtractionItem, ExtractionWarning } from "./extraction/extraction-types.js";
 
 /** A file as it arrived: the name the client gave it and its bytes. */
@@ -62,6 +62,13 @@ async function inspectAgreementFile(
     throw new ValidationError(
       "The PDF unpacks into more than the service reads for one file, or takes too long to read; save it again as a plain PDF",
       "file_too_complex",
+    );
+  }
+  if (inspection.pageCount > MAX_AGREEMENT_PAGES) {
+    throw new ValidationError(
+      `The PDF has ${inspection.pageCount} pages; an agreement may have at most ${MAX_AGREEMENT_PAGES}`,
+      "file_too_many_pages",
+      [{ path: "file", message: `at most ${MAX_AGREEMENT_PAGES} pages` }],
     );
   }
   return inspection;

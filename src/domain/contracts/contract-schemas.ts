@@ -217,6 +217,8 @@ export const pricingRuleResponseSchema = z
 
 /** The most bytes an uploaded agreement may have: 10 MiB (10,485,760). */
 export const MAX_AGREEMENT_BYTES = 10 * 1024 * 1024;
+/** The most pages an uploaded agreement may have (docs/api.md, "Limits"): every page's content is read to check it. */
+export const MAX_AGREEMENT_PAGES = 500;
 
 /**
  * A contract upload's `terms` (docs/api.md, "Uploading a contract"): the customer (an existing one by id, or

@@ -76,6 +76,7 @@ const agreementFileErrors = {
     file_too_complex:
       "reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes",
     unexpected_file: "a file in a part other than `file`",
+    file_too_many_pages: "the PDF has more than 500 pages; `details` name `file`",
   },
   413: {
     file_too_large: "the file is larger than 10 MiB (10,485,760 bytes)",
