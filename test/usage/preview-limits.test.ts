@@ -6,7 +6,16 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { MAX_PREVIEW_EVENTS } from "../../src/domain/usage/pricing-preview.js";
-import { CONTRACTS, companyWithContract, getPricing, submitAccepted, usageEvent } from "../support/api.js";
+import {
+  CONTRACTS,
+  companyWithContract,
+  getPricing,
+  invoiceFor,
+  submitAccepted,
+  USAGE,
+  usageEvent,
+  verifyProblems,
+} from "../support/api.js";
 import { assertDecimal, expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 
@@ -27,7 +36,7 @@ async function programPricingWiresAt(t: TestApp, key: string, contractId: string
 /**
  * Stores `copies` more events like the company's event `eventId` straight into the table (each with an id of its
  * own), as a month of that many events would be stored: sending a hundred thousand events through the API would
- * cost the suite minutes. The copies are not on the draft's lines: only a preview reads them here.
+ * cost the suite minutes. The copies are not on the draft's lines until the month is priced again (a void).
  */
 async function storeCopies(t: TestApp, companyId: string, eventId: string, copies: number): Promise<void> {
   const { rows } = await t.app.db.query<{ column_name: string }>(
@@ -45,7 +54,7 @@ async function storeCopies(t: TestApp, companyId: string, eventId: string, copie
 
 describeEachEngine("pricing preview: its size and its queue", (t) => {
   it("prices a month read over several pages exactly as a month read at once (2,500 events)", async () => {
-    const { key, contract } = await companyWithContract(t());
+    const { key, companyId, contract } = await companyWithContract(t());
     for (let batch = 0; batch < 25; batch++) {
       await submitAccepted(
         t(),
@@ -62,13 +71,20 @@ describeEachEngine("pricing preview: its size and its queue", (t) => {
     // 2,500 charges of 0.005 each, every event priced once, whichever page it was read in.
     assertDecimal(wires.quantity, 1250);
     assertDecimal(wires.amount, 12.5);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it(`prices the largest month a preview takes (${MAX_PREVIEW_EVENTS} events) and refuses one event more with 400 naming the field`, async () => {
     const { key, companyId, contract } = await companyWithContract(t());
     const first = usageEvent(contract.id, { quantity: 2 });
     await submitAccepted(t(), key, [first]);
-    await storeCopies(t(), companyId, first.event_id as string, MAX_PREVIEW_EVENTS - 1);
+    await storeCopies(t(), companyId, first.event_id as string, MAX_PREVIEW_EVENTS);
+    // Voiding one prices the month's other 100,000 again: every copy lands on the draft's lines.
+    expectStatus(await t().call({ method: "POST", url: `${USAGE}/${first.event_id}/void`, key }), 200);
+    const draft = await invoiceFor(t(), key, contract.id);
+    const usage = draft.line_items.find((l: { kind: string }) => l.kind === "usage");
+    assertDecimal(usage!.quantity, 2 * MAX_PREVIEW_EVENTS);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
     const rules = await programPricingWiresAt(t(), key, contract.id, "0.01");
     const res = await previewOf(t(), key, contract.id, { rules, ...MARCH });
     expectStatus(res, 200);
