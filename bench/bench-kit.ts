@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
+import { cpus, loadavg, totalmem } from "node:os";
 import pg from "pg";
 
 export const GIVEN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -315,4 +316,15 @@ export async function postPdf(
   });
   const body = (await res.json()) as Record<string, unknown>;
   return { status: res.status, body, ms: performance.now() - started };
+}
+
+/** The machine a run measured, for its results file: figures compare only within one machine and hour. */
+export function machine() {
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverage1m: loadavg()[0],
+  };
 }

@@ -10,9 +10,16 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
 import { bombPdf, generatedAgreement, uploadTerms } from "../test/support/uploads.js";
-import { companyWithKey, createDatabase, dropDatabase, percentile, postPdf, startService } from "./bench-kit.js";
+import {
+  companyWithKey,
+  createDatabase,
+  dropDatabase,
+  machine,
+  percentile,
+  postPdf,
+  startService,
+} from "./bench-kit.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BOMBS = 15;
@@ -28,7 +35,9 @@ const median = (values: number[]) =>
 
 /** One upload over HTTP, as a client sends it; its status, code and time. */
 async function upload(port: number, key: string, pdf: Buffer): Promise<{ status: number; code?: string; ms: number }> {
-  const answer = await postPdf(port, key, "/v1/billing/contracts/upload", pdf, { terms: JSON.stringify(uploadTerms()) });
+  const answer = await postPdf(port, key, "/v1/billing/contracts/upload", pdf, {
+    terms: JSON.stringify(uploadTerms()),
+  });
   return { status: answer.status, code: answer.body.code as string | undefined, ms: answer.ms };
 }
 
@@ -68,13 +77,7 @@ async function main(): Promise<void> {
     const ratio = median(behind) / median(alone);
     const results = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpu: cpus()[0]?.model,
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverage1m: loadavg()[0],
-      },
+      machine: machine(),
       rounds: ROUNDS,
       bombsPerRound: BOMBS,
       aloneMs: alone.map(round),
