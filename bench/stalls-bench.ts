@@ -228,7 +228,7 @@ interface Operation {
   repeat: boolean;
 }
 
-/** A 4000 × 4000 RGBA PNG, mostly transparent, that compresses to a few kilobytes: the largest logo accepted. */
+/** A 4000 × 4000 RGBA PNG, a disc on a transparent ground (127 KiB of file for 64 MB of pixels): the largest logo accepted. */
 function largestLogo(): Buffer {
   const canvas = createCanvas(LOGO_SIDE, LOGO_SIDE);
   const context = canvas.getContext("2d");
