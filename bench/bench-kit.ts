@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { createServer } from "node:net";
+import { cpus, loadavg, totalmem } from "node:os";
 import pg from "pg";
 
 export const GIVEN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -266,4 +267,64 @@ export async function postgresCpu(database: string): Promise<{ stop(): Promise<n
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Companies and files, as operators and clients send them
+
+/** An operator's POST to the admin API (the service started with BILLING_ADMIN_TOKEN): its JSON answer. */
+export async function adminPost(
+  port: number,
+  adminToken: string,
+  path: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+/** A new company, made through the admin API, and an API key of it with every scope. */
+export async function companyWithKey(port: number, adminToken: string, name: string): Promise<string> {
+  const company = await adminPost(port, adminToken, "/admin/v1/companies", { name });
+  return String((await adminPost(port, adminToken, `/admin/v1/companies/${String(company.id)}/api-keys`, {})).key);
+}
+
+/**
+ * A PDF sent as the multipart part `file` (then `fields`, each a part of its own), as a browser or fetch sends
+ * it: the answer's status, its JSON body (its `code` on a refusal) and the time it took.
+ */
+export async function postPdf(
+  port: number,
+  key: string,
+  path: string,
+  pdf: Buffer,
+  fields: Record<string, string> = {},
+): Promise<{ status: number; body: Record<string, unknown>; ms: number }> {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(pdf)], { type: "application/pdf" }), "agreement.pdf");
+  for (const [name, value] of Object.entries(fields)) form.append(name, value);
+  const started = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  return { status: res.status, body, ms: performance.now() - started };
+}
+
+/** The machine a run measured, for its results file: figures compare only within one machine and hour. */
+export function machine() {
+  return {
+    cpus: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverage1m: loadavg()[0],
+  };
 }

@@ -10,9 +10,16 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, totalmem } from "node:os";
 import { bombPdf, generatedAgreement, uploadTerms } from "../test/support/uploads.js";
-import { createDatabase, dropDatabase, percentile, startService } from "./bench-kit.js";
+import {
+  companyWithKey,
+  createDatabase,
+  dropDatabase,
+  machine,
+  percentile,
+  postPdf,
+  startService,
+} from "./bench-kit.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BOMBS = 15;
@@ -28,27 +35,10 @@ const median = (values: number[]) =>
 
 /** One upload over HTTP, as a client sends it; its status, code and time. */
 async function upload(port: number, key: string, pdf: Buffer): Promise<{ status: number; code?: string; ms: number }> {
-  const form = new FormData();
-  form.append("file", new Blob([new Uint8Array(pdf)], { type: "application/pdf" }), "agreement.pdf");
-  form.append("terms", JSON.stringify(uploadTerms()));
-  const started = performance.now();
-  const res = await fetch(`http://127.0.0.1:${port}/v1/billing/contracts/upload`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}` },
-    body: form,
+  const answer = await postPdf(port, key, "/v1/billing/contracts/upload", pdf, {
+    terms: JSON.stringify(uploadTerms()),
   });
-  const body = (await res.json()) as { code?: string };
-  return { status: res.status, code: body.code, ms: performance.now() - started };
-}
-
-async function admin(port: number, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, unknown>;
+  return { status: answer.status, code: answer.body.code as string | undefined, ms: answer.ms };
 }
 
 async function main(): Promise<void> {
@@ -60,8 +50,7 @@ async function main(): Promise<void> {
   const url = await createDatabase(name);
   const service = await startService({ DATABASE_URL: url, BILLING_ADMIN_TOKEN: ADMIN_TOKEN }, API_KEY);
   try {
-    const companyB = await admin(service.port, "/admin/v1/companies", { name: "Company B" });
-    const keyB = String((await admin(service.port, `/admin/v1/companies/${String(companyB.id)}/api-keys`, {})).key);
+    const keyB = await companyWithKey(service.port, ADMIN_TOKEN, "Company B");
     const keyA = API_KEY; // the bootstrap company
     const valid = await generatedAgreement();
     const bomb = bombPdf(1024 * 1024 * 1024, { into: "page" });
@@ -88,13 +77,7 @@ async function main(): Promise<void> {
     const ratio = median(behind) / median(alone);
     const results = {
       date: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpu: cpus()[0]?.model,
-        memoryGb: Math.round(totalmem() / 2 ** 30),
-        node: process.version,
-        loadAverage1m: loadavg()[0],
-      },
+      machine: machine(),
       rounds: ROUNDS,
       bombsPerRound: BOMBS,
       aloneMs: alone.map(round),
