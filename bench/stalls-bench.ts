@@ -9,8 +9,9 @@
  *
  * Environment: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_SMOKE=1 (short
  * phases, small counts, the service from source), BENCH_SERVICE=tsx (the service from source instead of dist/),
- * BENCH_ENGINES (default `postgres,pglite`), BENCH_TIERS (tiers of the graduated rule, default 250),
- * BENCH_PREVIEW_EVENTS (events of the month the preview prices, default 10,000; 1,000 in smoke).
+ * BENCH_ENGINES (default `postgres,pglite`), BENCH_TIERS (tiers of the graduated rule, default the most a rule
+ * takes, 250), BENCH_PREVIEW_EVENTS (events of the month the preview prices, default the most a preview takes,
+ * 100,000; 1,000 in smoke).
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -18,6 +19,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCanvas } from "@napi-rs/canvas";
+import { MAX_RULE_TIERS } from "../src/domain/contracts/pricing-rule.js";
+import { MAX_PREVIEW_EVENTS } from "../src/domain/usage/pricing-preview.js";
 import { noisePage, proseAgreement, scanPdf } from "../test/support/agreement-files.js";
 import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
 import { bombPdf, uploadTerms } from "../test/support/uploads.js";
@@ -34,10 +37,10 @@ import {
   startService,
 } from "./bench-kit.js";
 
-/** Tiers of the graduated rule: the most the API accepts (no limit today; 250 a rule is the one planned). */
-const TIERS = Number(process.env.BENCH_TIERS ?? 250);
-/** Events of the month the pricing preview prices, sent before its phase. */
-const PREVIEW_EVENTS = Number(process.env.BENCH_PREVIEW_EVENTS ?? (SMOKE ? 1_000 : 10_000));
+/** Tiers of the graduated rule: the most the API accepts. */
+const TIERS = Number(process.env.BENCH_TIERS ?? MAX_RULE_TIERS);
+/** Events of the month the pricing preview prices, sent before its phase: the most a preview takes. */
+const PREVIEW_EVENTS = Number(process.env.BENCH_PREVIEW_EVENTS ?? (SMOKE ? 1_000 : MAX_PREVIEW_EVENTS));
 const ENGINES = (process.env.BENCH_ENGINES ?? "postgres,pglite").split(",") as Engine[];
 /** Each phase lasts at least this long (B's load runs the whole phase); repeatable operations repeat within it. */
 const PHASE_MS = SMOKE ? 2_000 : 10_000;
