@@ -8,7 +8,11 @@ export interface ChildRequest {
   input: unknown;
 }
 
-export type ChildReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string };
+export type ChildReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; message: string }
+  /** Sent once, when the child has loaded its modules: its start-up is not counted in a job's CPU budget. */
+  | { ready: true };
 
 // biome-ignore lint/suspicious/noExplicitAny: each handler takes its own input, checked by its caller's types
 type Handlers = Record<string, (input: any) => unknown>;
@@ -26,4 +30,5 @@ export function serveChildJobs(handlers: Handlers): void {
     }
   });
   process.on("disconnect", () => process.exit(0));
+  send({ ready: true });
 }

@@ -57,6 +57,12 @@ export interface ChildPool {
   refusal(key: string): "key" | "total" | undefined;
   /** Jobs running and waiting now. */
   load(): { running: number; waiting: number };
+  /**
+   * Takes one of `key`'s turns without a child until `release` is called: `started` settles when the turn starts,
+   * or rejects (QueueFullError) at once past a bound. A job that holds its company's place as long as its caller
+   * says (tests prove the queue's fairness with it, without timing).
+   */
+  hold(key: string): { started: Promise<void>; release: () => void };
   /** The children's process ids (for operators and tests). */
   pids(): number[];
   /** Kills the children; jobs running are refused (`exited`). */
@@ -74,6 +80,8 @@ interface Running {
 interface Child {
   process: ChildProcess;
   job: Running | undefined;
+  /** Settles when the child says it is ready (or is gone): a job's CPU is counted from there. */
+  ready: Promise<void>;
 }
 
 /** Clock ticks a second (USER_HZ): 100 on Linux whatever the kernel's own tick rate. */
@@ -81,7 +89,7 @@ const TICKS_PER_SECOND = 100;
 const WATCH_MS = 50;
 
 /** CPU time a process has used so far, in ms (user + system, from /proc); undefined where the OS does not show it. */
-export function cpuTimeMs(pid: number): number | undefined {
+function cpuTimeMs(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // The command name (field 2) may hold spaces and parentheses: count the fields after its closing one.
@@ -109,7 +117,8 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       serialization: "advanced",
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
-    const child: Child = { process, job: undefined };
+    let ready = () => {};
+    const child: Child = { process, job: undefined, ready: new Promise<void>((resolve) => (ready = resolve)) };
     children.add(child);
     try {
       if (process.pid !== undefined) setPriority(process.pid, options.nice);
@@ -117,6 +126,7 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       // The OS may not allow it: the budgets still hold.
     }
     process.on("message", (reply: ChildReply) => {
+      if ("ready" in reply) return ready();
       const job = child.job;
       if (job === undefined || reply.id !== job.id) return;
       child.job = undefined;
@@ -125,6 +135,7 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       else job.reject(new ChildJobError("failed", reply.message));
     });
     const gone = () => {
+      ready();
       if (!children.delete(child)) return;
       const job = child.job;
       child.job = undefined;
@@ -161,7 +172,7 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     if (closed) return Promise.reject(new ChildJobError("exited", "the pool is closed"));
     const child = [...children].find((c) => c.job === undefined && c.process.connected) ?? spawn();
     const pid = child.process.pid;
-    const cpuAtStart = pid === undefined ? undefined : cpuTimeMs(pid);
+    let cpuAtStart: number | undefined;
     return new Promise<T>((resolve, reject) => {
       const stop = () => {
         clearTimeout(deadline);
@@ -182,14 +193,19 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       busy(child);
       const deadline = setTimeout(() => kill(child, "time"), options.budget.wallMs);
       const watch = setInterval(() => {
-        if (pid === undefined) return;
+        if (pid === undefined || cpuAtStart === undefined) return;
         if (residentBytes(pid) > options.budget.rssBytes) return kill(child, "memory");
         const cpu = cpuTimeMs(pid);
-        if (cpu !== undefined && cpuAtStart !== undefined && cpu - cpuAtStart > options.budget.cpuMs) kill(child, "cpu");
+        if (cpu !== undefined && cpuAtStart !== undefined && cpu - cpuAtStart > options.budget.cpuMs)
+          kill(child, "cpu");
       }, WATCH_MS);
       const request: ChildRequest = { id: job.id, kind, input };
-      child.process.send(request, (error) => {
-        if (error) kill(child, "exited");
+      void child.ready.then(() => {
+        if (child.job !== job) return; // gone before it was ready: the job is refused already
+        cpuAtStart = pid === undefined ? undefined : cpuTimeMs(pid);
+        child.process.send(request, (error) => {
+          if (error) kill(child, "exited");
+        });
       });
     });
   }
@@ -198,6 +214,19 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     run: (key, kind, input) => queue.run(key, () => inChild(kind, input)),
     refusal: (key) => queue.refusal(key),
     load: () => queue.load(),
+    hold(key) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const started = new Promise<void>((resolve, reject) => {
+        queue
+          .run(key, () => {
+            resolve();
+            return released;
+          })
+          .catch(reject);
+      });
+      return { started, release };
+    },
     pids: () => [...children].flatMap((c) => (c.process.pid === undefined ? [] : [c.process.pid])),
     close() {
       closed = true;

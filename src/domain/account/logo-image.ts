@@ -63,7 +63,8 @@ export const fitsLogoPixels = (size: { width: number; height: number }): boolean
 export function storedLogoSize(bytes: Uint8Array): { width: number; height: number } | undefined {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   try {
-    if (isPng(buffer) && buffer.length >= 24) return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
+    if (isPng(buffer) && buffer.length >= 24)
+      return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
     if (isJpeg(buffer)) {
       const { width, height } = inspectJpeg(buffer);
       return { width, height };

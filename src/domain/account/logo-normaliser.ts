@@ -22,7 +22,12 @@ export async function normaliseLogo(bytes: Uint8Array): Promise<NormalisedLogo> 
     image = inspectLogo(bytes);
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    return { kind: "refused", code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    return {
+      kind: "refused",
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    };
   }
   if (fitsLogoPixels(image)) return { kind: "logo", contentType: image.contentType, ...sizeOf(image) };
   const decoded = await loadImage(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));

@@ -25,7 +25,7 @@ const DOCUMENT_CHILDREN = 2;
 const DOCUMENT_BUDGET = { cpuMs: 20_000, wallMs: 120_000, rssBytes: 768 * 1024 * 1024, heapMb: 384 } as const;
 const DOCUMENT_NICE = 10;
 /** When a company refused `too_many_documents` may try again: a document takes a fraction of a second. */
-export const DOCUMENT_RETRY_SECONDS = 2;
+const DOCUMENT_RETRY_SECONDS = 2;
 
 // The same kind of file as this one: built .js, or .ts from source (tests, `npm run dev`), started with tsx.
 const fromSource = import.meta.url.endsWith(".ts");
@@ -44,8 +44,15 @@ function documentPool(): ChildPool {
   return pool;
 }
 
-/** Documents running and waiting now, over every company; and the document processes' ids. */
-export const documentLoad = () => ({ ...documentPool().load(), pids: documentPool().pids() });
+/**
+ * The pool as operators and tests see it: documents running and waiting now over every company, the document
+ * processes' ids, and a company's turn held (ChildPool's `hold`) to prove the queue's order without timing.
+ */
+export const documentTurns = {
+  load: () => documentPool().load(),
+  pids: () => documentPool().pids(),
+  hold: (companyId: string) => documentPool().hold(companyId),
+};
 
 async function inTurn<T>(companyId: string, kind: string, input: unknown): Promise<T> {
   try {
@@ -87,5 +94,3 @@ export async function agreementPdf(companyId: string, input: AgreementPdfInput):
 export function normalisedLogo(companyId: string, bytes: Uint8Array): Promise<NormalisedLogo> {
   return inTurn<NormalisedLogo>(companyId, "logo", bytes);
 }
-
-

@@ -96,7 +96,8 @@ export async function freezeInvoiceParties(tx: CompanyScope, number: string): Pr
 export async function documentParties(db: CompanyScope, row: repo.InvoiceDocumentRow): Promise<DocumentParties> {
   if (row.parties === null || row.parties === undefined) {
     const live = partiesOf(await findSellerProfile(db), row);
-    const logo = live.logo && (await madeSmall(db, live.logo, (small) => replaceStoredLogo(db, live.logo!.bytes, small)));
+    const logo =
+      live.logo && (await madeSmall(db, live.logo, (small) => replaceStoredLogo(db, live.logo!.bytes, small)));
     return { ...live, logo: logo ?? null };
   }
   const parties = row.parties as InvoiceParties;
