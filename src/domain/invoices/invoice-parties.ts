@@ -112,7 +112,7 @@ export async function documentParties(db: CompanyScope, row: repo.InvoiceDocumen
 }
 
 /**
- * A logo stored before logos were made small at upload (docs/decisions.md, "Logos made small once"): scaled down
+ * A logo stored before logos were made small at upload (docs/decisions.md, "Documents and logos"): scaled down
  * once, in the document processes, on the first document that prints it, and stored so (`store`); every later
  * document embeds the small one. A logo that cannot be scaled is printed as it is, as before.
  */
