@@ -36,12 +36,12 @@ export interface paths {
         };
         /**
          * Download the logo
-         * @description The image as it was uploaded. Scope `invoices:read` or `invoices:write`.
+         * @description The image as stored and printed: as uploaded when it fitted 600 × 224 pixels, else the smaller copy made of it when it was uploaded. Scope `invoices:read` or `invoices:write`.
          */
         get: operations["getAccountLogo"];
         /**
          * Set the logo printed on invoices
-         * @description The body is the image itself, sent as `image/png` or `image/jpeg` (at most 1 MiB, 4000 pixels a side; 8-bit, not interlaced, for a PNG). It is checked whole before it is kept, so every invoice can print it. Scope `invoices:write`.
+         * @description The body is the image itself, sent as `image/png` or `image/jpeg` (at most 1 MiB and 4000 pixels a side: maxima; 8-bit, not interlaced, for a PNG). It is checked whole and, when larger than 600 × 224 pixels (what the invoice's logo box needs), scaled down once, its proportions kept, in the same format; that small image is what is stored, what `GET` answers and what every document prints. Scope `invoices:write`.
          */
         put: operations["putAccountLogo"];
         post?: never;
@@ -2412,7 +2412,25 @@ export interface operations {
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_documents`: the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_documents";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
@@ -3207,7 +3225,25 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_documents`: the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_documents";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
@@ -4561,7 +4597,25 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_documents`: the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_documents";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };
@@ -5251,7 +5305,25 @@ export interface operations {
             };
             408: components["responses"]["RequestTimeout"];
             414: components["responses"]["UriTooLong"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description Too Many Requests. Codes:
+             *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
+             *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
+             *     - `too_many_documents`: the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_documents";
+                    } & WithRequired<components["schemas"]["Error"], "code">;
+                };
+            };
             431: components["responses"]["RequestHeaderFieldsTooLarge"];
             500: components["responses"]["InternalServerError"];
         };

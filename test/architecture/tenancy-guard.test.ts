@@ -48,6 +48,8 @@ const CROSS_COMPANY: Record<string, string> = {
   "invoice-message-repository.ts#claimDueMessages":
     "the mail worker serves every company; each claimed row carries its own",
   "invoice-message-repository.ts#recordMessageAttempt": "the mail worker, by the claimed row's company and id",
+  "invoice-message-repository.ts#deferMessage":
+    "the mail worker, by the claimed row's company and id: gives back an attempt the document queue refused",
   "invoice-message-repository.ts#findInvoiceByHostedToken":
     "the hosted invoice page: its secret token (by its SHA-256) names the company and the invoice",
   "invoice-repository.ts#findDraftsDue":

@@ -314,7 +314,18 @@ describeEachEngine("service endpoints", (t, engine) => {
       assert.deepEqual(codesOf(responses["401"]), ["missing_api_key", "invalid_api_key"], where);
       assert.deepEqual(codesOf(responses["403"]), ["insufficient_scope"], where);
       const readsAgreement = ["POST /v1/billing/contracts/upload", "POST /v1/billing/contracts/extract"];
-      const ownLimits = readsAgreement.includes(where) ? ["too_many_uploads"] : [];
+      // The operations that make a document in the document processes (docs/architecture.md, "Documents off the main thread").
+      const makesDocument = [
+        "GET /v1/billing/invoices/{number}/pdf",
+        "GET /v1/billing/credit-notes/{number}/pdf",
+        "GET /v1/billing/contracts/{ext_id}/agreement.pdf",
+        "PUT /v1/billing/account/logo",
+      ];
+      const ownLimits = readsAgreement.includes(where)
+        ? ["too_many_uploads"]
+        : makesDocument.includes(where)
+          ? ["too_many_documents"]
+          : [];
       assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts", ...ownLimits], where);
       assert.ok(responses["429"].headers["Retry-After"], `${where}: 429 says Retry-After`);
       assert.ok(codesOf(responses["400"]).includes("invalid_request"), where);

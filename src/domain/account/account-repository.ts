@@ -67,6 +67,21 @@ export async function upsertLogo(
   await tx.query("UPDATE companies SET updated_at = $2 WHERE id = $1", [now]);
 }
 
+/**
+ * Replaces the logo whose SHA-256 is `sha256` by the same logo made small, unless another logo took its place
+ * meanwhile; the account's `updated_at` stays (its owner changed nothing).
+ */
+export async function replaceLogoBytes(
+  db: CompanyScope,
+  sha256: string,
+  logo: { contentType: string; bytes: Uint8Array; sha256: string },
+): Promise<void> {
+  await db.query(
+    "UPDATE company_logos SET content_type = $3, bytes = $4, sha256 = $5 WHERE company_id = $1 AND sha256 = $2",
+    [sha256, logo.contentType, logo.bytes, logo.sha256],
+  );
+}
+
 export async function deleteLogo(tx: CompanyScope, now: Date): Promise<void> {
   await tx.query("DELETE FROM company_logos WHERE company_id = $1", []);
   await tx.query("UPDATE companies SET updated_at = $2 WHERE id = $1", [now]);

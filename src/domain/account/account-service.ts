@@ -3,11 +3,13 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
-import { NotFoundError } from "../kernel/errors.js";
+import { ChildJobError } from "../../platform/child-pool.js";
+import { normalisedLogo } from "../documents/document-pool.js";
+import { NotFoundError, TooLargeError, ValidationError } from "../kernel/errors.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import * as repo from "./account-repository.js";
-import type { Account, SellerProfile, UpdateAccountInput } from "./account-schemas.js";
-import { inspectLogo } from "./logo-image.js";
+import { MAX_LOGO_BYTES, type Account, type SellerProfile, type UpdateAccountInput } from "./account-schemas.js";
+import { storedLogoSize } from "./logo-image.js";
 
 function presentAccount(row: repo.AccountRow, logoSize: { width: number; height: number } | null): Account {
   return {
@@ -40,7 +42,53 @@ async function readAccount(scope: CompanyScope): Promise<Account> {
   const row = await repo.findAccount(scope);
   if (!row) throw new NotFoundError("account");
   const logo = row.logo_type === null ? undefined : await repo.findLogo(scope);
-  return presentAccount(row, logo ? inspectLogo(logo.bytes) : null);
+  // Its header's size: the logo was checked whole when it was stored.
+  return presentAccount(row, logo ? (storedLogoSize(logo.bytes) ?? null) : null);
+}
+
+const sha256Hex = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
+
+/**
+ * The logo as it is stored and printed (docs/api.md, "Account", the logo): checked whole and, if larger than a
+ * document prints it, scaled down, in the document processes (documents/document-pool.ts), never on the
+ * service's main thread. Refused as 413 `logo_too_large` over 1 MiB (before any process sees it), 400
+ * `invalid_logo` when the checks or the decoding refuse it, 429 `too_many_documents` when its company's turn is full.
+ */
+async function normaliseUpload(
+  companyId: string,
+  bytes: Uint8Array,
+): Promise<{ contentType: "image/png" | "image/jpeg"; bytes: Uint8Array }> {
+  if (bytes.length > MAX_LOGO_BYTES) {
+    throw new TooLargeError(`The logo is over 1 MiB (${MAX_LOGO_BYTES} bytes)`, "logo_too_large");
+  }
+  let normal: Awaited<ReturnType<typeof normalisedLogo>>;
+  try {
+    normal = await normalisedLogo(companyId, bytes);
+  } catch (error) {
+    if (!(error instanceof ChildJobError)) throw error;
+    const why = "it cannot be decoded within the memory and time one image may take";
+    throw new ValidationError(`The logo must be a PNG or JPEG image: ${why}`, "invalid_logo", [
+      { path: "logo", message: why },
+    ]);
+  }
+  if (normal.kind === "refused") {
+    if (normal.code === "logo_too_large") throw new TooLargeError(normal.message, normal.code);
+    throw new ValidationError(normal.message, normal.code, normal.details);
+  }
+  return { contentType: normal.contentType, bytes: normal.bytes ?? bytes };
+}
+
+/**
+ * Stores `small` (the same logo made small) in place of the account's logo whose bytes were `original`, unless the
+ * account's logo changed meanwhile: a logo kept from before logos were made small at upload, the first time a
+ * document prints it (invoices/invoice-parties.ts).
+ */
+export async function replaceStoredLogo(
+  scope: CompanyScope,
+  original: Uint8Array,
+  small: { contentType: string; bytes: Uint8Array },
+): Promise<void> {
+  await repo.replaceLogoBytes(scope, sha256Hex(original), { ...small, sha256: sha256Hex(small.bytes) });
 }
 
 /**
@@ -91,13 +139,16 @@ export function createAccountService({ clock }: { db: Database; clock: Clock }) 
       });
     },
 
-    /** Sets the logo: PNG or JPEG, at most 1 MiB, checked whole first (logo-image.ts). */
+    /**
+     * Sets the logo: PNG or JPEG, at most 1 MiB and 4000 pixels a side, checked whole (logo-image.ts) and stored
+     * at most 600 × 224 pixels (normaliseUpload): what every document then prints.
+     */
     async putLogo(tenant: Tenancy, bytes: Uint8Array): Promise<Account> {
       requireScope(tenant, "invoices:write");
-      const image = inspectLogo(bytes);
-      const sha256 = createHash("sha256").update(bytes).digest("hex");
+      const logo = await normaliseUpload(tenant.companyId, bytes);
+      const sha256 = sha256Hex(logo.bytes);
       return tenant.transaction(async (tx) => {
-        await repo.upsertLogo(tx, { contentType: image.contentType, bytes, sha256 }, clock.now());
+        await repo.upsertLogo(tx, { contentType: logo.contentType, bytes: logo.bytes, sha256 }, clock.now());
         return readAccount(tx);
       });
     },
@@ -110,6 +161,7 @@ export function createAccountService({ clock }: { db: Database; clock: Clock }) 
       });
     },
 
+    /** The logo as stored and printed: as sent when it fitted, else the small image made of it at upload. */
     async logo(tenant: Tenancy): Promise<{ contentType: string; bytes: Uint8Array }> {
       requireScope(tenant, "invoices:read", "invoices:write");
       const logo = await repo.findLogo(tenant.data);

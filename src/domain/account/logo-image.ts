@@ -2,8 +2,17 @@ import { crc32, inflateSync } from "node:zlib";
 import { TooLargeError, ValidationError } from "../kernel/errors.js";
 import { MAX_LOGO_BYTES } from "./account-schemas.js";
 
-/** The largest side a logo may have, in pixels: it is printed about 2 inches wide. */
+/** The largest side a logo may be sent with, in pixels (a maximum: what is stored is smaller, LOGO_PIXELS). */
 const MAX_SIDE = 4000;
+
+/** The box a document prints the seller's logo in, at the top right, in points (about 2 by 0.8 inches). */
+export const LOGO_BOX = { width: 150, height: 56 };
+
+/**
+ * The most pixels a stored logo has: 4 a point of LOGO_BOX (288 dpi, sharp on paper). A logo larger is scaled
+ * down once, when it is uploaded (normalisedLogoSize), and documents embed that; a smaller one is kept as sent.
+ */
+const LOGO_PIXELS = { width: LOGO_BOX.width * 4, height: LOGO_BOX.height * 4 };
 
 export interface LogoImage {
   contentType: "image/png" | "image/jpeg";
@@ -30,6 +39,40 @@ export function inspectLogo(bytes: Uint8Array): LogoImage {
     throw refused(`it is ${image.width}×${image.height} pixels; each side must be 1 to ${MAX_SIDE}`);
   }
   return image;
+}
+
+/** The size a logo of `width` × `height` pixels is stored at: within LOGO_PIXELS, its proportions kept, never upscaled. */
+export function normalisedLogoSize(size: { width: number; height: number }): { width: number; height: number } {
+  const scale = Math.min(1, LOGO_PIXELS.width / size.width, LOGO_PIXELS.height / size.height);
+  if (scale === 1) return { width: size.width, height: size.height };
+  return {
+    width: Math.max(1, Math.round(size.width * scale)),
+    height: Math.max(1, Math.round(size.height * scale)),
+  };
+}
+
+/** Whether a logo of this size is stored as sent (it fits LOGO_PIXELS) rather than scaled down. */
+export const fitsLogoPixels = (size: { width: number; height: number }): boolean =>
+  size.width <= LOGO_PIXELS.width && size.height <= LOGO_PIXELS.height;
+
+/**
+ * A stored logo's size in pixels from its header alone (a PNG's IHDR, a JPEG's frame header), without reading
+ * its pixels: what the account shows, and how a document knows a logo kept from before normalisation is large.
+ * Undefined for bytes that are neither.
+ */
+export function storedLogoSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  try {
+    if (isPng(buffer) && buffer.length >= 24)
+      return { width: buffer.readUInt32BE(16), height: buffer.readUInt32BE(20) };
+    if (isJpeg(buffer)) {
+      const { width, height } = inspectJpeg(buffer);
+      return { width, height };
+    }
+  } catch {
+    // Not an image this service stored.
+  }
+  return undefined;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

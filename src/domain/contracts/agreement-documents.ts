@@ -3,6 +3,7 @@ import type { Database } from "../../db/database.js";
 import { findCompany } from "../access/companies.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
+import { agreementPdf } from "../documents/document-pool.js";
 import { NotFoundError } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
 import { programOn } from "./program-timeline.js";
@@ -19,10 +20,8 @@ export function createAgreementDocuments({ db, clock }: { db: Database; clock: C
     const program = segments.length > 0 ? programOn(segments, toDateString(clock.now())) : undefined;
     const rules = program?.rules ?? [];
     const minimums = rules.filter((r) => r.type === "minimum");
-    // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders an agreement
-    // pays for them (docs/performance.md, peak RSS).
-    const { renderAgreementPdf } = await import("./agreement-pdf.js");
-    return renderAgreementPdf({
+    // Rendered in the document processes, in the company's turn (documents/document-pool.ts): never on this thread.
+    return agreementPdf(contract.company_id, {
       companyName: company?.name ?? "",
       customerName: contract.customer_name,
       contractId: contract.id,

@@ -7,6 +7,7 @@ import { forCompany } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
+import { creditNotePdf, invoicePdf } from "../documents/document-pool.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { Big, toDecimalString, toMoneyString } from "../kernel/money.js";
 import { findCreditNote } from "./collection-repository.js";
@@ -129,8 +130,7 @@ async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ f
     },
     generatedAt: note.created_at,
   };
-  const { renderCreditNotePdf } = await import("./credit-note-pdf.js");
-  return { filename: `${number}.pdf`, pdf: await renderCreditNotePdf(input) };
+  return { filename: `${number}.pdf`, pdf: await creditNotePdf(scope.companyId, input) };
 }
 
 /** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
@@ -176,9 +176,8 @@ export async function invoicePdfOf(scope: CompanyScope, number: string): Promise
   if (!row) throw new NotFoundError("invoice");
   const parties = await documentParties(scope, row);
   const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
-  // pdfkit and its fonts cost ~27 MB of memory once loaded: only a process that renders a PDF pays for them.
-  const { renderInvoicePdf } = await import("./invoice-pdf.js");
-  return { filename: `${number}.pdf`, pdf: await renderInvoicePdf(input) };
+  // Rendered in the document processes, in the company's turn (documents/document-pool.ts): never on this thread.
+  return { filename: `${number}.pdf`, pdf: await invoicePdf(scope.companyId, input) };
 }
 
 /** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */

@@ -141,6 +141,23 @@ export async function recordMessageAttempt(
   return result.rowCount === 1;
 }
 
+/**
+ * Puts a claimed message back in the queue as if it had not been tried (its attempt given back), due again at
+ * `nextAttemptAt`: what the mail worker does when the document processes are momentarily full.
+ */
+export async function deferMessage(
+  db: Queryable,
+  m: { companyId: string; id: string; attempts: number },
+  nextAttemptAt: Date,
+): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE invoice_messages SET attempts = attempts - 1, next_attempt_at = $4
+      WHERE company_id = $1 AND id = $2 AND attempts = $3 AND status = 'queued'`,
+    [m.companyId, m.id, m.attempts, nextAttemptAt],
+  );
+  return result.rowCount === 1;
+}
+
 /** Sets an invoice's hosted link (at issue, and when the old one is revoked): the old token answers nothing from now on. */
 export async function setHostedLink(
   db: CompanyScope,

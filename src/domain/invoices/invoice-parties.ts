@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../db/company-scope.js";
-import { findSellerProfile } from "../account/account-service.js";
+import { findSellerProfile, replaceStoredLogo } from "../account/account-service.js";
 import type { PaperSize, SellerProfile } from "../account/account-schemas.js";
+import { fitsLogoPixels, storedLogoSize } from "../account/logo-image.js";
+import { ChildJobError } from "../../platform/child-pool.js";
+import { normalisedLogo } from "../documents/document-pool.js";
 import * as repo from "./invoice-read-repository.js";
 
 /**
@@ -91,9 +94,43 @@ export async function freezeInvoiceParties(tx: CompanyScope, number: string): Pr
  * before they were kept) the account's and the customer's as they are now.
  */
 export async function documentParties(db: CompanyScope, row: repo.InvoiceDocumentRow): Promise<DocumentParties> {
-  if (row.parties === null || row.parties === undefined) return partiesOf(await findSellerProfile(db), row);
+  if (row.parties === null || row.parties === undefined) {
+    const live = partiesOf(await findSellerProfile(db), row);
+    const logo =
+      live.logo && (await madeSmall(db, live.logo, (small) => replaceStoredLogo(db, live.logo!.bytes, small)));
+    return { ...live, logo: logo ?? null };
+  }
   const parties = row.parties as InvoiceParties;
   const sha256 = parties.seller.logo_sha256;
-  const logo = sha256 === null ? undefined : await repo.findInvoiceLogo(db, sha256);
-  return { parties, logo: logo ? { contentType: logo.content_type, bytes: logo.bytes } : null };
+  const stored = sha256 === null ? undefined : await repo.findInvoiceLogo(db, sha256);
+  const logo =
+    stored &&
+    (await madeSmall(db, { contentType: stored.content_type, bytes: stored.bytes }, (small) =>
+      repo.replaceInvoiceLogo(db, sha256!, small),
+    ));
+  return { parties, logo: logo ?? null };
+}
+
+/**
+ * A logo stored before logos were made small at upload (docs/decisions.md, "Documents and logos"): scaled down
+ * once, in the document processes, on the first document that prints it, and stored so (`store`); every later
+ * document embeds the small one. A logo that cannot be scaled is printed as it is, as before.
+ */
+async function madeSmall(
+  db: CompanyScope,
+  logo: PartyLogo,
+  store: (small: PartyLogo) => Promise<void>,
+): Promise<PartyLogo> {
+  const size = storedLogoSize(logo.bytes);
+  if (size === undefined || fitsLogoPixels(size)) return logo;
+  try {
+    const normal = await normalisedLogo(db.companyId, logo.bytes);
+    if (normal.kind !== "logo" || normal.bytes === undefined) return logo;
+    const small: PartyLogo = { contentType: normal.contentType, bytes: normal.bytes };
+    await store(small);
+    return small;
+  } catch (error) {
+    if (error instanceof ChildJobError) return logo;
+    throw error;
+  }
 }

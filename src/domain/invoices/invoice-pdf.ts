@@ -22,6 +22,7 @@ import {
   type Doc,
   type TableColumn,
 } from "../../platform/pdf-layout.js";
+import { LOGO_BOX } from "../account/logo-image.js";
 import { Big, roundToMinorUnit } from "../kernel/money.js";
 import { formatMoney } from "../kernel/money-format.js";
 import { decimalWords, percentWords, type PricedRule, rulePriceWords } from "../contracts/rule-price-wording.js";
@@ -292,9 +293,6 @@ function tierRows(line: PdfLine, currency: string): string[][] {
 }
 
 type InvoiceWords = ReturnType<typeof invoiceWords>;
-
-/** The logo's box at the top right, in points. */
-const LOGO_BOX = { width: 150, height: 56 };
 
 /**
  * The seller at the top left (name in bold, address lines, tax id) and the logo, when set, at the top right.

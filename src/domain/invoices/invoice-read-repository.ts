@@ -194,6 +194,22 @@ export async function findInvoiceLogo(
   return rows[0];
 }
 
+/**
+ * Replaces an issued invoice's logo by the same logo made small (documents/document-pool.ts): it keeps the name
+ * the invoice's parties know it by, the SHA-256 of the bytes it was issued with.
+ */
+export async function replaceInvoiceLogo(
+  db: CompanyScope,
+  sha256: string,
+  small: { contentType: string; bytes: Uint8Array },
+): Promise<void> {
+  await db.query("UPDATE invoice_logos SET content_type = $3, bytes = $4 WHERE company_id = $1 AND sha256 = $2", [
+    sha256,
+    small.contentType,
+    small.bytes,
+  ]);
+}
+
 /** The invoice of a contract's billing period, with its lines, if it has one. */
 export async function findPeriodInvoice(
   db: CompanyScope,

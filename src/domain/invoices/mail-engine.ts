@@ -4,6 +4,7 @@ import { findSellerProfile } from "../account/account-service.js";
 import { toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
 import { toMoneyString } from "../kernel/money.js";
+import { RateLimitedError } from "../kernel/errors.js";
 import { companyData } from "../kernel/tenancy.js";
 import { maxAttempts, nextAttemptAt } from "../webhooks/delivery-schedule.js";
 import { amountDue } from "./invoice-amounts.js";
@@ -104,6 +105,16 @@ export function createMailEngine({
         try {
           outcome = await attempt(message);
         } catch (error) {
+          // The company's documents are momentarily queued full: no attempt, the message waits its turn.
+          if (error instanceof RateLimitedError && error.code === "too_many_documents") {
+            const due = new Date(clock.now().getTime() + error.retryAfterSeconds * 1000);
+            await repo.deferMessage(
+              db,
+              { companyId: message.company_id, id: message.id, attempts: message.attempts },
+              due,
+            );
+            continue;
+          }
           outcome = { ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` };
         }
         const finishedAt = clock.now();

@@ -116,4 +116,16 @@ export class RateLimitedError extends DomainError {
       "too_many_uploads",
     );
   }
+
+  /**
+   * 429: a document (a PDF, a logo to normalise) that cannot be queued for the document processes
+   * (documents/document-pool.ts): `why` says whose bound it is past, its company's or the service's.
+   */
+  static tooManyDocuments(retryAfterSeconds: number, why: string) {
+    return new RateLimitedError(
+      retryAfterSeconds,
+      `${why}; try again in ${retryAfterSeconds} seconds`,
+      "too_many_documents",
+    );
+  }
 }

@@ -5,6 +5,7 @@ import {
   percentEscapesAreUtf8,
   unstorableText,
 } from "../../domain/kernel/storable-text.js";
+import { RateLimitedError } from "../../domain/kernel/errors.js";
 import { toHttpError } from "../http/error-handler.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets.js";
@@ -156,6 +157,8 @@ export function dashboardRoutes(deps: DashboardDeps) {
     app.setErrorHandler((error, request, reply) => {
       const { status, body, unexpected } = toHttpError(error);
       if (unexpected) request.log.error({ err: error }, "unhandled dashboard error");
+      // A document its company's turn could not take (too_many_documents), and the like: when to try again.
+      if (error instanceof RateLimitedError) void reply.header("retry-after", String(error.retryAfterSeconds));
       const message = unexpected
         ? "Something went wrong on our side. Please try again."
         : status === 404

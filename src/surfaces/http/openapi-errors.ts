@@ -27,6 +27,12 @@ export const errorSchema = z
 /** Error codes, each with when it is answered: `{ not_found: "no such contract" }`. */
 type Codes = Record<string, string>;
 
+/** The 429 of an operation that makes a document (a PDF, a logo) in the document processes: documents/document-pool.ts. */
+export const TOO_MANY_DOCUMENTS: Codes = {
+  too_many_documents:
+    "the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",
+};
+
 /** The codes of the error schemas that errorResponses hands to routes, until withRouteErrorCodes reads them. */
 const declaredCodes = new WeakMap<object, Codes>();
 /** Where a route's own codes travel on its operation, from withRouteErrorCodes to describeCommonErrors. */

@@ -3,7 +3,7 @@ import { accountSchema, updateAccountInput } from "../../../domain/account/accou
 import { UnsupportedContentError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
-import { errorResponses } from "../openapi-errors.js";
+import { errorResponses, TOO_MANY_DOCUMENTS } from "../openapi-errors.js";
 
 const LOGO_TYPES = ["image/png", "image/jpeg"];
 
@@ -53,7 +53,7 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
             tags: ["Account"],
             summary: "Set the logo printed on invoices",
             description:
-              "The body is the image itself, sent as `image/png` or `image/jpeg` (at most 1 MiB, 4000 pixels a side; 8-bit, not interlaced, for a PNG). It is checked whole before it is kept, so every invoice can print it. Scope `invoices:write`.",
+              "The body is the image itself, sent as `image/png` or `image/jpeg` (at most 1 MiB and 4000 pixels a side: maxima; 8-bit, not interlaced, for a PNG). It is checked whole and, when larger than 600 × 224 pixels (what the invoice's logo box needs), scaled down once, its proportions kept, in the same format; that small image is what is stored, what `GET` answers and what every document prints. Scope `invoices:write`.",
             response: {
               200: accountSchema,
               ...errorResponses({
@@ -61,6 +61,7 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
                   invalid_logo: "the body is not a whole PNG or JPEG image the PDF can print; the sentence says why",
                 },
                 415: { unsupported_media_type: "the body is not sent as `image/png` or `image/jpeg`" },
+                429: TOO_MANY_DOCUMENTS,
               }),
             },
           },
@@ -84,7 +85,8 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getAccountLogo",
           tags: ["Account"],
           summary: "Download the logo",
-          description: "The image as it was uploaded. Scope `invoices:read` or `invoices:write`.",
+          description:
+            "The image as stored and printed: as uploaded when it fitted 600 × 224 pixels, else the smaller copy made of it when it was uploaded. Scope `invoices:read` or `invoices:write`.",
           response: errorResponses({ 404: { not_found: "the account has no logo" } }),
         },
       },

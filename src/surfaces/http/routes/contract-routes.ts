@@ -25,7 +25,7 @@ import { exactJsonReader } from "../json-body.js";
 import { sendPdf } from "../send-documents.js";
 import { acceptMultipart, readMultipartForm, UPLOAD_LIMITS } from "../multipart-form.js";
 import { listSchema } from "../list-envelope.js";
-import { errorResponses, errorSchema } from "../openapi-errors.js";
+import { errorResponses, errorSchema, TOO_MANY_DOCUMENTS } from "../openapi-errors.js";
 import { customerExists } from "./customer-routes.js";
 
 const contractParams = z.object({ ext_id: z.string().min(1).max(255) });
@@ -260,7 +260,7 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Contracts"],
           summary: "The contract's agreement: the uploaded PDF as it was sent, or the generated one",
           params: contractParams,
-          response: errorResponses({ 404: notFound("contract") }),
+          response: errorResponses({ 404: notFound("contract"), 429: TOO_MANY_DOCUMENTS }),
         },
       },
       async (request, reply) => {

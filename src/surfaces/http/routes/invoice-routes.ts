@@ -21,7 +21,7 @@ import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
 import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
-import { errorResponses } from "../openapi-errors.js";
+import { errorResponses, TOO_MANY_DOCUMENTS } from "../openapi-errors.js";
 
 const invoiceList = listSchema(invoiceSchema, "InvoiceList");
 const creditNoteList = listSchema(creditNoteSchema, "CreditNoteList");
@@ -134,7 +134,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "On the account's paper size (Letter or A4): the seller (name, address, tax id, logo), the customer (name, address, country, email, tax id) and its memo or PO number, number, period, issue and due dates, lines worded by their rule (a monthly cap explained, a rate as a percentage, fees as count and total), subtotal, tax and total, payment instructions and footer, money formatted per currency. A draft is marked DRAFT; a void invoice VOID, with nothing due. An issued invoice shows the seller and customer as they were when it was issued, and every download is the same file.",
           params: invoiceNumberParams,
-          response: errorResponses({ 404: notFound }),
+          response: errorResponses({ 404: notFound, 429: TOO_MANY_DOCUMENTS }),
         },
       },
       async (request, reply) => {
@@ -349,7 +349,10 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "The seller and the customer as its invoice was issued, the invoice it credits, its lines, its total, and what it took off the amount due and left on the customer's balance. The same credit note always gives the same bytes.",
           params: creditNoteNumberParams,
-          response: errorResponses({ 404: { not_found: "no credit note with this number for this company" } }),
+          response: errorResponses({
+            404: { not_found: "no credit note with this number for this company" },
+            429: TOO_MANY_DOCUMENTS,
+          }),
         },
       },
       async (request, reply) =>

@@ -1,0 +1,15 @@
+// The document processes' entry (document-pool.ts starts them): every PDF the service renders, and every logo
+// it normalises, is made here, off the service's main thread. The renderers are the domain's own pure functions
+// of plain inputs: the same input gives the same bytes here as anywhere.
+import { serveChildJobs } from "../../platform/child-jobs.js";
+import { normaliseLogo } from "../account/logo-normaliser.js";
+import { renderAgreementPdf } from "../contracts/agreement-pdf.js";
+import { renderCreditNotePdf } from "../invoices/credit-note-pdf.js";
+import { renderInvoicePdf } from "../invoices/invoice-pdf.js";
+
+serveChildJobs({
+  invoicePdf: renderInvoicePdf,
+  creditNotePdf: renderCreditNotePdf,
+  agreementPdf: renderAgreementPdf,
+  logo: normaliseLogo,
+});

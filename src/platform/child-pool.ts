@@ -1,0 +1,236 @@
+// A few long-lived child processes that do the service's heavy work (rendering a PDF, decoding an image) off its
+// event loop, so that one company's large document never holds another company's one-event request back. Jobs
+// are queued by an opaque key (fair-queue.ts: each key in turn, bounded per key and overall; past a bound a job
+// is refused at once with QueueFullError); each runs in a warm child at a lower CPU priority (nice), within a
+// budget: the child's CPU time (utime + stime in /proc/<pid>/stat), its resident set (/proc/<pid>/statm), and a
+// generous wall-clock backstop. A child over budget is killed, as is one that dies on its own: its job is
+// refused with a ChildJobError and the next job gets a new child. No business rule: the jobs are the entry's.
+//
+// The child's entry serves jobs with serveChildJobs (child-jobs.ts). Messages use the "advanced" serialization
+// (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not.
+import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { setPriority } from "node:os";
+import type { ChildReply, ChildRequest } from "./child-jobs.js";
+import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
+import { residentBytes } from "./pdf-text.js";
+
+export interface ChildPoolOptions {
+  /** The child's module. A `.ts` file (the service run from source, tests) is started with tsx's loader. */
+  entry: URL;
+  /** Children kept, each running one job at a time: the queue's slots. */
+  children: number;
+  /** The queue's bounds but its slots (which are `children`). */
+  queue: Omit<FairQueueLimits, "slots">;
+  budget: {
+    /** CPU time one job may take in its child. */
+    cpuMs: number;
+    /** Wall-clock time one job may take: a backstop for a child that waits rather than computes. */
+    wallMs: number;
+    /** The child's resident set. */
+    rssBytes: number;
+    /** V8's old space, in MiB (--max-old-space-size). */
+    heapMb: number;
+  };
+  /** The children's niceness (0–19): above the service's own, so that its main thread keeps its core. */
+  nice: number;
+}
+
+/** Why a job did not answer: over a budget, its child died, or the job threw (its message). */
+export type ChildJobFailure = "cpu" | "memory" | "time" | "exited" | "failed";
+
+/** A job refused by its child or by the pool's budgets; the child, if it was at fault, is replaced. */
+export class ChildJobError extends Error {
+  constructor(
+    readonly reason: ChildJobFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = "ChildJobError";
+  }
+}
+
+export interface ChildPool {
+  /** Runs the job `kind` on `input` in a child, in `key`'s turn; QueueFullError past a bound, ChildJobError if it fails. */
+  run<T>(key: string, kind: string, input: unknown): Promise<T>;
+  /** The bound a job of `key` would be refused by now, or undefined. */
+  refusal(key: string): "key" | "total" | undefined;
+  /** Jobs running and waiting now. */
+  load(): { running: number; waiting: number };
+  /**
+   * Takes one of `key`'s turns without a child until `release` is called: `started` settles when the turn starts,
+   * or rejects (QueueFullError) at once past a bound. A job that holds its company's place as long as its caller
+   * says (tests prove the queue's fairness with it, without timing).
+   */
+  hold(key: string): { started: Promise<void>; release: () => void };
+  /** The children's process ids (for operators and tests). */
+  pids(): number[];
+  /** Kills the children; jobs running are refused (`exited`). */
+  close(): void;
+}
+
+interface Running {
+  id: number;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  /** The reason the pool killed the child, if it did. */
+  killedFor?: ChildJobFailure;
+}
+
+interface Child {
+  process: ChildProcess;
+  job: Running | undefined;
+  /** Settles when the child says it is ready (or is gone): a job's CPU is counted from there. */
+  ready: Promise<void>;
+}
+
+/** Clock ticks a second (USER_HZ): 100 on Linux whatever the kernel's own tick rate. */
+const TICKS_PER_SECOND = 100;
+const WATCH_MS = 50;
+
+/** CPU time a process has used so far, in ms (user + system, from /proc); undefined where the OS does not show it. */
+function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) may hold spaces and parentheses: count the fields after its closing one.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createChildPool(options: ChildPoolOptions): ChildPool {
+  const queue = createFairQueue({ ...options.queue, slots: options.children });
+  const fromSource = options.entry.pathname.endsWith(".ts");
+  const execArgv = [
+    `--max-old-space-size=${options.budget.heapMb}`,
+    ...(fromSource ? ["--import", import.meta.resolve("tsx")] : []),
+  ];
+  const children = new Set<Child>();
+  let nextId = 1;
+  let closed = false;
+
+  function spawn(): Child {
+    const process = fork(options.entry, [], {
+      execArgv,
+      serialization: "advanced",
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    let ready = () => {};
+    const child: Child = { process, job: undefined, ready: new Promise<void>((resolve) => (ready = resolve)) };
+    children.add(child);
+    try {
+      if (process.pid !== undefined) setPriority(process.pid, options.nice);
+    } catch {
+      // The OS may not allow it: the budgets still hold.
+    }
+    process.on("message", (reply: ChildReply) => {
+      if ("ready" in reply) return ready();
+      const job = child.job;
+      if (job === undefined || reply.id !== job.id) return;
+      child.job = undefined;
+      idle(child);
+      if (reply.ok) job.resolve(reply.value);
+      else job.reject(new ChildJobError("failed", reply.message));
+    });
+    const gone = () => {
+      ready();
+      if (!children.delete(child)) return;
+      const job = child.job;
+      child.job = undefined;
+      job?.reject(
+        new ChildJobError(
+          job.killedFor ?? "exited",
+          job.killedFor ? `the job went over its ${job.killedFor} budget` : "the child process exited during the job",
+        ),
+      );
+    };
+    process.once("exit", gone);
+    process.once("error", gone);
+    idle(child);
+    return child;
+  }
+
+  // An idle child never holds the service open; a busy one does, until it answers.
+  function idle(child: Child) {
+    child.process.unref();
+    (child.process.channel as { unref?: () => void } | undefined)?.unref?.();
+  }
+  function busy(child: Child) {
+    child.process.ref();
+    (child.process.channel as { ref?: () => void } | undefined)?.ref?.();
+  }
+
+  function kill(child: Child, reason: ChildJobFailure) {
+    if (child.job) child.job.killedFor ??= reason;
+    child.process.kill("SIGKILL");
+  }
+
+  /** Runs one job in a free child (the queue never starts more jobs than there are children). */
+  function inChild<T>(kind: string, input: unknown): Promise<T> {
+    if (closed) return Promise.reject(new ChildJobError("exited", "the pool is closed"));
+    const child = [...children].find((c) => c.job === undefined && c.process.connected) ?? spawn();
+    const pid = child.process.pid;
+    let cpuAtStart: number | undefined;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => {
+        clearTimeout(deadline);
+        clearInterval(watch);
+      };
+      const job: Running = {
+        id: nextId++,
+        resolve: (value) => {
+          stop();
+          resolve(value as T);
+        },
+        reject: (error) => {
+          stop();
+          reject(error);
+        },
+      };
+      child.job = job;
+      busy(child);
+      const deadline = setTimeout(() => kill(child, "time"), options.budget.wallMs);
+      const watch = setInterval(() => {
+        if (pid === undefined || cpuAtStart === undefined) return;
+        if (residentBytes(pid) > options.budget.rssBytes) return kill(child, "memory");
+        const cpu = cpuTimeMs(pid);
+        if (cpu !== undefined && cpuAtStart !== undefined && cpu - cpuAtStart > options.budget.cpuMs)
+          kill(child, "cpu");
+      }, WATCH_MS);
+      const request: ChildRequest = { id: job.id, kind, input };
+      void child.ready.then(() => {
+        if (child.job !== job) return; // gone before it was ready: the job is refused already
+        cpuAtStart = pid === undefined ? undefined : cpuTimeMs(pid);
+        child.process.send(request, (error) => {
+          if (error) kill(child, "exited");
+        });
+      });
+    });
+  }
+
+  return {
+    run: (key, kind, input) => queue.run(key, () => inChild(kind, input)),
+    refusal: (key) => queue.refusal(key),
+    load: () => queue.load(),
+    hold(key) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const started = new Promise<void>((resolve, reject) => {
+        queue
+          .run(key, () => {
+            resolve();
+            return released;
+          })
+          .catch(reject);
+      });
+      return { started, release };
+    },
+    pids: () => [...children].flatMap((c) => (c.process.pid === undefined ? [] : [c.process.pid])),
+    close() {
+      closed = true;
+      for (const child of children) kill(child, "exited");
+    },
+  };
+}
