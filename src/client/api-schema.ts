@@ -2948,6 +2948,7 @@ export interface operations {
              *     - `file_unreadable`: it starts like a PDF but cannot be parsed
              *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes
              *     - `unexpected_file`: a file in a part other than `file`
+             *     - `file_too_many_pages`: the PDF has more than 500 pages; `details` name `file`
              *     - `terms_missing`: no part `terms`
              *     - `invalid_terms`: `terms` fail validation; `details` name each field
              *     - `invalid_pricing_rule`: a rule is not a valid rule; `details` name `rules.{i}.{field}`
@@ -2959,7 +2960,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file" | "terms_missing" | "invalid_terms" | "invalid_pricing_rule";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file" | "file_too_many_pages" | "terms_missing" | "invalid_terms" | "invalid_pricing_rule";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
@@ -3096,6 +3097,7 @@ export interface operations {
              *     - `file_unreadable`: it starts like a PDF but cannot be parsed
              *     - `file_too_complex`: reading the PDF (every page's content) takes more memory or time than one upload may: a small file that unpacks into gigabytes
              *     - `unexpected_file`: a file in a part other than `file`
+             *     - `file_too_many_pages`: the PDF has more than 500 pages; `details` name `file`
              */
             400: {
                 headers: {
@@ -3104,7 +3106,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file";
+                        code: "invalid_request" | "invalid_encoding" | "invalid_json" | "invalid_multipart" | "file_missing" | "file_empty" | "file_encrypted" | "file_unreadable" | "file_too_complex" | "unexpected_file" | "file_too_many_pages";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };
