@@ -20,7 +20,7 @@ import * as repo from "./contract-repository.js";
 import type { Contract } from "./contract-schemas.js";
 import { completeNewContract, newContractRow } from "./new-contracts.js";
 import { checkUploadTerms, type CheckedTerms } from "./upload-terms.js";
-import { extractTerms } from "./extraction/extract-terms.js";
+import { extractedTerms } from "../documents/document-pool.js";
 import type { ContractExtraction } from "./extraction/extraction-types.js";
 
 /**
@@ -87,7 +87,7 @@ export function createContractUploads({ db, clock, publicUrl }: { db: Database; 
       readAgreementForExtraction(tenant.companyId, file),
       sellerNames(tenant.data),
     ]);
-    const found = extractTerms(reading.items, { sellerNames: names });
+    const found = await extractedTerms(tenant.companyId, reading.items, { sellerNames: names });
     return {
       object: "contract_extraction",
       terms: found.terms,

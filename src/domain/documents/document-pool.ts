@@ -7,6 +7,8 @@ import { ChildJobError, type ChildPool, createChildPool } from "../../platform/c
 import { QueueFullError } from "../../platform/fair-queue.js";
 import type { NormalisedLogo } from "../account/logo-normaliser.js";
 import type { AgreementPdfInput } from "../contracts/agreement-text.js";
+import type { ExtractionContext, TermsReading } from "../contracts/extraction/extract-terms.js";
+import type { ExtractionItem } from "../contracts/extraction/extraction-types.js";
 import type { CreditNotePdfInput } from "../invoices/credit-note-pdf.js";
 import type { InvoicePdfInput } from "../invoices/invoice-pdf.js";
 import { RateLimitedError } from "../kernel/errors.js";
@@ -88,6 +90,18 @@ export async function creditNotePdf(companyId: string, input: CreditNotePdfInput
 /** A generated agreement's PDF (contracts/agreement-pdf.ts), made in its company's turn. */
 export async function agreementPdf(companyId: string, input: AgreementPdfInput): Promise<Buffer> {
   return asBuffer(await inTurn<Uint8Array>(companyId, "agreementPdf", input));
+}
+
+/**
+ * The terms an agreement's text proposes (contracts/extraction/extract-terms.ts), read in its company's turn: the
+ * reading's cost grows with the runs of text on its pages (a crafted page of thousands of runs takes a second).
+ */
+export function extractedTerms(
+  companyId: string,
+  items: readonly ExtractionItem[],
+  context: ExtractionContext,
+): Promise<TermsReading> {
+  return inTurn<TermsReading>(companyId, "extractTerms", { items, context });
 }
 
 /** A logo checked whole and scaled to what documents print (account/logo-normaliser.ts), in its company's turn. */
