@@ -4,7 +4,7 @@
 // key (company), at the lowest CPU priority so that ingestion and every other request keep their speed. The rest
 // wait in a fair queue (fair-queue.ts), and turns are taken per page: between two pages a file passes its turn
 // to another key's waiting file, so one key's scans, however many and however long, hold another key's back by
-// one page at most. A file waits at most OCR_WAIT_MS in all for its turns; past that (or when its key has as many
+// one page at most. A file is given turns for OCR_WAIT_MS after it was queued; past that (or when its key has as many
 // files as it may queue, or the queue is full) the pages it has not read are answered `unread`, with when to
 // try again.
 import { type BudgetedChild, type ChildBudget, runBudgetedChild } from "./budgeted-child.js";
@@ -31,9 +31,10 @@ export interface OcrReading {
 /** Pages of one file read by OCR at most; an agreement's terms are on its first pages. */
 export const OCR_PAGES = 5;
 /**
- * How long a file may wait for its turns, in all (the first page's and each later one's). The wait is fair (one
- * page per other company ahead in the round), so running out of it means the service is reading more companies'
- * scans than its two slots keep up with.
+ * How long after it was queued a file is still given turns (the first page's and each later one's); a page being
+ * read is never cut short, and a file no other key waits behind keeps its slot. The wait is fair (one page per
+ * other company ahead in the round), so running out of it means the service is reading more companies' scans
+ * than its two slots keep up with.
  */
 const OCR_WAIT_MS = 60_000;
 /**
