@@ -103,7 +103,7 @@ export async function ocrPages(
         if (index > 0 && turn.contended()) {
           // Another company's file waits: it reads a page, and this file's next page waits its turn. The child
           // ends meanwhile (a new one opens the file again), so that waiting files hold no process or memory.
-          reader?.end();
+          await reader?.end();
           reader = undefined;
           try {
             await turn.pass(signal);
@@ -122,7 +122,8 @@ export async function ocrPages(
       }
       return { items, failedPages: [] };
     } finally {
-      reader?.end();
+      // Gone before the slot is given to another file: never more children alive than slots.
+      await reader?.end();
     }
   }
 }
@@ -136,7 +137,8 @@ function retryAfterSeconds(): number {
 interface PageReader {
   /** The page's words, or undefined when the budget stopped it (or the child failed). */
   read(page: number): Promise<OcrItem[] | undefined>;
-  end(): void;
+  /** Ends the child; settles once it has exited. */
+  end(): Promise<void>;
 }
 
 /** A child for one file, reading a page at a time, each under PAGE_BUDGET (the first, FIRST_PAGE_BUDGET). */
@@ -168,6 +170,9 @@ function openPageReader(bytes: Uint8Array): PageReader {
       child.send({ kind: "page", page });
       return Promise.race([read, gone]);
     },
-    end: () => child.kill(),
+    end: () => {
+      child.kill();
+      return gone.then(() => undefined);
+    },
   };
 }

@@ -1,8 +1,8 @@
 // Reading a PDF someone uploaded: whether it opens, whether it is encrypted, and the words on its first
 // pages with where they stand. pdfjs-dist (Mozilla's PDF.js) does the parsing, with eval off, in a child
-// process of its own (pdf-text-child.mjs) with a memory and a CPU-time budget (budgeted-child.ts): a small file can be built to unpack
-// into gigabytes or to parse for minutes, and such a file must cost the service one refused upload, not the
-// process. At most PDF_CHILDREN files are read at once, so that the budget bounds what uploads take together
+// process of its own (pdf-text-child.mjs) with a memory and a CPU-time budget (budgeted-child.ts): a small file
+// can be built to unpack into gigabytes or to parse for minutes, and such a file must cost the service one
+// refused upload, not the process. At most PDF_CHILDREN files are read at once, so that the budget bounds what uploads take together
 // (PDF_CHILDREN times the memory budget); the rest wait in a fair queue (fair-queue.ts) under a key the caller
 // gives, each key in turn, one file at a time per key: one key's files, however many, delay another key's by
 // at most one reading, never by all of theirs.
