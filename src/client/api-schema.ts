@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Read an agreement (PDF) and propose its terms, each with its source; nothing is stored
-         * @description `multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted; checked and refused as uploadContract's file is). The text layer of its first 30 pages is read; pages without text are read by OCR (at most 5 pages, one file at a time across the service, after a wait of at most 30 s: past it the text pages are read and the warning `ocr_busy` says which were not). The answer proposes the `terms` uploadContract takes, each only when it was found, and for every value in `fields` the page, the exact text it was read from and a confidence (1 for exact text; lower for OCR and for loose wording). A value without a source is never proposed, and a missing one is never guessed. Nothing is stored: not the file, not the terms; the document is read on the service's own machine and sent nowhere. Scope `contracts:write`.
+         * @description `multipart/form-data` with one part, `file`: an agreement as a PDF in any layout (at most 10 MiB, not encrypted; checked and refused as uploadContract's file is). The text layer of its first 30 pages is read; pages without text are read by OCR (at most 5 pages; two files at once across the service, one per company, companies taking turns page by page; a file is given turns until 60 s after it was queued, and a page being read is never cut short: the pages it had no turn for are left unread, and the warning `ocr_busy` says which, and in how many seconds to send the file again). The answer proposes the `terms` uploadContract takes, each only when it was found, and for every value in `fields` the page, the exact text it was read from and a confidence (1 for exact text; lower for OCR and for loose wording). A value without a source is never proposed, and a missing one is never guessed. Nothing is stored: not the file, not the terms; the document is read on the service's own machine and sent nowhere. Scope `contracts:write`.
          */
         post: operations["extractContract"];
         delete?: never;
@@ -1314,7 +1314,7 @@ export interface components {
         };
         ExtractionWarning: {
             /**
-             * @description no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised
+             * @description no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn for these pages within its wait (or the company already has two scans being read), the other pages were read and the message says when to send the file again; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised
              * @enum {string}
              */
             code: "no_text" | "ocr" | "ocr_skipped" | "ocr_busy" | "ocr_failed" | "pages_skipped" | "date_order" | "nothing_found";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createFairQueue, QueueFullError, type FairQueueLimits } from "./fair-queue.js";
+import { createFairQueue, type FairQueueLimits, QueueFullError, type Turn } from "./fair-queue.js";
 
 /** A queue of fake jobs, each finished by hand: which jobs started, in order, and how each one ended. */
 function harness(limits: FairQueueLimits) {
@@ -106,5 +106,105 @@ describe("fair queue", () => {
     );
     assert.equal(await queue.run("A", async () => 42), 42);
     assert.deepEqual(queue.load(), { running: 0, waiting: 0 });
+  });
+
+  it("serves long jobs part by part: between its parts a job passes its turn, and every key waits one part, not a whole job", async () => {
+    const queue = createFairQueue({ slots: 1, runningPerKey: 1, perKey: 5, waiting: 10 });
+    const parts: string[] = [];
+    const gates: Array<() => void> = [];
+    const next = async () => {
+      while (gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      gates.shift()!();
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    // A job of `count` parts: each part waits for the test to let it end, then the job passes its turn.
+    const job = (name: string, count: number) => async (turn: Turn) => {
+      for (let part = 1; part <= count; part++) {
+        if (part > 1) await turn.pass();
+        parts.push(`${name}${part}`);
+        await new Promise<void>((resolve) => gates.push(resolve));
+      }
+    };
+    const done = [
+      queue.run("A", job("a", 3)),
+      queue.run("B", job("b", 2)),
+      queue.run("C", job("c", 1)),
+      queue.run("A", job("x", 1)),
+    ];
+    assert.deepEqual(queue.load(), { running: 1, waiting: 3 });
+    for (let k = 0; k < 7; k++) await next();
+    await Promise.all(done);
+    // A's first part, then B and C in turn, A's next part (its own later job after it), B's last, A's last, A's next job.
+    assert.deepEqual(parts, ["a1", "b1", "c1", "a2", "b2", "a3", "x1"]);
+    assert.deepEqual(queue.load(), { running: 0, waiting: 0 });
+  });
+
+  it("keeps the slot for a job when only its own key's jobs wait: its next part runs at once", async () => {
+    const queue = createFairQueue({ slots: 1, runningPerKey: 1, perKey: 5, waiting: 10 });
+    const order: string[] = [];
+    const contended: boolean[] = [];
+    const first = queue.run("A", async (turn) => {
+      order.push("a1 part 1");
+      await new Promise((resolve) => setImmediate(resolve));
+      contended.push(turn.contended());
+      await turn.pass();
+      order.push("a1 part 2");
+    });
+    const second = queue.run("A", async () => {
+      order.push("a2");
+    });
+    await Promise.all([first, second]);
+    assert.deepEqual(contended, [false]);
+    assert.deepEqual(order, ["a1 part 1", "a1 part 2", "a2"]);
+  });
+
+  it("takes a waiting job out of the queue when its signal is aborted, and never runs it", async () => {
+    const q = harness({ slots: 1, runningPerKey: 1, perKey: 5, waiting: 1 });
+    q.submit("A", "a1");
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = q.queue.run(
+      "B",
+      async () => {
+        ran = true;
+      },
+      { signal: controller.signal },
+    );
+    assert.deepEqual(q.queue.load(), { running: 1, waiting: 1 });
+    assert.equal(q.queue.refusal("C"), "total");
+    controller.abort(new Error("gave up"));
+    await assert.rejects(waiting, /gave up/);
+    assert.deepEqual(q.queue.load(), { running: 1, waiting: 0 });
+    assert.equal(q.queue.refusal("C"), undefined, "its room in the queue is free again");
+    await q.finish("a1");
+    assert.equal(ran, false);
+    assert.deepEqual(q.queue.load(), { running: 0, waiting: 0 });
+  });
+
+  it("ends a job's wait between its parts when its signal is aborted: the job holds no slot and the next key runs", async () => {
+    const q = harness({ slots: 1, runningPerKey: 1, perKey: 5, waiting: 10 });
+    const controller = new AbortController();
+    let passed: string | undefined;
+    let release: () => void = () => {};
+    const long = q.queue.run("A", async (turn) => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await turn.pass(controller.signal).catch((error: Error) => {
+        passed = error.message;
+      });
+      return "partly";
+    });
+    q.submit("B", "b1");
+    await q.settle();
+    release();
+    await q.settle();
+    assert.deepEqual(q.started, ["b1"], "A passed its turn to B");
+    controller.abort(new Error("too long"));
+    assert.equal(await long, "partly");
+    assert.equal(passed, "too long");
+    assert.deepEqual(q.queue.load(), { running: 1, waiting: 0 });
+    await q.finish("b1");
+    assert.deepEqual(q.queue.load(), { running: 0, waiting: 0 });
   });
 });

@@ -2,8 +2,10 @@
 // drawn by pdfjs-dist onto an @napi-rs/canvas bitmap at 300 dpi and read by tesseract.js (Tesseract's LSTM
 // engine compiled to WebAssembly) with the English model from the @tesseract.js-data/eng package. Nothing is
 // fetched: the engine and its model are files in node_modules, and the model is read, never cached to disk.
-// One request, { bytes, pages }; one message per page read ({ kind: "page", page, items }), then { kind: "done" }:
-// a page the budget stops is the only one lost. Plain JavaScript, like the text child.
+// First { kind: "open", bytes }; then, for each { kind: "page", page }, one answer: { kind: "page", page, items },
+// or { kind: "failed", page, reason }. The parent asks for a page at a time (each under a budget of its own) and
+// ends the process when it is done, or when the file passes its turn to another company's. Plain JavaScript, like
+// the text child.
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { createCanvas } from "@napi-rs/canvas";
@@ -120,8 +122,12 @@ function cleanScan(image) {
   return inked / gray.length;
 }
 
-/** @param {Uint8Array} bytes @param {number[]} pages */
-async function read(bytes, pages) {
+/**
+ * Opens the document and the engine once, then reads the pages it is asked for, one message each: the parent
+ * gives the next page when it is this file's turn, and ends the process when it is not.
+ * @param {Uint8Array} bytes
+ */
+async function open(bytes) {
   const task = getDocument({
     data: new Uint8Array(bytes),
     verbosity: 0,
@@ -137,40 +143,51 @@ async function read(bytes, pages) {
     logger: () => {},
     errorHandler: () => {},
   });
-  try {
-    const doc = await task.promise;
-    for (const number of pages) {
-      const page = await doc.getPage(number);
-      const unit = page.getViewport({ scale: 1 });
-      const scale = Math.min(DPI / 72, MAX_SIDE / Math.max(unit.width, unit.height));
-      const viewport = page.getViewport({ scale });
-      const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
-      const context = canvas.getContext("2d");
-      context.fillStyle = "white";
-      context.fillRect(0, 0, canvas.width, canvas.height);
-      await page.render({ canvasContext: context, viewport, canvas }).promise;
-      const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
-      // A page of text is mostly paper: one over a third ink is a photo or noise, with no lines to read.
-      if (cleanScan(pixels) > MAX_INK) {
-        page.cleanup();
-        process.send?.({ kind: "page", page: number, items: [] });
-        continue;
-      }
-      context.putImageData(pixels, 0, 0);
-      const image = canvas.toBuffer("image/png");
+  const doc = await task.promise;
+  /** @param {number} number */
+  return async (number) => {
+    const page = await doc.getPage(number);
+    const unit = page.getViewport({ scale: 1 });
+    const scale = Math.min(DPI / 72, MAX_SIDE / Math.max(unit.width, unit.height));
+    const viewport = page.getViewport({ scale });
+    const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
+    const context = canvas.getContext("2d");
+    context.fillStyle = "white";
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    await page.render({ canvasContext: context, viewport, canvas }).promise;
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
+    // A page of text is mostly paper: one over a third ink is a photo or noise, with no lines to read.
+    if (cleanScan(pixels) > MAX_INK) {
       page.cleanup();
-      const result = await worker.recognize(image, {}, { blocks: true, text: false });
-      process.send?.({ kind: "page", page: number, items: wordsOf(result, number, scale, unit.height) });
+      return [];
     }
-  } finally {
-    await worker.terminate();
-    await task.destroy();
-  }
+    context.putImageData(pixels, 0, 0);
+    const image = canvas.toBuffer("image/png");
+    page.cleanup();
+    const result = await worker.recognize(image, {}, { blocks: true, text: false });
+    return wordsOf(result, number, scale, unit.height);
+  };
 }
 
-process.once("message", (/** @type {{ bytes: Uint8Array, pages: number[] }} */ request) => {
-  read(request.bytes, request.pages).then(
-    () => process.send?.({ kind: "done" }, () => process.exit(0)),
-    (error) => process.send?.({ kind: "failed", reason: String(error) }, () => process.exit(0)),
-  );
+/** @type {Promise<(page: number) => Promise<unknown[]>> | undefined} */
+let reader;
+// Pages are read one after another, in the order asked.
+let queue = Promise.resolve();
+
+process.on("message", (/** @type {{ kind: "open", bytes: Uint8Array } | { kind: "page", page: number }} */ request) => {
+  if (request.kind === "open") {
+    reader = open(request.bytes);
+    return;
+  }
+  const number = request.page;
+  queue = queue.then(async () => {
+    try {
+      const read = await /** @type {NonNullable<typeof reader>} */ (reader);
+      process.send?.({ kind: "page", page: number, items: await read(number) });
+    } catch (error) {
+      process.send?.({ kind: "failed", page: number, reason: String(error) });
+    }
+  });
 });
+// The parent gone, nothing is left to do.
+process.on("disconnect", () => process.exit(0));

@@ -7,8 +7,7 @@ describe("OCR of pages without text", () => {
   it("reads a skewed, grainy scan's words where they stand on the page, each with a confidence", async () => {
     const scan = await scanPdf(await proseAgreement(), { dpi: 150, skewDegrees: -1.2, seed: 3 });
     const reading = await ocrPages(scan, [1], { queueKey: "a" });
-    assert.equal(reading.kind, "read");
-    if (reading.kind !== "read") return;
+    assert.equal(reading.unread, undefined);
     assert.deepEqual(reading.failedPages, []);
     const text = reading.items.map((item) => item.text).join(" ");
     assert.match(text, /MSA-2026-0142/);
@@ -24,19 +23,50 @@ describe("OCR of pages without text", () => {
 
   it("finds no words on a page of noise", async () => {
     const reading = await ocrPages(await noisePage(), [1], { queueKey: "a" });
-    assert.equal(reading.kind, "read");
-    assert.deepEqual(reading, { kind: "read", items: [], failedPages: [] });
+    assert.deepEqual(reading, { items: [], failedPages: [] });
   });
 
-  it("reads one file at a time for the whole service; a file that cannot get its turn in time gives up", async () => {
+  it("reads two files at once, one per company; past its own bound a company's file is unread, and so is one whose wait ran out", async () => {
     const scan = await scanPdf(await proseAgreement(), { dpi: 150, seed: 5 });
     const first = ocrPages(scan, [1], { queueKey: "company-a" });
     const second = ocrPages(scan, [1], { queueKey: "company-b" });
-    const third = ocrPages(scan, [1], { queueKey: "company-c", waitMs: 1 });
-    assert.deepEqual(ocrLoad(), { running: 1, waiting: 2 });
-    assert.deepEqual(await third, { kind: "busy" });
-    assert.equal((await first).kind, "read");
-    assert.equal((await second).kind, "read");
+    // A's second file waits for A's first (one running per company); its third is one more than A may queue.
+    const again = ocrPages(scan, [1], { queueKey: "company-a" });
+    const overBound = ocrPages(scan, [1], { queueKey: "company-a" });
+    const impatient = ocrPages(scan, [1], { queueKey: "company-c", waitMs: 1 });
+    assert.deepEqual(ocrLoad(), { running: 2, waiting: 2 });
+    const refused = await overBound;
+    assert.deepEqual([refused.items, refused.unread?.pages, refused.unread?.bound], [[], [1], "key"]);
+    assert.ok(refused.unread!.retryAfterSeconds >= 10 && refused.unread!.retryAfterSeconds <= 120);
+    const gaveUp = await impatient;
+    assert.deepEqual([gaveUp.unread?.pages, gaveUp.unread?.bound], [[1], "wait"]);
+    assert.deepEqual(ocrLoad(), { running: 2, waiting: 1 }, "the file that gave up no longer waits");
+    for (const reading of await Promise.all([first, second, again])) {
+      assert.equal(reading.unread, undefined);
+      assert.match(reading.items.map((item) => item.text).join(" "), /MSA-2026-0142/);
+    }
+    assert.deepEqual(ocrLoad(), { running: 0, waiting: 0 });
+  });
+
+  it("passes its turn between pages: a company's next page waits for another company's waiting file, and is still read", async () => {
+    const [long, short] = [await noisePage(7, 3), await noisePage(8)];
+    // A's and B's three pages take both slots; C and D wait. Whichever of A and B reads a page first passes its
+    // turn to C, the other to D; their next pages wait for C's and D's, and every page is read.
+    const order: string[] = [];
+    const read = (key: string, pdf: Buffer, pages: number[]) =>
+      ocrPages(pdf, pages, { queueKey: key }).then((reading) => {
+        order.push(key);
+        return reading;
+      });
+    const readings = [
+      read("A", long, [1, 2, 3]),
+      read("B", long, [1, 2, 3]),
+      read("C", short, [1]),
+      read("D", short, [1]),
+    ];
+    assert.deepEqual(ocrLoad(), { running: 2, waiting: 2 });
+    for (const reading of await Promise.all(readings)) assert.deepEqual(reading, { items: [], failedPages: [] });
+    assert.deepEqual(order.slice(0, 2).sort(), ["C", "D"], `C and D wait one page, not three: ${order.join(", ")}`);
     assert.deepEqual(ocrLoad(), { running: 0, waiting: 0 });
   });
 });

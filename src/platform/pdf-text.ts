@@ -1,14 +1,12 @@
 // Reading a PDF someone uploaded: whether it opens, whether it is encrypted, and the words on its first
 // pages with where they stand. pdfjs-dist (Mozilla's PDF.js) does the parsing, with eval off, in a child
-// process of its own (pdf-text-child.ts) with a memory and a time budget: a small file can be built to unpack
-// into gigabytes or to parse for minutes, and such a file must cost the service one refused upload, not the
-// process. At most PDF_CHILDREN files are read at once, so that the budget bounds what uploads take together
+// process of its own (pdf-text-child.mjs) with a memory and a CPU-time budget (budgeted-child.ts): a small file
+// can be built to unpack into gigabytes or to parse for minutes, and such a file must cost the service one
+// refused upload, not the process. At most PDF_CHILDREN files are read at once, so that the budget bounds what uploads take together
 // (PDF_CHILDREN times the memory budget); the rest wait in a fair queue (fair-queue.ts) under a key the caller
 // gives, each key in turn, one file at a time per key: one key's files, however many, delay another key's by
 // at most one reading, never by all of theirs.
-import { fork, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { setPriority } from "node:os";
+import { runBudgetedChild } from "./budgeted-child.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
 
 /** A run of text on a page, placed by its baseline's start in PDF points (origin bottom left). */
@@ -35,21 +33,27 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
   return bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString("latin1") === "%PDF-";
 }
 
-/** What one reading may take: wall-clock time, and memory (the child's resident set, where the OS shows it). */
-const PDF_BUDGET = { timeMs: 15_000, rssBytes: 512 * 1024 * 1024, heapMb: 256 } as const;
+/**
+ * What one reading may take (budgeted-child.ts): 15 s of CPU, 60 s of wall clock whatever its CPU (the backstop
+ * for a child stuck without using any), 512 MiB resident and a heap of 256 MiB. An ordinary agreement takes a
+ * few tenths of a second of CPU; a busy machine makes that longer in wall time, never more CPU.
+ */
+const PDF_BUDGET = { cpuMs: 15_000, wallMs: 60_000, rssBytes: 512 * 1024 * 1024 } as const;
+const HEAP_MB = 256;
 
 /**
- * A reading still running after this long is no ordinary agreement (those take a few tenths of a second) and is
+ * A reading that has used this much CPU is no ordinary agreement (those take a few tenths of a second) and is
  * given the lowest CPU priority (nice 19) for the rest of its budget: two readings run at once on a machine
  * of two cores, and a file built to unpack for seconds must not halve the speed of another company's reading
- * beside it (docs/performance.md, "Upload fairness").
+ * beside it (docs/performance.md, "Upload fairness"). CPU time, not wall time: on a busy machine an ordinary
+ * reading takes longer without being one that unpacks for seconds.
  */
-const SLOW_READING_MS = 500;
+const SLOW_READING_CPU_MS = 500;
 const SLOW_READING_NICE = 19;
 
 // JavaScript beside this file, in the sources and in the build alike (tsconfig.build.json copies it).
 const childFile = new URL("./pdf-text-child.mjs", import.meta.url);
-const childArgs = [`--max-old-space-size=${PDF_BUDGET.heapMb}`];
+const childArgs = [`--max-old-space-size=${HEAP_MB}`];
 
 /**
  * The readings' queue: two children at once (one core each on a small machine; 1 GiB together at most), one
@@ -87,74 +91,37 @@ export function inspectPdf(
 }
 
 /**
- * Keys whose reading ran slow (SLOW_READING_MS) lately: their next readings for a minute start at the lowest
+ * Keys whose reading ran slow (SLOW_READING_CPU_MS) lately: their next readings for a minute start at the lowest
  * CPU priority at once, so that a key sending file after file built to unpack for seconds never takes a core
  * from another key's reading, even for the first second of each.
  */
 const slowKeys = new Map<string, number>();
 const SLOW_KEY_MS = 60_000;
 
-function inspectInChild(
+async function inspectInChild(
   bytes: Uint8Array,
   textPages: number,
   demoteAtOnce: boolean,
   onSlow: () => void,
 ): Promise<PdfInspection> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = fork(childFile, [], {
-      execArgv: childArgs,
-      serialization: "advanced",
-      stdio: ["ignore", "ignore", "ignore", "ipc"],
-    });
-    let answer: PdfInspection | undefined;
-    const stop = () => child.kill("SIGKILL");
-    const deadline = setTimeout(stop, PDF_BUDGET.timeMs);
-    const started = Date.now();
-    let demoted = false;
-    let slow = false;
-    const demote = () => {
-      demoted = true;
-      try {
-        if (child.pid !== undefined) setPriority(child.pid, SLOW_READING_NICE);
-      } catch {
-        // The process may have exited meanwhile, or the OS may not allow it: the budget still holds.
-      }
-    };
-    if (demoteAtOnce) demote();
-    // Linux shows a process's resident set in /proc; elsewhere the heap limit and the deadline still hold.
-    const watch = setInterval(() => {
-      if (child.pid === undefined) return;
-      if (residentBytes(child.pid) > PDF_BUDGET.rssBytes) return stop();
-      if (!slow && Date.now() - started > SLOW_READING_MS) {
-        slow = true;
-        onSlow();
-        if (!demoted) demote();
-      }
-    }, 50);
-    child.once("message", (message) => {
-      answer = message as PdfInspection;
-    });
-    child.once("error", (error) => {
-      clearTimeout(deadline);
-      clearInterval(watch);
-      reject(error);
-    });
-    child.once("exit", () => {
-      clearTimeout(deadline);
-      clearInterval(watch);
-      // Killed, out of heap, or gone without answering: the file is what took it down.
-      resolve(answer ?? { kind: "too_complex" });
-    });
-    child.send({ bytes, textPages });
+  let answer: PdfInspection | undefined;
+  let slow = false;
+  const child = runBudgetedChild(childFile, {
+    budget: PDF_BUDGET,
+    execArgv: childArgs,
+    ...(demoteAtOnce ? { nice: SLOW_READING_NICE } : {}),
+    onMessage: (message) => {
+      answer ??= message as PdfInspection;
+    },
+    onCheck: (cpuMs) => {
+      if (slow || cpuMs <= SLOW_READING_CPU_MS) return;
+      slow = true;
+      onSlow();
+      if (!demoteAtOnce) child.renice(SLOW_READING_NICE);
+    },
   });
-}
-
-/** The resident set of a process, from /proc (pages of 4 KiB, as on x86-64 and most arm64 kernels); 0 where unknown. */
-export function residentBytes(pid: number): number {
-  try {
-    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
-    return pages * 4096;
-  } catch {
-    return 0;
-  }
+  child.send({ bytes, textPages });
+  // Killed by its budget, out of heap, or gone without answering: the file is what took it down.
+  await child.ended;
+  return answer ?? { kind: "too_complex" };
 }

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import { CONTRACTS, keyWithScopes } from "../support/api.js";
-import { expectError, expectStatus } from "../support/assertions.js";
+import { ocrLoad } from "../../src/platform/pdf-ocr.js";
+import { expectError, expectStatus, waitFor } from "../support/assertions.js";
 import { noisePage, proseAgreement, scanPdf } from "../support/agreement-files.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import {
@@ -154,6 +155,51 @@ describeEachEngine("contract extraction (API)", (t) => {
     const pages = await extract(t(), key, [filePart(long)]);
     expectStatus(pages, 200);
     assert.ok(pages.json().warnings.some((w: { code: string }) => w.code === "pages_skipped"));
+  });
+
+  it("reads a company's scan behind another company's 10 scan bombs: its terms, not ocr_busy", async () => {
+    const a = await t().newCompany();
+    const b = await t().newCompany();
+    expectStatus(
+      await t().call({
+        method: "PATCH",
+        url: "/v1/billing/account",
+        key: b.key,
+        payload: { legal_name: "Northwind Payments Ltd" },
+      }),
+      200,
+    );
+    // Five pages of noise each: every page is drawn and looked at by OCR, and none has a word.
+    const bomb = await noisePage(3, 5);
+    const bombs = Array.from({ length: 10 }, () => extract(t(), a.key, [filePart(bomb, "noise.pdf")]));
+    await waitFor("A's scans are being read by OCR", () => ocrLoad().running > 0);
+    const scan = await scanPdf(await proseAgreement(), { dpi: 200, skewDegrees: 0.8, seed: 11 });
+    const res = await extract(t(), b.key, [filePart(scan, "scan.pdf")]);
+    expectStatus(res, 200);
+    const body = res.json();
+    assert.deepEqual(
+      body.warnings.map((w: { code: string; pages?: number[] }) => [w.code, w.pages]),
+      [["ocr", [1, 2, 3]]],
+    );
+    assert.equal(body.terms.customer.name, "Harbor Freight Logistics Inc.");
+    assert.equal(body.terms.payment_terms_days, 15);
+    // A is the one refused past its own bounds: as uploads (429), or its scans' pages left unread with when to
+    // try again; what A had read has no words.
+    const answers = await Promise.all(bombs);
+    let read = 0;
+    for (const answer of answers) {
+      if (answer.statusCode === 429) {
+        expectError(answer, 429, "too_many_uploads");
+        continue;
+      }
+      expectStatus(answer, 200);
+      for (const warning of answer.json().warnings as Array<{ code: string; message: string }>) {
+        assert.ok(["no_text", "ocr_busy"].includes(warning.code), warning.code);
+        if (warning.code === "ocr_busy") assert.match(warning.message, /Send the file again in \d+ seconds\.$/);
+        else read++;
+      }
+    }
+    assert.ok(read > 0, "A's first scan was read");
   });
 
   it("refuses what is not a readable PDF as the upload does, and a body that is not one file", async () => {

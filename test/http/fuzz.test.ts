@@ -49,7 +49,7 @@ import { bombPdf, plainPdf } from "../support/uploads.js";
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2500));
 /** Abusive uploads per engine: a few of them are read by a child process (a second each, a bomb more). */
 const UPLOAD_RUNS = Math.max(10, Math.round(RUNS / 125));
-/** An upload the service reads may take up to the reading's time budget (15 s), plus the request around it. */
+/** An upload the service reads may take up to the reading's budget (15 s of CPU, which a quiet machine spends in as many seconds), plus the request around it. */
 const UPLOAD_MAX_MS = 20_000;
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 /** No request may take longer than this (measured around fastify.inject, never slept). */

@@ -80,25 +80,27 @@ export async function scanPdf(pdf: Uint8Array, options: ScanOptions = {}): Promi
   return Buffer.concat(chunks);
 }
 
-/** A page of noise and nothing else: what OCR must read as no words. */
-export async function noisePage(seed = 7): Promise<Buffer> {
+/** Pages of noise and nothing else (`pages`, one by default): what OCR must read as no words. */
+export async function noisePage(seed = 7, pages = 1): Promise<Buffer> {
   const [width, height] = [1240, 1754]; // A4 at 150 dpi
   const next = random(seed);
-  const canvas = createCanvas(width, height);
-  const context = canvas.getContext("2d");
-  const image = context.createImageData(width, height);
-  for (let i = 0; i < image.data.length; i += 4) {
-    const value = Math.round(next() * 255);
-    image.data[i] = image.data[i + 1] = image.data[i + 2] = value;
-    image.data[i + 3] = 255;
-  }
-  context.putImageData(image, 0, 0);
   const out = new PDFDocument({ autoFirstPage: false, info: { CreationDate: new Date(0) } });
   const chunks: Buffer[] = [];
   out.on("data", (chunk: Buffer) => chunks.push(chunk));
   const ended = new Promise<void>((resolve) => out.on("end", resolve));
-  out.addPage({ size: "A4", margin: 0 });
-  out.image(canvas.toBuffer("image/jpeg", 80), 0, 0, { width: 595.28, height: 841.89 });
+  for (let page = 0; page < pages; page++) {
+    const canvas = createCanvas(width, height);
+    const context = canvas.getContext("2d");
+    const image = context.createImageData(width, height);
+    for (let i = 0; i < image.data.length; i += 4) {
+      const value = Math.round(next() * 255);
+      image.data[i] = image.data[i + 1] = image.data[i + 2] = value;
+      image.data[i + 3] = 255;
+    }
+    context.putImageData(image, 0, 0);
+    out.addPage({ size: "A4", margin: 0 });
+    out.image(canvas.toBuffer("image/jpeg", 80), 0, 0, { width: 595.28, height: 841.89 });
+  }
   out.end();
   await ended;
   return Buffer.concat(chunks);

@@ -103,43 +103,48 @@ export async function readAgreementForExtraction(
   const wanted = read.textless.slice(0, OCR_PAGES);
   const skipped = read.textless.slice(OCR_PAGES);
   const ocr = await ocrPages(file.bytes, wanted, { queueKey: companyId });
-  if (ocr.kind === "busy") {
+  // Tesseract gives some clearly read words a confidence of 0: a word of letters or digits is kept whatever
+  // its confidence (it shows in the value's own), only a doubtful speck is dropped.
+  const words = ocr.items.filter(
+    (item) => item.confidence >= MIN_OCR_CONFIDENCE || /\p{L}{3,}|\d{2,}/u.test(item.text),
+  );
+  items.push(...words);
+  const unread = ocr.unread?.pages ?? [];
+  const readPages = wanted.filter((page) => !ocr.failedPages.includes(page) && !unread.includes(page));
+  const empty = readPages.filter((page) => !words.some((item) => item.page === page));
+  const scanned = readPages.filter((page) => !empty.includes(page));
+  if (scanned.length > 0) {
+    warnings.push({
+      code: "ocr",
+      message: `${pagesWords(scanned)} ${scanned.length === 1 ? "has" : "have"} no text layer and ${scanned.length === 1 ? "was" : "were"} read by OCR: check every value against the document.`,
+      pages: scanned,
+    });
+  }
+  if (empty.length > 0) {
+    warnings.push({
+      code: "no_text",
+      message: `${pagesWords(empty)} ${empty.length === 1 ? "has" : "have"} no text, and OCR found no words on ${empty.length === 1 ? "it" : "them"}.`,
+      pages: empty,
+    });
+  }
+  if (ocr.failedPages.length > 0) {
+    warnings.push({
+      code: "ocr_failed",
+      message: `${pagesWords(ocr.failedPages)} could not be read by OCR within the time and memory one page may take.`,
+      pages: ocr.failedPages,
+    });
+  }
+  if (ocr.unread) {
+    const { pages, bound, retryAfterSeconds } = ocr.unread;
+    const why =
+      bound === "key"
+        ? "your company already has other scans being read by OCR"
+        : "the service is reading as many other scans as it can hold";
     warnings.push({
       code: "ocr_busy",
-      message: `${pagesWords(wanted)} ${wanted.length === 1 ? "has" : "have"} no text and must be read by OCR, but the service is reading other scans: only the pages with text were read. Try again in a minute.`,
-      pages: wanted,
+      message: `${pagesWords(pages)} ${pages.length === 1 ? "has" : "have"} no text and must be read by OCR, but ${why}: ${pages.length === 1 ? "it was" : "they were"} not read. Send the file again in ${retryAfterSeconds} seconds.`,
+      pages,
     });
-  } else {
-    // Tesseract gives some clearly read words a confidence of 0: a word of letters or digits is kept whatever
-    // its confidence (it shows in the value's own), only a doubtful speck is dropped.
-    const words = ocr.items.filter(
-      (item) => item.confidence >= MIN_OCR_CONFIDENCE || /\p{L}{3,}|\d{2,}/u.test(item.text),
-    );
-    items.push(...words);
-    const readPages = wanted.filter((page) => !ocr.failedPages.includes(page));
-    const empty = readPages.filter((page) => !words.some((item) => item.page === page));
-    const scanned = readPages.filter((page) => !empty.includes(page));
-    if (scanned.length > 0) {
-      warnings.push({
-        code: "ocr",
-        message: `${pagesWords(scanned)} ${scanned.length === 1 ? "has" : "have"} no text layer and ${scanned.length === 1 ? "was" : "were"} read by OCR: check every value against the document.`,
-        pages: scanned,
-      });
-    }
-    if (empty.length > 0) {
-      warnings.push({
-        code: "no_text",
-        message: `${pagesWords(empty)} ${empty.length === 1 ? "has" : "have"} no text, and OCR found no words on ${empty.length === 1 ? "it" : "them"}.`,
-        pages: empty,
-      });
-    }
-    if (ocr.failedPages.length > 0) {
-      warnings.push({
-        code: "ocr_failed",
-        message: `${pagesWords(ocr.failedPages)} could not be read by OCR within the time and memory one page may take.`,
-        pages: ocr.failedPages,
-      });
-    }
   }
   if (skipped.length > 0) {
     warnings.push({

@@ -360,7 +360,7 @@ export const contractExtractionSchema = z
           code: z
             .enum(EXTRACTION_WARNING_CODES)
             .describe(
-              "no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn within its wait, the text pages were read; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised",
+              "no_text: a page has no text layer and OCR found no words on it; ocr: pages were read by OCR; ocr_skipped: pages without text beyond the 5 OCR reads; ocr_busy: OCR had no turn for these pages within its wait (or the company already has two scans being read), the other pages were read and the message says when to send the file again; ocr_failed: a page ran out of OCR's budget; pages_skipped: pages beyond the first 30; date_order: a date in numbers only was read in the order the document implies; nothing_found: no term was recognised",
             ),
           message: z.string(),
           pages: z.array(z.number().int()).optional(),

@@ -1,0 +1,168 @@
+// A child process with a budget: the one home of how the PDF readers (pdf-text.ts, pdf-ocr.ts) start their
+// children and end the ones that take too much. The budget counts the child's CPU time (user + system, from
+// /proc/<pid>/stat), not the wall clock: on a busy machine, or at nice 19 behind other work, a reading is slowed,
+// never refused for it, while a file built to parse for minutes spends its CPU and is ended all the same. A
+// wall-clock backstop, several times the CPU budget, ends a child that is stuck without using CPU (stopped,
+// waiting on something that never comes). Where /proc is absent the CPU time is not known and the wall clock
+// counts instead. The resident set is watched too (where /proc shows it), beside the heap limit the caller
+// gives Node in `execArgv`.
+import { type ChildProcess, fork } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { setPriority } from "node:os";
+
+export interface ChildBudget {
+  /** CPU time (user + system, all the child's threads) the child may use, counted from the budget's start. */
+  cpuMs: number;
+  /** The backstop: wall-clock time from the budget's start, whatever the CPU. */
+  wallMs: number;
+  /** The child's resident set, checked where /proc shows it. */
+  rssBytes: number;
+}
+
+/** How a child ended: on its own (or by `kill()`), or by the budget it went past. */
+export type ChildEnd = "exited" | "cpu" | "wall" | "memory";
+
+export interface BudgetedChild {
+  /** The child's process id (undefined when it could not be started). */
+  readonly pid: number | undefined;
+  send(message: unknown): void;
+  /** Starts the budget again from now (the CPU used and the time passed so far no longer count), with `budget` if given. */
+  restartBudget(budget?: ChildBudget): void;
+  /** The CPU time the child used since the budget's start (where /proc is absent: the wall time). */
+  cpuMs(): number;
+  /** Gives the child this CPU priority (19: the lowest); where the OS refuses, the budget still holds. */
+  renice(priority: number): void;
+  /** Ends the child now (SIGKILL); `ended` then says `exited`. */
+  kill(): void;
+  /** Settles once the child has exited: why it did. Rejects when the child could not be started. */
+  readonly ended: Promise<ChildEnd>;
+}
+
+export interface BudgetedChildOptions {
+  budget: ChildBudget;
+  /** Node's options for the child, e.g. its heap limit (`--max-old-space-size`). */
+  execArgv?: string[];
+  /** The child's CPU priority from its start. */
+  nice?: number;
+  onMessage?: (message: unknown) => void;
+  /** Called at every check of the budget with the CPU used since its start: for a caller's own thresholds. */
+  onCheck?: (cpuMs: number) => void;
+  /** How often the budget is checked. */
+  checkEveryMs?: number;
+}
+
+/** Starts `module` (a plain JavaScript file) as a child over IPC, ended when it goes past its budget. */
+export function runBudgetedChild(module: URL | string, options: BudgetedChildOptions): BudgetedChild {
+  const child: ChildProcess = fork(module, [], {
+    execArgv: options.execArgv ?? [],
+    serialization: "advanced",
+    stdio: ["ignore", "ignore", "ignore", "ipc"],
+  });
+  let budget = options.budget;
+  let started = Date.now();
+  let cpuAtStart = 0;
+  let overrun: ChildEnd | undefined;
+  // The last CPU time read: a process that has just exited has no /proc entry, and counts what it used last.
+  let cpuLast = 0;
+  const cpuNow = (): number => {
+    const cpu = child.pid === undefined ? undefined : cpuTimeMs(child.pid);
+    if (cpu !== undefined) cpuLast = cpu;
+    return cpuLast;
+  };
+  const used = () => (procShowsCpu ? cpuNow() - cpuAtStart : Date.now() - started);
+  const end = (why: ChildEnd) => {
+    overrun ??= why;
+    child.kill("SIGKILL");
+  };
+  const check = () => {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const cpu = used();
+    if (cpu > budget.cpuMs) return end("cpu");
+    if (Date.now() - started > budget.wallMs) return end("wall");
+    if (residentBytes(child.pid) > budget.rssBytes) return end("memory");
+    options.onCheck?.(cpu);
+  };
+  const watch = setInterval(check, options.checkEveryMs ?? 50);
+  // The backstop also without a check: a timer due when the wall budget runs out.
+  let backstop = setTimeout(() => end("wall"), budget.wallMs);
+  const renice = (priority: number) => {
+    try {
+      if (child.pid !== undefined) setPriority(child.pid, priority);
+    } catch {
+      // The process may have exited meanwhile, or the OS may not allow it: the budget still holds.
+    }
+  };
+  if (options.nice !== undefined) renice(options.nice);
+  if (options.onMessage) child.on("message", options.onMessage);
+  const ended = new Promise<ChildEnd>((resolve, reject) => {
+    const stopWatching = () => {
+      clearInterval(watch);
+      clearTimeout(backstop);
+    };
+    child.once("error", (error) => {
+      stopWatching();
+      child.kill("SIGKILL");
+      reject(error);
+    });
+    child.once("exit", () => {
+      stopWatching();
+      resolve(overrun ?? "exited");
+    });
+  });
+  return {
+    pid: child.pid,
+    send: (message) => {
+      child.send(message as Parameters<ChildProcess["send"]>[0], (error) => {
+        // A child that died before it took the message: its exit says why.
+        if (error) child.kill("SIGKILL");
+      });
+    },
+    restartBudget(next = budget) {
+      budget = next;
+      started = Date.now();
+      cpuAtStart = procShowsCpu ? cpuNow() : 0;
+      clearTimeout(backstop);
+      backstop = setTimeout(() => end("wall"), budget.wallMs);
+    },
+    cpuMs: used,
+    renice,
+    kill: () => child.kill("SIGKILL"),
+    ended,
+  };
+}
+
+/**
+ * Clock ticks per second in /proc (USER_HZ): 100 on every Linux architecture Node runs on, whatever the kernel's
+ * own tick rate (`getconf CLK_TCK`).
+ */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The CPU time a process has used, user and system, over all its threads, in milliseconds: fields 14 and 15 of
+ * /proc/<pid>/stat, counted after the command name (in parentheses, and free to hold spaces and parentheses
+ * itself). Undefined where /proc is absent or the process is gone.
+ */
+function cpuTimeMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // fields[0] is field 3 (the state): utime is field 14, stime field 15.
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether this system shows a process's CPU time in /proc (Linux); elsewhere budgets count the wall clock. */
+const procShowsCpu = cpuTimeMs(process.pid) !== undefined;
+
+/** The resident set of a process, from /proc (pages of 4 KiB, as on x86-64 and most arm64 kernels); 0 where unknown. */
+function residentBytes(pid: number): number {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
+    return pages * 4096;
+  } catch {
+    return 0;
+  }
+}
