@@ -9,11 +9,10 @@
 // The child's entry serves jobs with serveChildJobs (child-jobs.ts). Messages use the "advanced" serialization
 // (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not.
 import { type ChildProcess, fork } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { ChildReply, ChildRequest } from "./child-jobs.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
-import { residentBytes } from "./pdf-text.js";
+import { cpuTimeMs, residentBytes } from "./process-usage.js";
 
 export interface ChildPoolOptions {
   /** The child's module. A `.ts` file (the service run from source, tests) is started with tsx's loader. */
@@ -84,21 +83,7 @@ interface Child {
   ready: Promise<void>;
 }
 
-/** Clock ticks a second (USER_HZ): 100 on Linux whatever the kernel's own tick rate. */
-const TICKS_PER_SECOND = 100;
 const WATCH_MS = 50;
-
-/** CPU time a process has used so far, in ms (user + system, from /proc); undefined where the OS does not show it. */
-function cpuTimeMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // The command name (field 2) may hold spaces and parentheses: count the fields after its closing one.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return undefined;
-  }
-}
 
 export function createChildPool(options: ChildPoolOptions): ChildPool {
   const queue = createFairQueue({ ...options.queue, slots: options.children });

@@ -3,7 +3,7 @@
 // slice and every other request waiting meanwhile is served in between (docs/architecture.md, "Heavy work").
 
 /** How long one slice may hold the event loop, in milliseconds. */
-export const SLICE_MS = 4;
+const SLICE_MS = 4;
 
 /** Steps between two looks at the clock: a look costs far more than a step of cheap work. */
 const STEPS_PER_LOOK = 32;
