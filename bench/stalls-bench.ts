@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { createCanvas } from "@napi-rs/canvas";
 import { MAX_RULE_TIERS } from "../src/domain/contracts/pricing-rule.js";
 import { MAX_PREVIEW_EVENTS } from "../src/domain/usage/pricing-preview.js";
-import { noisePage, proseAgreement, scanPdf } from "../test/support/agreement-files.js";
+import { noisePage, storedScan } from "../test/support/agreement-files.js";
 import { startSmtpReceiver } from "../test/support/smtp-receiver.js";
 import { bombPdf, uploadTerms } from "../test/support/uploads.js";
 import {
@@ -375,7 +375,7 @@ async function operations(port: number, keyB: string, smtp: { received: unknown[
       does: `${OCR_BOMBS} scans of noise pages to POST …/contracts/extract at once; B sends one real scanned agreement during it`,
       async prepare() {
         noise = await Promise.all(Array.from({ length: OCR_BOMBS }, (_, i) => noisePage(100 + i)));
-        scan = await scanPdf(await proseAgreement(), { dpi: 200, skewDegrees: 0.8, seed: 11 });
+        scan = storedScan("prose-200dpi");
       },
       async round(tally, notes) {
         const bombs = noise.map((pdf) => postPdf(port, key, "/v1/billing/contracts/extract", pdf));

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { noisePage, proseAgreement, scanPdf } from "../../test/support/agreement-files.js";
+import { noisePage, proseAgreement, scanPdf, storedScan } from "../../test/support/agreement-files.js";
 import { ocrLoad, ocrPages } from "./pdf-ocr.js";
 
 describe("OCR of pages without text", () => {
   it("reads a skewed, grainy scan's words where they stand on the page, each with a confidence", async () => {
-    const scan = await scanPdf(await proseAgreement(), { dpi: 150, skewDegrees: -1.2, seed: 3 });
+    const scan = storedScan("prose-150dpi-skewed");
     const reading = await ocrPages(scan, [1], { queueKey: "a" });
     assert.equal(reading.unread, undefined);
     assert.deepEqual(reading.failedPages, []);
@@ -15,7 +15,8 @@ describe("OCR of pages without text", () => {
     const title = reading.items.find((item) => item.text === "MASTER");
     // The title is centred near the top of an A4 page (595 × 842 points).
     assert.ok(title !== undefined && title.y > 700 && title.x > 100 && title.x < 300, JSON.stringify(title));
-    for (const item of reading.items) assert.ok(item.confidence > 0 && item.confidence <= 1);
+    // Tesseract scores some clearly read words 0: every confidence is a share from 0 to 1.
+    for (const item of reading.items) assert.ok(item.confidence >= 0 && item.confidence <= 1, JSON.stringify(item));
     // The page's slant is taken out: the words of the title's line stand on one baseline.
     const line = reading.items.filter((item) => Math.abs(item.y - title!.y) < 3).map((item) => item.text);
     assert.deepEqual(line.slice(0, 3), ["MASTER", "SERVICES", "AGREEMENT"]);

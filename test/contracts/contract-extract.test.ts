@@ -5,7 +5,7 @@ import { it } from "node:test";
 import { CONTRACTS, keyWithScopes } from "../support/api.js";
 import { ocrLoad } from "../../src/platform/pdf-ocr.js";
 import { expectError, expectStatus, waitFor } from "../support/assertions.js";
-import { noisePage, proseAgreement, scanPdf } from "../support/agreement-files.js";
+import { noisePage, proseAgreement, storedScan } from "../support/agreement-files.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import {
   generatedAgreement,
@@ -129,7 +129,7 @@ describeEachEngine("contract extraction (API)", (t) => {
       }),
       200,
     );
-    const scan = await scanPdf(await proseAgreement(), { dpi: 200, skewDegrees: 0.8, seed: 11 });
+    const scan = storedScan("prose-200dpi");
     const scanned = await extract(t(), key, [filePart(scan, "scan.pdf")]);
     expectStatus(scanned, 200);
     const body = scanned.json();
@@ -173,7 +173,7 @@ describeEachEngine("contract extraction (API)", (t) => {
     const bomb = await noisePage(3, 5);
     const bombs = Array.from({ length: 10 }, () => extract(t(), a.key, [filePart(bomb, "noise.pdf")]));
     await waitFor("A's scans are being read by OCR", () => ocrLoad().running > 0);
-    const scan = await scanPdf(await proseAgreement(), { dpi: 200, skewDegrees: 0.8, seed: 11 });
+    const scan = storedScan("prose-200dpi");
     const res = await extract(t(), b.key, [filePart(scan, "scan.pdf")]);
     expectStatus(res, 200);
     const body = res.json();

