@@ -19,6 +19,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createCanvas } from "@napi-rs/canvas";
+import { openDatabase } from "../src/db/open-database.js";
+import { verifyBilling } from "../src/domain/invariants/verify.js";
 import { MAX_RULE_TIERS } from "../src/domain/contracts/pricing-rule.js";
 import { MAX_PREVIEW_EVENTS } from "../src/domain/usage/pricing-preview.js";
 import { noisePage, storedScan } from "../test/support/agreement-files.js";
@@ -455,7 +457,18 @@ async function phase(
   };
 }
 
-async function runEngine(engine: Engine): Promise<{ rows: Row[]; peakServiceRssMb: number | null }> {
+/** The invariants over everything the phases stored (`billing verify`): a fast but wrong service fails the run. */
+async function verifyStored(storage: { kind: "postgres"; url: string } | { kind: "pglite"; dataDir: string }) {
+  const db = await openDatabase(storage);
+  try {
+    const report = await verifyBilling(db);
+    return report.ok ? "clean" : `BROKEN: ${report.problems.slice(0, 5).join("; ")}`;
+  } finally {
+    await db.close();
+  }
+}
+
+async function runEngine(engine: Engine): Promise<{ rows: Row[]; peakServiceRssMb: number | null; verified: string }> {
   const smtp = await startSmtpReceiver();
   const database = `billing_bench_stalls_${Date.now().toString(36)}`;
   const dataDir = engine === "pglite" ? mkdtempSync(join(tmpdir(), "billing-stalls-")) : null;
@@ -492,7 +505,13 @@ async function runEngine(engine: Engine): Promise<{ rows: Row[]; peakServiceRssM
       rows.push(row);
       printRow(engine, row);
     }
-    return { rows, peakServiceRssMb: service.peakRssMb() };
+    const peakServiceRssMb = service.peakRssMb();
+    await service.stop();
+    const verified = await verifyStored(
+      dataDir ? { kind: "pglite", dataDir } : { kind: "postgres", url: storage.DATABASE_URL! },
+    );
+    console.log(`[${engine}] billing verify: ${verified}`);
+    return { rows, peakServiceRssMb, verified };
   } finally {
     await service.stop();
     await smtp.close();
