@@ -3154,6 +3154,7 @@ export interface operations {
              *     - `rate_limited`: the API key used up its rate (`BILLING_RATE_LIMIT`, by default 100 requests a second); `Retry-After` says in how many seconds to try again
              *     - `too_many_failed_attempts`: in place of 401 `invalid_api_key`: this client address failed to authenticate too often in the last minute; `Retry-After` says when to try again
              *     - `too_many_uploads`: the company already has 2 uploaded PDFs being checked or waiting (each company's are checked in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
+             *     - `too_many_documents`: the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again
              */
             429: {
                 headers: {
@@ -3164,7 +3165,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_uploads";
+                        code: "rate_limited" | "too_many_failed_attempts" | "too_many_uploads" | "too_many_documents";
                     } & WithRequired<components["schemas"]["Error"], "code">;
                 };
             };

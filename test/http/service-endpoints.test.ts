@@ -321,11 +321,14 @@ describeEachEngine("service endpoints", (t, engine) => {
         "GET /v1/billing/contracts/{ext_id}/agreement.pdf",
         "PUT /v1/billing/account/logo",
       ];
-      const ownLimits = readsAgreement.includes(where)
-        ? ["too_many_uploads"]
-        : makesDocument.includes(where)
+      const ownLimits = [
+        ...(readsAgreement.includes(where) ? ["too_many_uploads"] : []),
+        // The extraction reads the terms in the document processes too.
+        ...(makesDocument.includes(where) || where === "POST /v1/billing/contracts/extract"
           ? ["too_many_documents"]
-          : [];
+          : []),
+        ...(where === "POST /v1/billing/contracts/{ext_id}/pricing/preview" ? ["too_many_previews"] : []),
+      ];
       assert.deepEqual(codesOf(responses["429"]), ["rate_limited", "too_many_failed_attempts", ...ownLimits], where);
       assert.ok(responses["429"].headers["Retry-After"], `${where}: 429 says Retry-After`);
       assert.ok(codesOf(responses["400"]).includes("invalid_request"), where);

@@ -27,7 +27,7 @@ export const errorSchema = z
 /** Error codes, each with when it is answered: `{ not_found: "no such contract" }`. */
 type Codes = Record<string, string>;
 
-/** The 429 of an operation that makes a document (a PDF, a logo) in the document processes: documents/document-pool.ts. */
+/** The 429 of an operation that makes a document (a PDF, a logo) or reads an agreement's terms in the document processes: documents/document-pool.ts. */
 export const TOO_MANY_DOCUMENTS: Codes = {
   too_many_documents:
     "the company already has 4 documents (PDFs, logos) being made or waiting (each company's are made in turn with the others'), or the service holds as many waiting as it may; `Retry-After` says when to try again",

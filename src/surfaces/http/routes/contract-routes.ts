@@ -240,7 +240,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
                   too_many_fields: "more than one part other than `file`",
                 },
                 415: agreementFileErrors[415],
-                429: agreementFileErrors[429],
+                // The terms are read in the document processes, in the company's turn (documents/document-pool.ts).
+                429: { ...agreementFileErrors[429], ...TOO_MANY_DOCUMENTS },
               }),
             },
           },
