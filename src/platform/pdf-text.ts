@@ -50,6 +50,12 @@ const HEAP_MB = 256;
  */
 const SLOW_READING_CPU_MS = 500;
 const SLOW_READING_NICE = 19;
+/**
+ * Every reading starts below the service's own priority: on a machine of two cores, two readings at nice 0 took
+ * both from the service's event loop and PostgreSQL for their first half second, and another company's requests
+ * waited (docs/performance.md, "Stalls"). A reading on an idle machine is as fast at nice 10.
+ */
+const READING_NICE = 10;
 
 // JavaScript beside this file, in the sources and in the build alike (tsconfig.build.json copies it).
 const childFile = new URL("./pdf-text-child.mjs", import.meta.url);
@@ -109,7 +115,7 @@ async function inspectInChild(
   const child = runBudgetedChild(childFile, {
     budget: PDF_BUDGET,
     execArgv: childArgs,
-    ...(demoteAtOnce ? { nice: SLOW_READING_NICE } : {}),
+    nice: demoteAtOnce ? SLOW_READING_NICE : READING_NICE,
     onMessage: (message) => {
       answer ??= message as PdfInspection;
     },

@@ -11,7 +11,7 @@ import { NotFoundError, RateLimitedError, ValidationError } from "../kernel/erro
 import { createFairQueue, type FairQueueLimits, QueueFullError } from "../../platform/fair-queue.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import { periodEvents, rerateOnBook } from "./rerate.js";
-import { countPeriodEvents } from "./usage-repository.js";
+import { lastPeriodSeq } from "./usage-repository.js";
 
 /** A previewed program, as the API takes it (contract-schemas.ts, `pricingPreviewInput`). */
 export interface PreviewRequest {
@@ -36,6 +36,26 @@ const PREVIEW_QUEUE: FairQueueLimits = { slots: 2, runningPerKey: 1, perKey: 1, 
 const PREVIEW_RETRY_SECONDS = 5;
 
 /**
+ * A month's pages of events, refused once they hold more than `max` (counted as they are read: a count of the
+ * month first would be one statement over all its events, which on the embedded database holds every other
+ * company's statement back).
+ */
+async function* atMost<T>(max: number, pages: AsyncIterable<readonly T[]>): AsyncGenerator<readonly T[]> {
+  let read = 0;
+  for await (const page of pages) {
+    read += page.length;
+    if (read > max) {
+      throw new ValidationError(
+        `The month holds more than ${max.toLocaleString("en-US")} usage events, the most a preview prices again`,
+        "preview_too_large",
+        [{ path: "billing_period_start", message: `a month of at most ${max} usage events` }],
+      );
+    }
+    yield page;
+  }
+}
+
+/**
  * POST /v1/billing/contracts/{id}/pricing/preview (docs/api.md, "Previewing a pricing change"): the period's stored
  * events (voided ones left out) priced again, in the order they were stored, under the previewed program, on a
  * draft that exists only in memory; then that draft beside the period's invoice as it stands. The same rating
@@ -51,22 +71,18 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
     if (!contract) throw new NotFoundError("contract");
     requirePeriodInTerm(period, contract);
     const proposed = normalizeProgram(request.rules, contract.currency);
-    const stored = await countPeriodEvents(tenant.data, contractId, period.start, MAX_PREVIEW_EVENTS);
-    if (stored.count > MAX_PREVIEW_EVENTS) {
-      throw new ValidationError(
-        `The month holds more than ${MAX_PREVIEW_EVENTS.toLocaleString("en-US")} usage events, the most a preview prices again`,
-        "preview_too_large",
-        [{ path: "billing_period_start", message: `a month of at most ${MAX_PREVIEW_EVENTS} usage events` }],
-      );
-    }
+    // The events stored so far, and no later one: the preview prices the month as it was when it was asked for.
+    const lastSeq = await lastPeriodSeq(tenant.data, contractId, period.start);
     const work = async () => {
       const { book, lines } = bookInMemory(contractId, period.start, contract.currency);
       const program = { version: 0, rules: proposed };
       // The grants as they stand, with what they cover of this month given back: the month burns them again.
       const wallet = await peekCredits(tenant.data, contractId);
       wallet.giveBack(contractId, "preview", await creditsOnPeriod(tenant.data, contractId, period.start));
-      // The events counted, and no later one: the preview prices the month as it was when it was asked for.
-      const events = periodEvents(tenant.data, contractId, period.start, { upToSeq: stored.lastSeq ?? "0" });
+      const events = atMost(
+        MAX_PREVIEW_EVENTS,
+        periodEvents(tenant.data, contractId, period.start, { upToSeq: lastSeq ?? "0" }),
+      );
       const rerated = await rerateOnBook(events, () => program, book, contractId, period.start, {
         wallet,
         invoiceNumber: "preview",

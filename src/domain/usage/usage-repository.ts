@@ -447,8 +447,11 @@ export interface StoredRatingRow {
   line_key: string;
 }
 
-/** Events per page of a period's events (periodEvents in rerate.ts). */
-const PERIOD_PAGE = 2000;
+/**
+ * Events per page of a period's events (periodEvents in rerate.ts): a page is one statement, which on the embedded
+ * database (one session) every other company's statement waits behind; 500 rows read there in about 5 ms.
+ */
+const PERIOD_PAGE = 500;
 
 /**
  * A page of the events of a contract's service period that count on its invoice (every one but the voided), in
@@ -473,23 +476,17 @@ export async function listPeriodEventsPage(
 }
 
 /**
- * How many events a contract's service period holds on its invoice, counted up to `atMost + 1` (so that a month
- * of millions is not counted whole to learn it is over), and the seq of the last one counted.
+ * The stored order (seq) of the last event a contract's service period holds, voided ones included; null when it
+ * holds none. One step down the period's index: what bounds a reading of the period to the events stored so far.
  */
-export async function countPeriodEvents(
-  db: CompanyScope,
-  contractId: string,
-  periodStart: string,
-  atMost: number,
-): Promise<{ count: number; lastSeq: string | null }> {
-  const { rows } = await db.query<{ count: number; last_seq: string | null }>(
-    `SELECT count(*)::int AS count, max(seq)::text AS last_seq
-       FROM (SELECT seq FROM usage_events
-              WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3 AND status <> 'voided'
-              ORDER BY seq LIMIT $4) counted`,
-    [contractId, periodStart, atMost + 1],
+export async function lastPeriodSeq(db: CompanyScope, contractId: string, periodStart: string): Promise<string | null> {
+  const { rows } = await db.query<{ seq: string }>(
+    `SELECT seq::text AS seq FROM usage_events
+      WHERE company_id = $1 AND contract_id = $2 AND service_period_start = $3
+      ORDER BY usage_events.seq DESC LIMIT 1`,
+    [contractId, periodStart],
   );
-  return { count: rows[0]!.count, lastSeq: rows[0]!.last_seq };
+  return rows[0]?.seq ?? null;
 }
 
 /** A re-rated event's new figures; decimals as strings. */
