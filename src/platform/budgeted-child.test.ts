@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -60,3 +60,36 @@ function stop(child: ReturnType<typeof runBudgetedChild>, signal: "SIGSTOP" | "S
   assert.ok(child.pid !== undefined);
   process.kill(child.pid, signal);
 }
+
+describe("a child's priority", () => {
+  it("is given to every thread of the child when it is lowered while it runs, not to its main thread alone", async (t) => {
+    if (!existsSync(`/proc/${process.pid}/task`)) return t.skip("no /proc on this system");
+    // A child that answers once it has worked a while, and stays until it is ended.
+    const stays = join(folder, "stays.mjs");
+    writeFileSync(
+      stays,
+      `process.once("message", () => { const s = Date.now(); while (Date.now() - s < 300); process.send({ done: true }); });`,
+    );
+    let answered = () => {};
+    const answer = new Promise<void>((resolve) => (answered = resolve));
+    const child = runBudgetedChild(stays, {
+      budget: { cpuMs: 10_000, wallMs: 60_000, rssBytes: 512 * 1024 * 1024 },
+      nice: 12,
+      onMessage: () => answered(),
+    });
+    child.send({});
+    await answer;
+    const pid = child.pid!;
+    // Field 19 of /proc/<pid>/task/<tid>/stat (the 17th after the command name): the thread's nice value.
+    const niceOf = (tid: string) =>
+      Number(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+    const threads = readdirSync(`/proc/${pid}/task`);
+    assert.ok(threads.length > 1, "Node starts threads of its own");
+    assert.deepEqual([...new Set(threads.map(niceOf))], [12]);
+    // Lowered once it runs (a reading found slow): V8's and libuv's threads, started long before, follow.
+    child.renice(17);
+    assert.deepEqual([...new Set(readdirSync(`/proc/${pid}/task`).map(niceOf))], [17]);
+    child.kill();
+    await child.ended;
+  });
+});

@@ -7,8 +7,7 @@
 // counts instead. The resident set is watched too (where /proc shows it), beside the heap limit the caller
 // gives Node in `execArgv`.
 import { type ChildProcess, fork } from "node:child_process";
-import { setPriority } from "node:os";
-import { cpuTimeMs, procShowsCpu, residentBytes } from "./process-usage.js";
+import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes } from "./process-usage.js";
 
 export interface ChildBudget {
   /** CPU time (user + system, all the child's threads) the child may use, counted from the budget's start. */
@@ -80,19 +79,23 @@ export function runBudgetedChild(module: URL | string, options: BudgetedChildOpt
     if (cpu > budget.cpuMs) return end("cpu");
     if (Date.now() - started > budget.wallMs) return end("wall");
     if (residentBytes(child.pid) > budget.rssBytes) return end("memory");
+    reniceStarted();
     options.onCheck?.(cpu);
   };
   const watch = setInterval(check, options.checkEveryMs ?? 50);
   // The backstop also without a check: a timer due when the wall budget runs out.
   let backstop = setTimeout(() => end("wall"), budget.wallMs);
-  const renice = (priority: number) => {
-    try {
-      if (child.pid !== undefined) setPriority(child.pid, priority);
-    } catch {
-      // The process may have exited meanwhile, or the OS may not allow it: the budget still holds.
-    }
+  let priority: number | undefined;
+  const renice = (to: number) => {
+    priority = to;
+    if (child.pid !== undefined) reniceProcess(child.pid, to);
   };
   if (options.nice !== undefined) renice(options.nice);
+  // Node starts threads of its own while it starts: the first checks give those the child's priority too.
+  let startChecks = 3;
+  const reniceStarted = () => {
+    if (startChecks-- > 0 && priority !== undefined && child.pid !== undefined) reniceProcess(child.pid, priority);
+  };
   if (options.onMessage) child.on("message", options.onMessage);
   const ended = new Promise<ChildEnd>((resolve, reject) => {
     const stopWatching = () => {

@@ -9,10 +9,9 @@
 // The child's entry serves jobs with serveChildJobs (child-jobs.ts). Messages use the "advanced" serialization
 // (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not.
 import { type ChildProcess, fork } from "node:child_process";
-import { setPriority } from "node:os";
 import type { ChildReply, ChildRequest } from "./child-jobs.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
-import { cpuTimeMs, residentBytes } from "./process-usage.js";
+import { cpuTimeMs, reniceProcess, residentBytes } from "./process-usage.js";
 
 export interface ChildPoolOptions {
   /** The child's module. A `.ts` file (the service run from source, tests) is started with tsx's loader. */
@@ -105,13 +104,13 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     let ready = () => {};
     const child: Child = { process, job: undefined, ready: new Promise<void>((resolve) => (ready = resolve)) };
     children.add(child);
-    try {
-      if (process.pid !== undefined) setPriority(process.pid, options.nice);
-    } catch {
-      // The OS may not allow it: the budgets still hold.
-    }
+    if (process.pid !== undefined) reniceProcess(process.pid, options.nice);
     process.on("message", (reply: ChildReply) => {
-      if ("ready" in reply) return ready();
+      // Once loaded, the threads Node started meanwhile take the child's priority too.
+      if ("ready" in reply) {
+        if (process.pid !== undefined) reniceProcess(process.pid, options.nice);
+        return ready();
+      }
       const job = child.job;
       if (job === undefined || reply.id !== job.id) return;
       child.job = undefined;

@@ -1,6 +1,8 @@
-// What a child process uses, as Linux shows it in /proc: its CPU time and its resident set. The one home of how
-// both are read, for the readers' budgeted children (budgeted-child.ts) and the document processes (child-pool.ts).
-import { readFileSync } from "node:fs";
+// What a child process uses, as Linux shows it in /proc: its CPU time and its resident set, and the CPU priority
+// of all its threads. The one home of each, for the readers' budgeted children (budgeted-child.ts) and the
+// document processes (child-pool.ts).
+import { readdirSync, readFileSync } from "node:fs";
+import { setPriority } from "node:os";
 
 /**
  * Clock ticks per second in /proc (USER_HZ): 100 on every Linux architecture Node runs on, whatever the kernel's
@@ -35,5 +37,28 @@ export function residentBytes(pid: number): number {
     return pages * 4096;
   } catch {
     return 0;
+  }
+}
+
+/**
+ * Gives every thread of a process this CPU priority (nice). On Linux a priority belongs to a thread: setpriority
+ * on a process id changes its main thread only, and the threads Node started before (V8's compiler and garbage
+ * collector helpers, libuv's pool) would keep the service's priority and compete with its event loop; threads
+ * started later take their creator's. Where /proc is absent, the process id alone. A thread that is gone, or a
+ * priority the OS does not allow, is passed over: the budgets still hold.
+ */
+export function reniceProcess(pid: number, priority: number): void {
+  let threads = [String(pid)];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    // No /proc: the process id, as setpriority takes it elsewhere.
+  }
+  for (const thread of threads) {
+    try {
+      setPriority(Number(thread), priority);
+    } catch {
+      // Gone meanwhile, or not allowed.
+    }
   }
 }
