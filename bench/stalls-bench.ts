@@ -32,12 +32,12 @@ import {
   createDatabase,
   dropDatabase,
   machine,
-  percentile,
   postPdf,
   request,
   type Service,
   startService,
 } from "./bench-kit.js";
+import { type Latencies, steadyLoad, usageEvent } from "./steady-load.js";
 
 /** Tiers of the graduated rule: the most the API accepts. */
 const TIERS = Number(process.env.BENCH_TIERS ?? MAX_RULE_TIERS);
@@ -66,15 +66,6 @@ const ADMIN_TOKEN = randomBytes(24).toString("hex");
 
 type Engine = "postgres" | "pglite";
 
-interface Latencies {
-  n: number;
-  /** Answers that were not 2xx, or no answer. */
-  errors: number;
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-}
-
 interface Row {
   name: string;
   /** What A did, and how its requests were answered (status and code → count). */
@@ -88,7 +79,6 @@ interface Row {
   met: boolean | null;
 }
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const thisMonth = () => {
   const now = new Date();
@@ -123,16 +113,6 @@ async function call(
   return res.body ? JSON.parse(res.body) : {};
 }
 
-function usageEvent(contract: string, metric = "domestic_wire"): Record<string, unknown> {
-  return {
-    external_contract_id: contract,
-    event_id: `evt-${randomBytes(8).toString("hex")}`,
-    metric,
-    quantity: 1,
-    timestamp: new Date().toISOString(),
-  };
-}
-
 /** A customer (emailed its invoices when `email`) and a sample contract of it: the contract's id. */
 async function contractOf(port: number, key: string, name: string, email = false): Promise<string> {
   const customer = await call(port, key, "POST", "/v1/billing/customers", {
@@ -165,60 +145,6 @@ async function raw(
   const bytes = Buffer.from(await res.arrayBuffer());
   const code = res.headers.get("content-type")?.includes("json") ? JSON.parse(bytes.toString()).code : undefined;
   return { status: res.status, code };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// B's steady load
-
-/** B's open loop: RATE requests a second until stopped, each timed from when it was due. */
-function steadyLoad(port: number, key: string, contract: string): { stop(): Promise<Latencies> } {
-  const samples: number[] = [];
-  let errors = 0;
-  let sent = 0;
-  let stopped = false;
-  const inFlight = new Set<Promise<void>>();
-  const started = performance.now();
-  const interval = 1000 / RATE;
-  const send = (due: number, k: number) => {
-    const req =
-      k % 2 === 0
-        ? request(port, "POST", "/v1/billing/usage", JSON.stringify({ events: [usageEvent(contract)] }), key)
-        : request(port, "GET", "/v1/billing/invoices?limit=10", undefined, key);
-    const done = req.then(
-      (res) => {
-        if (res.status >= 300) errors++;
-      },
-      () => {
-        errors++;
-      },
-    );
-    const timed = done.then(() => {
-      samples.push(performance.now() - due);
-      inFlight.delete(timed);
-    });
-    inFlight.add(timed);
-  };
-  const tick = () => {
-    if (stopped) return;
-    // Every request whose time has come is sent now, late or not: a late one counts its lateness.
-    while (started + sent * interval <= performance.now()) send(started + sent * interval, sent++);
-    setTimeout(tick, Math.max(0, started + sent * interval - performance.now()));
-  };
-  tick();
-  return {
-    async stop() {
-      stopped = true;
-      await Promise.all(inFlight);
-      const sorted = samples.sort((a, b) => a - b);
-      return {
-        n: sorted.length,
-        errors,
-        p50Ms: round1(percentile(sorted, 50)),
-        p99Ms: round1(percentile(sorted, 99)),
-        maxMs: round1(sorted.at(-1) ?? 0),
-      };
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -440,7 +366,7 @@ async function phase(
   const tally = new Tally();
   const notes: string[] = [];
   let rounds = 0;
-  const load = steadyLoad(service.port, keyB, contractB);
+  const load = steadyLoad(service.port, keyB, contractB, RATE);
   const started = performance.now();
   if (operation) {
     try {
@@ -505,7 +431,7 @@ async function runEngine(engine: Engine): Promise<{ rows: Row[]; peakServiceRssM
     await call(service.port, keyB, "POST", "/v1/billing/usage", { events: [usageEvent(contractB)] });
     const ops = await operations(service.port, keyB, smtp);
     // A warm-up of B's load, not counted: the first requests of a process pay for compiling its code paths.
-    const warmUp = steadyLoad(service.port, keyB, contractB);
+    const warmUp = steadyLoad(service.port, keyB, contractB, RATE);
     await sleep(SMOKE ? 1_000 : 3_000);
     await warmUp.stop();
     const rows: Row[] = [];

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { AppliedMigrationChangedError } from "./db/migrate.js";
 import { DataDirInUseError } from "./db/open-database.js";
 import { DomainError } from "./domain/kernel/errors.js";
+import { startLauncher } from "./platform/launcher.js";
 
 // V8 lets the old generation grow to up to 4× what survived the last full collection before the next one;
 // under load that is ~100 MB of the main thread's heap, nearly all of it dead requests (about 30 MB survive).
@@ -15,6 +16,8 @@ setFlagsFromString("--heap-growing-percent=50");
 /** config → app → listen; SIGTERM/SIGINT → stop accepting, finish in-flight requests, close the database. */
 async function main(): Promise<void> {
   const config = loadConfig();
+  // The process that starts the readers' and documents' children, forked now while this one is small (launcher.ts).
+  startLauncher();
   const app = await createApp(config);
   let address: string;
   try {

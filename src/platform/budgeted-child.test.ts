@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { runBudgetedChild } from "./budgeted-child.js";
@@ -10,7 +11,7 @@ import { runBudgetedChild } from "./budgeted-child.js";
 // that spins for ever.
 const folder = mkdtempSync(join(tmpdir(), "budgeted-child-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
-const worker = join(folder, "worker.mjs");
+const worker = pathToFileURL(join(folder, "worker.mjs"));
 writeFileSync(
   worker,
   `process.once("message", ({ ms }) => {
@@ -23,7 +24,7 @@ writeFileSync(
     process.send({ done: true }, () => process.exit(0));
   });`,
 );
-const spinner = join(folder, "spinner.mjs");
+const spinner = pathToFileURL(join(folder, "spinner.mjs"));
 writeFileSync(spinner, "for (;;) {}");
 
 describe("a child under a CPU-time budget", () => {
@@ -36,9 +37,9 @@ describe("a child under a CPU-time budget", () => {
     // Stopped at once (as a machine too busy to give it a core would leave it), for longer in wall time than its
     // CPU budget: a wall-clock budget of the same size would have ended it.
     child.send({ ms: 200 });
-    stop(child, "SIGSTOP");
+    await stop(child, "SIGSTOP");
     await sleep(1_500);
-    stop(child, "SIGCONT");
+    await stop(child, "SIGCONT");
     assert.equal(await child.ended, "exited");
     assert.deepEqual(answers, [{ done: true }]);
   });
@@ -51,21 +52,22 @@ describe("a child under a CPU-time budget", () => {
 
   it("is ended by the wall-clock backstop when it stays stopped", async () => {
     const child = runBudgetedChild(worker, { budget: { cpuMs: 60_000, wallMs: 300, rssBytes: 512 * 1024 * 1024 } });
-    stop(child, "SIGSTOP");
+    await stop(child, "SIGSTOP");
     assert.equal(await child.ended, "wall");
   });
 });
 
-function stop(child: ReturnType<typeof runBudgetedChild>, signal: "SIGSTOP" | "SIGCONT") {
-  assert.ok(child.pid !== undefined);
-  process.kill(child.pid, signal);
+async function stop(child: ReturnType<typeof runBudgetedChild>, signal: "SIGSTOP" | "SIGCONT") {
+  const pid = await child.started;
+  assert.ok(pid !== undefined);
+  process.kill(pid, signal);
 }
 
 describe("a child's priority", () => {
   it("is given to every thread of the child when it is lowered while it runs, not to its main thread alone", async (t) => {
     if (!existsSync(`/proc/${process.pid}/task`)) return t.skip("no /proc on this system");
     // A child that answers once it has worked a while, and stays until it is ended.
-    const stays = join(folder, "stays.mjs");
+    const stays = pathToFileURL(join(folder, "stays.mjs"));
     writeFileSync(
       stays,
       `process.once("message", () => { const s = Date.now(); while (Date.now() - s < 300); process.send({ done: true }); });`,

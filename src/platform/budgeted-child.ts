@@ -5,8 +5,9 @@
 // wall-clock backstop, several times the CPU budget, ends a child that is stuck without using CPU (stopped,
 // waiting on something that never comes). Where /proc is absent the CPU time is not known and the wall clock
 // counts instead. The resident set is watched too (where /proc shows it), beside the heap limit the caller
-// gives Node in `execArgv`.
-import { type ChildProcess, fork } from "node:child_process";
+// gives Node in `execArgv`. The children come from the launcher (launcher.ts), so starting one never pauses the
+// service's event loop.
+import { launch } from "./launcher.js";
 import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes } from "./process-usage.js";
 
 export interface ChildBudget {
@@ -22,8 +23,10 @@ export interface ChildBudget {
 export type ChildEnd = "exited" | "cpu" | "wall" | "memory";
 
 export interface BudgetedChild {
-  /** The child's process id (undefined when it could not be started). */
+  /** The child's process id, once it has started (undefined before, or when it could not be started). */
   readonly pid: number | undefined;
+  /** Settles with the child's process id once it has started (undefined when it could not be). */
+  readonly started: Promise<number | undefined>;
   send(message: unknown): void;
   /** Starts the budget again from now (the CPU used and the time passed so far no longer count), with `budget` if given. */
   restartBudget(budget?: ChildBudget): void;
@@ -51,11 +54,11 @@ export interface BudgetedChildOptions {
 }
 
 /** Starts `module` (a plain JavaScript file) as a child over IPC, ended when it goes past its budget. */
-export function runBudgetedChild(module: URL | string, options: BudgetedChildOptions): BudgetedChild {
-  const child: ChildProcess = fork(module, [], {
-    execArgv: options.execArgv ?? [],
-    serialization: "advanced",
-    stdio: ["ignore", "ignore", "ignore", "ipc"],
+export function runBudgetedChild(module: URL, options: BudgetedChildOptions): BudgetedChild {
+  const child = launch(module, { execArgv: options.execArgv ?? [], stderr: "ignore" });
+  const startedPid = new Promise<number | undefined>((resolve) => {
+    child.once("spawn", resolve);
+    child.once("exit", () => resolve(undefined));
   });
   let budget = options.budget;
   let started = Date.now();
@@ -71,10 +74,10 @@ export function runBudgetedChild(module: URL | string, options: BudgetedChildOpt
   const used = () => (procShowsCpu ? cpuNow() - cpuAtStart : Date.now() - started);
   const end = (why: ChildEnd) => {
     overrun ??= why;
-    child.kill("SIGKILL");
+    child.kill();
   };
   const check = () => {
-    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    if (child.pid === undefined || child.exited) return;
     const cpu = used();
     if (cpu > budget.cpuMs) return end("cpu");
     if (Date.now() - started > budget.wallMs) return end("wall");
@@ -90,7 +93,10 @@ export function runBudgetedChild(module: URL | string, options: BudgetedChildOpt
     priority = to;
     if (child.pid !== undefined) reniceProcess(child.pid, to);
   };
-  if (options.nice !== undefined) renice(options.nice);
+  if (options.nice !== undefined) {
+    priority = options.nice;
+    child.once("spawn", () => priority !== undefined && renice(priority));
+  }
   // Node starts threads of its own while it starts: the first checks give those the child's priority too.
   let startChecks = 3;
   const reniceStarted = () => {
@@ -102,22 +108,21 @@ export function runBudgetedChild(module: URL | string, options: BudgetedChildOpt
       clearInterval(watch);
       clearTimeout(backstop);
     };
-    child.once("error", (error) => {
+    child.once("exit", (_code: number | null, _signal: string | null, startError?: string) => {
       stopWatching();
-      child.kill("SIGKILL");
-      reject(error);
-    });
-    child.once("exit", () => {
-      stopWatching();
-      resolve(overrun ?? "exited");
+      if (startError !== undefined) reject(new Error(`the child could not be started: ${startError}`));
+      else resolve(overrun ?? "exited");
     });
   });
   return {
-    pid: child.pid,
+    get pid() {
+      return child.pid;
+    },
+    started: startedPid,
     send: (message) => {
-      child.send(message as Parameters<ChildProcess["send"]>[0], (error) => {
-        // A child that died before it took the message: its exit says why.
-        if (error) child.kill("SIGKILL");
+      // A child that died before it took the message: its exit says why.
+      child.send(message, (error) => {
+        if (error) child.kill();
       });
     },
     restartBudget(next = budget) {
@@ -129,7 +134,7 @@ export function runBudgetedChild(module: URL | string, options: BudgetedChildOpt
     },
     cpuMs: used,
     renice,
-    kill: () => child.kill("SIGKILL"),
+    kill: () => child.kill(),
     ended,
   };
 }

@@ -7,10 +7,11 @@
 // refused with a ChildJobError and the next job gets a new child. No business rule: the jobs are the entry's.
 //
 // The child's entry serves jobs with serveChildJobs (child-jobs.ts). Messages use the "advanced" serialization
-// (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not.
-import { type ChildProcess, fork } from "node:child_process";
+// (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not. The children come from
+// the launcher (launcher.ts), so replacing one never pauses the service's event loop.
 import type { ChildReply, ChildRequest } from "./child-jobs.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
+import { type LaunchedProcess, launch } from "./launcher.js";
 import { cpuTimeMs, reniceProcess, residentBytes } from "./process-usage.js";
 
 export interface ChildPoolOptions {
@@ -76,7 +77,7 @@ interface Running {
 }
 
 interface Child {
-  process: ChildProcess;
+  process: LaunchedProcess;
   job: Running | undefined;
   /** Settles when the child says it is ready (or is gone): a job's CPU is counted from there. */
   ready: Promise<void>;
@@ -96,15 +97,11 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
   let closed = false;
 
   function spawn(): Child {
-    const process = fork(options.entry, [], {
-      execArgv,
-      serialization: "advanced",
-      stdio: ["ignore", "ignore", "inherit", "ipc"],
-    });
+    const process = launch(options.entry, { execArgv, stderr: "inherit" });
     let ready = () => {};
     const child: Child = { process, job: undefined, ready: new Promise<void>((resolve) => (ready = resolve)) };
     children.add(child);
-    if (process.pid !== undefined) reniceProcess(process.pid, options.nice);
+    process.once("spawn", (pid: number | undefined) => pid !== undefined && reniceProcess(pid, options.nice));
     process.on("message", (reply: ChildReply) => {
       // Once loaded, the threads Node started meanwhile take the child's priority too.
       if ("ready" in reply) {
@@ -131,7 +128,6 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       );
     };
     process.once("exit", gone);
-    process.once("error", gone);
     idle(child);
     return child;
   }
@@ -139,23 +135,22 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
   // An idle child never holds the service open; a busy one does, until it answers.
   function idle(child: Child) {
     child.process.unref();
-    (child.process.channel as { unref?: () => void } | undefined)?.unref?.();
   }
   function busy(child: Child) {
     child.process.ref();
-    (child.process.channel as { ref?: () => void } | undefined)?.ref?.();
   }
 
   function kill(child: Child, reason: ChildJobFailure) {
     if (child.job) child.job.killedFor ??= reason;
-    child.process.kill("SIGKILL");
+    child.process.kill();
   }
 
   /** Runs one job in a free child (the queue never starts more jobs than there are children). */
   function inChild<T>(kind: string, input: unknown): Promise<T> {
     if (closed) return Promise.reject(new ChildJobError("exited", "the pool is closed"));
     const child = [...children].find((c) => c.job === undefined && c.process.connected) ?? spawn();
-    const pid = child.process.pid;
+    // Known once the child has started: before its "ready", which the launcher relays after its start.
+    let pid: number | undefined;
     let cpuAtStart: number | undefined;
     return new Promise<T>((resolve, reject) => {
       const stop = () => {
@@ -186,6 +181,7 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
       const request: ChildRequest = { id: job.id, kind, input };
       void child.ready.then(() => {
         if (child.job !== job) return; // gone before it was ready: the job is refused already
+        pid = child.process.pid;
         cpuAtStart = pid === undefined ? undefined : cpuTimeMs(pid);
         child.process.send(request, (error) => {
           if (error) kill(child, "exited");
