@@ -63,7 +63,7 @@ module.exports = {
           "^src/domain/invariants/invariants-repository\\.ts$",
         ],
       },
-      to: { path: "^src/domain/[^/]+/[^/]+-repository\\.ts$", pathNot: "^src/domain/$1/" },
+      to: { path: "^src/domain/.+-repository\\.ts$", pathNot: "^src/domain/$1/" },
     },
     {
       name: "surfaces-not-to-repositories",

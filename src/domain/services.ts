@@ -7,7 +7,7 @@ import { createRatingContextCache } from "./contracts/rating-context-cache.js";
 import { createCreditService } from "./credits/credit-service.js";
 import { createCustomerService } from "./customers/customer-service.js";
 import { verifyBilling } from "./invariants/verify.js";
-import { createDraftInvoices } from "./invoices/draft-invoices.js";
+import { createDraftInvoices } from "./invoices/lifecycle/draft-invoices.js";
 import { createLineBook } from "./invoices/line-book.js";
 import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
@@ -18,7 +18,7 @@ import type { WebhookSettings } from "./webhooks/delivery-engine.js";
 import { createWebhookService } from "./webhooks/webhook-service.js";
 import type { OutboundHttp } from "../platform/outbound-http.js";
 import type { Mailer } from "../platform/smtp-mailer.js";
-import type { MailSettings } from "./invoices/mail-engine.js";
+import type { MailSettings } from "./invoices/delivery/mail-engine.js";
 
 export interface ServiceDeps {
   db: Database;

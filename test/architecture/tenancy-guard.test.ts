@@ -8,13 +8,11 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { CompanyScopeError, forCompany } from "../../src/db/company-scope.js";
 import { companyWithContract, submitAccepted, usageEvent } from "../support/api.js";
 import { describeEachEngine } from "../support/harness.js";
-
-const DOMAIN = fileURLToPath(new URL("../../src/domain", import.meta.url));
+import { DOMAIN_DIR as DOMAIN, repositoryFiles } from "../support/repositories.js";
 
 /** Repository functions that may not take a company scope, and why. Nothing else may be added without one. */
 const CROSS_COMPANY: Record<string, string> = {
@@ -58,13 +56,9 @@ const CROSS_COMPANY: Record<string, string> = {
 
 function repositoryFunctions(): { key: string; firstParameter: string }[] {
   const found: { key: string; firstParameter: string }[] = [];
-  for (const area of readdirSync(DOMAIN, { withFileTypes: true })) {
-    if (!area.isDirectory()) continue;
-    for (const file of readdirSync(join(DOMAIN, area.name)).filter((f) => f.endsWith("-repository.ts"))) {
-      const source = readFileSync(join(DOMAIN, area.name, file), "utf8");
-      for (const m of source.matchAll(/^export (?:async )?function (\w+)\(\s*(\w+)?(?::\s*([\w.]+))?/gm)) {
-        found.push({ key: `${file}#${m[1]}`, firstParameter: m[3] ?? "(none)" });
-      }
+  for (const file of repositoryFiles()) {
+    for (const m of file.source.matchAll(/^export (?:async )?function (\w+)\(\s*(\w+)?(?::\s*([\w.]+))?/gm)) {
+      found.push({ key: `${file.name}#${m[1]}`, firstParameter: m[3] ?? "(none)" });
     }
   }
   return found;

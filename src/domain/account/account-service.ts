@@ -81,7 +81,7 @@ async function normaliseUpload(
 /**
  * Stores `small` (the same logo made small) in place of the account's logo whose bytes were `original`, unless the
  * account's logo changed meanwhile: a logo kept from before logos were made small at upload, the first time a
- * document prints it (invoices/invoice-parties.ts).
+ * document prints it (invoices/documents/invoice-parties.ts).
  */
 export async function replaceStoredLogo(
   scope: CompanyScope,

@@ -3,7 +3,7 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { markHasCredits, type RatingContextCache } from "../contracts/rating-context-cache.js";
 import { metricsOf } from "../contracts/pricing-rule.js";
-import { withDrafts, type DraftInvoices } from "../invoices/draft-invoices.js";
+import { withDrafts, type DraftInvoices } from "../invoices/lifecycle/draft-invoices.js";
 import { prepaidLine } from "../invoices/invoice-lines.js";
 import { requireScope } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";

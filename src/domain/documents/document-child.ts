@@ -5,8 +5,8 @@ import { serveChildJobs } from "../../platform/child-jobs.js";
 import { normaliseLogo } from "../account/logo-normaliser.js";
 import { renderAgreementPdf } from "../contracts/agreement-pdf.js";
 import { extractTerms } from "../contracts/extraction/extract-terms.js";
-import { renderCreditNotePdf } from "../invoices/credit-note-pdf.js";
-import { renderInvoicePdf } from "../invoices/invoice-pdf.js";
+import { renderCreditNotePdf } from "../invoices/documents/credit-note-pdf.js";
+import { renderInvoicePdf } from "../invoices/documents/invoice-pdf.js";
 
 serveChildJobs({
   invoicePdf: renderInvoicePdf,

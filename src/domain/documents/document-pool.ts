@@ -9,8 +9,8 @@ import type { NormalisedLogo } from "../account/logo-normaliser.js";
 import type { AgreementPdfInput } from "../contracts/agreement-text.js";
 import type { ExtractionContext, TermsReading } from "../contracts/extraction/extract-terms.js";
 import type { ExtractionItem } from "../contracts/extraction/extraction-types.js";
-import type { CreditNotePdfInput } from "../invoices/credit-note-pdf.js";
-import type { InvoicePdfInput } from "../invoices/invoice-pdf.js";
+import type { CreditNotePdfInput } from "../invoices/documents/credit-note-pdf.js";
+import type { InvoicePdfInput } from "../invoices/documents/invoice-pdf.js";
 import { RateLimitedError } from "../kernel/errors.js";
 
 /**
@@ -77,12 +77,12 @@ function tooManyDocuments(bound: QueueFullError["bound"]): RateLimitedError {
 /** The structured clone gives a Uint8Array: the surfaces send a Buffer. */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 
-/** An invoice's PDF (invoices/invoice-pdf.ts), made in its company's turn. */
+/** An invoice's PDF (invoices/documents/invoice-pdf.ts), made in its company's turn. */
 export async function invoicePdf(companyId: string, input: InvoicePdfInput): Promise<Buffer> {
   return asBuffer(await inTurn<Uint8Array>(companyId, "invoicePdf", input));
 }
 
-/** A credit note's PDF (invoices/credit-note-pdf.ts), made in its company's turn. */
+/** A credit note's PDF (invoices/documents/credit-note-pdf.ts), made in its company's turn. */
 export async function creditNotePdf(companyId: string, input: CreditNotePdfInput): Promise<Buffer> {
   return asBuffer(await inTurn<Uint8Array>(companyId, "creditNotePdf", input));
 }

@@ -1,10 +1,10 @@
 import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { amountDue } from "./invoice-amounts.js";
 import { billRecords, thawBill, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./invoice-lifecycle.js";
+import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
 import type { InvoiceRow } from "./invoice-repository.js";
-import type { PaymentRow } from "./collection-repository.js";
-import type { Payment } from "./collection-schemas.js";
+import type { PaymentRow } from "./collections/collection-repository.js";
+import type { Payment } from "./collections/collection-schemas.js";
 import type { Invoice, InvoiceWithLines } from "./invoice-schemas.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { CompanyScope } from "../../db/company-scope.js";
-import { PAYMENTS_JSON } from "./collection-repository.js";
+import { PAYMENTS_JSON } from "./collections/collection-repository.js";
 import type { ProgramSegment } from "../contracts/program-timeline.js";
 import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 

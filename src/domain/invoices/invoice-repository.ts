@@ -1,7 +1,7 @@
 import type { Queryable } from "../../db/database.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { FrozenBill } from "./invoice-figures.js";
-import type { PaymentRow } from "./collection-repository.js";
+import type { PaymentRow } from "./collections/collection-repository.js";
 import type { LineRecord } from "./invoice-lines.js";
 
 export interface InvoiceRow {

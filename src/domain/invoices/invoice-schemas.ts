@@ -2,8 +2,8 @@ import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
-import { paymentSchema } from "./collection-schemas.js";
-import { INVOICE_STATUSES } from "./invoice-lifecycle.js";
+import { paymentSchema } from "./collections/collection-schemas.js";
+import { INVOICE_STATUSES } from "./lifecycle/invoice-lifecycle.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
 

@@ -2,19 +2,19 @@ import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import type { Clock } from "../kernel/clock.js";
-import type { DraftInvoices } from "./draft-invoices.js";
-import { createFinalizeInvoice } from "./finalize-invoice.js";
-import { createInvoiceCollections } from "./invoice-collections.js";
-import { createInvoiceDocuments } from "./invoice-documents.js";
+import type { DraftInvoices } from "./lifecycle/draft-invoices.js";
+import { createFinalizeInvoice } from "./lifecycle/finalize-invoice.js";
+import { createInvoiceCollections } from "./collections/invoice-collections.js";
+import { createInvoiceDocuments } from "./documents/invoice-documents.js";
 import type { InvoiceWithLines } from "./invoice-schemas.js";
-import { createInvoiceMessages } from "./invoice-messages.js";
-import { createMailEngine, type MailSettings } from "./mail-engine.js";
+import { createInvoiceMessages } from "./delivery/invoice-messages.js";
+import { createMailEngine, type MailSettings } from "./delivery/mail-engine.js";
 import type { Mailer } from "../../platform/smtp-mailer.js";
-import { createIssueDueDrafts } from "./issue-due-drafts.js";
+import { createIssueDueDrafts } from "./lifecycle/issue-due-drafts.js";
 import { createInvoiceReads } from "./list-invoices.js";
-import { createPayInvoice } from "./pay-invoice.js";
+import { createPayInvoice } from "./collections/pay-invoice.js";
 import { createProjectInvoice } from "./project-invoice.js";
-import { createVoidInvoice } from "./void-invoice.js";
+import { createVoidInvoice } from "./lifecycle/void-invoice.js";
 
 /**
  * The invoices service every surface uses: one file per verb (reads, projection, finalize, pay, void, the

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { CompanyData } from "../kernel/tenancy.js";
 import { Big } from "../kernel/money.js";
-import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
+import type { DraftInvoice, DraftInvoices } from "./lifecycle/draft-invoices.js";
 import type { Line } from "./invoice-lines.js";
 import { createLineBook, RetryTransaction } from "./line-book.js";
 import { rule } from "../../../test/fixtures/pricing-rules.js";

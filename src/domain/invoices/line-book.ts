@@ -2,7 +2,13 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { CompanyData } from "../kernel/tenancy.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, toDecimalString } from "../kernel/money.js";
-import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices, type WantedInvoice } from "./draft-invoices.js";
+import {
+  periodKey,
+  withDrafts,
+  type DraftInvoice,
+  type DraftInvoices,
+  type WantedInvoice,
+} from "./lifecycle/draft-invoices.js";
 import {
   addCharge,
   addCredit,
@@ -14,7 +20,7 @@ import {
   type RuleRunningTotals,
 } from "./invoice-lines.js";
 
-export { RetryTransaction, type WantedInvoice } from "./draft-invoices.js";
+export { RetryTransaction, type WantedInvoice } from "./lifecycle/draft-invoices.js";
 
 /** Where a charge lands: its line's key and description, and the line's unit price as stored (null on a fee line). */
 export interface LinePlace {

@@ -10,7 +10,7 @@ import { Big, toJsonMoney } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { billStored, presentListed, presentWithLines } from "./invoice-presenter.js";
 import * as repo from "./invoice-read-repository.js";
-import { createReceivables } from "./receivables.js";
+import { createReceivables } from "./collections/receivables.js";
 import type { Invoice, InvoiceListStatus, InvoiceWithLines } from "./invoice-schemas.js";
 
 /** Invoices read per query when the month-to-date totals add up every invoice's total. */

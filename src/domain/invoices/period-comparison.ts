@@ -3,7 +3,7 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import type { BillingPeriod } from "../kernel/billing-period.js";
 import { Big, toJsonMoney } from "../kernel/money.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./invoice-lifecycle.js";
+import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
 import { creditLineKey, lineFromRecord, projectLines, type Line } from "./invoice-lines.js";
 import { billStored, presentLineItems } from "./invoice-presenter.js";
 import { findPeriodInvoice } from "./invoice-read-repository.js";

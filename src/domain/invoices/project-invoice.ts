@@ -7,11 +7,11 @@ import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-per
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
 import { toJsonMoney } from "../kernel/money.js";
-import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./draft-invoices.js";
+import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./lifecycle/draft-invoices.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./invoice-lifecycle.js";
+import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
 import { projectLines } from "./invoice-lines.js";
-import { findContractTerms } from "./invoice-change-repository.js";
+import { findContractTerms } from "./lifecycle/invoice-change-repository.js";
 import { findOneTimeRulesBilled } from "./invoice-repository.js";
 import type { InvoiceProjection } from "./invoice-schemas.js";
 

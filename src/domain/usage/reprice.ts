@@ -2,7 +2,7 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import { programOn, type ProgramSegment } from "../contracts/program-timeline.js";
 import { openCredits, saveCredits } from "../credits/credit-service.js";
 import { programVersions } from "../contracts/rating-context-cache.js";
-import { invoicesEndingFrom } from "../invoices/draft-invoices.js";
+import { invoicesEndingFrom } from "../invoices/lifecycle/draft-invoices.js";
 import type { LineBook } from "../invoices/line-book.js";
 import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { creditNoteSchema, paymentSchema } from "../invoices/collection-schemas.js";
+import { creditNoteSchema, paymentSchema } from "../invoices/collections/collection-schemas.js";
 import { contractSchema } from "../contracts/contract-schemas.js";
 import { customerSchema } from "../customers/customer-schemas.js";
 import { invoiceWithLinesSchema } from "../invoices/invoice-schemas.js";

@@ -9,7 +9,11 @@ import {
 } from "../../domain/contracts/contract-schemas.js";
 import { createCreditGrantInput } from "../../domain/credits/credit-schemas.js";
 import { createCustomerInput } from "../../domain/customers/customer-schemas.js";
-import { createCreditNoteInput, linesOrAmount, recordPaymentInput } from "../../domain/invoices/collection-schemas.js";
+import {
+  createCreditNoteInput,
+  linesOrAmount,
+  recordPaymentInput,
+} from "../../domain/invoices/collections/collection-schemas.js";
 import {
   invoiceListFilters,
   invoiceNumberParams,

@@ -7,7 +7,7 @@ import {
   createCreditNoteInput,
   PAYMENT_METHODS,
   recordPaymentInput,
-} from "../../../domain/invoices/collection-schemas.js";
+} from "../../../domain/invoices/collections/collection-schemas.js";
 import type { InvoiceWithLines } from "../../../domain/invoices/invoice-schemas.js";
 import { ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf } from "../../http/send-documents.js";

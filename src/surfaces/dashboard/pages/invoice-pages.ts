@@ -10,7 +10,7 @@ import {
   type InvoiceProjection,
   type InvoiceWithLines,
 } from "../../../domain/invoices/invoice-schemas.js";
-import type { InvoiceMessage } from "../../../domain/invoices/invoice-message-schemas.js";
+import type { InvoiceMessage } from "../../../domain/invoices/delivery/invoice-message-schemas.js";
 import { parseDate, periodOf } from "../../../domain/kernel/billing-period.js";
 import { NotFoundError, ValidationError } from "../../../domain/kernel/errors.js";
 import { sendPdf, sendUsageStatement } from "../../http/send-documents.js";

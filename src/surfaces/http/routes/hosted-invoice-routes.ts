@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { HostedInvoice } from "../../../domain/invoices/invoice-messages.js";
+import type { HostedInvoice } from "../../../domain/invoices/delivery/invoice-messages.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 import { html, type SafeHtml } from "../../dashboard/html.js";

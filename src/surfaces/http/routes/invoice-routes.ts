@@ -15,8 +15,8 @@ import {
   creditNoteNumberParams,
   creditNoteSchema,
   recordPaymentInput,
-} from "../../../domain/invoices/collection-schemas.js";
-import { invoiceMessageSchema } from "../../../domain/invoices/invoice-message-schemas.js";
+} from "../../../domain/invoices/collections/collection-schemas.js";
+import { invoiceMessageSchema } from "../../../domain/invoices/delivery/invoice-message-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";

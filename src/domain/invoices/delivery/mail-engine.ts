@@ -1,0 +1,139 @@
+import type { Database } from "../../../db/database.js";
+import type { Mailer } from "../../../platform/smtp-mailer.js";
+import { findSellerProfile } from "../../account/account-service.js";
+import { toDateString } from "../../kernel/billing-period.js";
+import type { Clock } from "../../kernel/clock.js";
+import { toMoneyString } from "../../kernel/money.js";
+import { RateLimitedError } from "../../kernel/errors.js";
+import { companyData } from "../../kernel/tenancy.js";
+import { maxAttempts, nextAttemptAt } from "../../webhooks/delivery-schedule.js";
+import { amountDue } from "../invoice-amounts.js";
+import { invoicePdfOf } from "../documents/invoice-documents.js";
+import { composeInvoiceEmail } from "./invoice-email.js";
+import * as repo from "./invoice-message-repository.js";
+import { billStored } from "../invoice-presenter.js";
+import { findInvoiceDocument } from "../invoice-read-repository.js";
+
+export interface MailSettings {
+  /** BILLING_MAIL_FROM. */
+  from: string;
+  /** Waits before each retry; attempts in all = waits + 1. */
+  retryScheduleMs: number[];
+  /** Each stage of an SMTP conversation; a message's lease is longer than any attempt can take. */
+  timeoutMs: number;
+}
+
+/** Why nothing is sent when the service has no SMTP server (the message log says it). */
+const NO_SMTP = "not sent: email is off (BILLING_SMTP_URL is not set)";
+
+/**
+ * Sending invoices' messages (docs/api.md, "Delivery"), the mail worker's round: queue the reminders that have
+ * come due (one statement over every company), then claim due messages (leased, as webhook deliveries are),
+ * compose each from the invoice as it is now, attach its PDF, send, and record the outcome: sent, or retried on
+ * the schedule until the attempts run out, then failed, with the SMTP server's reason either way.
+ */
+export function createMailEngine({
+  db,
+  clock,
+  mailer,
+  settings,
+}: {
+  db: Database;
+  clock: Clock;
+  mailer: Mailer | null;
+  settings: MailSettings;
+}) {
+  type Attempt = { ok: true } | { ok: false; error: string; final?: boolean };
+
+  async function attempt(message: repo.MessageRow): Promise<Attempt> {
+    const scope = companyData(db, message.company_id).data;
+    const row = await findInvoiceDocument(scope, message.invoice_number);
+    const extras = await repo.findDeliveryExtras(scope, message.invoice_number);
+    if (!row || !extras) return { ok: false, error: "not sent: the invoice is gone", final: true };
+    // A reminder is for an invoice still owed; nothing is sent about a void one.
+    if ((message.kind === "reminder" && row.status !== "issued") || row.status === "void" || row.status === "draft")
+      return { ok: false, error: `not sent: the invoice is ${row.status}`, final: true };
+    if (!mailer) return { ok: false, error: NO_SMTP, final: true };
+    const to = message.recipient;
+    if (!to) return { ok: false, error: "not sent: the customer has no email address", final: true };
+    const seller = await findSellerProfile(scope);
+    const billed = billStored(row);
+    const money = (amount: Parameters<typeof toMoneyString>[0]) => toMoneyString(amount, row.currency);
+    const email = composeInvoiceEmail({
+      kind: message.kind,
+      reminderDay: message.reminder_day,
+      sellerName: seller.name,
+      customerName: row.customer_name,
+      number: row.number,
+      amountDue: money(amountDue({ status: row.status, total: billed.total, ...extras })),
+      total: money(billed.total),
+      currency: row.currency,
+      dueDate: row.due_date,
+      hostedUrl: row.hosted_url,
+      memo: extras.invoice_memo,
+    });
+    const { filename, pdf } = await invoicePdfOf(scope, row.number);
+    return mailer.send({
+      from: settings.from,
+      to,
+      ...email,
+      attachments: [{ filename, content: pdf, contentType: "application/pdf" }],
+    });
+  }
+
+  return {
+    /** Queues the reminders due today, of every company (at most `limit`); returns how many. */
+    async queueReminders(limit: number): Promise<number> {
+      const now = clock.now();
+      return repo.queueDueReminders(db, toDateString(now), now, limit);
+    },
+
+    /**
+     * Sends up to `limit` due messages, one after another, each claimed just before it is sent (so that a worker
+     * that stops, `keepGoing` false, leaves the rest unclaimed for the next one); returns how many it sent or tried.
+     */
+    async sendDue(limit: number, keepGoing: () => boolean = () => true): Promise<number> {
+      const leaseMs = settings.timeoutMs * 4 + 30_000;
+      const attempts = maxAttempts(settings.retryScheduleMs);
+      let done = 0;
+      while (done < limit && keepGoing()) {
+        const now = clock.now();
+        const [message] = await repo.claimDueMessages(db, now, new Date(now.getTime() + leaseMs), 1);
+        if (!message) break;
+        done += 1;
+        let outcome: Attempt;
+        try {
+          outcome = await attempt(message);
+        } catch (error) {
+          // The company's documents are momentarily queued full: no attempt, the message waits its turn.
+          if (error instanceof RateLimitedError && error.code === "too_many_documents") {
+            const due = new Date(clock.now().getTime() + error.retryAfterSeconds * 1000);
+            await repo.deferMessage(
+              db,
+              { companyId: message.company_id, id: message.id, attempts: message.attempts },
+              due,
+            );
+            continue;
+          }
+          outcome = { ok: false, error: `not sent: ${error instanceof Error ? error.message : String(error)}` };
+        }
+        const finishedAt = clock.now();
+        const retryAt =
+          outcome.ok || ("final" in outcome && outcome.final) || message.attempts >= attempts
+            ? null
+            : nextAttemptAt(message.attempts, settings.retryScheduleMs, finishedAt);
+        await repo.recordMessageAttempt(
+          db,
+          { companyId: message.company_id, id: message.id, attempts: message.attempts },
+          {
+            status: outcome.ok ? "sent" : retryAt ? "queued" : "failed",
+            error: outcome.ok ? null : outcome.error,
+            nextAttemptAt: retryAt,
+            sentAt: outcome.ok ? finishedAt : null,
+          },
+        );
+      }
+      return done;
+    },
+  };
+}
