@@ -91,7 +91,7 @@ BEGIN
     FROM unnest(p_pair_contracts, p_pair_starts) WITH ORDINALITY AS w(c, p, n)
     LEFT JOIN LATERAL (SELECT number, status FROM invoices i
                         WHERE i.company_id = p_company AND i.contract_id = w.c AND i.period_start = w.p
-                          AND i.status <> 'void' LIMIT 1) AS i ON true;
+                          AND billing_invoice_is_live(i.status) LIMIT 1) AS i ON true;
   IF array_position(v_invoices, NULL) IS NOT NULL THEN
     -- A missing draft matters only for a new event (a stored duplicate needs none).
     RETURN QUERY

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { type InvoiceStatus, may } from "../invoices/invoice-states.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { markHasCredits, type RatingContextCache } from "../contracts/rating-context-cache.js";
@@ -216,7 +217,7 @@ export function createCreditService({
         paymentTermsDays: contract.payment_terms_days,
       };
       const draft = [...(await drafts.lock(tx, [wanted])).values()][0]!;
-      if (draft.status === "draft") {
+      if (may(draft.status as InvoiceStatus, "change")) {
         const line = prepaidLine(grantId, name, amount);
         draft.lines.set(line.key, line);
         await drafts.save(tx, [draft]);

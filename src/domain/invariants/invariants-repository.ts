@@ -325,7 +325,7 @@ export async function findReissueProblems(
     `SELECT r.number, 'reissues ' || r.reissue_of || ', which is not a void invoice of its contract and period' AS problem
        FROM invoices r LEFT JOIN invoices v ON v.company_id = r.company_id AND v.number = r.reissue_of
       WHERE ($1::uuid IS NULL OR r.company_id = $1) AND r.reissue_of IS NOT NULL
-        AND (v.number IS NULL OR v.status <> 'void' OR v.contract_id <> r.contract_id OR v.period_start <> r.period_start)
+        AND (v.number IS NULL OR billing_invoice_is_live(v.status) OR v.contract_id <> r.contract_id OR v.period_start <> r.period_start)
      UNION ALL
      SELECT r.reissue_of, 'is reissued ' || count(*) || ' times' FROM invoices r
       WHERE ($1::uuid IS NULL OR r.company_id = $1) AND r.reissue_of IS NOT NULL

@@ -1,4 +1,5 @@
 import { Big } from "../kernel/money.js";
+import { type InvoiceStatus, isOwed } from "./invoice-states.js";
 
 /**
  * What is still owed on an invoice: its total less what was paid and what credit notes took off it, never
@@ -11,7 +12,7 @@ export function amountDue(invoice: {
   amount_paid: string | Big;
   amount_credited: string | Big;
 }): Big {
-  if (invoice.status === "draft" || invoice.status === "void") return new Big(0);
+  if (!isOwed(invoice.status as InvoiceStatus)) return new Big(0);
   const left = new Big(invoice.total).minus(invoice.amount_paid).minus(invoice.amount_credited);
   return left.gt(0) ? left : new Big(0);
 }

@@ -1,7 +1,7 @@
 import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
 import { amountDue } from "./invoice-amounts.js";
 import { billRecords, thawBill, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
+import type { InvoiceStatus } from "./invoice-states.js";
 import type { InvoiceRow } from "./invoice-repository.js";
 import type { PaymentRow } from "./collections/collection-repository.js";
 import type { Payment } from "./collections/collection-schemas.js";

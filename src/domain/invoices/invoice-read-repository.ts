@@ -219,7 +219,7 @@ export async function findPeriodInvoice(
   const { rows } = await db.query<InvoiceRow>(
     `SELECT ${INVOICE_COLUMNS}
        FROM ${INVOICE_JOINS}
-      WHERE i.company_id = $1 AND i.contract_id = $2 AND i.period_start = $3 AND i.status <> 'void'`,
+      WHERE i.company_id = $1 AND i.contract_id = $2 AND i.period_start = $3 AND billing_invoice_is_live(i.status)`,
     [contractId, periodStart],
   );
   return rows[0];

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../db/database.js";
+import { sqlStatusesThat } from "./invoice-states.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { FrozenBill } from "./invoice-figures.js";
 import type { PaymentRow } from "./collections/collection-repository.js";
@@ -80,7 +81,7 @@ export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[])
   const { rows } = await tx.query<LockedInvoice>(
     `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, i.status
        FROM invoices i
-      WHERE i.company_id = $1 AND i.status <> 'void'
+      WHERE i.company_id = $1 AND billing_invoice_is_live(i.status)
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
       ORDER BY i.number
       FOR UPDATE OF i`,
@@ -93,7 +94,7 @@ export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[])
 export async function findExistingPeriods(db: CompanyScope, keys: readonly PeriodKey[]): Promise<PeriodKey[]> {
   const { rows } = await db.query<{ contract_id: string; period_start: string }>(
     `SELECT contract_id, period_start FROM invoices
-      WHERE company_id = $1 AND status <> 'void'
+      WHERE company_id = $1 AND billing_invoice_is_live(status)
         AND (contract_id, period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))`,
     [keys.map((k) => k.contractId), keys.map((k) => k.periodStart)],
   );
@@ -136,7 +137,7 @@ export async function insertDraftInvoices(
      SELECT $1, v.number, v.seq, v.contract_id, 'draft', v.currency, v.period_start, v.period_end, v.issued_date, v.due_date, $2, $2
        FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::date[], $8::date[], $9::date[], $10::date[])
             AS v(number, seq, contract_id, currency, period_start, period_end, issued_date, due_date)
-     ON CONFLICT (company_id, contract_id, period_start) WHERE status <> 'void' DO NOTHING
+     ON CONFLICT (company_id, contract_id, period_start) WHERE billing_invoice_is_live(status) DO NOTHING
      RETURNING number`,
     [
       now,
@@ -256,7 +257,7 @@ export async function findDraftsDue(
 ): Promise<{ company_id: string; number: string }[]> {
   const { rows } = await db.query<{ company_id: string; number: string }>(
     `SELECT company_id, number FROM invoices
-      WHERE status = 'draft' AND period_end <= $1 AND reissue_of IS NULL
+      WHERE status IN (${sqlStatusesThat("finalize")}) AND period_end <= $1 AND reissue_of IS NULL
       ORDER BY period_end, company_id, number
       LIMIT $2`,
     [lastPeriodEnd, limit],
@@ -272,7 +273,7 @@ export async function findInvoicesEndingFrom(
 ): Promise<{ number: string; status: string; period_start: string; period_end: string }[]> {
   const { rows } = await db.query<{ number: string; status: string; period_start: string; period_end: string }>(
     `SELECT number, status, period_start, period_end FROM invoices
-      WHERE company_id = $1 AND contract_id = $2 AND period_end >= $3 AND status <> 'void'
+      WHERE company_id = $1 AND contract_id = $2 AND period_end >= $3 AND billing_invoice_is_live(status)
       ORDER BY period_start`,
     [contractId, day],
   );

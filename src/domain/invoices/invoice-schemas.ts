@@ -3,7 +3,7 @@ import { calendarDate } from "../kernel/calendar-date.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { paymentSchema } from "./collections/collection-schemas.js";
-import { INVOICE_STATUSES } from "./lifecycle/invoice-lifecycle.js";
+import { INVOICE_STATUSES } from "./invoice-states.js";
 
 const billingPeriodSchema = z.object({ start: dateText(), end: dateText() }).meta({ id: "BillingPeriod" });
 

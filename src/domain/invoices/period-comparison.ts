@@ -3,7 +3,7 @@ import type { PricingRule } from "../contracts/pricing-rule.js";
 import type { BillingPeriod } from "../kernel/billing-period.js";
 import { Big, toJsonMoney } from "../kernel/money.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
+import { type InvoiceStatus, may } from "./invoice-states.js";
 import { creditLineKey, lineFromRecord, projectLines, type Line } from "./invoice-lines.js";
 import { billStored, presentLineItems } from "./invoice-presenter.js";
 import { findPeriodInvoice } from "./invoice-read-repository.js";
@@ -41,7 +41,9 @@ export async function comparePeriodBills(scope: CompanyScope, p: PricedPeriod): 
     return billInvoice(projected.lines.values(), projected.minimum, p.currency);
   };
   const actual =
-    row && row.status !== "draft" ? billStored(row) : project((row?.lines ?? []).map(lineFromRecord), p.rulesNow);
+    row && !may(row.status as InvoiceStatus, "change")
+      ? billStored(row)
+      : project((row?.lines ?? []).map(lineFromRecord), p.rulesNow);
   const preview = project(p.ratedLines, p.proposed);
   const money = (value: Big) => toJsonMoney(value, p.currency);
   const shown = (billed: BilledInvoice, stored: typeof row): PreviewInvoice => ({

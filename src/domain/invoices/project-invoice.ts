@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.
 import { toJsonMoney } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./lifecycle/draft-invoices.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
-import type { InvoiceStatus } from "./lifecycle/invoice-lifecycle.js";
+import { type InvoiceStatus, may } from "./invoice-states.js";
 import { projectLines } from "./invoice-lines.js";
 import { findContractTerms } from "./lifecycle/invoice-change-repository.js";
 import { findOneTimeRulesBilled } from "./invoice-repository.js";
@@ -74,7 +74,7 @@ export function createProjectInvoice({ clock, drafts }: { clock: Clock; drafts: 
     };
     return withDrafts(tenant, ensureAndRemember, async (tx) => {
       const draft = (await drafts.lock(tx, [wanted])).get(periodKey(contract.id, period.start))!;
-      if (draft.status !== "draft") throw notADraft(draft.status as InvoiceStatus, draft.number);
+      if (!may(draft.status as InvoiceStatus, "change")) throw notADraft(draft.status as InvoiceStatus, draft.number);
       const totals = await bringUpToDate({ tx, clock, drafts }, programOn(contract.programs, period.end).rules, draft);
       return {
         object: "invoice" as const,

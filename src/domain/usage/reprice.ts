@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../db/company-scope.js";
+import { type InvoiceStatus, may } from "../invoices/invoice-states.js";
 import { programOn, type ProgramSegment } from "../contracts/program-timeline.js";
 import { openCredits, saveCredits } from "../credits/credit-service.js";
 import { programVersions } from "../contracts/rating-context-cache.js";
@@ -32,7 +33,7 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
     segments: readonly ProgramSegment[],
   ): Promise<void> {
     const invoices = await invoicesEndingFrom(tx, contract.id, from);
-    const closed = invoices.find((i) => i.status !== "draft");
+    const closed = invoices.find((i) => !may(i.status as InvoiceStatus, "change"));
     if (closed) {
       throw new ConflictError(
         `Invoice ${closed.number} (${closed.periodStart}..${closed.periodEnd}) is ${closed.status}: a change dated ${from} would reach its closed period`,

@@ -7,6 +7,7 @@ import * as collections from "./collection-repository.js";
 import type { PaymentMethod } from "./collection-schemas.js";
 import { amountDue } from "../invoice-amounts.js";
 import { thawBill } from "../invoice-figures.js";
+import { type InvoiceStatus, paidBy, requireMay } from "../invoice-states.js";
 import { paidDateOf } from "../lifecycle/invoice-lifecycle.js";
 import * as repo from "../lifecycle/invoice-change-repository.js";
 import { presentPayment } from "../invoice-presenter.js";
@@ -21,16 +22,6 @@ export const issuedTotal = (invoice: repo.InvoiceForChange): Big => thawBill(inv
 
 /** What is owed on a locked invoice now. */
 export const dueOn = (invoice: repo.InvoiceForChange): Big => amountDue({ ...invoice, total: issuedTotal(invoice) });
-
-/** 409 unless the invoice was issued: a draft is not owed yet, a void one never will be. */
-export function requireIssued(invoice: repo.InvoiceForChange, doing: string): void {
-  if (invoice.status === "draft") {
-    throw new ConflictError(`The invoice is a draft: finalize it before ${doing}`, "invoice_is_draft");
-  }
-  if (invoice.status === "void") {
-    throw new ConflictError(`The invoice is void: nothing is owed on it, so it takes no ${doing}`, "invoice_is_void");
-  }
-}
 
 /** An amount of money sent for an invoice: more than 0, with no more decimals than its currency has. */
 export function requireMoney(amount: Big, currency: string, path: string): void {
@@ -66,9 +57,10 @@ export async function recordPaymentOn(
   clock: Clock,
   payment: { amount: Big; paidOn: string | undefined; method: PaymentMethod; reference: string | null; now: Date },
 ): Promise<string> {
-  requireIssued(invoice, "a payment");
+  const status = invoice.status as InvoiceStatus;
+  requireMay(status, "record_payment");
   const due = dueOn(invoice);
-  if (invoice.status === "paid" || due.eq(0)) {
+  if (due.eq(0)) {
     throw new ConflictError(`Invoice ${invoice.number} has nothing due: it takes no payment`, "invoice_is_paid");
   }
   requireMoney(payment.amount, invoice.currency, "amount");
@@ -90,6 +82,6 @@ export async function recordPaymentOn(
   };
   await collections.insertPayment(tx, row);
   await recordEvent(tx, clock, "invoice.payment_recorded", presentPayment(row, invoice.currency));
-  if (due.minus(payment.amount).eq(0)) await repo.payInvoice(tx, invoice.number, paidOn, payment.now);
+  if (paidBy(status, due, due.minus(payment.amount))) await repo.payInvoice(tx, invoice.number, paidOn, payment.now);
   return row.id;
 }

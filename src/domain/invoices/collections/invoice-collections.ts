@@ -7,17 +7,11 @@ import { ConflictError, NotFoundError, ValidationError } from "../../kernel/erro
 import { Big, toJsonMoney, toMoneyString } from "../../kernel/money.js";
 import type { Tenancy } from "../../kernel/tenancy.js";
 import { recordEvent } from "../../webhooks/outbox.js";
-import {
-  dueOn,
-  issuedTotal,
-  lockForCollection,
-  recordPaymentOn,
-  requireIssued,
-  requireMoney,
-} from "./collect-invoice.js";
+import { dueOn, issuedTotal, lockForCollection, recordPaymentOn, requireMoney } from "./collect-invoice.js";
 import * as collections from "./collection-repository.js";
 import type { CreateCreditNoteInput, CreditNote, RecordPaymentInput } from "./collection-schemas.js";
 import { thawBill } from "../invoice-figures.js";
+import { type InvoiceStatus, paidBy, requireMay } from "../invoice-states.js";
 import { presentWithLines } from "../invoice-presenter.js";
 import { findInvoiceSeq } from "../invoice-read-repository.js";
 import * as repo from "../lifecycle/invoice-change-repository.js";
@@ -128,7 +122,8 @@ export function createInvoiceCollections({ clock }: { clock: Clock }) {
       requireScope(tenant, "invoices:write");
       return tenant.transaction(async (tx) => {
         const invoice = await lockForCollection(tx, number);
-        requireIssued(invoice, "credit note");
+        const status = invoice.status as InvoiceStatus;
+        requireMay(status, "credit");
         const earlier = await collections.listCreditNotesOf(tx, number);
         const lines = creditedLines(invoice, input, earlier);
         const amount = lines.reduce((sum, l) => sum.plus(l.amount), new Big(0));
@@ -158,7 +153,7 @@ export function createInvoiceCollections({ clock }: { clock: Clock }) {
           created_at: now,
         };
         await collections.insertCreditNote(tx, row);
-        if (invoice.status === "issued" && due.gt(0) && due.eq(applied)) {
+        if (paidBy(status, due, due.minus(applied))) {
           await repo.payInvoice(tx, number, row.issued_date, now);
         }
         const note = presentCreditNote(row);

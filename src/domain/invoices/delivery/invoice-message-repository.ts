@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../../db/company-scope.js";
+import { sqlStatusesThat } from "../invoice-states.js";
 import type { Queryable } from "../../../db/database.js";
 
 // The statements of invoice delivery: the message log (also the outbox the mail worker sends from), the
@@ -86,7 +87,7 @@ export async function queueDueReminders(db: Queryable, today: string, at: Date, 
            JOIN companies co ON co.id = i.company_id
            JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
            JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id AND cu.invoice_delivery = 'email'
-          WHERE i.status = 'issued' AND cardinality(co.reminder_days) > 0
+          WHERE i.status IN (${sqlStatusesThat("remind")}) AND cardinality(co.reminder_days) > 0
             AND i.due_date + (SELECT min(d) FROM unnest(co.reminder_days) AS d) <= $1::date
        ) due
       WHERE due.day IS NOT NULL
@@ -176,7 +177,7 @@ export async function findInvoiceByHostedToken(
   sha256: Buffer,
 ): Promise<{ company_id: string; number: string } | undefined> {
   const { rows } = await db.query<{ company_id: string; number: string }>(
-    "SELECT company_id, number FROM invoices WHERE hosted_token_sha256 = $1 AND status <> 'draft'",
+    `SELECT company_id, number FROM invoices WHERE hosted_token_sha256 = $1 AND status IN (${sqlStatusesThat("link")})`,
     [sha256],
   );
   return rows[0];

@@ -1,8 +1,9 @@
 import type { Database } from "../../../db/database.js";
+import { type InvoiceStatus, requireMay } from "../invoice-states.js";
 import { findSellerProfile } from "../../account/account-service.js";
 import { requireScope } from "../../kernel/actor.js";
 import type { Clock } from "../../kernel/clock.js";
-import { ConflictError, NotFoundError } from "../../kernel/errors.js";
+import { NotFoundError } from "../../kernel/errors.js";
 import { companyData, type Tenancy } from "../../kernel/tenancy.js";
 import { toMoneyString } from "../../kernel/money.js";
 import { amountDue } from "../invoice-amounts.js";
@@ -32,14 +33,6 @@ function presentMessage(row: messages.MessageRow): InvoiceMessage {
     sent_at: row.sent_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
   };
-}
-
-/** 409 as the lifecycle's: a draft is not sent (nor linked), a void invoice is not sent again. */
-function refuseUnsent(status: string, what: string): void {
-  if (status === "draft")
-    throw new ConflictError(`The invoice is draft: it cannot be ${what}. Finalize it first.`, "invoice_is_draft");
-  if (status === "void" && what === "sent")
-    throw new ConflictError("The invoice is void: it cannot be sent. A void invoice is not owed.", "invoice_is_void");
 }
 
 /**
@@ -73,7 +66,7 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
       return tenant.transaction(async (tx) => {
         const invoice = await reads.findInvoice(tx, number);
         if (!invoice) throw new NotFoundError("invoice");
-        refuseUnsent(invoice.status, "sent");
+        requireMay(invoice.status as InvoiceStatus, "send");
         const queued = await messages.queueMessage(tx, {
           number,
           kind: "manual",
@@ -91,7 +84,7 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
       return tenant.transaction(async (tx) => {
         const invoice = await reads.findInvoice(tx, number);
         if (!invoice) throw new NotFoundError("invoice");
-        refuseUnsent(invoice.status, "linked");
+        requireMay(invoice.status as InvoiceStatus, "link");
         const link = newHostedLink(publicUrl);
         await messages.setHostedLink(tx, number, link);
         const row = { ...invoice, hosted_url: link.url };

@@ -1,4 +1,5 @@
 import type { Database } from "../../../db/database.js";
+import { type InvoiceStatus, may } from "../invoice-states.js";
 import type { Mailer } from "../../../platform/smtp-mailer.js";
 import { findSellerProfile } from "../../account/account-service.js";
 import { toDateString } from "../../kernel/billing-period.js";
@@ -50,8 +51,9 @@ export function createMailEngine({
     const row = await findInvoiceDocument(scope, message.invoice_number);
     const extras = await repo.findDeliveryExtras(scope, message.invoice_number);
     if (!row || !extras) return { ok: false, error: "not sent: the invoice is gone", final: true };
-    // A reminder is for an invoice still owed; nothing is sent about a void one.
-    if ((message.kind === "reminder" && row.status !== "issued") || row.status === "void" || row.status === "draft")
+    // Sent only while the invoice's state allows it (invoice-states.ts): a reminder while something is owed,
+    // nothing about a draft or a void invoice.
+    if (!may(row.status as InvoiceStatus, message.kind === "reminder" ? "remind" : "send"))
       return { ok: false, error: `not sent: the invoice is ${row.status}`, final: true };
     if (!mailer) return { ok: false, error: NO_SMTP, final: true };
     const to = message.recipient;

@@ -4,7 +4,7 @@ import type { Clock } from "../../kernel/clock.js";
 import { recordEvent, type EventType } from "../../webhooks/outbox.js";
 import { NotFoundError } from "../../kernel/errors.js";
 import { thawBill } from "../invoice-figures.js";
-import { transition, type InvoiceAction, type InvoiceStatus } from "./invoice-lifecycle.js";
+import { decide, type InvoiceStatus, refusalError } from "../invoice-states.js";
 import { presentWithLines } from "../invoice-presenter.js";
 import * as repo from "./invoice-change-repository.js";
 import type { InvoiceRow } from "../invoice-repository.js";
@@ -18,7 +18,8 @@ export type InvoiceChange = Pick<InvoiceRow, "updated_at"> &
  * The webhook event each applied change records (docs/webhooks.md, "Event types"); an action answered unchanged
  * records none. Only the endpoints that name the type receive it: invoice events are opt-in.
  */
-const EVENT_OF: Record<InvoiceAction, EventType> = {
+type Transition = "finalize" | "pay" | "void";
+const EVENT_OF: Record<Transition, EventType> = {
   finalize: "invoice.issued",
   pay: "invoice.paid",
   void: "invoice.voided",
@@ -26,7 +27,7 @@ const EVENT_OF: Record<InvoiceAction, EventType> = {
 
 /**
  * One change of status, under the invoice's row lock (`lockInvoiceForChange`, the one statement that locks and
- * reads it): what `transition` allows, applied by `apply`, which returns the columns it wrote; an action that
+ * reads it): what the state table (invoice-states.ts) allows, applied by `apply`, which returns the columns it wrote; an action that
  * happened already answers the invoice unchanged (`unchanged` may refuse that, e.g. a payment on another date).
  * Concurrent calls on one invoice queue on the lock: one applies, the rest see its result. The answer is the
  * invoice as the change left it: no change leaves a draft, so it presents the figures as issued. An
@@ -38,15 +39,16 @@ export async function changeInvoice(
   company: CompanyData,
   clock: Clock,
   number: string,
-  action: InvoiceAction,
+  action: Transition,
   apply: (tx: CompanyScope, invoice: repo.InvoiceForChange) => Promise<InvoiceChange>,
   unchanged?: (invoice: repo.InvoiceForChange) => void,
 ): Promise<{ invoice: InvoiceWithLines; applied: boolean }> {
   return company.transaction(async (tx) => {
     const invoice = await repo.lockInvoiceForChange(tx, number);
     if (!invoice) throw new NotFoundError("invoice");
-    const verdict = transition(invoice.status as InvoiceStatus, action);
-    if (verdict.kind === "refused") throw verdict.error;
+    const status = invoice.status as InvoiceStatus;
+    const verdict = decide(status, action);
+    if (verdict.kind === "refused") throw refusalError(status, action, verdict.why);
     let after: repo.InvoiceForChange = invoice;
     if (verdict.kind === "apply") {
       await apply(tx, invoice);

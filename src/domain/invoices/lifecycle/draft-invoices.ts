@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../../db/company-scope.js";
+import { type InvoiceStatus, may } from "../invoice-states.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import { addDays } from "../../kernel/billing-period.js";
 import type { Clock } from "../../kernel/clock.js";
@@ -172,7 +173,7 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
       const removed: { invoiceNumber: string; key: string }[] = [];
       const invoices: repo.InvoiceStateWrite[] = [];
       for (const draft of drafts) {
-        if (draft.status !== "draft") continue; // issued, paid or void: frozen
+        if (!may(draft.status as InvoiceStatus, "change")) continue; // issued, paid or void: frozen
         for (const line of draft.lines.values()) {
           const write = toLineWrite(draft.number, line);
           const before = draft.original.get(line.key);

@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../../db/company-scope.js";
+import { sqlStatusesThat } from "../invoice-states.js";
 import type { ProgramSegment } from "../../contracts/program-timeline.js";
 import type { FrozenBill } from "../invoice-figures.js";
 import { INVOICE_CUSTOMER_COLUMNS, INVOICE_OWN_COLUMNS } from "../invoice-read-repository.js";
@@ -64,7 +65,7 @@ export async function issueInvoice(
   await db.query(
     `UPDATE invoices
         SET status = 'issued', issued_at = $3, issued_date = $4, due_date = $5, billed = $6, updated_at = $3
-      WHERE company_id = $1 AND number = $2 AND status = 'draft'`,
+      WHERE company_id = $1 AND number = $2 AND status IN (${sqlStatusesThat("finalize")})`,
     [issue.number, issue.at, issue.issuedDate, issue.dueDate, JSON.stringify(issue.billed)],
   );
 }
@@ -72,7 +73,8 @@ export async function issueInvoice(
 /** Marks a locked, issued invoice paid. */
 export async function payInvoice(db: CompanyScope, number: string, paidDate: string, at: Date): Promise<void> {
   await db.query(
-    "UPDATE invoices SET status = 'paid', paid_date = $3, paid_at = $4, updated_at = $4 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    `UPDATE invoices SET status = 'paid', paid_date = $3, paid_at = $4, updated_at = $4
+      WHERE company_id = $1 AND number = $2 AND status IN (${sqlStatusesThat("pay")})`,
     [number, paidDate, at],
   );
 }
@@ -80,7 +82,8 @@ export async function payInvoice(db: CompanyScope, number: string, paidDate: str
 /** Voids a locked, issued invoice. */
 export async function voidInvoice(db: CompanyScope, number: string, at: Date): Promise<void> {
   await db.query(
-    "UPDATE invoices SET status = 'void', voided_at = $3, updated_at = $3 WHERE company_id = $1 AND number = $2 AND status = 'issued'",
+    `UPDATE invoices SET status = 'void', voided_at = $3, updated_at = $3
+      WHERE company_id = $1 AND number = $2 AND status IN (${sqlStatusesThat("void")})`,
     [number, at],
   );
 }

@@ -1,40 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConflictError, ValidationError } from "../../kernel/errors.js";
-import {
-  dueDateOf,
-  INVOICE_STATUSES,
-  lastDuePeriodEnd,
-  paidDateOf,
-  transition,
-  type InvoiceAction,
-  type InvoiceStatus,
-} from "./invoice-lifecycle.js";
-
-describe("transition", () => {
-  // Every action from every status: "issued" etc. applies, "=" answers unchanged, a code refuses.
-  const table: Record<InvoiceAction, Record<InvoiceStatus, string>> = {
-    finalize: { draft: "issued", issued: "=", paid: "=", void: "invoice_is_void" },
-    pay: { draft: "invoice_is_draft", issued: "paid", paid: "=", void: "invoice_is_void" },
-    void: { draft: "invoice_is_draft", issued: "void", paid: "invoice_is_paid", void: "=" },
-  };
-  for (const [action, row] of Object.entries(table) as [InvoiceAction, Record<InvoiceStatus, string>][]) {
-    for (const status of INVOICE_STATUSES) {
-      const expected = row[status];
-      it(`${action} on a ${status} invoice: ${expected === "=" ? "unchanged" : expected}`, () => {
-        const verdict = transition(status, action);
-        if (expected === "=") assert.deepEqual(verdict, { kind: "unchanged" });
-        else if (expected.startsWith("invoice_is_")) {
-          assert.equal(verdict.kind, "refused");
-          if (verdict.kind !== "refused") return;
-          assert.ok(verdict.error instanceof ConflictError);
-          assert.equal(verdict.error.code, expected);
-          assert.match(verdict.error.message, new RegExp(`^The invoice is ${status}: it cannot be`));
-        } else assert.deepEqual(verdict, { kind: "apply", to: expected });
-      });
-    }
-  }
-});
+import { dueDateOf, lastDuePeriodEnd, paidDateOf } from "./invoice-lifecycle.js";
 
 describe("dates", () => {
   it("makes an invoice due its payment terms' days after it is issued, across a year's end", () => {
