@@ -50,7 +50,7 @@ export function createServices(deps: ServiceDeps) {
     contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book, clock: deps.clock }) }),
     usage: createUsageService({ ...deps, book, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
-    credits: createCreditService({ ...deps, drafts, contexts }),
+    credits: createCreditService({ ...deps, drafts, lineBook: book, contexts }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */
     invariants: { verify: (companyId: string | null) => verifyBilling(deps.db, companyId) },

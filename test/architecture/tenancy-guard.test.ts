@@ -17,7 +17,7 @@ import { DOMAIN_DIR as DOMAIN, repositoryFiles } from "../support/repositories.j
 /** Repository functions that may not take a company scope, and why. Nothing else may be added without one. */
 const CROSS_COMPANY: Record<string, string> = {
   // Signing in: the company is what these lookups find out.
-  "access-repository.ts#insertCompany": "creates the company",
+  "account-repository.ts#insertCompany": "creates the company",
   "access-repository.ts#findCompanyById": "the company itself",
   "access-repository.ts#findOldestCompanyByName": "bootstrap finds its company by name",
   "access-repository.ts#insertApiKey": "the admin API and bootstrap create keys for a company they name",

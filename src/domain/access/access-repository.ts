@@ -28,14 +28,6 @@ export interface UserRow {
   created_at: Date;
 }
 
-export async function insertCompany(db: Queryable, company: CompanyRow): Promise<void> {
-  await db.query("INSERT INTO companies (id, name, created_at) VALUES ($1, $2, $3)", [
-    company.id,
-    company.name,
-    company.created_at,
-  ]);
-}
-
 export async function findCompanyById(db: Queryable, id: string): Promise<CompanyRow | undefined> {
   const { rows } = await db.query<CompanyRow>("SELECT id, name, created_at FROM companies WHERE id = $1", [id]);
   return rows[0];

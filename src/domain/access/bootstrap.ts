@@ -4,6 +4,7 @@ import { ConflictError } from "../kernel/errors.js";
 import { newId } from "../kernel/ids.js";
 import { checkUser } from "./access-checks.js";
 import * as repo from "./access-repository.js";
+import { createCompanyRecord } from "../account/company-records.js";
 import { insertApiKey } from "./api-keys.js";
 import { hashApiKey } from "./api-key-secret.js";
 import { presentCompany, type Company } from "./companies.js";
@@ -28,7 +29,7 @@ export function createBootstrap({ db, clock }: { db: Database; clock: Clock }) {
         let company = await repo.findOldestCompanyByName(tx, companyName);
         if (!company) {
           company = { id: newId(), name: companyName, created_at: clock.now() };
-          await repo.insertCompany(tx, company);
+          await createCompanyRecord(tx, company);
         }
         const existing = await repo.findApiKeyByHash(tx, hashApiKey(key));
         if (existing && existing.company_id !== company.id) {

@@ -3,6 +3,7 @@ import type { Clock } from "../kernel/clock.js";
 import { isUuid, newId } from "../kernel/ids.js";
 import { checkName } from "./access-checks.js";
 import * as repo from "./access-repository.js";
+import { createCompanyRecord } from "../account/company-records.js";
 
 export interface Company {
   object: "company";
@@ -28,7 +29,7 @@ export function createCompanies({ db, clock }: { db: Database; clock: Clock }) {
   return {
     async createCompany(name: string): Promise<Company> {
       const row = { id: newId(), name: checkName("name", name), created_at: clock.now() };
-      await repo.insertCompany(db, row);
+      await createCompanyRecord(db, row);
       return presentCompany(row);
     },
   };

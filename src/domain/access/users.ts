@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { newId } from "../kernel/ids.js";
 import { checkName, checkUser } from "./access-checks.js";
 import * as repo from "./access-repository.js";
+import { createCompanyRecord } from "../account/company-records.js";
 import { findCompany } from "./companies.js";
 import { dummyHash, hashPassword, passwordMatches } from "./passwords.js";
 
@@ -34,7 +35,7 @@ export function createUsers({ db, clock }: { db: Database; clock: Clock }) {
       const passwordHash = await hashPassword(input.password);
       return db.transaction(async (tx) => {
         const company = { id: newId(), name: companyName, created_at: clock.now() };
-        await repo.insertCompany(tx, company);
+        await createCompanyRecord(tx, company);
         const user: repo.UserRow = {
           id: newId(),
           company_id: company.id,

@@ -1,4 +1,5 @@
 import type { CompanyScope } from "../../db/company-scope.js";
+import type { Queryable } from "../../db/database.js";
 import type { PaperSize } from "./account-schemas.js";
 
 export interface AccountRow {
@@ -95,4 +96,16 @@ export async function findLogo(
     [],
   );
   return rows[0];
+}
+
+/** A new company: its id, name and creation time; the rest of its profile takes the columns' defaults. */
+export async function insertCompany(
+  db: Queryable,
+  company: { id: string; name: string; created_at: Date },
+): Promise<void> {
+  await db.query("INSERT INTO companies (id, name, created_at) VALUES ($1, $2, $3)", [
+    company.id,
+    company.name,
+    company.created_at,
+  ]);
 }

@@ -149,3 +149,18 @@ export async function findExpiredGrants(
 export async function expireGrant(tx: CompanyScope, id: string): Promise<void> {
   await tx.query("UPDATE credit_grants SET status = 'expired', balance = 0 WHERE company_id = $1 AND id = $2", [id]);
 }
+
+/**
+ * Moves what a voided invoice carried of credits (the ledger entries burned on it, a prepaid grant billed on it)
+ * to the draft that reissues it (invoices/lifecycle/void-invoice.ts).
+ */
+export async function moveCreditsToInvoice(tx: CompanyScope, from: string, to: string): Promise<void> {
+  await tx.query("UPDATE credit_ledger SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2", [
+    from,
+    to,
+  ]);
+  await tx.query("UPDATE credit_grants SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2", [
+    from,
+    to,
+  ]);
+}

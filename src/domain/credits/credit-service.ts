@@ -1,11 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { type InvoiceStatus, may } from "../invoices/invoice-states.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { Database } from "../../db/database.js";
 import { markHasCredits, type RatingContextCache } from "../contracts/rating-context-cache.js";
 import { metricsOf } from "../contracts/pricing-rule.js";
 import { withDrafts, type DraftInvoices } from "../invoices/lifecycle/draft-invoices.js";
-import { prepaidLine } from "../invoices/invoice-lines.js";
+import type { LineBook } from "../invoices/line-book.js";
 import { requireScope } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
@@ -87,11 +86,13 @@ export function createCreditService({
   db,
   clock,
   drafts,
+  lineBook,
   contexts,
 }: {
   db: Database;
   clock: Clock;
   drafts: DraftInvoices;
+  lineBook: LineBook;
   contexts: RatingContextCache;
 }) {
   return {
@@ -126,7 +127,8 @@ export function createCreditService({
         // The contract first, then the draft: the order a dated pricing change takes them in.
         await markHasCredits(tx, contract.id);
         let invoiceNumber: string | null = null;
-        if (input.type === "prepaid") invoiceNumber = await billPurchase(tx, contract, id, name, amount, now);
+        if (input.type === "prepaid")
+          invoiceNumber = await lineBook.billPurchase(tx, contract, { grantId: id, name, amount }, now);
         await repo.insertGrant(tx, {
           id,
           contract_id: contract.id,
@@ -197,37 +199,4 @@ export function createCreditService({
       return expired;
     },
   };
-
-  /** A prepaid grant's purchase as a one-time line on the first open draft from this month; its number. */
-  async function billPurchase(
-    tx: CompanyScope,
-    contract: { id: string; currency: string; payment_terms_days: number },
-    grantId: string,
-    name: string,
-    amount: Big,
-    now: Date,
-  ): Promise<string> {
-    let month = periodOf(now);
-    for (let tries = 0; tries < 2; tries++) {
-      const wanted = {
-        contractId: contract.id,
-        periodStart: month.start,
-        periodEnd: month.end,
-        currency: contract.currency,
-        paymentTermsDays: contract.payment_terms_days,
-      };
-      const draft = [...(await drafts.lock(tx, [wanted])).values()][0]!;
-      if (may(draft.status as InvoiceStatus, "change")) {
-        const line = prepaidLine(grantId, name, amount);
-        draft.lines.set(line.key, line);
-        await drafts.save(tx, [draft]);
-        return draft.number;
-      }
-      month = periodOf(new Date(Date.parse(`${month.end}T00:00:00Z`) + 86_400_000));
-    }
-    throw new ConflictError(
-      "This month's and next month's invoices have left draft: the purchase cannot be billed",
-      "period_closed",
-    );
-  }
 }

@@ -1,7 +1,10 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import type { CompanyData } from "../kernel/tenancy.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
+import { periodOf } from "../kernel/billing-period.js";
+import { ConflictError } from "../kernel/errors.js";
 import { Big, toDecimalString } from "../kernel/money.js";
+import { type InvoiceStatus, may } from "./invoice-states.js";
 import {
   periodKey,
   withDrafts,
@@ -14,6 +17,7 @@ import {
   addCredit,
   creditLineKey,
   lineIdentity,
+  prepaidLine,
   ruleTotals,
   type Charge,
   type Line,
@@ -107,6 +111,41 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
       const result = await work(book);
       if (book.changed) await drafts.save(tx, locked.values());
       return result;
+    },
+
+    /**
+     * A prepaid purchase billed as a one-time line on the contract's first open draft from `now`'s month: this
+     * month's, or next month's when this month's invoice has left draft (409 `period_closed` when both have).
+     * Inside the caller's transaction; the draft's number.
+     */
+    async billPurchase(
+      tx: CompanyScope,
+      contract: { id: string; currency: string; payment_terms_days: number },
+      purchase: { grantId: string; name: string; amount: Big },
+      now: Date,
+    ): Promise<string> {
+      let month = periodOf(now);
+      for (let tries = 0; tries < 2; tries++) {
+        const wanted: WantedInvoice = {
+          contractId: contract.id,
+          periodStart: month.start,
+          periodEnd: month.end,
+          currency: contract.currency,
+          paymentTermsDays: contract.payment_terms_days,
+        };
+        const draft = [...(await drafts.lock(tx, [wanted])).values()][0];
+        if (draft && may(draft.status as InvoiceStatus, "change")) {
+          const line = prepaidLine(purchase.grantId, purchase.name, purchase.amount);
+          draft.lines.set(line.key, line);
+          await drafts.save(tx, [draft]);
+          return draft.number;
+        }
+        month = periodOf(new Date(Date.parse(`${month.end}T00:00:00Z`) + 86_400_000));
+      }
+      throw new ConflictError(
+        "This month's and next month's invoices have left draft: the purchase cannot be billed",
+        "period_closed",
+      );
     },
 
     record<T>(

@@ -536,3 +536,18 @@ export async function markEventVoided(tx: CompanyScope, id: string, reason: stri
     [id, at, reason],
   );
 }
+
+/**
+ * Moves the events billed on a voided invoice to the draft that reissues it (invoices/lifecycle/void-invoice.ts).
+ * By their contract and period first: the index they are found by (invoices/documents/statement-repository.ts).
+ */
+export async function moveEventsToInvoice(tx: CompanyScope, from: string, to: string): Promise<void> {
+  await tx.query(
+    `UPDATE usage_events e SET invoice_number = $3
+       FROM invoices i
+      WHERE i.company_id = $1 AND i.number = $2
+        AND e.company_id = $1 AND e.contract_id = i.contract_id AND e.service_period_start = i.period_start
+        AND e.invoice_number = $2`,
+    [from, to],
+  );
+}

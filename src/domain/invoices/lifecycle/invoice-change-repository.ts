@@ -90,9 +90,9 @@ export async function voidInvoice(db: CompanyScope, number: string, at: Date): P
 
 /**
  * Reissues a voided invoice: a new draft for the same contract and period (`reissue_of` naming the void one)
- * takes over everything the void invoice billed from (its stored lines, the usage events on them, the credit
- * burned by that usage, a prepaid grant billed on it), so that the month can be billed again, nothing lost
- * and nothing twice. The void invoice keeps its figures as issued (`billed`). In the voiding transaction.
+ * takes over its stored lines, so that the month can be billed again, nothing lost and nothing twice; the usage
+ * events and the credit rows on them are moved by their own modules (void-invoice.ts asks them). The void
+ * invoice keeps its figures as issued (`billed`). In the voiding transaction.
  */
 export async function reissueInvoice(
   tx: CompanyScope,
@@ -106,19 +106,8 @@ export async function reissueInvoice(
        FROM invoices WHERE company_id = $1 AND number = $2`,
     [reissue.from, reissue.number, reissue.seq, reissue.issuedDate, reissue.dueDate, reissue.at],
   );
-  // Usage events by their contract and period first: the index they are found by (statement-repository.ts).
-  await tx.query(
-    `UPDATE usage_events e SET invoice_number = $3
-       FROM invoices i
-      WHERE i.company_id = $1 AND i.number = $2
-        AND e.company_id = $1 AND e.contract_id = i.contract_id AND e.service_period_start = i.period_start
-        AND e.invoice_number = $2`,
-    [reissue.from, reissue.number],
-  );
-  for (const table of ["invoice_lines", "credit_ledger", "credit_grants"]) {
-    await tx.query(`UPDATE ${table} SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2`, [
-      reissue.from,
-      reissue.number,
-    ]);
-  }
+  await tx.query("UPDATE invoice_lines SET invoice_number = $3 WHERE company_id = $1 AND invoice_number = $2", [
+    reissue.from,
+    reissue.number,
+  ]);
 }

@@ -10,6 +10,8 @@ import { dueDateOf } from "./invoice-lifecycle.js";
 import type { InvoiceWithLines } from "../invoice-schemas.js";
 import { changeInvoice } from "./change-invoice.js";
 import { formatInvoiceNumber } from "./draft-invoices.js";
+import { moveEventsToReissue } from "../../usage/reissued-invoices.js";
+import { moveCreditsToReissue } from "../../credits/reissued-invoices.js";
 
 /**
  * POST …/void: issued → void, and reissued: a new draft for the same contract and period takes over its lines
@@ -31,14 +33,18 @@ export function createVoidInvoice({ clock }: { clock: Clock }) {
       await repo.voidInvoice(scope, number, now);
       const seq = await nextNumbers(scope, "invoice_number", 1);
       const issuedDate = addDays(invoice.period_end, 1);
+      const reissued = formatInvoiceNumber(seq);
       await repo.reissueInvoice(scope, {
         from: number,
-        number: formatInvoiceNumber(seq),
+        number: reissued,
         seq,
         issuedDate,
         dueDate: dueDateOf(issuedDate, invoice.payment_terms_days),
         at: now,
       });
+      // Their rows follow the reissue, each module moving its own.
+      await moveEventsToReissue(scope, number, reissued);
+      await moveCreditsToReissue(scope, number, reissued);
       return { updated_at: now };
     });
     return invoice;
