@@ -9,7 +9,7 @@ import type { BilledLine, InvoiceCalc } from "./invoice-calculation.js";
 
 const ZERO = new Big(0);
 
-export function billLine(line: Line, currency: string): BilledLine {
+function billLine(line: Line, currency: string): BilledLine {
   const amount = roundToMinorUnit(line.chargeTotal, currency);
   let unitPrice: Big;
   if (line.kind === "usage" && line.rate !== null) unitPrice = line.rate;
