@@ -10,7 +10,7 @@ import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-per
 import { NotFoundError, RateLimitedError, ValidationError } from "../kernel/errors.js";
 import { createFairQueue, type FairQueueLimits, QueueFullError } from "../../platform/fair-queue.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { periodEvents, rerateOnBook } from "./rerate.js";
+import { rerateMonth } from "./rerate.js";
 import { lastPeriodSeq } from "./usage-repository.js";
 
 /** A previewed program, as the API takes it (contract-schemas.ts, `pricingPreviewInput`). */
@@ -76,16 +76,18 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
     const work = async () => {
       const { book, lines } = bookInMemory(contractId, period.start, contract.currency);
       const program = { version: 0, rules: proposed };
-      // The grants as they stand, with what they cover of this month given back: the month burns them again.
-      const wallet = await peekCredits(tenant.data, contractId);
-      wallet.giveBack(contractId, "preview", await creditsOnPeriod(tenant.data, contractId, period.start));
-      const events = atMost(
-        MAX_PREVIEW_EVENTS,
-        periodEvents(tenant.data, contractId, period.start, { upToSeq: lastSeq ?? "0" }),
-      );
-      const rerated = await rerateOnBook(events, () => program, book, contractId, period.start, {
-        wallet,
+      const rerated = await rerateMonth({
+        scope: tenant.data,
+        book,
+        // The grants as they stand, with what they cover of this month given back: the month burns them again.
+        wallet: await peekCredits(tenant.data, contractId),
+        heldCredits: await creditsOnPeriod(tenant.data, contractId, period.start),
+        contractId,
+        periodStart: period.start,
         invoiceNumber: "preview",
+        programOf: () => program,
+        upToSeq: lastSeq ?? "0",
+        limitPages: (pages) => atMost(MAX_PREVIEW_EVENTS, pages),
       });
       return comparePeriodBills(tenant.data, {
         contractId,

@@ -8,7 +8,7 @@ import type { LineBook } from "../invoices/line-book.js";
 import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { ConflictError } from "../kernel/errors.js";
-import { periodEvents, rerateOnBook } from "./rerate.js";
+import { pricedWith, rerateMonth } from "./rerate.js";
 import { updateEventRatings } from "./usage-repository.js";
 
 /** The contract a dated pricing change re-prices, as the change holds it (locked). */
@@ -59,17 +59,18 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
             "period_closed",
           );
         }
-        const events = periodEvents(tx, contract.id, invoice.periodStart);
-        wallet.giveBack(contract.id, invoice.number, open.clearRated(contract.id, invoice.periodStart));
-        const rerated = await rerateOnBook(
-          events,
-          (e) => {
+        const stored = pricedWith(versions, contract.id);
+        const rerated = await rerateMonth({
+          scope: tx,
+          book: open,
+          wallet,
+          contractId: contract.id,
+          periodStart: invoice.periodStart,
+          invoiceNumber: invoice.number,
+          // Before the day, the version an event was priced with; from the day on, the one in force on its day.
+          programOf: (e) => {
             const day = toDateString(e.event_timestamp);
-            if (day < from) {
-              const stored = versions.get(e.pricing_version);
-              if (!stored) throw new Error(`contract ${contract.id} has no program version ${e.pricing_version}`);
-              return stored;
-            }
+            if (day < from) return stored(e);
             let segment = inForce.get(day);
             if (!segment) {
               segment = programOn(segments, day);
@@ -77,11 +78,7 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
             }
             return segment;
           },
-          open,
-          contract.id,
-          invoice.periodStart,
-          { wallet, invoiceNumber: invoice.number },
-        );
+        });
         if (rerated.unpriced.length > 0) {
           const first = rerated.unpriced[0]!;
           throw new ConflictError(

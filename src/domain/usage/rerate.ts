@@ -1,5 +1,6 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import type { CreditWallet } from "../credits/credit-wallet.js";
+import type { Big as BigValue } from "../kernel/money.js";
 import type { OpenBook } from "../invoices/line-book.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { Big, toDecimalString } from "../kernel/money.js";
@@ -45,7 +46,7 @@ const sameDecimal = (a: string | null, b: string | null) => (a === null || b ===
  * they were stored, a page at a time: a month of a million events is never one statement's answer, and on the
  * embedded database no other company's statement waits behind one long read.
  */
-export async function* periodEvents(
+async function* periodEvents(
   scope: CompanyScope,
   contractId: string,
   periodStart: string,
@@ -67,7 +68,7 @@ export async function* periodEvents(
  * as it was stored. Pure but for the book and wallet it records on. Its cost grows with the month: it gives the
  * event loop back every few milliseconds (platform/time-slices.ts), so that other requests are served between.
  */
-export async function rerateOnBook(
+async function rerateOnBook(
   pages: AsyncIterable<readonly StoredRatingRow[]>,
   programOf: (event: StoredRatingRow) => ProgramVersion,
   book: OpenBook,
@@ -124,4 +125,62 @@ function rerateOne(
       write.lineKey !== e.line_key;
     return { write, changed };
   }
+}
+
+/**
+ * The version a stored event was priced with: re-pricing under the versions the events were priced with gives
+ * every event as it was stored. A version that is gone is a broken invariant (versions are never deleted).
+ */
+export function pricedWith(versions: ReadonlyMap<number, ProgramVersion>, contractId: string) {
+  return (e: StoredRatingRow): ProgramVersion => {
+    const version = versions.get(e.pricing_version);
+    if (!version) throw new Error(`contract ${contractId} has no program version ${e.pricing_version}`);
+    return version;
+  };
+}
+
+/** A month to price again: whose, which, on which draft (its number: the credit lines' invoice). */
+export interface RerateMonth {
+  scope: CompanyScope;
+  book: OpenBook;
+  wallet: CreditWallet;
+  contractId: string;
+  periodStart: string;
+  invoiceNumber: string;
+  /** The program version each event is priced with now. */
+  programOf: (event: StoredRatingRow) => ProgramVersion;
+  /** An event left out (the one being voided). */
+  except?: string;
+  /** The last event read (the preview's: the month as it was asked for). */
+  upToSeq?: string;
+  /** What the month's credit lines held, given back to the grants first; by default what the book's draft held. */
+  heldCredits?: Map<string, BigValue>;
+  /** Wraps the pages read (the preview counts them, and refuses a month past its limit). */
+  limitPages?: (pages: AsyncIterable<readonly StoredRatingRow[]>) => AsyncIterable<readonly StoredRatingRow[]>;
+}
+
+/**
+ * A month priced again: the one orchestration a void, a dated pricing change and a preview share. The draft's
+ * usage, fee and credit lines are taken off the book, what its credit lines held goes back to the grants, and
+ * the month's events, read a page at a time in the order they were stored, are priced again onto it.
+ */
+export async function rerateMonth(month: RerateMonth): Promise<Rerating> {
+  const { book, wallet, contractId, periodStart, invoiceNumber } = month;
+  const held = book.clearRated(contractId, periodStart);
+  wallet.giveBack(contractId, invoiceNumber, month.heldCredits ?? held);
+  const pages = periodEvents(month.scope, contractId, periodStart, {
+    ...(month.except !== undefined ? { except: month.except } : {}),
+    ...(month.upToSeq !== undefined ? { upToSeq: month.upToSeq } : {}),
+  });
+  return rerateOnBook(
+    month.limitPages ? month.limitPages(pages) : pages,
+    month.programOf,
+    book,
+    contractId,
+    periodStart,
+    {
+      wallet,
+      invoiceNumber,
+    },
+  );
 }

@@ -5,7 +5,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { periodEvents, rerateOnBook } from "./rerate.js";
+import { pricedWith, rerateMonth } from "./rerate.js";
 import * as repo from "./usage-repository.js";
 
 /**
@@ -47,26 +47,18 @@ export function createVoidUsageEvent({
           "period_closed",
         );
       }
-      const events = periodEvents(tx, event.contract_id, event.service_period_start, { except: eventId });
       const versions = await programVersions(tx, event.contract_id);
       const wallet = await openCredits(tx, [event.contract_id]);
-      wallet.giveBack(
-        event.contract_id,
-        event.invoice_number,
-        open.clearRated(event.contract_id, event.service_period_start),
-      );
-      const rerated = await rerateOnBook(
-        events,
-        (e) => {
-          const v = versions.get(e.pricing_version);
-          if (!v) throw new Error(`contract ${event.contract_id} has no program version ${e.pricing_version}`);
-          return v;
-        },
-        open,
-        event.contract_id,
-        event.service_period_start,
-        { wallet, invoiceNumber: event.invoice_number },
-      );
+      const rerated = await rerateMonth({
+        scope: tx,
+        book: open,
+        wallet,
+        contractId: event.contract_id,
+        periodStart: event.service_period_start,
+        invoiceNumber: event.invoice_number,
+        programOf: pricedWith(versions, event.contract_id),
+        except: eventId,
+      });
       if (rerated.unpriced.length > 0)
         throw new Error(`events no longer priced by their own version: ${rerated.unpriced[0]!.id}`);
       await repo.updateEventRatings(tx, rerated.changed);
