@@ -73,10 +73,62 @@ export interface CreditOf {
   day: string;
 }
 
+/** One event being charged on an open draft, as the charging steps pass it along. */
+interface OnBook {
+  readonly book: OpenBook;
+  readonly contractId: string;
+  readonly periodStart: string;
+  readonly event: RatableEvent;
+  readonly rule: PricingRule;
+  readonly credit: CreditOf | undefined;
+  rating?: Priced;
+  lineKey?: string;
+}
+
+/** Step "price": the charge against what the rule has charged on the draft so far (its cap room, its running quantity). */
+function priceStep(c: OnBook): void {
+  c.rating = priceCharge(c.event, c.rule, c.book.totalsSoFar(c.contractId, c.periodStart, c.rule.id));
+}
+
+/** Step "record": the charge added to its line of the draft, by the book. */
+function recordStep(c: OnBook): void {
+  const rating = c.rating!;
+  c.lineKey = c.book.record(c.contractId, c.periodStart, {
+    kind: rating.kind,
+    rule: c.rule,
+    metric: c.event.metric,
+    quantity: c.event.quantity,
+    unitPrice: rating.appliedRate,
+    charge: rating.charge,
+    cappedCharge: rating.cappedCharge,
+    ...(rating.tiers ? { tiers: rating.tiers } : {}),
+  });
+}
+
+/** Step "credits": a usage charge paid from the contract's grants that cover its day and metric (credit-wallet.ts). */
+function creditStep(c: OnBook): void {
+  const rating = c.rating!;
+  if (!c.credit || rating.kind !== "usage") return;
+  c.credit.wallet.apply(
+    c.book,
+    c.credit.invoiceNumber,
+    c.contractId,
+    c.periodStart,
+    c.credit.day,
+    c.event.metric,
+    rating.charge,
+  );
+}
+
 /**
- * An event's charge against what its rule has charged on an open draft so far (its cap room, its running
- * quantity), recorded on the draft's line by the book, then, a usage charge, credited from `credit`'s grants: the
- * locking path of ingestion, and re-rating.
+ * What charging one event on an open draft does, in order: the locking path of ingestion and re-rating run
+ * these, so that a step added here (a discount, a ledger posting of the charge) applies to both.
+ */
+const CHARGE_ON_BOOK: readonly ((c: OnBook) => void)[] = [priceStep, recordStep, creditStep];
+
+/**
+ * An event's charge on an open draft (CHARGE_ON_BOOK's steps), with the key of the line it landed on. `credit`:
+ * the grants it is credited from, if the contract has any.
  */
 export function chargeOnBook(
   book: OpenBook,
@@ -86,21 +138,9 @@ export function chargeOnBook(
   rule: PricingRule,
   credit?: CreditOf,
 ): { rating: Priced; lineKey: string } {
-  const rating = priceCharge(event, rule, book.totalsSoFar(contractId, periodStart, rule.id));
-  const lineKey = book.record(contractId, periodStart, {
-    kind: rating.kind,
-    rule,
-    metric: event.metric,
-    quantity: event.quantity,
-    unitPrice: rating.appliedRate,
-    charge: rating.charge,
-    cappedCharge: rating.cappedCharge,
-    ...(rating.tiers ? { tiers: rating.tiers } : {}),
-  });
-  if (credit && rating.kind === "usage") {
-    credit.wallet.apply(book, credit.invoiceNumber, contractId, periodStart, credit.day, event.metric, rating.charge);
-  }
-  return { rating, lineKey };
+  const c: OnBook = { book, contractId, periodStart, event, rule, credit };
+  for (const step of CHARGE_ON_BOOK) step(c);
+  return { rating: c.rating!, lineKey: c.lineKey! };
 }
 
 /** The stored fields of a rated event, but for where it lands. `appliedRate`: the rating's rate as text. */
