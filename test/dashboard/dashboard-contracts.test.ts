@@ -16,14 +16,7 @@ import {
   type Contract,
 } from "../support/api.js";
 import { expectStatus } from "../support/assertions.js";
-import {
-  assertAlert,
-  fieldErrorOf,
-  formValuesIn,
-  signUp,
-  tableRows,
-  type DashboardClient,
-} from "../support/dashboard-client.js";
+import { fieldErrorOf, formValuesIn, signUp, tableRows, type DashboardClient } from "../support/dashboard-client.js";
 
 /** A signed-up company with a dashboard session and an API key made on its API keys page (to check through the API). */
 async function dashboardCompany(

@@ -18,7 +18,6 @@ import {
 } from "../support/dashboard-client.js";
 
 const CAPTION = "Invoices, newest first";
-const ONE_FIELD = "One field needs your attention: see the message beside it.";
 
 describeEachEngine("dashboard invoice pages", (t) => {
   it("lists a company's invoices newest first with number, contract, period, status, amounts and dates", async () => {

@@ -18,7 +18,6 @@ import {
   type UsageEvent,
 } from "../support/api.js";
 import {
-  callTool,
   invalidParams,
   mcpRequest,
   newUser,

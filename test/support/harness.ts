@@ -9,7 +9,6 @@ import { after, before, describe } from "node:test";
 import type { InjectOptions, LightMyRequestResponse } from "fastify";
 import { createApp, type App } from "../../src/app.js";
 import { loadConfig, type Config } from "../../src/config.js";
-import type { Database } from "../../src/db/database.js";
 import { fixedClock, type Clock } from "../../src/domain/kernel/clock.js";
 import { createMigratedTestDatabase, type EngineName, postgresSkip, type TestDatabase } from "./test-databases.js";
 

@@ -23,7 +23,6 @@ import {
   submitAccepted,
   updateRule,
   usageEvent,
-  type Contract,
 } from "../support/api.js";
 import { expectStatus } from "../support/assertions.js";
 

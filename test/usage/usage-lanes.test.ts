@@ -16,7 +16,6 @@ import {
   submitInParallel,
   updateRule,
   usageEvent,
-  type Contract,
 } from "../support/api.js";
 
 /**

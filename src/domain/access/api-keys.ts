@@ -1,7 +1,6 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
 import type { Database, Queryable } from "../../db/database.js";
-import { ALL_SCOPES, type Actor, type Scope } from "../kernel/actor.js";
+import { ALL_SCOPES, type Scope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
 import { isUuid, newId } from "../kernel/ids.js";

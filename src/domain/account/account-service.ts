@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ChildJobError } from "../../platform/child-pool.js";
@@ -118,7 +117,7 @@ export async function sellerNames(scope: CompanyScope): Promise<string[]> {
 }
 
 /** The seller's profile (Settings, and GET/PATCH /v1/billing/account) and its logo. */
-export function createAccountService({ clock }: { db: Database; clock: Clock }) {
+export function createAccountService({ clock }: { clock: Clock }) {
   return {
     async get(tenant: Tenancy): Promise<Account> {
       requireScope(tenant, "invoices:read", "invoices:write");

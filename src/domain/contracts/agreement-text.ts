@@ -2,7 +2,6 @@
 // as plain text. Pure and locale-independent, so the same input always reads the same: dates, money and
 // rule prices come from the input, never from the clock or the machine's locale.
 import { MONTH_NAMES } from "../kernel/calendar-date.js";
-import { RULE_TYPES, type RuleType } from "./pricing-rule.js";
 import { moneyWords, rulePriceWords, type PricedTier } from "./rule-price-wording.js";
 
 export interface AgreementPdfInput {

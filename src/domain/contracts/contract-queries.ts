@@ -1,6 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import { NotFoundError } from "../kernel/errors.js";
 import * as repo from "./contract-repository.js";
@@ -35,7 +33,7 @@ const agreementUrl = (row: repo.ContractRow, publicUrl: string) =>
     : `${publicUrl}/v1/billing/contracts/${encodeURIComponent(row.id)}/agreement.pdf`;
 
 /** Reading contracts: the company's list and one by id. */
-export function createContractQueries({ db, publicUrl }: { db: Database; publicUrl: string }) {
+export function createContractQueries({ publicUrl }: { publicUrl: string }) {
   return {
     async list(tenant: Tenancy, status: string | undefined): Promise<Contract[]> {
       requireScope(tenant, "contracts:read");

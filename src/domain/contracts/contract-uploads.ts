@@ -1,6 +1,5 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { type CompanyScope, forCompany } from "../../db/company-scope.js";
-import type { Database, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { findCustomer, insertCustomer } from "../customers/customer-service.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
@@ -44,7 +43,7 @@ const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
 const STAGED_UPLOADS_KEPT = 20;
 
 /** Contracts from their signed agreements: the API's upload in one step, the dashboard's staged for review. */
-export function createContractUploads({ db, clock, publicUrl }: { db: Database; clock: Clock; publicUrl: string }) {
+export function createContractUploads({ clock, publicUrl }: { clock: Clock; publicUrl: string }) {
   /**
    * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
    * the terms are checked first, so a refusal writes nothing.

@@ -1,6 +1,5 @@
-import { type CompanyScope, forCompany } from "../../db/company-scope.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { randomBytes } from "node:crypto";
-import type { Tx } from "../../db/database.js";
 import { nextNumbers } from "../counters/counters.js";
 import type { Clock } from "../kernel/clock.js";
 import { recordEvent } from "../webhooks/outbox.js";

@@ -1,5 +1,5 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { type CompanyScope, forCompany } from "../../db/company-scope.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { requireScope } from "../kernel/actor.js";
 import { requireDayInTerm, toDateString } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";

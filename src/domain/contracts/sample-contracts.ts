@@ -1,6 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
 import { findCustomer } from "../customers/customer-service.js";
 import { requireScope } from "../kernel/actor.js";
 import { termEnd, toDateString } from "../kernel/billing-period.js";
@@ -40,7 +38,7 @@ export function sampleRules(): PricingRule[] {
   ];
 }
 
-export function createSampleContracts({ db, clock, publicUrl }: { db: Database; clock: Clock; publicUrl: string }) {
+export function createSampleContracts({ clock, publicUrl }: { clock: Clock; publicUrl: string }) {
   return {
     /**
      * Creates an active sample contract for a customer (docs/api.md, "Contracts") with its program version 1 and its

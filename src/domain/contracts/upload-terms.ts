@@ -1,4 +1,3 @@
-import type { ErrorDetail } from "../kernel/errors.js";
 import { ValidationError } from "../kernel/errors.js";
 import { uploadTermsInput, type UploadTerms } from "./contract-schemas.js";
 import { normalizeProgram, type PricingRule } from "./pricing-rule.js";

@@ -1,6 +1,5 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { type CompanyScope, forCompany } from "../../db/company-scope.js";
-import type { Database, Queryable, Tx } from "../../db/database.js";
+import type { CompanyScope } from "../../db/company-scope.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
@@ -94,7 +93,7 @@ export async function findCustomer(scope: CompanyScope, id: string): Promise<Cus
   return row && presentCustomer(row);
 }
 
-export function createCustomerService({ db, clock }: { db: Database; clock: Clock }) {
+export function createCustomerService({ clock }: { clock: Clock }) {
   return {
     /**
      * Creates a customer and its `customer.created` event in one transaction. Customers are never matched

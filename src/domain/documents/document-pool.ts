@@ -3,7 +3,7 @@
 // (document-child.ts) at nice 10, queued per company, each company in turn (platform/child-pool.ts). A company
 // with DOCUMENT_QUEUE.perKey documents running or waiting is refused another at once (429 `too_many_documents`,
 // with Retry-After), as is any document while DOCUMENT_QUEUE.waiting wait over all companies.
-import { ChildJobError, type ChildPool, createChildPool } from "../../platform/child-pool.js";
+import { type ChildPool, createChildPool } from "../../platform/child-pool.js";
 import { QueueFullError } from "../../platform/fair-queue.js";
 import type { NormalisedLogo } from "../account/logo-normaliser.js";
 import type { AgreementPdfInput } from "../contracts/agreement-text.js";

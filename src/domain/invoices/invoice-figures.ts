@@ -9,7 +9,6 @@ import {
   type LineKindName,
   type LineRecord,
   type TierRecord,
-  type TierSum,
 } from "./invoice-lines.js";
 
 /**

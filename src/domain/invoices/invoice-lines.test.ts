@@ -8,7 +8,6 @@ import {
   type Charge,
   type Line,
   lineFromRecord,
-  lineIdentity,
   mergeTiers,
   minimumOf,
   projectLines,

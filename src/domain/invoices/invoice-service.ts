@@ -42,7 +42,7 @@ export function createInvoiceService(deps: {
     pay: createPayInvoice(deps),
     void: createVoidInvoice(deps),
     issueDue: createIssueDueDrafts({ ...deps, finalize }),
-    ...createInvoiceDocuments(deps),
+    ...createInvoiceDocuments(),
     ...createInvoiceCollections(deps),
     ...createInvoiceMessages(deps),
     /** The mail worker's round: reminders come due, then the messages due (mail-engine.ts). */

@@ -1,6 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
 import { periodOf, toDateString } from "../kernel/billing-period.js";
@@ -40,7 +38,7 @@ export function storedFilter(filter: InvoiceListFilter, today: string): repo.Inv
 }
 
 /** Reading invoices: a page of them, one with its lines, and the dashboard's month to date. */
-export function createInvoiceReads({ db, clock }: { db: Database; clock: Clock }) {
+export function createInvoiceReads({ clock }: { clock: Clock }) {
   return {
     receivables: createReceivables({ clock }),
 

@@ -5,7 +5,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-period.js";
 import type { Clock } from "../kernel/clock.js";
-import { ConflictError, NotFoundError, ValidationError } from "../kernel/errors.js";
+import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import { toJsonMoney } from "../kernel/money.js";
 import { periodKey, withDrafts, type DraftInvoice, type DraftInvoices } from "./lifecycle/draft-invoices.js";
 import { billInvoice, type BilledInvoice } from "./invoice-figures.js";

@@ -1,5 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
 import type { IngestSettings } from "./batch-writer.js";
 import type { RatingContextCache } from "../contracts/rating-context-cache.js";
 import type { LineBook } from "../invoices/line-book.js";

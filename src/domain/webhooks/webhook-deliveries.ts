@@ -1,6 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
-import type { Database } from "../../db/database.js";
 import { parseJsonExact, stringifyJson } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
@@ -189,7 +187,7 @@ function sampleObject(type: EventType, now: Date): unknown {
 }
 
 /** A company's deliveries as it sees them: listed, read, resent; and a test event sent to an endpoint. */
-export function createWebhookDeliveries({ db, clock, engine }: { db: Database; clock: Clock; engine: DeliveryEngine }) {
+export function createWebhookDeliveries({ clock, engine }: { clock: Clock; engine: DeliveryEngine }) {
   return {
     /** Sends a signed test event (test: true, sample data) now, and records it as a delivery. */
     async sendTest(tenant: Tenancy, id: string, type: EventType) {

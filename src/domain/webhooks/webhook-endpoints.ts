@@ -1,6 +1,4 @@
 import type { Tenancy } from "../kernel/tenancy.js";
-import { forCompany } from "../../db/company-scope.js";
-import type { Database, Queryable } from "../../db/database.js";
 import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { NotFoundError } from "../kernel/errors.js";
@@ -33,15 +31,7 @@ export async function findOwnEndpoint(tenant: Tenancy, id: string): Promise<repo
 }
 
 /** A company's webhook endpoints: created, listed, changed, their secret rotated, removed. */
-export function createWebhookEndpoints({
-  db,
-  clock,
-  allowPrivate,
-}: {
-  db: Database;
-  clock: Clock;
-  allowPrivate: boolean;
-}) {
+export function createWebhookEndpoints({ clock, allowPrivate }: { clock: Clock; allowPrivate: boolean }) {
   return {
     async create(
       tenant: Tenancy,

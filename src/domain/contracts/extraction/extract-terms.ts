@@ -14,15 +14,7 @@ import type {
   ExtractionItem,
   ExtractionWarning,
 } from "./extraction-types.js";
-import {
-  capitalised,
-  NOT_PRICES,
-  nounPhrase,
-  type PriceReading,
-  priceFields,
-  readPrices,
-  readTiers,
-} from "./price-reading.js";
+import { capitalised, NOT_PRICES, type PriceReading, priceFields, readPrices, readTiers } from "./price-reading.js";
 import {
   type Block,
   type Cell,

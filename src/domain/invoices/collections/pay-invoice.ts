@@ -1,6 +1,4 @@
 import type { Tenancy } from "../../kernel/tenancy.js";
-import { forCompany } from "../../../db/company-scope.js";
-import type { Database } from "../../../db/database.js";
 import { requireScope } from "../../kernel/actor.js";
 import { toDateString } from "../../kernel/billing-period.js";
 import type { Clock } from "../../kernel/clock.js";
@@ -16,7 +14,7 @@ import { dueOn, recordPaymentOn } from "./collect-invoice.js";
  * recorded as one payment (method `other`). A paid invoice answers unchanged, unless the date given is another
  * one (409).
  */
-export function createPayInvoice({ db, clock }: { db: Database; clock: Clock }) {
+export function createPayInvoice({ clock }: { clock: Clock }) {
   return async function pay(tenant: Tenancy, number: string, paidDate?: string): Promise<InvoiceWithLines> {
     requireScope(tenant, "invoices:write");
     const { invoice } = await changeInvoice(

@@ -3,10 +3,7 @@ import type { PricingRule } from "../../contracts/pricing-rule.js";
 import { programOn } from "../../contracts/program-timeline.js";
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../../db/company-scope.js";
-import { forCompany } from "../../../db/company-scope.js";
-import type { Database } from "../../../db/database.js";
 import { requireScope } from "../../kernel/actor.js";
-import type { Clock } from "../../kernel/clock.js";
 import { creditNotePdf, invoicePdf } from "../../documents/document-pool.js";
 import { NotFoundError } from "../../kernel/errors.js";
 import { Big, toDecimalString, toMoneyString } from "../../kernel/money.js";
@@ -134,7 +131,7 @@ async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ f
 }
 
 /** An invoice's documents: the PDF for the customer and the usage statement (CSV). */
-export function createInvoiceDocuments({ db }: { db: Database; clock: Clock }) {
+export function createInvoiceDocuments() {
   return {
     /**
      * GET …/pdf: the invoice as a PDF for the customer, with the figures GET answers (an issued invoice's

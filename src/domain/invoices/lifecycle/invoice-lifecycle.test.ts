@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ConflictError, ValidationError } from "../../kernel/errors.js";
+import { ValidationError } from "../../kernel/errors.js";
 import { dueDateOf, lastDuePeriodEnd, paidDateOf } from "./invoice-lifecycle.js";
 
 describe("dates", () => {

@@ -4,7 +4,6 @@ import type { PricingRule } from "../../contracts/pricing-rule.js";
 import type { RatingContextRow } from "../../contracts/rating-context-cache.js";
 import { Big } from "../../kernel/money.js";
 import type { UsageEventInput } from "../usage-schemas.js";
-import type { RatableEvent } from "../pricers.js";
 import { judgeBatch, selectRule } from "./judge.js";
 import type { Parsed } from "./parse.js";
 import { ratable, rule } from "../../../../test/fixtures/pricing-rules.js";
