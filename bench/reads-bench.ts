@@ -16,7 +16,7 @@ import type { Queryable } from "../src/db/database.js";
 import { openDatabase } from "../src/db/open-database.js";
 import { findInvoice } from "../src/domain/invoices/invoice-read-repository.js";
 import { verifyBilling } from "../src/domain/invariants/verify.js";
-import { findUsageEvent, listUsageEvents } from "../src/domain/usage/usage-repository.js";
+import { findUsageEvent, listUsageEvents } from "../src/domain/usage/usage-read-repository.js";
 import { agent, createDatabase, dropDatabase, percentile, request, startService } from "./bench-kit.js";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);

@@ -11,7 +11,7 @@ import { NotFoundError, RateLimitedError, ValidationError } from "../kernel/erro
 import { createFairQueue, type FairQueueLimits, QueueFullError } from "../../platform/fair-queue.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import { rerateMonth } from "./rerate.js";
-import { lastPeriodSeq } from "./usage-repository.js";
+import { lastPeriodSeq } from "./rerating-repository.js";
 
 /** A previewed program, as the API takes it (contract-schemas.ts, `pricingPreviewInput`). */
 export interface PreviewRequest {

@@ -9,7 +9,7 @@ import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { ConflictError } from "../kernel/errors.js";
 import { pricedWith, rerateMonth } from "./rerate.js";
-import { updateEventRatings } from "./usage-repository.js";
+import { updateEventRatings } from "./rerating-repository.js";
 
 /** The contract a dated pricing change re-prices, as the change holds it (locked). */
 export interface RepricedContract {

@@ -9,7 +9,7 @@ import { selectRule } from "./ingest/judge.js";
 import { takesAppliedRate, type RatableEvent } from "./pricers.js";
 import type { CompanyScope } from "../../db/company-scope.js";
 import { timeSlices } from "../../platform/time-slices.js";
-import { type EventRatingWrite, listPeriodEventsPage, type StoredRatingRow } from "./usage-repository.js";
+import { type EventRatingWrite, listPeriodEventsPage, type StoredRatingRow } from "./rerating-repository.js";
 
 /** A program version as re-rating prices with it. */
 export interface ProgramVersion {

@@ -8,12 +8,13 @@ import { NotFoundError, ValidationError } from "../kernel/errors.js";
 import { toJsonDecimal } from "../kernel/money.js";
 import { toPage, type Page, type PageRequest } from "../kernel/pagination.js";
 import { createUsageIngestion } from "./ingest-usage.js";
-import * as repo from "./usage-repository.js";
+import * as repo from "./usage-read-repository.js";
+import type { UsageEventRow } from "./usage-repository.js";
 import { createPricingPreview } from "./pricing-preview.js";
 import { createVoidUsageEvent } from "./void-event.js";
 import type { UsageEvent } from "./usage-schemas.js";
 
-function presentUsageEvent(row: repo.UsageEventRow): UsageEvent {
+function presentUsageEvent(row: UsageEventRow): UsageEvent {
   const event: UsageEvent = {
     object: "usage_event",
     id: row.id,

@@ -6,7 +6,8 @@ import type { Clock } from "../kernel/clock.js";
 import { ConflictError, NotFoundError } from "../kernel/errors.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import { pricedWith, rerateMonth } from "./rerate.js";
-import * as repo from "./usage-repository.js";
+import * as reads from "./usage-read-repository.js";
+import * as repo from "./rerating-repository.js";
 
 /**
  * POST /v1/billing/usage/{event_id}/void (docs/api.md, "Voiding a usage event"): the event stays stored, voided,
@@ -26,7 +27,7 @@ export function createVoidUsageEvent({
 }) {
   return async function voidUsageEvent(tenant: Tenancy, eventId: string, reason: string | null): Promise<void> {
     requireScope(tenant, "usage:write");
-    const event = await repo.findUsageEvent(tenant.data, eventId);
+    const event = await reads.findUsageEvent(tenant.data, eventId);
     if (!event) throw new NotFoundError("usage_event");
     if (event.status === "voided") return;
     const contract = (await contexts.get(tenant.data, [event.contract_id])).get(event.contract_id);
