@@ -65,6 +65,7 @@ export async function openServices(
       rememberKeys: db.engine === "pglite",
       mailer,
       mailSettings: config.mail,
+      readings: config.readings,
     });
     return {
       db,

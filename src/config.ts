@@ -1,4 +1,5 @@
 import type { StorageConfig } from "./db/open-database.js";
+import { DEFAULT_READING_BUDGETS, type ReadingBudgets } from "./domain/contracts/agreement-upload.js";
 import { parseTrustedProxies } from "./platform/client-address.js";
 import { parseRateLimit, type RateLimit } from "./platform/rate-limiter.js";
 
@@ -48,6 +49,12 @@ export interface Config {
   ingest: { lanes: number; callsInFlight: number };
   /** Invoices by email (docs/operations.md, "Email"); `smtpUrl` null: no email is sent, the message log says so. */
   mail: MailConfig;
+  /**
+   * What reading an uploaded agreement may take (docs/decisions.md, "Documents and logos" and OCR): CPU-time
+   * budgets with wall-clock backstops, passed to the readers by the composition rather than fixed inside them, so
+   * that a deployment (or a test on a loaded machine) can give them more. Not read from the environment.
+   */
+  readings: ReadingBudgets;
 }
 
 export interface MailConfig {
@@ -225,6 +232,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   return {
+    readings: DEFAULT_READING_BUDGETS,
     port,
     host,
     // PORT=0 picks a free port; main.ts fills in the real one once listening.

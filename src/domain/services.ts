@@ -1,4 +1,5 @@
 import type { IngestSettings } from "./usage/batch-writer.js";
+import type { ReadingBudgets } from "./contracts/agreement-upload.js";
 import type { Database } from "../db/database.js";
 import { createAccessService } from "./access/access-service.js";
 import { createAccountService } from "./account/account-service.js";
@@ -34,6 +35,8 @@ export interface ServiceDeps {
   /** How invoices' emails leave (BILLING_SMTP_URL; null: email is off, and the message log says so). */
   mailer: Mailer | null;
   mailSettings: MailSettings;
+  /** What reading an uploaded agreement may take (config.ts's; default: the readers' own). */
+  readings?: ReadingBudgets | undefined;
 }
 
 /** The one object every surface (HTTP, MCP, worker, dashboard, CLI) uses. */

@@ -36,15 +36,15 @@ export const OCR_PAGES = 5;
  * other company ahead in the round), so running out of it means the service is reading more companies' scans
  * than its two slots keep up with.
  */
-const OCR_WAIT_MS = 60_000;
+export const OCR_WAIT_MS = 60_000;
 /**
  * What one page may take: 30 s of CPU (a 300 dpi page reads in two to four seconds of one core; a busy machine
  * makes that longer in wall time only), 2 minutes of wall clock whatever its CPU (the backstop, for a child stuck
  * without using any), and 1 GiB resident (the engine's WebAssembly memory, the model and one page's bitmap).
  */
-const PAGE_BUDGET: ChildBudget = { cpuMs: 30_000, wallMs: 120_000, rssBytes: 1024 * 1024 * 1024 };
+export const OCR_PAGE_BUDGET: ChildBudget = { cpuMs: 30_000, wallMs: 120_000, rssBytes: 1024 * 1024 * 1024 };
 /** The first page of a child also starts the engine and loads the model (a few tenths of a second of CPU). */
-const FIRST_PAGE_BUDGET: ChildBudget = { ...PAGE_BUDGET, cpuMs: PAGE_BUDGET.cpuMs + 5_000 };
+const firstPageBudget = (page: ChildBudget): ChildBudget => ({ ...page, cpuMs: page.cpuMs + 5_000 });
 const OCR_NICE = 19;
 /** What a page takes on a quiet core, for telling a file that got no turn when to try again. */
 const PAGE_SECONDS = 3;
@@ -72,7 +72,7 @@ const childFile = new URL("./pdf-ocr-child.mjs", import.meta.url);
 export async function ocrPages(
   bytes: Uint8Array,
   pages: readonly number[],
-  options: { queueKey: string; waitMs?: number },
+  options: { queueKey: string; waitMs?: number; pageBudget?: ChildBudget },
 ): Promise<OcrReading> {
   const wanted = pages.slice(0, OCR_PAGES);
   if (wanted.length === 0) return { items: [], failedPages: [] };
@@ -112,7 +112,7 @@ export async function ocrPages(
             return { items, failedPages: [], unread: unread("wait", wanted.slice(index)) };
           }
         }
-        reader ??= openPageReader(bytes);
+        reader ??= openPageReader(bytes, options.pageBudget ?? OCR_PAGE_BUDGET);
         const words = await reader.read(page);
         left.pages--;
         pagesAhead--;
@@ -141,12 +141,12 @@ interface PageReader {
   end(): Promise<void>;
 }
 
-/** A child for one file, reading a page at a time, each under PAGE_BUDGET (the first, FIRST_PAGE_BUDGET). */
-function openPageReader(bytes: Uint8Array): PageReader {
+/** A child for one file, reading a page at a time, each under `pageBudget` (the first with the engine's start too). */
+function openPageReader(bytes: Uint8Array, pageBudget: ChildBudget): PageReader {
   let answer: ((items: OcrItem[] | undefined) => void) | undefined;
   let first = true;
   const child: BudgetedChild = runBudgetedChild(childFile, {
-    budget: FIRST_PAGE_BUDGET,
+    budget: firstPageBudget(pageBudget),
     execArgv: ["--max-old-space-size=512"],
     nice: OCR_NICE,
     onMessage: (message) => {
@@ -162,7 +162,7 @@ function openPageReader(bytes: Uint8Array): PageReader {
   child.send({ kind: "open", bytes });
   return {
     read(page) {
-      if (!first) child.restartBudget(PAGE_BUDGET);
+      if (!first) child.restartBudget(pageBudget);
       first = false;
       const read = new Promise<OcrItem[] | undefined>((resolve) => {
         answer = resolve;

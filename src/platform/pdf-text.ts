@@ -6,7 +6,7 @@
 // (PDF_CHILDREN times the memory budget); the rest wait in a fair queue (fair-queue.ts) under a key the caller
 // gives, each key in turn, one file at a time per key: one key's files, however many, delay another key's by
 // at most one reading, never by all of theirs.
-import { runBudgetedChild } from "./budgeted-child.js";
+import { type ChildBudget, runBudgetedChild } from "./budgeted-child.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
 
 /** A run of text on a page, placed by its baseline's start in PDF points (origin bottom left). */
@@ -38,7 +38,7 @@ export function looksLikePdf(bytes: Uint8Array): boolean {
  * for a child stuck without using any), 512 MiB resident and a heap of 256 MiB. An ordinary agreement takes a
  * few tenths of a second of CPU; a busy machine makes that longer in wall time, never more CPU.
  */
-const PDF_BUDGET = { cpuMs: 15_000, wallMs: 60_000, rssBytes: 512 * 1024 * 1024 } as const;
+export const PDF_BUDGET: ChildBudget = { cpuMs: 15_000, wallMs: 60_000, rssBytes: 512 * 1024 * 1024 };
 const HEAP_MB = 256;
 
 /**
@@ -83,12 +83,12 @@ export const inspectionRefusal = (queueKey: string) => queue.refusal(queueKey);
 
 export function inspectPdf(
   bytes: Uint8Array,
-  options: { queueKey: string; textPages?: number },
+  options: { queueKey: string; textPages?: number; budget?: ChildBudget },
 ): Promise<PdfInspection> {
   const { queueKey } = options;
   return queue.run(queueKey, async () => {
     const suspect = (slowKeys.get(queueKey) ?? 0) > Date.now() - SLOW_KEY_MS;
-    const inspection = await inspectInChild(bytes, options.textPages ?? 0, suspect, () =>
+    const inspection = await inspectInChild(bytes, options.textPages ?? 0, options.budget ?? PDF_BUDGET, suspect, () =>
       slowKeys.set(queueKey, Date.now()),
     );
     if (slowKeys.size > 10_000) slowKeys.clear();
@@ -107,13 +107,14 @@ const SLOW_KEY_MS = 60_000;
 async function inspectInChild(
   bytes: Uint8Array,
   textPages: number,
+  budget: ChildBudget,
   demoteAtOnce: boolean,
   onSlow: () => void,
 ): Promise<PdfInspection> {
   let answer: PdfInspection | undefined;
   let slow = false;
   const child = runBudgetedChild(childFile, {
-    budget: PDF_BUDGET,
+    budget,
     execArgv: childArgs,
     nice: demoteAtOnce ? SLOW_READING_NICE : READING_NICE,
     onMessage: (message) => {

@@ -51,7 +51,12 @@ export function describeEachEngine(
   title: string,
   suite: (t: () => TestApp, engine: EngineName) => void,
   // `env` may be a function, read when the suite starts: settings known only then (a port a test server took).
-  options: { env?: Record<string, string> | (() => Record<string, string>); clockStart?: Date } = {},
+  options: {
+    env?: Record<string, string> | (() => Record<string, string>);
+    clockStart?: Date;
+    /** Settings the environment does not carry (the readers' budgets), changed on the loaded config. */
+    configure?: (config: Config) => Config;
+  } = {},
 ): void {
   for (const engine of ["pglite", "postgres"] as const) {
     describe(`${title} [${engine}]`, { skip: postgresSkip(engine) }, () => {
@@ -61,7 +66,11 @@ export function describeEachEngine(
         database = await createMigratedTestDatabase(engine);
         const clock = fixedClock(options.clockStart ?? new Date("2026-03-15T12:00:00.000Z"));
         const env = typeof options.env === "function" ? options.env() : options.env;
-        const app = await createApp(testConfig(env), { db: database.db, clock });
+        const config = testConfig(env);
+        const app = await createApp(options.configure ? options.configure(config) : config, {
+          db: database.db,
+          clock,
+        });
         current = {
           app,
           clock,

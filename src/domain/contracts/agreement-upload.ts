@@ -2,8 +2,16 @@
 // not empty, at most 10 MB, a PDF, readable and not encrypted. Shared by the API's upload and the dashboard's.
 import { createHash } from "node:crypto";
 import { QueueFullError } from "../../platform/fair-queue.js";
-import { OCR_PAGES, ocrPages } from "../../platform/pdf-ocr.js";
-import { inspectionRefusal, inspectPdf, looksLikePdf, PDF_QUEUE, type PdfTextItem } from "../../platform/pdf-text.js";
+import type { ChildBudget } from "../../platform/budgeted-child.js";
+import { OCR_PAGE_BUDGET, OCR_PAGES, OCR_WAIT_MS, ocrPages } from "../../platform/pdf-ocr.js";
+import {
+  inspectionRefusal,
+  inspectPdf,
+  looksLikePdf,
+  PDF_BUDGET,
+  PDF_QUEUE,
+  type PdfTextItem,
+} from "../../platform/pdf-text.js";
 import { RateLimitedError, TooLargeError, UnsupportedContentError, ValidationError } from "../kernel/errors.js";
 import { MAX_AGREEMENT_BYTES, MAX_AGREEMENT_PAGES } from "./contract-schemas.js";
 import type { ExtractionItem, ExtractionWarning } from "./extraction/extraction-types.js";
@@ -26,14 +34,37 @@ const UPLOAD_RETRY_SECONDS = 5;
  * and served in turn (platform/pdf-text.ts), a company with two uploads running or waiting is refused a third
  * (429 `too_many_uploads`), as is any upload while the queue over all companies is full.
  */
-export async function checkAgreementFile(companyId: string, file: UploadedFile, textPages = 0): Promise<PdfTextItem[]> {
-  return (await inspectAgreementFile(companyId, file, textPages)).items;
+export async function checkAgreementFile(
+  companyId: string,
+  file: UploadedFile,
+  budgets: ReadingBudgets = DEFAULT_READING_BUDGETS,
+  textPages = 0,
+): Promise<PdfTextItem[]> {
+  return (await inspectAgreementFile(companyId, file, budgets, textPages)).items;
 }
+
+/**
+ * What reading an uploaded agreement may take: a PDF's reading (CPU time, wall-clock backstop, memory), one OCR
+ * page's, and how long a scan waits for an OCR turn. The composition passes them (compose.ts, from config.ts);
+ * these defaults are the platform readers' own.
+ */
+export interface ReadingBudgets {
+  pdf: ChildBudget;
+  ocrPage: ChildBudget;
+  ocrWaitMs: number;
+}
+
+export const DEFAULT_READING_BUDGETS: ReadingBudgets = {
+  pdf: PDF_BUDGET,
+  ocrPage: OCR_PAGE_BUDGET,
+  ocrWaitMs: OCR_WAIT_MS,
+};
 
 /** checkAgreementFile's checks, and what the reading found: the page count and the pages without text. */
 async function inspectAgreementFile(
   companyId: string,
   file: UploadedFile,
+  budgets: ReadingBudgets,
   textPages: number,
 ): Promise<{ pageCount: number; items: PdfTextItem[]; textless: number[] }> {
   if (file.bytes.length === 0)
@@ -46,10 +77,12 @@ async function inspectAgreementFile(
   }
   if (!looksLikePdf(file.bytes))
     throw new UnsupportedContentError("The file is not a PDF; upload the signed agreement as a PDF", "file_not_pdf");
-  const inspection = await inspectPdf(file.bytes, { queueKey: companyId, textPages }).catch((error: unknown) => {
-    if (!(error instanceof QueueFullError)) throw error;
-    throw tooManyUploads(error.bound);
-  });
+  const inspection = await inspectPdf(file.bytes, { queueKey: companyId, textPages, budget: budgets.pdf }).catch(
+    (error: unknown) => {
+      if (!(error instanceof QueueFullError)) throw error;
+      throw tooManyUploads(error.bound);
+    },
+  );
   if (inspection.kind === "encrypted") {
     throw new ValidationError(
       "The PDF is encrypted or password-protected; upload a copy saved without a password",
@@ -89,8 +122,9 @@ const MIN_OCR_CONFIDENCE = 0.15;
 export async function readAgreementForExtraction(
   companyId: string,
   file: UploadedFile,
+  budgets: ReadingBudgets = DEFAULT_READING_BUDGETS,
 ): Promise<{ items: ExtractionItem[]; warnings: ExtractionWarning[] }> {
-  const read = await inspectAgreementFile(companyId, file, EXTRACT_PAGES);
+  const read = await inspectAgreementFile(companyId, file, budgets, EXTRACT_PAGES);
   const warnings: ExtractionWarning[] = [];
   const items: ExtractionItem[] = [...read.items];
   if (read.pageCount > EXTRACT_PAGES) {
@@ -102,7 +136,11 @@ export async function readAgreementForExtraction(
   if (read.textless.length === 0) return { items, warnings };
   const wanted = read.textless.slice(0, OCR_PAGES);
   const skipped = read.textless.slice(OCR_PAGES);
-  const ocr = await ocrPages(file.bytes, wanted, { queueKey: companyId });
+  const ocr = await ocrPages(file.bytes, wanted, {
+    queueKey: companyId,
+    waitMs: budgets.ocrWaitMs,
+    pageBudget: budgets.ocrPage,
+  });
   // Tesseract gives some clearly read words a confidence of 0: a word of letters or digits is kept whatever
   // its confidence (it shows in the value's own), only a doubtful speck is dropped.
   const words = ocr.items.filter(

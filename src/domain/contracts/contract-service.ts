@@ -1,4 +1,5 @@
 import type { Database } from "../../db/database.js";
+import type { ReadingBudgets } from "./agreement-upload.js";
 import type { Clock } from "../kernel/clock.js";
 import { createAgreementDocuments } from "./agreement-documents.js";
 import { createContractQueries } from "./contract-queries.js";
@@ -19,6 +20,8 @@ export function createContractService(deps: {
   contexts: RatingContextCache;
   /** What a dated pricing change does to usage already billed (usage/reprice.ts), wired in domain/services.ts. */
   repriceFrom: RepriceFrom;
+  /** What reading an uploaded agreement may take. */
+  readings?: ReadingBudgets | undefined;
 }) {
   return {
     ...createContractQueries(deps),

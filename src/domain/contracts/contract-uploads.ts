@@ -8,6 +8,8 @@ import { isUuid, newId } from "../kernel/ids.js";
 import { sellerNames } from "../account/account-service.js";
 import {
   checkAgreementFile,
+  DEFAULT_READING_BUDGETS,
+  type ReadingBudgets,
   readAgreementForExtraction,
   requireUploadRoom,
   sha256Hex,
@@ -43,7 +45,16 @@ const STAGED_UPLOAD_MS = 24 * 60 * 60 * 1000;
 const STAGED_UPLOADS_KEPT = 20;
 
 /** Contracts from their signed agreements: the API's upload in one step, the dashboard's staged for review. */
-export function createContractUploads({ clock, publicUrl }: { clock: Clock; publicUrl: string }) {
+export function createContractUploads({
+  clock,
+  publicUrl,
+  readings = DEFAULT_READING_BUDGETS,
+}: {
+  clock: Clock;
+  publicUrl: string;
+  /** What reading an uploaded agreement may take (compose.ts passes config.ts's). */
+  readings?: ReadingBudgets | undefined;
+}) {
   /**
    * The customer, the contract with version 1 of its program, and their events, in the caller's transaction:
    * the terms are checked first, so a refusal writes nothing.
@@ -83,7 +94,7 @@ export function createContractUploads({ clock, publicUrl }: { clock: Clock; publ
   /** An agreement in any layout, read: the terms it proposes with their sources, and what could not be read. */
   async function readExtraction(tenant: Tenancy, file: UploadedFile): Promise<ContractExtraction> {
     const [reading, names] = await Promise.all([
-      readAgreementForExtraction(tenant.companyId, file),
+      readAgreementForExtraction(tenant.companyId, file, readings),
       sellerNames(tenant.data),
     ]);
     const found = await extractedTerms(tenant.companyId, reading.items, { sellerNames: names });
@@ -122,7 +133,7 @@ export function createContractUploads({ clock, publicUrl }: { clock: Clock; publ
       requireScope(tenant, "contracts:write");
       // The terms first: they cost nothing to check, the file is parsed in a process of its own.
       const terms = checkUploadTerms(rawTerms);
-      await checkAgreementFile(tenant.companyId, file);
+      await checkAgreementFile(tenant.companyId, file, readings);
       return tenant.transaction(async (tx) => {
         const document = documentRow(file, null);
         await repo.insertDocument(tx, document);
