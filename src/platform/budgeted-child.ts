@@ -1,5 +1,6 @@
-// A child process with a budget: the one home of how the PDF readers (pdf-text.ts, pdf-ocr.ts) start their
-// children and end the ones that take too much. The budget counts the child's CPU time (user + system, from
+// A child process with a budget: the one home of how the service's children are started and how the ones that
+// take too much are ended: the PDF readers' (pdf-text.ts, pdf-ocr.ts), one per reading, and the document pool's
+// (child-pool.ts), long-lived, with a budget per job and none while idle. The budget counts the child's CPU time (user + system, from
 // /proc/<pid>/stat), not the wall clock: on a busy machine, or at nice 19 behind other work, a reading is slowed,
 // never refused for it, while a file built to parse for minutes spends its CPU and is ended all the same. A
 // wall-clock backstop, several times the CPU budget, ends a child that is stuck without using CPU (stopped,
@@ -30,6 +31,13 @@ export interface BudgetedChild {
   send(message: unknown): void;
   /** Starts the budget again from now (the CPU used and the time passed so far no longer count), with `budget` if given. */
   restartBudget(budget?: ChildBudget): void;
+  /** Stops counting until the next `restartBudget`: an idle child of a pool spends nothing of a job's budget. */
+  pauseBudget(): void;
+  /** Whether messages can still reach the child. */
+  readonly connected: boolean;
+  /** Whether the child holds the service open (the default) or not (an idle child of a pool). */
+  ref(): void;
+  unref(): void;
   /** The CPU time the child used since the budget's start (where /proc is absent: the wall time). */
   cpuMs(): number;
   /** Gives the child this CPU priority (19: the lowest); where the OS refuses, the budget still holds. */
@@ -51,11 +59,13 @@ export interface BudgetedChildOptions {
   onCheck?: (cpuMs: number) => void;
   /** How often the budget is checked. */
   checkEveryMs?: number;
+  /** Where the child's stderr goes (default: nowhere). */
+  stderr?: "inherit" | "ignore";
 }
 
 /** Starts `module` (a plain JavaScript file) as a child over IPC, ended when it goes past its budget. */
 export function runBudgetedChild(module: URL, options: BudgetedChildOptions): BudgetedChild {
-  const child = launch(module, { execArgv: options.execArgv ?? [], stderr: "ignore" });
+  const child = launch(module, { execArgv: options.execArgv ?? [], stderr: options.stderr ?? "ignore" });
   const startedPid = new Promise<number | undefined>((resolve) => {
     child.once("spawn", resolve);
     child.once("exit", () => resolve(undefined));
@@ -64,6 +74,7 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
   let started = Date.now();
   let cpuAtStart = 0;
   let overrun: ChildEnd | undefined;
+  let paused = false;
   // The last CPU time read: a process that has just exited has no /proc entry, and counts what it used last.
   let cpuLast = 0;
   const cpuNow = (): number => {
@@ -77,7 +88,7 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
     child.kill();
   };
   const check = () => {
-    if (child.pid === undefined || child.exited) return;
+    if (child.pid === undefined || child.exited || paused) return;
     const cpu = used();
     if (cpu > budget.cpuMs) return end("cpu");
     if (Date.now() - started > budget.wallMs) return end("wall");
@@ -85,9 +96,12 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
     reniceStarted();
     options.onCheck?.(cpu);
   };
+  // Neither timer holds the service open: the child does, while it is referenced (ref/unref).
   const watch = setInterval(check, options.checkEveryMs ?? 50);
+  watch.unref();
   // The backstop also without a check: a timer due when the wall budget runs out.
   let backstop = setTimeout(() => end("wall"), budget.wallMs);
+  backstop.unref();
   let priority: number | undefined;
   const renice = (to: number) => {
     priority = to;
@@ -126,12 +140,23 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
       });
     },
     restartBudget(next = budget) {
+      paused = false;
       budget = next;
       started = Date.now();
       cpuAtStart = procShowsCpu ? cpuNow() : 0;
       clearTimeout(backstop);
       backstop = setTimeout(() => end("wall"), budget.wallMs);
+      backstop.unref();
     },
+    pauseBudget() {
+      paused = true;
+      clearTimeout(backstop);
+    },
+    get connected() {
+      return child.connected;
+    },
+    ref: () => child.ref(),
+    unref: () => child.unref(),
     cpuMs: used,
     renice,
     kill: () => child.kill(),

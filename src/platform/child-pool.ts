@@ -3,16 +3,17 @@
 // are queued by an opaque key (fair-queue.ts: each key in turn, bounded per key and overall; past a bound a job
 // is refused at once with QueueFullError); each runs in a warm child at a lower CPU priority (nice), within a
 // budget: the child's CPU time (utime + stime in /proc/<pid>/stat), its resident set (/proc/<pid>/statm), and a
-// generous wall-clock backstop. A child over budget is killed, as is one that dies on its own: its job is
-// refused with a ChildJobError and the next job gets a new child. No business rule: the jobs are the entry's.
+// generous wall-clock backstop, watched by budgeted-child.ts (the one home of children's budgets), counted from
+// the job's start and paused while the child is idle. A child over budget is killed, as is one that dies on its
+// own: its job is refused with a ChildJobError and the next job gets a new child. No business rule: the jobs are
+// the entry's.
 //
 // The child's entry serves jobs with serveChildJobs (child-jobs.ts). Messages use the "advanced" serialization
 // (structured clone): Dates, Uint8Arrays and Buffers cross as such, class instances do not. The children come from
 // the launcher (launcher.ts), so replacing one never pauses the service's event loop.
+import { type BudgetedChild, type ChildBudget, type ChildEnd, runBudgetedChild } from "./budgeted-child.js";
 import type { ChildReply, ChildRequest } from "./child-jobs.js";
 import { createFairQueue, type FairQueueLimits } from "./fair-queue.js";
-import { type LaunchedProcess, launch } from "./launcher.js";
-import { cpuTimeMs, reniceProcess, residentBytes } from "./process-usage.js";
 
 export interface ChildPoolOptions {
   /** The child's module. A `.ts` file (the service run from source, tests) is started with tsx's loader. */
@@ -72,18 +73,17 @@ interface Running {
   id: number;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  /** The reason the pool killed the child, if it did. */
-  killedFor?: ChildJobFailure;
 }
 
 interface Child {
-  process: LaunchedProcess;
+  process: BudgetedChild;
   job: Running | undefined;
   /** Settles when the child says it is ready (or is gone): a job's CPU is counted from there. */
   ready: Promise<void>;
 }
 
-const WATCH_MS = 50;
+/** Why a budget ended a child, as a job's failure. */
+const FAILURE_OF: Record<ChildEnd, ChildJobFailure> = { cpu: "cpu", memory: "memory", wall: "time", exited: "exited" };
 
 export function createChildPool(options: ChildPoolOptions): ChildPool {
   const queue = createFairQueue({ ...options.queue, slots: options.children });
@@ -92,44 +92,66 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     `--max-old-space-size=${options.budget.heapMb}`,
     ...(fromSource ? ["--import", import.meta.resolve("tsx")] : []),
   ];
+  const jobBudget: ChildBudget = {
+    cpuMs: options.budget.cpuMs,
+    wallMs: options.budget.wallMs,
+    rssBytes: options.budget.rssBytes,
+  };
   const children = new Set<Child>();
+  /** What a child's "ready" does: set when it is started. */
+  const readyOf = new WeakMap<Child, () => void>();
   let nextId = 1;
   let closed = false;
 
   function spawn(): Child {
-    const process = launch(options.entry, { execArgv, stderr: "inherit" });
     let ready = () => {};
-    const child: Child = { process, job: undefined, ready: new Promise<void>((resolve) => (ready = resolve)) };
+    const child: Child = {
+      // Idle from the start: its budget counts only while it runs a job (from the job's start, once it is ready).
+      process: runBudgetedChild(options.entry, {
+        budget: jobBudget,
+        execArgv,
+        nice: options.nice,
+        stderr: "inherit",
+        onMessage: (reply) => answered(child, reply as ChildReply),
+      }),
+      job: undefined,
+      ready: new Promise<void>((resolve) => (ready = resolve)),
+    };
+    child.process.pauseBudget();
     children.add(child);
-    process.once("spawn", (pid: number | undefined) => pid !== undefined && reniceProcess(pid, options.nice));
-    process.on("message", (reply: ChildReply) => {
+    readyOf.set(child, () => {
       // Once loaded, the threads Node started meanwhile take the child's priority too.
-      if ("ready" in reply) {
-        if (process.pid !== undefined) reniceProcess(process.pid, options.nice);
-        return ready();
-      }
-      const job = child.job;
-      if (job === undefined || reply.id !== job.id) return;
-      child.job = undefined;
-      idle(child);
-      if (reply.ok) job.resolve(reply.value);
-      else job.reject(new ChildJobError("failed", reply.message));
+      child.process.renice(options.nice);
+      ready();
     });
-    const gone = () => {
+    const gone = (why: ChildEnd) => {
       ready();
       if (!children.delete(child)) return;
       const job = child.job;
       child.job = undefined;
       job?.reject(
         new ChildJobError(
-          job.killedFor ?? "exited",
-          job.killedFor ? `the job went over its ${job.killedFor} budget` : "the child process exited during the job",
+          FAILURE_OF[why],
+          why === "exited"
+            ? "the child process exited during the job"
+            : `the job went over its ${FAILURE_OF[why]} budget`,
         ),
       );
     };
-    process.once("exit", gone);
+    child.process.ended.then(gone, () => gone("exited"));
     idle(child);
     return child;
+  }
+
+  function answered(child: Child, reply: ChildReply): void {
+    if ("ready" in reply) return readyOf.get(child)?.();
+    const job = child.job;
+    if (job === undefined || reply.id !== job.id) return;
+    child.job = undefined;
+    child.process.pauseBudget();
+    idle(child);
+    if (reply.ok) job.resolve(reply.value);
+    else job.reject(new ChildJobError("failed", reply.message));
   }
 
   // An idle child never holds the service open; a busy one does, until it answers.
@@ -140,52 +162,19 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     child.process.ref();
   }
 
-  function kill(child: Child, reason: ChildJobFailure) {
-    if (child.job) child.job.killedFor ??= reason;
-    child.process.kill();
-  }
-
   /** Runs one job in a free child (the queue never starts more jobs than there are children). */
   function inChild<T>(kind: string, input: unknown): Promise<T> {
     if (closed) return Promise.reject(new ChildJobError("exited", "the pool is closed"));
     const child = [...children].find((c) => c.job === undefined && c.process.connected) ?? spawn();
-    // Known once the child has started: before its "ready", which the launcher relays after its start.
-    let pid: number | undefined;
-    let cpuAtStart: number | undefined;
     return new Promise<T>((resolve, reject) => {
-      const stop = () => {
-        clearTimeout(deadline);
-        clearInterval(watch);
-      };
-      const job: Running = {
-        id: nextId++,
-        resolve: (value) => {
-          stop();
-          resolve(value as T);
-        },
-        reject: (error) => {
-          stop();
-          reject(error);
-        },
-      };
+      const job: Running = { id: nextId++, resolve: (value) => resolve(value as T), reject };
       child.job = job;
       busy(child);
-      const deadline = setTimeout(() => kill(child, "time"), options.budget.wallMs);
-      const watch = setInterval(() => {
-        if (pid === undefined || cpuAtStart === undefined) return;
-        if (residentBytes(pid) > options.budget.rssBytes) return kill(child, "memory");
-        const cpu = cpuTimeMs(pid);
-        if (cpu !== undefined && cpuAtStart !== undefined && cpu - cpuAtStart > options.budget.cpuMs)
-          kill(child, "cpu");
-      }, WATCH_MS);
       const request: ChildRequest = { id: job.id, kind, input };
       void child.ready.then(() => {
         if (child.job !== job) return; // gone before it was ready: the job is refused already
-        pid = child.process.pid;
-        cpuAtStart = pid === undefined ? undefined : cpuTimeMs(pid);
-        child.process.send(request, (error) => {
-          if (error) kill(child, "exited");
-        });
+        child.process.restartBudget(jobBudget);
+        child.process.send(request);
       });
     });
   }
@@ -210,7 +199,7 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
     pids: () => [...children].flatMap((c) => (c.process.pid === undefined ? [] : [c.process.pid])),
     close() {
       closed = true;
-      for (const child of children) kill(child, "exited");
+      for (const child of children) child.process.kill();
     },
   };
 }
