@@ -43,7 +43,7 @@ export const NOT_PRICES =
   /\b(?:late|interest|overdue|unpaid|outstanding|liabilit|penalt|discount|increase|tax|taxes|VAT|indemn|insurance|damages|credit note|service credit|escalat|inflation|CPI|security deposit|termination|aggregate|setup|set-up|implementation|onboarding|one[- ]time)/i;
 
 /** The noun phrase at the start of `text`: words up to a stop word or punctuation, at most six. */
-export function nounPhrase(text: string): string | undefined {
+function nounPhrase(text: string): string | undefined {
   const words: string[] = [];
   for (const match of text.matchAll(/[^\s,;:.()]+|[,;:.()]/g)) {
     const word = match[0];
