@@ -225,7 +225,7 @@ const DATE_RE = new RegExp(
 
 /**
  * Every date in the text. A date of numbers only whose first two could both be the month ("05/01/2026") is
- * read in `order`: day-first where the document is British or European, month-first otherwise (extract-terms.ts
+ * read in `order`: day-first where the document is British or European, month-first otherwise (dates.ts
  * decides, and says so in a warning).
  */
 export function findDates(text: string, order: "day_first" | "month_first"): DateMatch[] {
