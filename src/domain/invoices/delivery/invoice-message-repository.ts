@@ -182,19 +182,3 @@ export async function findInvoiceByHostedToken(
   );
   return rows[0];
 }
-
-/** What an invoice's email and hosted page add to its document: what was paid and credited (amountDue's inputs), the customer's memo. */
-export async function findDeliveryExtras(
-  db: CompanyScope,
-  number: string,
-): Promise<{ amount_paid: string; amount_credited: string; invoice_memo: string | null } | undefined> {
-  const { rows } = await db.query<{ amount_paid: string; amount_credited: string; invoice_memo: string | null }>(
-    `SELECT i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, cu.invoice_memo
-       FROM invoices i
-       JOIN contracts c ON c.company_id = i.company_id AND c.id = i.contract_id
-       LEFT JOIN customers cu ON cu.company_id = c.company_id AND cu.id = c.customer_id
-      WHERE i.company_id = $1 AND i.number = $2`,
-    [number],
-  );
-  return rows[0];
-}

@@ -1,6 +1,6 @@
 import type { Database } from "../../../db/database.js";
 import { type InvoiceStatus, requireMay } from "../invoice-states.js";
-import { findSellerProfile } from "../../account/account-service.js";
+import { findSellerName } from "../../account/account-service.js";
 import { requireScope } from "../../kernel/actor.js";
 import type { Clock } from "../../kernel/clock.js";
 import { NotFoundError } from "../../kernel/errors.js";
@@ -95,16 +95,16 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
     /** The hosted page's invoice: what its page shows (no key: the token is the capability). */
     async hostedInvoice(token: string): Promise<HostedInvoice> {
       const { scope, number } = await hosted(token);
+      // One read: the invoice, what was paid and credited on it, its customer as now (memo included).
       const row = await reads.findInvoiceDocument(scope, number);
-      const extras = await messages.findDeliveryExtras(scope, number);
-      if (!row || !extras) throw new NotFoundError("invoice");
+      if (!row) throw new NotFoundError("invoice");
       const billed = billStored(row);
       return {
         invoice: presentWithLines(row, billed),
-        sellerName: (await findSellerProfile(scope)).name,
+        sellerName: await findSellerName(scope),
         customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
-        amountDue: toMoneyString(amountDue({ status: row.status, total: billed.total, ...extras }), row.currency),
-        memo: extras.invoice_memo,
+        amountDue: toMoneyString(amountDue({ ...row, total: billed.total }), row.currency),
+        memo: row.customer_memo,
       };
     },
 

@@ -1,7 +1,7 @@
 import type { Database } from "../../../db/database.js";
 import { type InvoiceStatus, may } from "../invoice-states.js";
 import type { Mailer } from "../../../platform/smtp-mailer.js";
-import { findSellerProfile } from "../../account/account-service.js";
+import { findSellerName } from "../../account/account-service.js";
 import { toDateString } from "../../kernel/billing-period.js";
 import type { Clock } from "../../kernel/clock.js";
 import { toMoneyString } from "../../kernel/money.js";
@@ -9,7 +9,7 @@ import { RateLimitedError } from "../../kernel/errors.js";
 import { companyData } from "../../kernel/tenancy.js";
 import { maxAttempts, nextAttemptAt } from "../../webhooks/delivery-schedule.js";
 import { amountDue } from "../invoice-amounts.js";
-import { invoicePdfOf } from "../documents/invoice-documents.js";
+import { invoiceDocumentPdf } from "../documents/invoice-documents.js";
 import { composeInvoiceEmail } from "./invoice-email.js";
 import * as repo from "./invoice-message-repository.js";
 import { billStored } from "../invoice-presenter.js";
@@ -48,9 +48,10 @@ export function createMailEngine({
 
   async function attempt(message: repo.MessageRow): Promise<Attempt> {
     const scope = companyData(db, message.company_id).data;
+    // One read of the invoice: what the email says (its figures, what was paid and credited, the customer's memo)
+    // and what its PDF shows.
     const row = await findInvoiceDocument(scope, message.invoice_number);
-    const extras = await repo.findDeliveryExtras(scope, message.invoice_number);
-    if (!row || !extras) return { ok: false, error: "not sent: the invoice is gone", final: true };
+    if (!row) return { ok: false, error: "not sent: the invoice is gone", final: true };
     // Sent only while the invoice's state allows it (invoice-states.ts): a reminder while something is owed,
     // nothing about a draft or a void invoice.
     if (!may(row.status as InvoiceStatus, message.kind === "reminder" ? "remind" : "send"))
@@ -58,23 +59,23 @@ export function createMailEngine({
     if (!mailer) return { ok: false, error: NO_SMTP, final: true };
     const to = message.recipient;
     if (!to) return { ok: false, error: "not sent: the customer has no email address", final: true };
-    const seller = await findSellerProfile(scope);
+    const sellerName = await findSellerName(scope);
     const billed = billStored(row);
     const money = (amount: Parameters<typeof toMoneyString>[0]) => toMoneyString(amount, row.currency);
     const email = composeInvoiceEmail({
       kind: message.kind,
       reminderDay: message.reminder_day,
-      sellerName: seller.name,
+      sellerName,
       customerName: row.customer_name,
       number: row.number,
-      amountDue: money(amountDue({ status: row.status, total: billed.total, ...extras })),
+      amountDue: money(amountDue({ ...row, total: billed.total })),
       total: money(billed.total),
       currency: row.currency,
       dueDate: row.due_date,
       hostedUrl: row.hosted_url,
-      memo: extras.invoice_memo,
+      memo: row.customer_memo,
     });
-    const { filename, pdf } = await invoicePdfOf(scope, row.number);
+    const { filename, pdf } = await invoiceDocumentPdf(scope, row);
     return mailer.send({
       from: settings.from,
       to,

@@ -171,10 +171,21 @@ export function createInvoiceDocuments() {
 export async function invoicePdfOf(scope: CompanyScope, number: string): Promise<{ filename: string; pdf: Buffer }> {
   const row = await repo.findInvoiceDocument(scope, number);
   if (!row) throw new NotFoundError("invoice");
+  return invoiceDocumentPdf(scope, row);
+}
+
+/**
+ * The PDF of an invoice its caller has read already (`findInvoiceDocument`): the mail worker reads the invoice
+ * once for the email and its attachment.
+ */
+export async function invoiceDocumentPdf(
+  scope: CompanyScope,
+  row: repo.InvoiceDocumentRow,
+): Promise<{ filename: string; pdf: Buffer }> {
   const parties = await documentParties(scope, row);
   const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
   // Rendered in the document processes, in the company's turn (documents/document-pool.ts): never on this thread.
-  return { filename: `${number}.pdf`, pdf: await invoicePdf(scope.companyId, input) };
+  return { filename: `${row.number}.pdf`, pdf: await invoicePdf(scope.companyId, input) };
 }
 
 /** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */
