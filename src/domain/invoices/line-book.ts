@@ -93,11 +93,6 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
     },
 
     /**
-     * Runs `work` in one transaction on the wanted drafts, locked (sorted order) with their lines, then saves the
-     * lines it recorded charges on. Creates missing drafts and runs again; retries on RetryTransaction, deadlocks
-     * and serialization failures (withDrafts).
-     */
-    /**
      * `record`'s work inside a transaction the caller holds (a pricing change, under its contract's lock): locks
      * the wanted drafts, which must exist, runs `work` on their book, saves the lines it changed.
      */
@@ -148,6 +143,11 @@ export function createLineBook({ drafts }: { drafts: DraftInvoices }) {
       );
     },
 
+    /**
+     * Runs `work` in one transaction on the wanted drafts, locked (sorted order) with their lines, then saves the
+     * lines it recorded charges on. Creates missing drafts and runs again; retries on RetryTransaction, deadlocks
+     * and serialization failures (withDrafts).
+     */
     record<T>(
       company: CompanyData,
       wanted: readonly WantedInvoice[],

@@ -15,7 +15,7 @@ export interface DraftInvoice {
   contractId: string;
   periodStart: string;
   currency: string;
-  /** Only a draft changes (invoice-lifecycle.ts); a locked invoice of another status is left as it is. */
+  /** Only a draft changes (invoice-states.ts); a locked invoice of another status is left as it is. */
   status: string;
   minimum: Big | null;
   projectedAt: Date | null;
@@ -85,8 +85,9 @@ const sameLine = (a: repo.LineWrite, b: repo.LineRow) =>
 export function createDraftInvoices({ clock }: { clock: Clock }) {
   return {
     /**
-     * Creates the missing drafts in a short transaction of its own. It is the only place that takes the
-     * company's invoice-number counter, and it takes it before any invoice lock, so that requests never deadlock.
+     * Creates the missing drafts in a short transaction of its own. Of ingestion and projection it is the only
+     * place that takes the company's invoice-number counter, and it takes it before any invoice lock, so that
+     * ingestion never deadlocks (a void's reissue takes it too, under the void invoice's lock: void-invoice.ts).
      */
     async ensure(company: CompanyData, wanted: readonly WantedInvoice[]): Promise<Set<string>> {
       if (wanted.length === 0) return new Set();
