@@ -1,7 +1,8 @@
 /**
  * docs/architecture.md describes the code as it is: every file or folder it cites in backticks exists. Paths
  * are written from the repository's root (`src/db/migrate.ts`, `migrations/0013_…`), or from `src/` or
- * `src/domain/` where the text is about those (`domain/usage/pricers.ts`, `usage/batch-writer.ts`).
+ * `src/domain/` where the text is about those (`domain/usage/pricers.ts`, `usage/batch-writer.ts`,
+ * `invoices/lifecycle/change-invoice.ts`): every module of src/domain, at any depth.
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -11,7 +12,10 @@ import { REPO_ROOT } from "../support/service-process.js";
 
 const ROOTS = /^(src|migrations|test|scripts|bench|docs|bin)\//;
 const UNDER_SRC = /^(domain|surfaces|platform|db|client)\//;
-const UNDER_DOMAIN = /^(kernel|access|customers|contracts|usage|invoices|webhooks|invariants|oauth)\/[\w.-]+\.ts$/;
+const DOMAIN_MODULES = readdirSync(join(REPO_ROOT, "src", "domain"), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const UNDER_DOMAIN = new RegExp(`^(${DOMAIN_MODULES.join("|")})/[\\w./-]+\\.(ts|mjs)$`);
 
 /** The repository path a cited token names, or undefined when it is not a path (or a pattern such as `<name>.sql`). */
 function pathOf(token: string): string | undefined {
@@ -42,6 +46,8 @@ it("cites only paths that exist in docs/architecture.md", () => {
 
 it("counts a path that does not exist as missing", () => {
   assert.equal(pathOf("`src/domain/usage/no-such-file.ts`".slice(1, -1)), "src/domain/usage/no-such-file.ts");
+  assert.equal(pathOf("invoices/lifecycle/no-such-file.ts"), "src/domain/invoices/lifecycle/no-such-file.ts");
+  assert.equal(pathOf("account/no-such-file.ts"), "src/domain/account/no-such-file.ts");
   assert.equal(exists("src/domain/usage/no-such-file.ts"), false);
   assert.equal(exists("migrations/0099"), false);
   assert.equal(exists("migrations/0013"), true);
