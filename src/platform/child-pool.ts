@@ -144,7 +144,10 @@ export function createChildPool(options: ChildPoolOptions): ChildPool {
   }
 
   function answered(child: Child, reply: ChildReply): void {
-    if ("ready" in reply) return readyOf.get(child)?.();
+    if ("ready" in reply) {
+      readyOf.get(child)?.();
+      return;
+    }
     const job = child.job;
     if (job === undefined || reply.id !== job.id) return;
     child.job = undefined;
