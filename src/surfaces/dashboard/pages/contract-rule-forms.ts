@@ -1,7 +1,7 @@
-// The forms on a contract's page that change its pricing program (docs/dashboard.md, "Contracts"): adding a rule
-// and changing a rule's price, each optionally from a day. What they show, and what they send: the API's own
-// rule schemas read the fields (a rate typed as a percentage is the fraction a rule stores, tiers are typed a
-// line each), so a form accepts what the API does; a refusal is shown beside the field it names.
+// The forms on a contract's page that change its pricing program (docs/dashboard.md, "Rates and price models in the
+// forms"): adding a rule and changing a rule's price, each optionally from a day. What they show, and what they send:
+// the API's own rule schemas read the fields (a rate typed as a percentage is the fraction a rule stores, tiers are
+// typed a line each), so a form accepts what the API does; a refusal is shown beside the field it names.
 // contract-rule-pages.ts takes the posted forms.
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { RULE_MODELS, RULE_TYPES, type PresentedRule } from "../../../domain/contracts/pricing-rule.js";

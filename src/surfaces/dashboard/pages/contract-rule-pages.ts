@@ -1,8 +1,8 @@
-// Changing a contract's pricing program from its page (docs/dashboard.md, "Contracts"): the posted rule forms
-// (contract-rule-forms.ts) saved through the same service calls as the API's addPricingRule and
-// updatePricingRule, or previewed: the whole program as it would be, priced against this month's stored usage
-// beside the month's invoice as it stands; nothing of a preview is stored. Registered by
-// contract-detail-pages.ts, which renders the page these routes answer with.
+// Changing a contract's pricing program from its page (docs/dashboard.md, "Voids, dated changes and previews"): the
+// posted rule forms (contract-rule-forms.ts) saved through the same service calls as the API's addPricingRule and
+// updatePricingRule, or previewed: the whole program as it would be, priced against this month's stored usage beside
+// the month's invoice as it stands; nothing of a preview is stored. Registered by contract-detail-pages.ts, which
+// renders the page these routes answer with.
 import type { FastifyInstance } from "fastify";
 import {
   addPricingRuleBody,

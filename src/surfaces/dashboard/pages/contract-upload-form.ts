@@ -1,7 +1,7 @@
-// The review form of an uploaded contract (docs/dashboard.md, "Upload a contract") as data: filled in from what
-// reading the agreement proposed (each found rule in the part of the form that can show it, the rest carried
-// as read) or from a posted form, turned into the API's `terms` (uploadTermsInput), and a refusal of those
-// terms placed beside the form's field it is about. contract-upload-review-pages.ts renders it.
+// The review form of an uploaded contract (docs/dashboard.md, "Uploading a contract") as data: filled in from what
+// reading the agreement proposed (each found rule in the part of the form that can show it, the rest carried as read)
+// or from a posted form, turned into the API's `terms` (uploadTermsInput), and a refusal of those terms placed beside
+// the form's field it is about. contract-upload-review-pages.ts renders it.
 import { MAX_PROGRAM_RULES } from "../../../domain/contracts/pricing-rule.js";
 import type { ContractExtraction, ExtractedRule } from "../../../domain/contracts/extraction/extraction-types.js";
 import { fractionOfPercent, percentOfFraction } from "../../../domain/contracts/rule-price-wording.js";

@@ -1,4 +1,4 @@
-// "Upload a contract", step two (docs/dashboard.md, "Upload a contract"): the terms read from the staged PDF,
+// "Upload a contract", step two (docs/dashboard.md, "Uploading a contract"): the terms read from the staged PDF,
 // reviewed in a form where each proposed value stands beside the text it came from (marked for checking when
 // it was read with low confidence), then saved with the PDF through the same service call as
 // POST /v1/billing/contracts/upload's. The form's data is contract-upload-form.ts. Registered by
