@@ -13,15 +13,14 @@ import {
   contentWidth,
   drawBanner,
   drawKeyValues,
-  drawTable,
   ensureSpace,
   MARGIN_X,
   paragraph,
   renderPdf,
   sectionHeading,
   type Doc,
-  type TableColumn,
 } from "../../platform/pdf-layout.js";
+import { drawTable, type TableColumn } from "../../platform/pdf-tables.js";
 import {
   agreementWords,
   mapAgreementText,

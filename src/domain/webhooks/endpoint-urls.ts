@@ -4,7 +4,7 @@ import { ValidationError } from "../kernel/errors.js";
 
 /**
  * What lifts the refusal of a local or private URL, said where it is refused: in the API's error and beside the
- * dashboard's URL field (webhook-pages.ts), so that a developer with a receiver on their own machine learns the
+ * dashboard's URL field (webhook-page-parts.ts), so that a developer with a receiver on their own machine learns the
  * way round it, and that it is not for production.
  */
 export const ALLOW_PRIVATE_HINT =

@@ -1,3 +1,7 @@
+// The HTTP surface's Fastify app (buildHttpApp): the server's limits and timeouts, the exact JSON body reader,
+// the hooks every request passes (its id, URLs refused at the door, security headers, a log line and metrics),
+// 404 and 405 for what nothing routes (client-errors.ts for what node refuses first), and the route plugins:
+// the API's in the order the OpenAPI document lists their operations, the agent surface's, the dashboard's.
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import fastifySwagger from "@fastify/swagger";
@@ -21,16 +25,20 @@ import { trustedProxyCheck } from "../../platform/client-address.js";
 import type { FailureThrottle } from "../../platform/failure-throttle.js";
 import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.js";
 import { apiKeyAuth } from "./authenticate.js";
+import { answerClientError } from "./client-errors.js";
 import { handleError } from "./error-handler.js";
 import { exactJsonReader } from "./json-body.js";
 import { openapiOptions } from "./openapi-document.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
 import { adminRoutes } from "./routes/admin-routes.js";
 import { agreementRoutes, contractRoutes } from "./routes/contract-routes.js";
+import { contractPricingRoutes } from "./routes/contract-pricing-routes.js";
 import { accountRoutes } from "./routes/account-routes.js";
 import { customerRoutes } from "./routes/customer-routes.js";
 import { hostedInvoiceRoutes } from "./routes/hosted-invoice-routes.js";
 import { invoiceRoutes } from "./routes/invoice-routes.js";
+import { invoiceCollectionRoutes } from "./routes/invoice-collection-routes.js";
+import { invoiceDeliveryRoutes } from "./routes/invoice-delivery-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { webhookRoutes } from "./routes/webhook-routes.js";
 import { referenceRoutes } from "./routes/reference-routes.js";
@@ -124,69 +132,6 @@ function pinMethods(target: object): void {
       Object.defineProperty(target, name, { value: descriptor.value, writable: true, configurable: true });
     }
   }
-}
-
-// Errors node raises before Fastify sees a request (a client too slow to send it, a request line or headers
-// over node's 16 KiB, bytes that are not HTTP), answered in the API's `{ error, code }` shape, then the
-// connection is closed.
-const CLIENT_ERRORS: Record<string, { status: string; error: string; code: string }> = {
-  ERR_HTTP_REQUEST_TIMEOUT: {
-    status: "408 Request Timeout",
-    error: "The request was not received in time",
-    code: "request_timeout",
-  },
-  HPE_HEADER_OVERFLOW: {
-    status: "431 Request Header Fields Too Large",
-    error: "The request headers are too large",
-    code: "headers_too_large",
-  },
-  URI_TOO_LONG: { status: "414 URI Too Long", error: "The URL is too long", code: "uri_too_long" },
-  METHOD_NOT_ALLOWED: {
-    status: "405 Method Not Allowed",
-    error: "This method is not allowed on this path",
-    code: "method_not_allowed",
-  },
-  NOT_FOUND: { status: "404 Not Found", error: "Not found", code: "not_found" },
-};
-
-/** A request line longer than this, in a request over node's header limit, is why it is over: 414. */
-const MAX_REQUEST_LINE = 8 * 1024;
-
-/**
- * The request line of what node could not parse, when it has one: node counts the URL into its header limit,
- * so a request line that does not end within the bytes received is a URL too long (414), not headers (431).
- */
-function requestLineOf(error: Error & { rawPacket?: unknown }): { line: string | undefined; ended: boolean } {
-  const raw = Buffer.isBuffer(error.rawPacket) ? error.rawPacket.toString("latin1") : "";
-  const end = raw.indexOf("\r\n");
-  return { line: end === -1 ? raw : raw.slice(0, end), ended: end !== -1 };
-}
-
-function answerClientError(methodsOf: (path: string) => string[]) {
-  return (error: Error & { code?: string; rawPacket?: unknown }, socket: import("node:net").Socket): void => {
-    if (error.code === "ECONNRESET" || socket.destroyed) return;
-    let known = CLIENT_ERRORS[error.code ?? ""];
-    let allow: string[] = [];
-    const { line, ended } = requestLineOf(error);
-    if (error.code === "HPE_HEADER_OVERFLOW" && (!ended || (line?.length ?? 0) > MAX_REQUEST_LINE))
-      known = CLIENT_ERRORS.URI_TOO_LONG;
-    if (error.code === "HPE_INVALID_METHOD" && line) {
-      // A method node's parser does not know (QUERY, say): 405 on a path we serve, 404 elsewhere, as for
-      // any method we do not route.
-      const path = /^[A-Z-]+ (\/[^ ?]*)/.exec(line)?.[1];
-      allow = path === undefined ? [] : methodsOf(path);
-      if (path !== undefined) known = allow.length > 0 ? CLIENT_ERRORS.METHOD_NOT_ALLOWED : CLIENT_ERRORS.NOT_FOUND;
-    }
-    known ??= { status: "400 Bad Request", error: "The request is not valid HTTP", code: "invalid_request" };
-    const body = JSON.stringify({ error: known.error, code: known.code });
-    const allowHeader = allow.length > 0 ? `Allow: ${allow.join(", ")}\r\n` : "";
-    if (socket.writable) {
-      socket.write(
-        `HTTP/1.1 ${known.status}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\n${allowHeader}Connection: close\r\n\r\n${body}`,
-      );
-    }
-    socket.destroy();
-  };
 }
 
 /**
@@ -395,8 +340,11 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     await v1.register(accountRoutes(deps.services));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
+    await v1.register(contractPricingRoutes(deps.services));
     await v1.register(usageRoutes(deps.services));
     await v1.register(invoiceRoutes(deps.services));
+    await v1.register(invoiceCollectionRoutes(deps.services));
+    await v1.register(invoiceDeliveryRoutes(deps.services));
     await v1.register(webhookRoutes(deps.services));
   });
 

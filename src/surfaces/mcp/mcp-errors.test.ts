@@ -12,7 +12,8 @@ import {
 import { OAuthProtocolError } from "../../domain/oauth/oauth-protocol.js";
 import { z } from "zod";
 import { decimalInput } from "../../domain/kernel/decimal-schemas.js";
-import { argumentsProblem, clientErrorOf, oauthDescription, toolCallProblem } from "./mcp-errors.js";
+import { argumentsProblem, oauthDescription, toolCallProblem } from "./mcp-argument-problems.js";
+import { clientErrorOf } from "./mcp-errors.js";
 
 /** An error as body-parser (through http-errors) raises it. */
 const parserError = (status: number, type: string, extra: Record<string, unknown> = {}) =>

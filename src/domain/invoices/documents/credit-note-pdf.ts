@@ -8,15 +8,13 @@ import {
   COLOR_MUTED,
   contentWidth,
   drawKeyValues,
-  drawSummary,
-  drawTable,
   MARGIN_X,
   paragraph,
   renderPdf,
   sectionHeading,
   type Doc,
-  type TableColumn,
 } from "../../../platform/pdf-layout.js";
+import { drawSummary, drawTable, type TableColumn } from "../../../platform/pdf-tables.js";
 import { BOLD, REGULAR } from "../../../platform/pdf-fonts.js";
 import { formatMoney } from "../../kernel/money-format.js";
 import {

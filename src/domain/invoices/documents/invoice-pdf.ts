@@ -2,8 +2,9 @@
 // (name, address, country, email, tax id), the memo or PO number, number, period, dates, lines worded by their
 // rule (a cap, a rate, a pass-through fee), totals, payment instructions and the seller's footer, on Letter or
 // A4; money per currency (formatMoney); a draft carries a DRAFT watermark, a void invoice VOID and "Nothing is
-// due". Laid out with the agreement's PDF stack (platform/pdf-layout.ts, DejaVu Sans). A pure function of its
-// input: the dates in the metadata come from `generatedAt`, the file identifier from the invoice.
+// due". How each line reads is invoice-pdf-lines.ts. Laid out with the agreement's PDF stack
+// (platform/pdf-layout.ts and pdf-tables.ts, DejaVu Sans). A pure function of its input: the dates in the
+// metadata come from `generatedAt`, the file identifier from the invoice.
 import { BOLD, drawableText, loadPdfFonts, REGULAR } from "../../../platform/pdf-fonts.js";
 import {
   COLOR_ACCENT,
@@ -13,19 +14,16 @@ import {
   drawBanner,
   drawImage,
   drawKeyValues,
-  drawSummary,
-  drawTable,
   MARGIN_X,
   paragraph,
   renderPdf,
   sectionHeading,
   type Doc,
-  type TableColumn,
 } from "../../../platform/pdf-layout.js";
+import { drawSummary, drawTable, type TableColumn } from "../../../platform/pdf-tables.js";
 import { LOGO_BOX } from "../../account/logo-image.js";
-import { Big, roundToMinorUnit } from "../../kernel/money.js";
 import { formatMoney } from "../../kernel/money-format.js";
-import { decimalWords, percentWords, type PricedRule, rulePriceWords } from "../../contracts/rule-price-wording.js";
+import { lineRows, type PdfLine } from "./invoice-pdf-lines.js";
 
 /** Who bills: the account's profile, as the document shows it (frozen on an issued invoice). */
 export interface PdfSeller {
@@ -49,9 +47,6 @@ export interface PdfCustomer {
 
 export type PdfPaperSize = "letter" | "a4";
 
-/** The rule a line was priced by, as far as its wording needs it (a stored PricingRule is one). */
-export type PdfLineRule = PricedRule & { monthly_cap: string | null };
-
 export interface InvoicePdfInput {
   seller: PdfSeller;
   customer: PdfCustomer;
@@ -68,20 +63,7 @@ export interface InvoicePdfInput {
     paidDate: string | null;
     contract: string;
     /** Decimals as text, as the invoice gives them. */
-    lines: {
-      /** subscription, one_time, usage, fee, minimum, credit; unset: worded as a usage line without its rule. */
-      kind?: string;
-      description: string;
-      quantity: string;
-      unitPrice: string;
-      amount: string;
-      /** A graduated or volume rule's line: each tier reached, its amount exact (invoice-figures.ts). */
-      tiers?: { upTo: string | null; unitPrice: string; flat: string | null; quantity: string; amount: string }[];
-      /** With tiers, when a monthly cap cut the line: charge total − Σ tier amounts, exact. */
-      capAdjustment?: string;
-      /** The rule the line was priced by: how its price and its cap read. */
-      rule?: PdfLineRule | null;
-    }[];
+    lines: PdfLine[];
     subtotal: string;
     tax: string;
     total: string;
@@ -94,7 +76,6 @@ export interface InvoicePdfInput {
 const MAX_FIELD_CHARS = 200;
 /** Payment instructions and a footer are paragraphs: more room, still bounded. */
 const MAX_PARAGRAPH_CHARS = 2000;
-const UNIT_PRICE_DECIMALS = 12;
 
 const WATERMARKS: Record<string, string> = { draft: "DRAFT", void: "VOID", paid: "PAID" };
 const BANNERS: Record<string, string> = {
@@ -185,111 +166,6 @@ export function invoiceWords(input: InvoicePdfInput) {
       page: (page: number, pages: number) => `Page ${page} of ${pages}`,
     },
   };
-}
-
-type PdfLine = InvoicePdfInput["invoice"]["lines"][number];
-
-const ZERO = new Big(0);
-const INDENT = "    ";
-
-/**
- * A line's rows: the line (description, quantity, unit price, amount), then what explains it. How each kind
- * reads:
- * - a flat usage rule: quantity × unit price, and under it the monthly cap when the cap cut the line
- *   ("capped at the monthly cap of $4,000.00; uncapped $4,527.29"), since the amount is then not the product;
- * - a percentage rule: the value the rate applies to, in money, and the rate as a percentage ("2.35%"), with the
- *   rule's price in words under it when it has a fixed fee or bounds (the product is then not the charge);
- * - a graduated or volume rule: a sub-row per tier, then the cap's adjustment with the same note;
- * - a package rule: the quantity, and the price per package in words under it;
- * - a pass-through fee line: the count and the total (the fees are billed as sent, there is no unit price);
- * - a subscription, one-time fee, minimum or credit: 1 × its amount.
- */
-function lineRows(line: PdfLine, currency: string): string[][] {
-  const money = (amount: string) => formatMoney(amount, currency);
-  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS);
-  const rule = line.rule ?? null;
-  const note = (text: string, amount = ""): string[] => [`${INDENT}${text}`, "", "", amount];
-  if (line.kind === "fee") return [[line.description, decimalWords(line.quantity), "pass-through", money(line.amount)]];
-  if (line.kind !== "usage" || rule === null) {
-    return [
-      [line.description, decimalWords(line.quantity), exact(line.unitPrice), money(line.amount)],
-      ...tierRows(line, currency),
-      ...(line.capAdjustment !== undefined ? [note("Monthly cap", exact(line.capAdjustment))] : []),
-    ];
-  }
-  const capped = (uncapped: Big | null): string[][] => {
-    if (rule.monthly_cap == null) return [];
-    const cap = `capped at the monthly cap of ${money(rule.monthly_cap)}`;
-    if (uncapped === null) return new Big(line.amount).gte(rule.monthly_cap) ? [note(cap)] : [];
-    const rounded = roundToMinorUnit(uncapped, currency);
-    return rounded.gt(line.amount) ? [note(`${cap}; uncapped ${money(rounded.toFixed())}`)] : [];
-  };
-  const product = new Big(line.quantity).times(line.unitPrice);
-  switch (rule.model) {
-    case "percentage": {
-      const fees = rule.fixed_fee != null || rule.min_fee != null || rule.max_fee != null;
-      return [
-        [line.description, exact(line.quantity), percentWords(line.unitPrice), money(line.amount)],
-        ...(fees ? [note(rulePriceWords(rule, currency))] : []),
-        ...capped(fees ? null : product),
-      ];
-    }
-    case "graduated":
-    case "volume": {
-      const tiers = tierRows(line, currency);
-      const uncapped = (line.tiers ?? []).reduce((sum, t) => sum.plus(t.amount), ZERO);
-      const cut =
-        line.capAdjustment === undefined
-          ? []
-          : [
-              note(
-                rule.monthly_cap == null
-                  ? "Monthly cap"
-                  : `capped at the monthly cap of ${money(rule.monthly_cap)}; uncapped ${exact(uncapped.toFixed())}`,
-                exact(line.capAdjustment),
-              ),
-            ];
-      return [[line.description, decimalWords(line.quantity), "", money(line.amount)], ...tiers, ...cut];
-    }
-    case "package":
-      return [
-        [line.description, decimalWords(line.quantity), "", money(line.amount)],
-        note(rulePriceWords(rule, currency)),
-        ...capped(null),
-      ];
-    default:
-      return [
-        [line.description, decimalWords(line.quantity), exact(line.unitPrice), money(line.amount)],
-        ...capped(product),
-      ];
-  }
-}
-
-/**
- * The sub-rows of a graduated or volume line: one per tier (its bounds, quantity, unit price, exact amount).
- * Tier amounts are exact, as the API gives them.
- */
-function tierRows(line: PdfLine, currency: string): string[][] {
-  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS);
-  const rows: string[][] = [];
-  let lower: string | null = null;
-  for (const tier of line.tiers ?? []) {
-    const bounds =
-      tier.upTo !== null
-        ? `up to ${decimalWords(tier.upTo)}`
-        : lower !== null
-          ? `above ${decimalWords(lower)}`
-          : "all units";
-    const flat = tier.flat === null ? "" : ` (+ ${exact(tier.flat)} flat)`;
-    rows.push([
-      `${INDENT}Tier ${bounds}${flat}`,
-      decimalWords(tier.quantity),
-      exact(tier.unitPrice),
-      exact(tier.amount),
-    ]);
-    if (tier.upTo !== null) lower = tier.upTo;
-  }
-  return rows;
 }
 
 type InvoiceWords = ReturnType<typeof invoiceWords>;

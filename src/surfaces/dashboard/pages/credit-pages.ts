@@ -1,6 +1,6 @@
 // A contract's credits (docs/api.md, "Credits"): the grants table and the "Grant credit" form on the contract's
-// page, and one grant's page with its ledger. contract-pages.ts registers the routes and places the section;
-// the form goes through the API's own schema (createCreditGrantInput) and the same service call.
+// page, and one grant's page with its ledger. contract-detail-pages.ts registers the routes and places the
+// section; the form goes through the API's own schema (createCreditGrantInput) and the same service call.
 import type { Contract } from "../../../domain/contracts/contract-schemas.js";
 import { createCreditGrantInput, type CreditGrant } from "../../../domain/credits/credit-schemas.js";
 import {

@@ -24,8 +24,7 @@ import {
   type Viewer,
   viewerOf,
 } from "../page-kit.js";
-
-const invoicePath = (number: string) => `/invoices/${encodeURIComponent(number)}`;
+import { invoicePath } from "./invoice-page-parts.js";
 
 const METHOD_WORDS: Record<(typeof PAYMENT_METHODS)[number], string> = {
   bank_transfer: "Bank transfer",

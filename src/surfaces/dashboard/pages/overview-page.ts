@@ -4,7 +4,7 @@ import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit
 import { html, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge, monthName } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";
-import { invoicePath, invoicesTable } from "./invoice-pages.js";
+import { invoicePath, invoicesTable } from "./invoice-page-parts.js";
 
 const CHART_DAYS = 30;
 const MONTH_ROWS = 50;

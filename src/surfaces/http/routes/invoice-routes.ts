@@ -1,3 +1,7 @@
+// The API's invoices (docs/api.md, "Invoices"): listed, projected, read with their lines, their PDF and usage
+// statement, and their lifecycle (finalize, pay, void), with the receivables report over them. What follows
+// issue has a plugin of its own, registered right after this one (the OpenAPI document's order): payments
+// and credit notes (invoice-collection-routes.ts), emails and the hosted link (invoice-delivery-routes.ts).
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import {
   invoiceListFilters,
@@ -10,13 +14,6 @@ import {
   receivablesQuery,
   receivablesReportSchema,
 } from "../../../domain/invoices/invoice-schemas.js";
-import {
-  createCreditNoteInput,
-  creditNoteNumberParams,
-  creditNoteSchema,
-  recordPaymentInput,
-} from "../../../domain/invoices/collections/collection-schemas.js";
-import { invoiceMessageSchema } from "../../../domain/invoices/delivery/invoice-message-schemas.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
@@ -24,9 +21,8 @@ import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-enve
 import { errorResponses, TOO_MANY_DOCUMENTS } from "../openapi-errors.js";
 
 const invoiceList = listSchema(invoiceSchema, "InvoiceList");
-const creditNoteList = listSchema(creditNoteSchema, "CreditNoteList");
-const messageList = listSchema(invoiceMessageSchema, "InvoiceMessageList");
-const notFound = { not_found: "no invoice with this number for this company" };
+/** The 404 of an operation on one invoice, shared with the invoice's other route plugins. */
+export const notFound = { not_found: "no invoice with this number for this company" };
 
 export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
   return async (app) => {
@@ -232,200 +228,6 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
         },
       },
       async (request) => services.invoices.void(actorOf(request), request.params.number),
-    );
-
-    app.post(
-      "/v1/billing/invoices/:number/payments",
-      {
-        schema: {
-          operationId: "recordInvoicePayment",
-          tags: ["Invoices"],
-          summary: "Record a payment on an issued invoice",
-          description:
-            "Adds to `amount_paid` and lowers `amount_due`; the invoice becomes `paid` (on `paid_on`) when nothing is left due. More than is due is refused. The service moves no money: it records what you received. Emits `invoice.payment_recorded` (and `invoice.paid` when it pays the invoice). Scope `invoices:write`.",
-          params: invoiceNumberParams,
-          body: recordPaymentInput,
-          response: {
-            201: invoiceWithLinesSchema,
-            ...errorResponses({
-              400: {
-                invalid_amount: "`amount` is 0, or has more decimals than the invoice's currency",
-                paid_date_before_issue: "`paid_on` is before the invoice's `issued_date`",
-                paid_date_in_future: "`paid_on` is after today",
-              },
-              404: notFound,
-              409: {
-                invoice_is_draft: "the invoice is a draft: finalize it first",
-                invoice_is_void: "the invoice is void: nothing is owed on it",
-                invoice_is_paid: "nothing is due on the invoice",
-                amount_exceeds_due: "`amount` is more than the invoice's `amount_due`",
-              },
-            }),
-          },
-        },
-      },
-      async (request, reply) =>
-        reply
-          .code(201)
-          .send(await services.invoices.recordPayment(actorOf(request), request.params.number, request.body)),
-    );
-
-    app.post(
-      "/v1/billing/invoices/:number/credit-notes",
-      {
-        schema: {
-          operationId: "createCreditNote",
-          tags: ["Invoices"],
-          summary: "Issue a credit note on an issued or paid invoice",
-          description:
-            "Credits some of the invoice's lines (`lines`, each at most what is left of that line) or an amount off the whole (`amount`), never more than is left to credit. It lowers the invoice's `amount_due` (`applied_to_due`; the invoice becomes `paid` when nothing is left due) and leaves the rest on the customer's credit balance (`to_balance`). Numbered CN-000001 per company. Emits `credit_note.created`. Scope `invoices:write`.",
-          params: invoiceNumberParams,
-          body: createCreditNoteInput,
-          response: {
-            201: creditNoteSchema,
-            ...errorResponses({
-              400: {
-                invalid_amount: "an amount is 0, or has more decimals than the invoice's currency",
-                unknown_line: "`lines.{i}.line` is not an index of the invoice's `line_items`",
-              },
-              404: notFound,
-              409: {
-                invoice_is_draft: "the invoice is a draft: finalize it first",
-                invoice_is_void: "the invoice is void",
-                credit_exceeds_line: "a line's amount is more than is left to credit of that line",
-                credit_exceeds_invoice: "the note is more than is left to credit of the invoice",
-              },
-            }),
-          },
-        },
-      },
-      async (request, reply) =>
-        reply
-          .code(201)
-          .send(await services.invoices.createCreditNote(actorOf(request), request.params.number, request.body)),
-    );
-
-    app.get(
-      "/v1/billing/invoices/:number/credit-notes",
-      {
-        schema: {
-          operationId: "listInvoiceCreditNotes",
-          tags: ["Invoices"],
-          summary: "List an invoice's credit notes, oldest first",
-          params: invoiceNumberParams,
-          response: { 200: creditNoteList, ...errorResponses({ 404: notFound }) },
-        },
-      },
-      async (request) => {
-        const notes = await services.invoices.listCreditNotes(actorOf(request), request.params.number);
-        return listEnvelope({ items: notes, hasMore: false });
-      },
-    );
-
-    app.get(
-      "/v1/billing/credit-notes/:number",
-      {
-        schema: {
-          operationId: "getCreditNote",
-          tags: ["Invoices"],
-          summary: "Get a credit note",
-          params: creditNoteNumberParams,
-          response: {
-            200: creditNoteSchema,
-            ...errorResponses({ 404: { not_found: "no credit note with this number for this company" } }),
-          },
-        },
-      },
-      async (request) => services.invoices.getCreditNote(actorOf(request), request.params.number),
-    );
-
-    app.get(
-      "/v1/billing/credit-notes/:number/pdf",
-      {
-        schema: {
-          operationId: "getCreditNotePdf",
-          tags: ["Invoices"],
-          summary: "Download a credit note as a PDF",
-          description:
-            "The seller and the customer as its invoice was issued, the invoice it credits, its lines, its total, and what it took off the amount due and left on the customer's balance. The same credit note always gives the same bytes.",
-          params: creditNoteNumberParams,
-          response: errorResponses({
-            404: { not_found: "no credit note with this number for this company" },
-            429: TOO_MANY_DOCUMENTS,
-          }),
-        },
-      },
-      async (request, reply) =>
-        sendPdf(reply, await services.invoices.creditNotePdf(actorOf(request), request.params.number), "inline"),
-    );
-
-    // Delivery (docs/api.md, "Delivery"): the invoice's messages, sending it again, its hosted link.
-    app.get(
-      "/v1/billing/invoices/:number/messages",
-      {
-        schema: {
-          operationId: "listInvoiceMessages",
-          tags: ["Invoices"],
-          summary: "List the invoice's messages (emails), newest first",
-          description:
-            "Every email about the invoice: when it was issued, reminders around its due date, and those sent again by hand, each with its recipient, status (queued, sent, failed), attempts and the last error. The newest 100.",
-          params: invoiceNumberParams,
-          response: { 200: messageList, ...errorResponses({ 404: notFound }) },
-        },
-      },
-      async (request) => {
-        const items = await services.invoices.messages(actorOf(request), request.params.number);
-        return listEnvelope({ items, hasMore: false });
-      },
-    );
-
-    app.post(
-      "/v1/billing/invoices/:number/send",
-      {
-        schema: {
-          operationId: "sendInvoice",
-          tags: ["Invoices"],
-          summary: "Email the invoice to its customer now",
-          description:
-            "Queues a message (kind `manual`) to the customer's email address, whatever its `invoice_delivery`, with the PDF attached and the hosted link; the mail worker sends it and retries it if the SMTP server fails. Answers the message, queued (or failed at once when the customer has no email address).",
-          params: invoiceNumberParams,
-          response: {
-            202: invoiceMessageSchema,
-            ...errorResponses({
-              404: notFound,
-              409: {
-                invoice_is_draft: "the invoice is a draft: finalize it first",
-                invoice_is_void: "the invoice is void",
-              },
-            }),
-          },
-        },
-      },
-      async (request, reply) => {
-        return reply.code(202).send(await services.invoices.send(actorOf(request), request.params.number));
-      },
-    );
-
-    app.post(
-      "/v1/billing/invoices/:number/hosted-link/revoke",
-      {
-        schema: {
-          operationId: "revokeInvoiceHostedLink",
-          tags: ["Invoices"],
-          summary: "Replace the invoice's hosted link",
-          description:
-            "The old `hosted_url` answers 404 from now on; the invoice answered carries the new one. Emails sent before hold the old link.",
-          params: invoiceNumberParams,
-          response: {
-            200: invoiceWithLinesSchema,
-            ...errorResponses({
-              404: notFound,
-              409: { invoice_is_draft: "the invoice is a draft: it has no hosted link until it is issued" },
-            }),
-          },
-        },
-      },
-      async (request) => services.invoices.revokeHostedLink(actorOf(request), request.params.number),
     );
   };
 }
