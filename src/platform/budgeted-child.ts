@@ -1,20 +1,24 @@
 // A child process with a budget: the one home of how the service's children are started and how the ones that
 // take too much are ended: the PDF readers' (pdf-text.ts, pdf-ocr.ts), one per reading, and the document pool's
-// (child-pool.ts), long-lived, with a budget per job and none while idle. The budget counts the child's CPU time (user + system, from
-// /proc/<pid>/stat), not the wall clock: on a busy machine, or at nice 19 behind other work, a reading is slowed,
-// never refused for it, while a file built to parse for minutes spends its CPU and is ended all the same. A
-// wall-clock backstop, several times the CPU budget, ends a child that is stuck without using CPU (stopped,
-// waiting on something that never comes). Where /proc is absent the CPU time is not known and the wall clock
-// counts instead. The resident set is watched too (where /proc shows it), beside the heap limit the caller
-// gives Node in `execArgv`. The children come from the launcher (launcher.ts), so starting one never pauses the
-// service's event loop.
+// (child-pool.ts), long-lived, with a budget per job and none while idle. The budget counts the child's CPU time
+// (user + system, from /proc/<pid>/stat), not the wall clock: on a busy machine, or at nice 19 behind other work,
+// a reading is slowed, never refused for it, while a file built to parse for minutes spends its CPU and is ended
+// all the same. A backstop, several times the CPU budget, ends a child that is stuck: neither running nor waiting
+// for a CPU (stopped, or waiting on something that never comes), read from its threads' run-queue time in
+// /proc/<pid>/task/<tid>/schedstat; a child starved of a CPU is waiting, not stuck. Where /proc is absent the CPU
+// time is not known and the wall clock counts instead. The resident set is watched too (where /proc shows it),
+// beside the heap limit the caller gives Node in `execArgv`. The children come from the launcher (launcher.ts),
+// so starting one never pauses the service's event loop.
 import { launch } from "./launcher.js";
-import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes } from "./process-usage.js";
+import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes, waitingForCpuMs } from "./process-usage.js";
 
 export interface ChildBudget {
   /** CPU time (user + system, all the child's threads) the child may use, counted from the budget's start. */
   cpuMs: number;
-  /** The backstop: wall-clock time from the budget's start, whatever the CPU. */
+  /**
+   * The backstop: time the child was stuck since the budget's start, neither running nor waiting for a CPU (a
+   * stopped child, or one waiting on something that never comes); time starved of a CPU on a busy machine is not.
+   */
   wallMs: number;
   /** The child's resident set, checked where /proc shows it. */
   rssBytes: number;
@@ -87,21 +91,33 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
     overrun ??= why;
     child.kill();
   };
+  // The backstop counts only the time the child was stuck: between two checks it neither ran nor waited for a CPU
+  // (stopped, or sleeping on something that never comes). Time spent waiting for a CPU on a busy machine (its
+  // threads' run-queue time grew) is not stuck time: a starved reading is slowed, never ended for it. Where /proc
+  // does not show the wait, every interval without CPU counts.
+  let stuckMs = 0;
+  let lastCheck = Date.now();
+  let lastCpu = -1;
+  let lastWaited: number | undefined;
   const check = () => {
     if (child.pid === undefined || child.exited || paused) return;
     const cpu = used();
     if (cpu > budget.cpuMs) return end("cpu");
-    if (Date.now() - started > budget.wallMs) return end("wall");
+    const now = Date.now();
+    const waited = waitingForCpuMs(child.pid);
+    const active = cpu > lastCpu || (waited !== undefined && lastWaited !== undefined && waited > lastWaited);
+    if (!active) stuckMs += now - lastCheck;
+    lastCheck = now;
+    lastCpu = cpu;
+    lastWaited = waited;
+    if (stuckMs > budget.wallMs) return end("wall");
     if (residentBytes(child.pid) > budget.rssBytes) return end("memory");
     reniceStarted();
     options.onCheck?.(cpu);
   };
-  // Neither timer holds the service open: the child does, while it is referenced (ref/unref).
+  // The watch does not hold the service open: the child does, while it is referenced (ref/unref).
   const watch = setInterval(check, options.checkEveryMs ?? 50);
   watch.unref();
-  // The backstop also without a check: a timer due when the wall budget runs out.
-  let backstop = setTimeout(() => end("wall"), budget.wallMs);
-  backstop.unref();
   let priority: number | undefined;
   const renice = (to: number) => {
     priority = to;
@@ -120,7 +136,6 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
   const ended = new Promise<ChildEnd>((resolve, reject) => {
     const stopWatching = () => {
       clearInterval(watch);
-      clearTimeout(backstop);
     };
     child.once("exit", (_code: number | null, _signal: string | null, startError?: string) => {
       stopWatching();
@@ -144,13 +159,13 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
       budget = next;
       started = Date.now();
       cpuAtStart = procShowsCpu ? cpuNow() : 0;
-      clearTimeout(backstop);
-      backstop = setTimeout(() => end("wall"), budget.wallMs);
-      backstop.unref();
+      stuckMs = 0;
+      lastCheck = Date.now();
+      lastCpu = -1;
+      lastWaited = undefined;
     },
     pauseBudget() {
       paused = true;
-      clearTimeout(backstop);
     },
     get connected() {
       return child.connected;

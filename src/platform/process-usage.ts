@@ -30,6 +30,28 @@ export function cpuTimeMs(pid: number): number | undefined {
 /** Whether this system shows a process's CPU time in /proc (Linux); elsewhere budgets count the wall clock. */
 export const procShowsCpu = cpuTimeMs(process.pid) !== undefined;
 
+/**
+ * How long a process's threads have waited for a CPU, in milliseconds, summed over its threads: field 2 of
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds on a run queue, ready to run but not running). Only its growth
+ * means anything: a process whose figure grows wants a CPU and is not given one (a busy machine), one whose figure
+ * and CPU time both stand still is sleeping or stopped. Undefined where /proc does not show it.
+ */
+export function waitingForCpuMs(pid: number): number | undefined {
+  try {
+    let total = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        total += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+      } catch {
+        // A thread gone meanwhile.
+      }
+    }
+    return Number.isFinite(total) ? total : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The resident set of a process, from /proc (pages of 4 KiB, as on x86-64 and most arm64 kernels); 0 where unknown. */
 export function residentBytes(pid: number): number {
   try {
