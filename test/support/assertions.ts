@@ -42,11 +42,15 @@ export function assertDecimal(actual: number | Big, expected: number | string | 
   assert.ok(a.eq(e), `${message ? `${message}: ` : ""}expected ${e.toFixed()}, got ${a.toFixed()}`);
 }
 
-/** Polls `condition` every 25 ms until it holds; fails after `timeoutMs` (default 20 s) naming `what`. */
+/**
+ * Polls `condition` every 25 ms until it holds; fails after `timeoutMs` naming `what`. The default bound (2
+ * minutes) only ends a test that would otherwise hang: a condition that holds returns at once, and on a machine
+ * at load 10 (the fast tier beside two CPU hogs) a child's start took longer than the 20 s this bound once was.
+ */
 export async function waitFor(
   what: string,
   condition: () => boolean | Promise<boolean>,
-  timeoutMs = 20_000,
+  timeoutMs = 120_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
