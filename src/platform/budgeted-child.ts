@@ -10,7 +10,7 @@
 // beside the heap limit the caller gives Node in `execArgv`. The children come from the launcher (launcher.ts),
 // so starting one never pauses the service's event loop.
 import { launch } from "./launcher.js";
-import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes, waitingForCpuMs } from "./process-usage.js";
+import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes, scheduledMs } from "./process-usage.js";
 
 export interface ChildBudget {
   /** CPU time (user + system, all the child's threads) the child may use, counted from the budget's start. */
@@ -67,6 +67,9 @@ export interface BudgetedChildOptions {
   stderr?: "inherit" | "ignore";
 }
 
+/** How long nothing of a child may move (no CPU, no slice waited for) before that time counts as stuck. */
+const STUCK_AFTER_MS = 1_000;
+
 /** Starts `module` (a plain JavaScript file) as a child over IPC, ended when it goes past its budget. */
 export function runBudgetedChild(module: URL, options: BudgetedChildOptions): BudgetedChild {
   const child = launch(module, { execArgv: options.execArgv ?? [], stderr: options.stderr ?? "ignore" });
@@ -95,21 +98,26 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
   // (stopped, or sleeping on something that never comes). Time spent waiting for a CPU on a busy machine (its
   // threads' run-queue time grew) is not stuck time: a starved reading is slowed, never ended for it. Where /proc
   // does not show the wait, every interval without CPU counts.
+  // A starved thread may go a few tens of milliseconds without a slice, so an interval counts as stuck only once
+  // nothing has moved for STUCK_AFTER_MS.
   let stuckMs = 0;
   let lastCheck = Date.now();
+  let lastActive = Date.now();
   let lastCpu = -1;
-  let lastWaited: number | undefined;
+  let lastScheduled: number | undefined;
   const check = () => {
     if (child.pid === undefined || child.exited || paused) return;
     const cpu = used();
     if (cpu > budget.cpuMs) return end("cpu");
     const now = Date.now();
-    const waited = waitingForCpuMs(child.pid);
-    const active = cpu > lastCpu || (waited !== undefined && lastWaited !== undefined && waited > lastWaited);
-    if (!active) stuckMs += now - lastCheck;
+    const scheduled = scheduledMs(child.pid);
+    const active =
+      cpu > lastCpu || (scheduled !== undefined && lastScheduled !== undefined && scheduled > lastScheduled);
+    if (active) lastActive = now;
+    else if (now - lastActive > STUCK_AFTER_MS) stuckMs += now - lastCheck;
     lastCheck = now;
     lastCpu = cpu;
-    lastWaited = waited;
+    lastScheduled = scheduled;
     if (stuckMs > budget.wallMs) return end("wall");
     if (residentBytes(child.pid) > budget.rssBytes) return end("memory");
     reniceStarted();
@@ -161,8 +169,9 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
       cpuAtStart = procShowsCpu ? cpuNow() : 0;
       stuckMs = 0;
       lastCheck = Date.now();
+      lastActive = Date.now();
       lastCpu = -1;
-      lastWaited = undefined;
+      lastScheduled = undefined;
     },
     pauseBudget() {
       paused = true;

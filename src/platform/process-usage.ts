@@ -31,17 +31,19 @@ export function cpuTimeMs(pid: number): number | undefined {
 export const procShowsCpu = cpuTimeMs(process.pid) !== undefined;
 
 /**
- * How long a process's threads have waited for a CPU, in milliseconds, summed over its threads: field 2 of
- * /proc/<pid>/task/<tid>/schedstat (nanoseconds on a run queue, ready to run but not running). Only its growth
- * means anything: a process whose figure grows wants a CPU and is not given one (a busy machine), one whose figure
- * and CPU time both stand still is sleeping or stopped. Undefined where /proc does not show it.
+ * A process's scheduling so far, in milliseconds, summed over its threads: fields 1 and 2 of
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds on a CPU, exact rather than in clock ticks, and nanoseconds
+ * waiting on a run queue, added when the thread gets the CPU). Only its growth means anything: a process whose
+ * figure grows runs or is trying to (a busy machine gives it a CPU late); one whose figure stands still is
+ * sleeping or stopped. Undefined where /proc does not show it.
  */
-export function waitingForCpuMs(pid: number): number | undefined {
+export function scheduledMs(pid: number): number | undefined {
   try {
     let total = 0;
     for (const thread of readdirSync(`/proc/${pid}/task`)) {
       try {
-        total += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[1]) / 1e6;
+        const [onCpu, waiting] = readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ");
+        total += (Number(onCpu) + Number(waiting)) / 1e6;
       } catch {
         // A thread gone meanwhile.
       }
