@@ -4,8 +4,8 @@
 // (user + system, from /proc/<pid>/stat), not the wall clock: on a busy machine, or at nice 19 behind other work,
 // a reading is slowed, never refused for it, while a file built to parse for minutes spends its CPU and is ended
 // all the same. A backstop, several times the CPU budget, ends a child that is stuck: neither running nor waiting
-// for a CPU (stopped, or waiting on something that never comes), read from its threads' run-queue time in
-// /proc/<pid>/task/<tid>/schedstat; a child starved of a CPU is waiting, not stuck. Where /proc is absent the CPU
+// for a CPU (stopped, or waiting on something that never comes), read from its threads' time on a CPU and on a
+// run queue in /proc/<pid>/task/<tid>/schedstat; a child starved of a CPU is waiting, not stuck. Where /proc is absent the CPU
 // time is not known and the wall clock counts instead. The resident set is watched too (where /proc shows it),
 // beside the heap limit the caller gives Node in `execArgv`. The children come from the launcher (launcher.ts),
 // so starting one never pauses the service's event loop.
