@@ -10,6 +10,7 @@
 // beside the heap limit the caller gives Node in `execArgv`. The children come from the launcher (launcher.ts),
 // so starting one never pauses the service's event loop.
 import { launch } from "./launcher.js";
+import { stuckClock } from "./stuck-time.js";
 import { cpuTimeMs, procShowsCpu, reniceProcess, residentBytes, scheduledMs } from "./process-usage.js";
 
 export interface ChildBudget {
@@ -67,9 +68,6 @@ export interface BudgetedChildOptions {
   stderr?: "inherit" | "ignore";
 }
 
-/** How long nothing of a child may move (no CPU, no slice waited for) before that time counts as stuck. */
-const STUCK_AFTER_MS = 1_000;
-
 /** Starts `module` (a plain JavaScript file) as a child over IPC, ended when it goes past its budget. */
 export function runBudgetedChild(module: URL, options: BudgetedChildOptions): BudgetedChild {
   const child = launch(module, { execArgv: options.execArgv ?? [], stderr: options.stderr ?? "ignore" });
@@ -94,31 +92,13 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
     overrun ??= why;
     child.kill();
   };
-  // The backstop counts only the time the child was stuck: between two checks it neither ran nor waited for a CPU
-  // (stopped, or sleeping on something that never comes). Time spent waiting for a CPU on a busy machine (its
-  // threads' run-queue time grew) is not stuck time: a starved reading is slowed, never ended for it. Where /proc
-  // does not show the wait, every interval without CPU counts.
-  // A starved thread may go a few tens of milliseconds without a slice, so an interval counts as stuck only once
-  // nothing has moved for STUCK_AFTER_MS.
-  let stuckMs = 0;
-  let lastCheck = Date.now();
-  let lastActive = Date.now();
-  let lastCpu = -1;
-  let lastScheduled: number | undefined;
+  // The backstop counts only the time the child was stuck, never the time it was starved (stuck-time.ts).
+  const stuck = stuckClock(Date.now());
   const check = () => {
     if (child.pid === undefined || child.exited || paused) return;
     const cpu = used();
     if (cpu > budget.cpuMs) return end("cpu");
-    const now = Date.now();
-    const scheduled = scheduledMs(child.pid);
-    const active =
-      cpu > lastCpu || (scheduled !== undefined && lastScheduled !== undefined && scheduled > lastScheduled);
-    if (active) lastActive = now;
-    else if (now - lastActive > STUCK_AFTER_MS) stuckMs += now - lastCheck;
-    lastCheck = now;
-    lastCpu = cpu;
-    lastScheduled = scheduled;
-    if (stuckMs > budget.wallMs) return end("wall");
+    if (stuck.check(Date.now(), cpu, scheduledMs(child.pid)) > budget.wallMs) return end("wall");
     if (residentBytes(child.pid) > budget.rssBytes) return end("memory");
     reniceStarted();
     options.onCheck?.(cpu);
@@ -167,11 +147,7 @@ export function runBudgetedChild(module: URL, options: BudgetedChildOptions): Bu
       budget = next;
       started = Date.now();
       cpuAtStart = procShowsCpu ? cpuNow() : 0;
-      stuckMs = 0;
-      lastCheck = Date.now();
-      lastActive = Date.now();
-      lastCpu = -1;
-      lastScheduled = undefined;
+      stuck.restart(Date.now());
     },
     pauseBudget() {
       paused = true;
