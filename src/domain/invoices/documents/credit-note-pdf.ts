@@ -19,6 +19,7 @@ import { BOLD, REGULAR } from "../../../platform/pdf-fonts.js";
 import { formatMoney } from "../../kernel/money-format.js";
 import {
   customerLines,
+  drawableParts,
   drawableWith,
   drawParties,
   drawSellerHead,
@@ -119,11 +120,8 @@ export async function renderCreditNotePdf(input: CreditNotePdfInput): Promise<Bu
   const words = creditNoteWords(input);
   const drawable: CreditNoteWords = {
     ...words,
-    seller: words.seller.map(text),
-    parties: words.parties.map((p) => ({ ...p, lines: p.lines.map(text) })),
+    ...drawableParts(words, text, long),
     reason: long(words.reason),
-    lines: words.lines.map((cells) => cells.map(text)),
-    footerNote: words.footerNote === null ? null : long(words.footerNote),
   };
   return renderPdf(
     {

@@ -277,6 +277,23 @@ export function drawableWith(maxChars = MAX_FIELD_CHARS): (value: string) => str
 }
 
 /**
+ * What an invoice and a credit note both print from their words, made drawable: the seller's lines, the parties'
+ * lines and the line cells (bounded as a field), the footer note (as a paragraph).
+ */
+export function drawableParts<P extends { lines: string[] }>(
+  words: { seller: string[]; parties: P[]; lines: string[][]; footerNote: string | null },
+  text: (value: string) => string,
+  long: (value: string) => string,
+) {
+  return {
+    seller: words.seller.map(text),
+    parties: words.parties.map((p) => ({ ...p, lines: p.lines.map(text) })),
+    lines: words.lines.map((cells) => cells.map(text)),
+    footerNote: words.footerNote === null ? null : long(words.footerNote),
+  };
+}
+
+/**
  * Renders the invoice as a PDF on the seller's paper size. The same input gives the same bytes: the metadata's
  * dates are `generatedAt`, and the file identifier derives from the invoice's number, status and that date.
  */
@@ -286,11 +303,8 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
   const words = invoiceWords(input);
   const drawable: InvoiceWords = {
     ...words,
-    seller: words.seller.map(text),
-    parties: words.parties.map((p) => ({ ...p, lines: p.lines.map(text) })),
-    lines: words.lines.map((cells) => cells.map(text)),
+    ...drawableParts(words, text, long),
     paymentInstructions: words.paymentInstructions === null ? null : long(words.paymentInstructions),
-    footerNote: words.footerNote === null ? null : long(words.footerNote),
   };
   return renderPdf(
     {
