@@ -11,6 +11,7 @@ import {
   assertInvoicesMatchEvents,
   companyWithContract,
   CONTRACTS,
+  INVOICES,
   invoiceFor,
   keyWithScopes,
   project,
@@ -105,6 +106,36 @@ describeEachEngine("credits", (t) => {
       lines.filter((l) => l.kind === "one_time").map((l) => [l.description, l.amount]),
       [["Prepaid calls", 250]],
     );
+  });
+
+  it("moves a void invoice's prepaid grant and its credit burns to the draft that reissues it", async () => {
+    const { key, companyId, contractId } = await contractWithCalls(t());
+    const g = await grant(t(), key, contractId, { amount: "100.00", type: "prepaid", name: "Prepaid calls" });
+    await submitAccepted(t(), key, [calls(contractId, 30)]);
+    const draft = await invoiceFor(t(), key, contractId);
+    expectStatus(await t().call({ method: "POST", url: `${INVOICES}/${draft.number}/finalize`, key }), 200);
+    const voided = await t().call({ method: "POST", url: `${INVOICES}/${draft.number}/void`, key });
+    expectStatus(voided, 200);
+    const reissue = voided.json().reissued_as as string;
+    const after = await grantNow(t(), key, contractId, g.id);
+    // The grant is billed, and its burn is on, the invoice that now stands for the month.
+    assert.equal(after.invoice_number, reissue);
+    assert.deepEqual(
+      after.ledger!.filter((e) => e.kind === "burn").map((e) => [e.amount, e.invoice_number]),
+      [[-30, reissue]],
+    );
+    const lines = (await t().call({ method: "GET", url: `${INVOICES}/${reissue}`, key })).json().line_items as {
+      kind: string;
+      amount: number;
+    }[];
+    assert.deepEqual(
+      lines.filter((l) => l.kind === "one_time" || l.kind === "credit").map((l) => [l.kind, l.amount]),
+      [
+        ["one_time", 100],
+        ["credit", -30],
+      ],
+    );
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
   it("burns in priority order, only for its metrics and its days", async () => {
