@@ -1434,6 +1434,29 @@ export interface components {
              * @description With tiers, when the rule's monthly cap cut the line: the exact (negative) amount that brings the tier amounts to the line's charge total
              */
             cap_adjustment?: Decimal;
+            /** @description Minimum lines only: what the line tops up */
+            minimum?: {
+                /**
+                 * Format: decimal
+                 * @description The monthly commitment (the minimum rules that count the same charges, summed)
+                 */
+                commitment: Decimal;
+                /**
+                 * Format: decimal
+                 * @description What of the month's charges counted toward it (before credits)
+                 */
+                counted: Decimal;
+                /**
+                 * Format: decimal
+                 * @description commitment − counted: the line's amount
+                 */
+                top_up: Decimal;
+            };
+            /**
+             * @description A pass-through rule's line (collected for a third party): no minimum counts it, no credit pays it
+             * @constant
+             */
+            pass_through?: true;
         };
         InvoiceLineTier: {
             /** @description The tier's upper bound (inclusive); null on the last tier */
@@ -1786,6 +1809,20 @@ export interface components {
              * @constant
              */
             allow_rate_above_one?: true;
+            /**
+             * @description usage rules collected for a third party, when set
+             * @constant
+             */
+            pass_through?: true;
+            /** @description minimum rules: what the minimum counts, each field narrowing it. Without it: the month's usage, fees and subscriptions, but pass-through rules' charges and prepaid credit purchases */
+            counts?: {
+                /** @description The kinds of charge counted; default usage, fee and subscription */
+                kinds?: ("usage" | "fee" | "subscription" | "one_time")[];
+                /** @description Only the usage and fees of these metrics */
+                metrics?: string[];
+                /** @description Only the charges of these rules (a pass-through rule named here counts) */
+                rule_ids?: string[];
+            };
         };
         PricingRuleChange: {
             /** @constant */
@@ -3675,6 +3712,17 @@ export interface operations {
                         max_fee?: (number | Decimal) | string;
                         /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
                         allow_rate_above_one?: boolean;
+                        /** @description usage rules: the charges are collected for a third party (network, correspondent, interchange fees): no monthly minimum counts them and no credit pays them */
+                        pass_through?: boolean;
+                        /** @description minimum rules: what the minimum counts, each field narrowing it. Without it: the month's usage, fees and subscriptions, but pass-through rules' charges and prepaid credit purchases */
+                        counts?: {
+                            /** @description The kinds of charge counted; default usage, fee and subscription */
+                            kinds?: ("usage" | "fee" | "subscription" | "one_time")[];
+                            /** @description Only the usage and fees of these metrics */
+                            metrics?: string[];
+                            /** @description Only the charges of these rules (a pass-through rule named here counts) */
+                            rule_ids?: string[];
+                        };
                     }[];
                     /**
                      * Format: date
@@ -3815,6 +3863,17 @@ export interface operations {
                     max_fee?: (number | Decimal) | string;
                     /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
                     allow_rate_above_one?: boolean;
+                    /** @description usage rules: the charges are collected for a third party (network, correspondent, interchange fees): no monthly minimum counts them and no credit pays them */
+                    pass_through?: boolean;
+                    /** @description minimum rules: what the minimum counts, each field narrowing it. Without it: the month's usage, fees and subscriptions, but pass-through rules' charges and prepaid credit purchases */
+                    counts?: {
+                        /** @description The kinds of charge counted; default usage, fee and subscription */
+                        kinds?: ("usage" | "fee" | "subscription" | "one_time")[];
+                        /** @description Only the usage and fees of these metrics */
+                        metrics?: string[];
+                        /** @description Only the charges of these rules (a pass-through rule named here counts) */
+                        rule_ids?: string[];
+                    };
                     /**
                      * Format: date
                      * @description The day (UTC) the change applies from: events of that day on are priced by it, and an open draft's events from that day are priced again. Without it the change applies to every event rated from now on, and nothing already rated changes.
@@ -3934,6 +3993,15 @@ export interface operations {
                     min_fee?: ((number | Decimal) | string) | null;
                     max_fee?: ((number | Decimal) | string) | null;
                     allow_rate_above_one?: boolean | null;
+                    pass_through?: boolean | null;
+                    counts?: {
+                        /** @description The kinds of charge counted; default usage, fee and subscription */
+                        kinds?: ("usage" | "fee" | "subscription" | "one_time")[];
+                        /** @description Only the usage and fees of these metrics */
+                        metrics?: string[];
+                        /** @description Only the charges of these rules (a pass-through rule named here counts) */
+                        rule_ids?: string[];
+                    } | null;
                     /**
                      * Format: date
                      * @description The day (UTC) the change applies from: events of that day on are priced by it, and an open draft's events from that day are priced again. Without it the change applies to every event rated from now on, and nothing already rated changes.
@@ -6483,4 +6551,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","top_up","total","unit_amount","unit_price","up_to"]);

@@ -21,6 +21,7 @@ import {
   submitAccepted,
   usageEvent,
   type Contract,
+  minimumWords,
 } from "../support/api.js";
 import { createApp } from "../../src/app.js";
 import type { Database } from "../../src/db/database.js";
@@ -77,7 +78,7 @@ describeEachEngine("invoice lifecycle", (t, engine) => {
       [
         ["Domestic wire", 60],
         ["International wire", 30],
-        ["Monthly minimum", 910],
+        [minimumWords("1,000.00", "90.00"), 910],
       ],
     );
     assert.equal(invoice.total, 1000);

@@ -15,6 +15,7 @@ import {
   invoicesOf,
   keyWithScopes,
   lineNamed,
+  minimumWords,
   project,
   submitAccepted,
   sum,
@@ -291,7 +292,7 @@ describeEachEngine("invoice projection", (t) => {
     const invoice = await getInvoice(t(), key, first.number);
     assert.deepEqual(
       invoice.line_items.map((l) => [l.description, l.quantity, l.unit_price, l.amount]),
-      [["Monthly minimum", 1, 1000, 1000]],
+      [[minimumWords("1,000.00", "0.00"), 1, 1000, 1000]],
     );
   });
 
@@ -311,7 +312,7 @@ describeEachEngine("invoice projection", (t) => {
       invoice.line_items.map((l) => [l.description, l.amount]),
       [
         ["Domestic wire", 40],
-        ["Monthly minimum", 960],
+        [minimumWords("1,000.00", "40.00"), 960],
       ],
     );
     assert.equal(invoice.total, 1000);
@@ -344,7 +345,7 @@ describeEachEngine("invoice projection", (t) => {
       [
         ["Domestic wire", 40],
         ["International wire", 90],
-        ["Monthly minimum", 870],
+        [minimumWords("1,000.00", "130.00"), 870],
       ],
     );
     assert.equal(invoice.total, 1000);
@@ -371,7 +372,7 @@ describeEachEngine("invoice projection", (t) => {
     assert.equal(projection.total, 1000);
     const invoice = await getInvoice(t(), key, projection.number);
     assert.equal(lineNamed(invoice, "card_volume usage").amount, 15.19);
-    assertDecimal(lineNamed(invoice, "Monthly minimum").amount, "984.81");
+    assertDecimal(lineNamed(invoice, minimumWords("1,000.00", "15.19")).amount, "984.81");
   });
 
   it("bills a subscription rule plus usage without a minimum line when they exceed the minimum", async () => {
@@ -401,7 +402,7 @@ describeEachEngine("invoice projection", (t) => {
       invoice.line_items.map((l) => [l.description, l.amount]),
       [
         ["Platform fee", 300],
-        ["Monthly minimum", 700],
+        [minimumWords("1,000.00", "300.00"), 700],
       ],
     );
   });
@@ -415,14 +416,14 @@ describeEachEngine("invoice projection", (t) => {
       (await getInvoice(t(), key, march.number)).line_items.map((l) => [l.description, l.amount]),
       [
         ["Setup fee", 250],
-        ["Monthly minimum", 750],
+        [minimumWords("1,000.00", "0.00"), 1000],
       ],
     );
     assert.deepEqual(
       (await getInvoice(t(), key, april.number)).line_items.map((l) => [l.description, l.amount]),
-      [["Monthly minimum", 1000]],
+      [[minimumWords("1,000.00", "0.00"), 1000]],
     );
-    assert.equal((await project(t(), key, contract.id)).total, 1000, "projecting March again keeps its one-time fee");
+    assert.equal((await project(t(), key, contract.id)).total, 1250, "projecting March again keeps its one-time fee");
   });
 
   it("creates one draft when ten first projections of a month race, and only one of them says is_new", async () => {

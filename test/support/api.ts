@@ -370,6 +370,10 @@ export const verifyProblems = async (t: TestApp, companyId: string): Promise<str
   (await t.app.services.invariants.verify(companyId)).problems;
 
 /** The line of an invoice with this description (exactly one). */
+/** The words of a USD invoice's minimum true-up line: the commitment and what counted toward it ("1,000.00"). */
+export const minimumWords = (committed: string, counted: string): string =>
+  `Monthly minimum: $${committed} committed, $${counted} counted`;
+
 export function lineNamed(invoice: { line_items: LineItem[] }, description: string): LineItem {
   const found = invoice.line_items.filter((l) => l.description === description);
   assert.equal(

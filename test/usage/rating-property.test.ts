@@ -378,7 +378,7 @@ async function checkContract(
   } else {
     assert.equal(trueUps.length, 1, `${label}: one true-up line`);
     assert.equal(jsonUnits(trueUps[0]!.amount, CENTS), billed.trueUpMinor, `${label}: true-up ${trueUps[0]!.amount}`);
-    assert.equal(trueUps[0]!.description, "Monthly minimum");
+    assert.match(trueUps[0]!.description, /^Monthly minimum: \$[\d,]+\.\d\d committed, \$[\d,]+\.\d\d counted$/);
     assert.equal(invoice.line_items.at(-1), trueUps[0], `${label}: the true-up comes last`);
   }
   const lines = new Map<string, { description: string; quantity: string; unit_price: string; amount: string }>();

@@ -14,6 +14,7 @@ import {
   submitInParallel,
   sum,
   usageEvent,
+  minimumWords,
 } from "../support/api.js";
 import { assertDecimal, expectStatus } from "../support/assertions.js";
 
@@ -217,7 +218,7 @@ for (const env of settings)
         await project(t(), key, contract.id);
         const invoice = await invoiceFor(t(), key, contract.id);
         assert.equal(lineNamed(invoice, "Domestic wire").amount, 400);
-        assert.equal(lineNamed(invoice, "Monthly minimum").amount, 600);
+        assert.equal(lineNamed(invoice, minimumWords("1,000.00", "400.00")).amount, 600);
         assert.equal(invoice.total, 1000);
         await assertInvoicesMatchEvents(t(), key, contract.id);
       });

@@ -5,6 +5,7 @@ import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
+import { COUNTED_KINDS } from "./minimum-terms.js";
 import { MAX_PROGRAM_RULES, MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
@@ -41,6 +42,34 @@ export const contractSchema = z
 export type Contract = z.infer<typeof contractSchema>;
 
 const scopeText = z.string().trim().min(1).max(255);
+
+const countedName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_.:-]+$/, "may contain letters, digits, _ . : -");
+
+/** A minimum rule's `counts` (minimum-terms.ts), as it is sent and as it is shown. */
+const minimumCountsSchema = z
+  .object({
+    kinds: z
+      .array(z.enum(COUNTED_KINDS))
+      .min(1)
+      .optional()
+      .describe("The kinds of charge counted; default usage, fee and subscription"),
+    metrics: z.array(countedName).min(1).max(100).optional().describe("Only the usage and fees of these metrics"),
+    rule_ids: z
+      .array(countedName)
+      .min(1)
+      .max(100)
+      .optional()
+      .describe("Only the charges of these rules (a pass-through rule named here counts)"),
+  })
+  .strict()
+  .describe(
+    "minimum rules: what the minimum counts, each field narrowing it. Without it: the month's usage, fees and subscriptions, but pass-through rules' charges and prepaid credit purchases",
+  );
 
 const ruleFieldShape = {
   name: z.string().trim().min(1).max(200),
@@ -93,6 +122,12 @@ const ruleFieldShape = {
   allow_rate_above_one: z
     .boolean()
     .describe("percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo"),
+  pass_through: z
+    .boolean()
+    .describe(
+      "usage rules: the charges are collected for a third party (network, correspondent, interchange fees): no monthly minimum counts them and no credit pays them",
+    ),
+  counts: minimumCountsSchema,
 };
 
 export const ruleIdSchema = z
@@ -181,6 +216,8 @@ const pricingRuleSchema = z
     min_fee: z.string().optional().describe("percentage rules, when set"),
     max_fee: z.string().optional().describe("percentage rules, when set"),
     allow_rate_above_one: z.literal(true).optional().describe("percentage rules, when set"),
+    pass_through: z.literal(true).optional().describe("usage rules collected for a third party, when set"),
+    counts: minimumCountsSchema.optional(),
   })
   .meta({ id: "PricingRule" });
 

@@ -10,6 +10,7 @@ import {
   SUPPORTED_CURRENCIES,
   toJsonDecimal,
 } from "../kernel/money.js";
+import { readChargeScope, type ChargeScopeFields, type MinimumCounts } from "./minimum-terms.js";
 
 /** A decimal as a client sends it: a JSON number (kept as text when a double cannot hold it) or a string. */
 type DecimalValue = string | number | JsonNumber;
@@ -57,10 +58,14 @@ export interface PricingRule {
   max_fee?: string;
   /** percentage: a rate above 1 (100 %) is meant, not a percentage typed as a fraction. */
   allow_rate_above_one?: true;
+  /** usage: its charges are collected for a third party (minimum-terms.ts): no minimum counts them, no credit pays them. */
+  pass_through?: true;
+  /** minimum: what it counts, when not the default (minimum-terms.ts). */
+  counts?: MinimumCounts;
 }
 
 /** Rule fields as a client sends them (add: all optional but what `normalizeRule` requires; update: merged). */
-export interface RuleFields {
+export interface RuleFields extends ChargeScopeFields {
   id?: string | undefined;
   name?: string | null | undefined;
   type?: string | null | undefined;
@@ -186,6 +191,7 @@ export function normalizeRule(
     });
   }
   const extra = modelFields(fields, model, currency, errors);
+  const scope = readChargeScope(fields, type, errors);
   if (TIERED.includes(model) && amount !== null)
     errors.push({ path: "amount", message: `is for flat and package rules; a ${model} rule prices by its tiers` });
 
@@ -212,6 +218,7 @@ export function normalizeRule(
       counterparty_side: fields.counterparty_side ?? null,
       pair: fields.pair ?? null,
       ...extra,
+      ...scope,
     },
   };
 }

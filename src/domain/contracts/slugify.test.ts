@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { minimumOf } from "../invoices/invoice-lines.js";
+import { minimumTermsOf, termsTotal } from "./minimum-terms.js";
 import { sampleRules, slugify } from "./sample-contracts.js";
 import { metricsOf } from "./pricing-rule.js";
 
@@ -70,7 +70,7 @@ describe("sampleRules", () => {
       },
       { type: "minimum", model: "flat", amount: "1000.00", frequency: "monthly", currency: "USD" },
     );
-    assert.equal(minimumOf(sampleRules())?.toFixed(), "1000");
+    assert.equal(termsTotal(minimumTermsOf(sampleRules()))?.toFixed(), "1000");
   });
 
   it("accepts exactly the two wire metrics", () => {

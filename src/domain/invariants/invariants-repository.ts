@@ -1,6 +1,7 @@
 import type { Queryable } from "../../db/database.js";
 import type { FrozenBill } from "../invoices/invoice-figures.js";
 import type { LineRecord } from "../invoices/invoice-lines.js";
+import type { MinimumTermRecord } from "../contracts/minimum-terms.js";
 import { LINES_JSON } from "../invoices/invoice-repository.js";
 
 export interface LineEventMismatch {
@@ -192,6 +193,7 @@ export interface FrozenInvoiceRow {
   number: string;
   currency: string;
   minimum_amount: string | null;
+  minimum_terms: MinimumTermRecord[] | null;
   billed: FrozenBill;
   lines: LineRecord[];
 }
@@ -202,7 +204,7 @@ export interface FrozenInvoiceRow {
  */
 export async function listFrozenInvoices(db: Queryable, companyId: string | null): Promise<FrozenInvoiceRow[]> {
   const { rows } = await db.query<FrozenInvoiceRow>(
-    `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.billed, ${LINES_JSON} AS lines
+    `SELECT i.company_id, i.number, i.currency, i.minimum_amount::text AS minimum_amount, i.minimum_terms, i.billed, ${LINES_JSON} AS lines
        FROM invoices i
       WHERE ($1::uuid IS NULL OR i.company_id = $1) AND i.status <> 'draft'
         AND NOT EXISTS (SELECT 1 FROM invoices r WHERE r.company_id = i.company_id AND r.reissue_of = i.number)
@@ -295,17 +297,18 @@ export async function findCreditLineMismatches(db: Queryable, companyId: string 
   return rows;
 }
 
-/** Invoices whose credit lines take off more than their usage lines charge. */
+/** Invoices whose credit lines take off more than the lines credits may pay charge (usage, fees not passed through). */
 export async function findOvercreditedInvoices(
   db: Queryable,
   companyId: string | null,
 ): Promise<{ invoice_number: string; usage: string; credit: string }[]> {
   const { rows } = await db.query<{ invoice_number: string; usage: string; credit: string }>(
-    `SELECT invoice_number, sum(charge_total) FILTER (WHERE kind = 'usage')::text AS usage,
+    `SELECT invoice_number, sum(charge_total) FILTER (WHERE billing_line_is_creditable(kind, line_key))::text AS usage,
             (-sum(charge_total) FILTER (WHERE kind = 'credit'))::text AS credit
        FROM invoice_lines WHERE ($1::uuid IS NULL OR company_id = $1)
       GROUP BY company_id, invoice_number
-     HAVING -COALESCE(sum(charge_total) FILTER (WHERE kind = 'credit'), 0) > GREATEST(COALESCE(sum(charge_total) FILTER (WHERE kind = 'usage'), 0), 0)
+     HAVING -COALESCE(sum(charge_total) FILTER (WHERE kind = 'credit'), 0)
+            > GREATEST(COALESCE(sum(charge_total) FILTER (WHERE billing_line_is_creditable(kind, line_key)), 0), 0)
       LIMIT 1000`,
     [companyId],
   );

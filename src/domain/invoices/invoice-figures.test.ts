@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import { Big, CHARGE_DP, divideToChargePrecision, roundToMinorUnit } from "../kernel/money.js";
+import { formatMoney } from "../kernel/money-format.js";
 import { billInvoice, type BilledInvoice, type BilledLine } from "./invoice-figures.js";
-import { addCharge, type Charge, type Line, lineIdentity, minimumOf, projectLines } from "./invoice-lines.js";
+import { minimumTermsOf } from "../contracts/minimum-terms.js";
+import { addCharge, type Charge, type Line, lineIdentity, projectLines } from "./invoice-lines.js";
 import { feeCharge as fee, linesOf, usageCharge as usage } from "../../../test/fixtures/invoice-charges.js";
 import { rule as baseRule } from "../../../test/fixtures/pricing-rules.js";
 
@@ -416,7 +418,7 @@ describe("billInvoice: the monthly minimum true-up", () => {
     },
     { name: "adds nothing for a minimum of 0 (zero shortfall)", others: [], minimum: "0", trueUp: null, total: "0" },
     {
-      name: "counts subscription and one-time lines towards the minimum",
+      name: "counts subscription lines, not one-time fees, towards the minimum",
       others: [
         ...projectLines(
           [...linesOf([usage(wire, "3", "20", "60")]).values()],
@@ -425,8 +427,8 @@ describe("billInvoice: the monthly minimum true-up", () => {
         ).lines.values(),
       ],
       minimum: "1000",
-      trueUp: "590.5",
-      total: "1000",
+      trueUp: "840.5",
+      total: "1250",
     },
     {
       name: "counts fee lines towards the minimum",
@@ -490,12 +492,15 @@ describe("billInvoice: the monthly minimum true-up", () => {
       if (c.trueUp === null) {
         assert.equal(trueUps.length, 0);
       } else {
+        const currency = c.currency ?? "USD";
+        const committed = roundToMinorUnit(new Big(c.minimum!), currency);
+        const counted = committed.minus(c.trueUp);
         assert.deepEqual(trueUps.map(plain), [
           {
             kind: "minimum",
             ruleId: null,
             metric: null,
-            description: "Monthly minimum",
+            description: `Monthly minimum: ${formatMoney(committed.toFixed(), currency)} committed, ${formatMoney(counted.toFixed(), currency)} counted`,
             quantity: "1",
             unitPrice: c.trueUp,
             amount: c.trueUp,
@@ -524,7 +529,7 @@ describe("billInvoice: the monthly minimum true-up", () => {
       secondBilled.lines.map((l) => [l.description, l.amount.toFixed()]),
       [
         ["wire usage", "100"],
-        ["Monthly minimum", "900"],
+        ["Monthly minimum: $1,000.00 committed, $100.00 counted", "900"],
       ],
     );
     assert.equal(secondBilled.total.toFixed(), "1000");
@@ -559,7 +564,7 @@ describe("billInvoice: the monthly minimum true-up", () => {
       minimumRule,
       rule({ id: "min2", name: "Extra minimum", type: "minimum", metric: null, amount: "250.50" }),
     ];
-    const billed = billInvoice(linesOf([usage(wire, "3", "20", "60")]).values(), minimumOf(rules), "USD");
+    const billed = billInvoice(linesOf([usage(wire, "3", "20", "60")]).values(), minimumTermsOf(rules), "USD");
     assert.deepEqual(
       billed.lines.map((l) => [l.kind, l.amount.toFixed()]),
       [
@@ -656,7 +661,7 @@ describe("billInvoice: order of the lines", () => {
         "usage card usage",
         "usage wire usage",
         "fee wire fees",
-        "minimum Monthly minimum",
+        "minimum Monthly minimum: $1,000.00 committed, $132.53 counted",
       ],
     },
     {
@@ -670,7 +675,7 @@ describe("billInvoice: order of the lines", () => {
         "usage card usage",
         "usage wire usage",
         "fee wire fees",
-        "minimum Monthly minimum",
+        "minimum Monthly minimum: $1,000.00 committed, $132.53 counted",
       ],
     },
     {

@@ -1,4 +1,5 @@
 import { Big, toDecimalString } from "../kernel/money.js";
+import { termsFromRecord, type MinimumTerm, type MinimumTermRecord } from "../contracts/minimum-terms.js";
 import type { BilledInvoice } from "./calculations/invoice-calculation.js";
 import { calculateInvoice } from "./calculations/invoice-calculations.js";
 import {
@@ -29,22 +30,26 @@ import {
  */
 export type { BilledInvoice, BilledLine } from "./calculations/invoice-calculation.js";
 
-/** Every figure of an invoice from its stored lines and monthly minimum (null: none): the calculations, in order. Pure. */
-export function billInvoice(stored: Iterable<Line>, minimum: Big | null, currency: string): BilledInvoice {
+/**
+ * Every figure of an invoice from its stored lines and monthly commitments (null: none; one amount: one that counts
+ * the default charges): the calculations, in order. Pure.
+ */
+export function billInvoice(
+  stored: Iterable<Line>,
+  minimum: readonly MinimumTerm[] | Big | null,
+  currency: string,
+): BilledInvoice {
   return calculateInvoice(stored, minimum, currency);
 }
 
-/** `billInvoice` over an invoice as the repositories read it: its stored lines and minimum, decimals as text. */
+/** `billInvoice` over an invoice as the repositories read it: its stored lines and commitments, decimals as text. */
 export function billRecords(state: {
   lines: readonly LineRecord[];
   minimum_amount: string | null;
+  minimum_terms?: readonly MinimumTermRecord[] | null;
   currency: string;
 }): BilledInvoice {
-  return billInvoice(
-    state.lines.map(lineFromRecord),
-    state.minimum_amount === null ? null : new Big(state.minimum_amount),
-    state.currency,
-  );
+  return billInvoice(state.lines.map(lineFromRecord), termsFromRecord(state), state.currency);
 }
 
 /** The figures an invoice was issued with, as stored on it (decimals as text, exactly as billed). */
@@ -59,6 +64,8 @@ export interface FrozenBill {
     amount: string;
     tiers?: TierRecord[];
     cap_adjustment?: string;
+    minimum?: { commitment: string; counted: string };
+    pass_through?: true;
   }[];
   subtotal: string;
   tax: string;
@@ -77,6 +84,12 @@ export function freezeBill(billed: BilledInvoice): FrozenBill {
       amount: toDecimalString(l.amount),
       ...(l.tiers ? { tiers: tiersToRecord(l.tiers) } : {}),
       ...(l.capAdjustment ? { cap_adjustment: toDecimalString(l.capAdjustment) } : {}),
+      ...(l.minimum
+        ? {
+            minimum: { commitment: toDecimalString(l.minimum.commitment), counted: toDecimalString(l.minimum.counted) },
+          }
+        : {}),
+      ...(l.passThrough ? { pass_through: true as const } : {}),
     })),
     subtotal: toDecimalString(billed.subtotal),
     tax: toDecimalString(billed.tax),
@@ -96,6 +109,10 @@ export function thawBill(frozen: FrozenBill): BilledInvoice {
       amount: new Big(l.amount),
       ...(l.tiers ? { tiers: tiersFromRecord(l.tiers) } : {}),
       ...(l.cap_adjustment ? { capAdjustment: new Big(l.cap_adjustment) } : {}),
+      ...(l.minimum
+        ? { minimum: { commitment: new Big(l.minimum.commitment), counted: new Big(l.minimum.counted) } }
+        : {}),
+      ...(l.pass_through ? { passThrough: true as const } : {}),
     })),
     subtotal: new Big(frozen.subtotal),
     tax: new Big(frozen.tax),

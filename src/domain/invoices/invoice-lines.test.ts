@@ -1,3 +1,4 @@
+import { minimumTermsOf, termsTotal } from "../contracts/minimum-terms.js";
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { PricingRule } from "../contracts/pricing-rule.js";
@@ -9,7 +10,6 @@ import {
   type Line,
   lineFromRecord,
   mergeTiers,
-  minimumOf,
   projectLines,
   tiersFromRecord,
   tiersToRecord,
@@ -405,7 +405,7 @@ describe("ruleTotals", () => {
   });
 });
 
-describe("minimumOf", () => {
+describe("minimumTermsOf", () => {
   const cases: Array<{ name: string; rules: PricingRule[]; minimum: string | null }> = [
     {
       name: "has no minimum without minimum rules",
@@ -438,7 +438,7 @@ describe("minimumOf", () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const minimum = minimumOf(c.rules);
+      const minimum = termsTotal(minimumTermsOf(c.rules));
       assert.equal(minimum === null ? null : minimum.toFixed(), c.minimum);
     });
   }
@@ -706,7 +706,7 @@ describe("projectLines", () => {
         })),
         c.lines,
       );
-      assert.equal(projected.minimum === null ? null : projected.minimum.toFixed(), c.minimum);
+      assert.equal(termsTotal(projected.minimum)?.toFixed() ?? null, c.minimum);
     });
   }
 
@@ -721,8 +721,8 @@ describe("projectLines", () => {
     assert.equal(first.lines.size, 5);
     assert.deepEqual(plainAll(second.lines), plainAll(first.lines));
     assert.deepEqual(plainAll(third.lines), plainAll(first.lines));
-    assert.equal(second.minimum?.toFixed(), first.minimum?.toFixed());
-    assert.equal(third.minimum?.toFixed(), "1000");
+    assert.equal(termsTotal(second.minimum)?.toFixed(), termsTotal(first.minimum)?.toFixed());
+    assert.equal(termsTotal(third.minimum)?.toFixed(), "1000");
   });
 
   it("does not change the lines it is given", () => {

@@ -1,4 +1,5 @@
 import type { PricingRule } from "../contracts/pricing-rule.js";
+import { minimumTermsOf, type MinimumTerm } from "../contracts/minimum-terms.js";
 import { Big, toDecimalString } from "../kernel/money.js";
 
 export type LineKindName = "subscription" | "one_time" | "usage" | "fee" | "credit" | "minimum";
@@ -60,6 +61,28 @@ const usageLineKey = (ruleId: string, unitPrice: Big | null): string =>
 const feeLineKey = (metric: string): string => `fee|${metric}`;
 
 /**
+ * A pass-through rule's charges (collected for a third party: minimum-terms.ts) have lines of their own, one per
+ * rule and kind, their keys marked: what a minimum counts and what a credit pays are read from the line alone.
+ */
+const PASS_THROUGH = "pass|";
+const passThroughKey = (kind: "usage" | "fee", ruleId: string, unitPrice: Big | null): string =>
+  `${PASS_THROUGH}${kind === "fee" ? feeLineKey(ruleId) : usageLineKey(ruleId, unitPrice)}`;
+
+/** Whether a line holds a pass-through rule's charges. */
+export const isPassThrough = (line: Pick<Line, "key">): boolean => line.key.startsWith(PASS_THROUGH);
+
+/** The key of a prepaid grant's purchase line, and whether a line is one (a customer's cash for usage to come). */
+const PREPAID = "prepaid|";
+export const isPrepaidPurchase = (line: Pick<Line, "key">): boolean => line.key.startsWith(PREPAID);
+
+/**
+ * Whether credits may pay a line: usage and pre-calculated fees, the company's own charges, but a pass-through
+ * rule's (docs/api.md, "Credits").
+ */
+export const isCreditable = (line: Pick<Line, "key" | "kind">): boolean =>
+  (line.kind === "usage" || line.kind === "fee") && !isPassThrough(line);
+
+/**
  * Whether a rule was given a name of its own: a usage rule created without one is named after its metric
  * (normalizeRule), which reads as an identifier, not as a charge.
  */
@@ -98,7 +121,16 @@ export function lineIdentity(charge: Pick<Charge, "kind" | "rule" | "metric" | "
   description: string;
 } {
   // A fee line holds every fee of its metric (its key), whichever rule an event matched: it is named after the
-  // metric, so that its name does not depend on which rule's event came first.
+  // metric, so that its name does not depend on which rule's event came first. A pass-through rule's charges are
+  // on a line of the rule's own, named after it.
+  if (charge.rule.pass_through === true) {
+    return {
+      key: passThroughKey(charge.kind, charge.rule.id, charge.kind === "fee" ? null : charge.unitPrice),
+      description: namedRule(charge.rule, charge.metric)
+        ? charge.rule.name
+        : `${charge.kind === "fee" ? `${charge.metric} fees` : usageDescription(charge.rule, charge.metric)} (passed through)`,
+    };
+  }
   return charge.kind === "fee"
     ? { key: feeLineKey(charge.metric), description: `${charge.metric} fees` }
     : {
@@ -182,7 +214,7 @@ export function addCredit(line: Line | undefined, grantId: string, description: 
  */
 export function prepaidLine(grantId: string, description: string, amount: Big): Line {
   return {
-    key: `prepaid|${grantId}`,
+    key: `${PREPAID}${grantId}`,
     kind: "one_time",
     ruleId: null,
     metric: null,
@@ -232,13 +264,6 @@ function flatLine(kind: "subscription" | "one_time", rule: PricingRule): Line {
   };
 }
 
-/** The monthly minimum of a program: the sum of its minimum rules, or null when it has none. */
-export function minimumOf(rules: readonly PricingRule[]): Big | null {
-  const minimums = rules.filter((r) => r.type === "minimum" && r.amount !== null);
-  if (minimums.length === 0) return null;
-  return minimums.reduce((sum, r) => sum.plus(r.amount!), ZERO);
-}
-
 /**
  * The stored state of a projected invoice (docs/decisions.md, "Invoices", projection): one line per
  * subscription rule at its monthly amount, one-time fees not yet billed on another invoice, the usage already
@@ -249,7 +274,7 @@ export function projectLines(
   existing: readonly Line[],
   rules: readonly PricingRule[],
   oneTimeRulesBilledElsewhere: ReadonlySet<string>,
-): { lines: Map<string, Line>; minimum: Big | null } {
+): { lines: Map<string, Line>; minimum: MinimumTerm[] | null } {
   const lines = new Map<string, Line>();
   // Kept: what usage and credits put on the draft, and one-time lines no rule makes (a prepaid grant's purchase).
   for (const line of existing) {
@@ -262,7 +287,7 @@ export function projectLines(
       lines.set(line.key, line);
     }
   }
-  return { lines, minimum: minimumOf(rules) };
+  return { lines, minimum: minimumTermsOf(rules) };
 }
 
 /** A stored line as the repository reads it (decimals as text). */

@@ -95,6 +95,16 @@ export function presentLineItems(billed: BilledInvoice, currency: string): Invoi
         }
       : {}),
     ...(l.capAdjustment ? { cap_adjustment: toJsonDecimal(l.capAdjustment) } : {}),
+    ...(l.minimum
+      ? {
+          minimum: {
+            commitment: toJsonMoney(l.minimum.commitment, currency),
+            counted: toJsonMoney(l.minimum.counted, currency),
+            top_up: toJsonMoney(l.amount, currency),
+          },
+        }
+      : {}),
+    ...(l.passThrough ? { pass_through: true as const } : {}),
   }));
 }
 

@@ -8,7 +8,7 @@ import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
 
 /** An invoice's own columns (`i`), without its contract's metrics or its lines. */
 export const INVOICE_OWN_COLUMNS = `i.company_id, i.number, i.seq, i.contract_id, i.status, i.currency, i.period_start, i.period_end,
-  i.minimum_amount::text AS minimum_amount, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
+  i.minimum_amount::text AS minimum_amount, i.minimum_terms, i.projected_at, i.billed, i.issued_at, i.issued_date, i.due_date, i.paid_date, i.created_at,
   i.updated_at, i.hosted_url, i.amount_paid::text AS amount_paid, i.amount_credited::text AS amount_credited, i.reissue_of,
   (SELECT r.number FROM invoices r WHERE r.company_id = i.company_id AND r.reissue_of = i.number) AS reissued_as,
   ${PAYMENTS_JSON} AS payments`;
@@ -84,7 +84,10 @@ export async function listInvoices(
 }
 
 /** What a month's totals need of an invoice: a draft's stored lines and minimum, any other's frozen figures. */
-export type InvoiceState = Pick<InvoiceRow, "seq" | "currency" | "minimum_amount" | "lines" | "billed">;
+export type InvoiceState = Pick<
+  InvoiceRow,
+  "seq" | "currency" | "minimum_amount" | "minimum_terms" | "lines" | "billed"
+>;
 
 /**
  * The figures of every invoice with one of these statuses and this period start, in pages of `limit` after
@@ -99,7 +102,7 @@ export async function listInvoiceStates(
   limit: number,
 ): Promise<InvoiceState[]> {
   const { rows } = await db.query<InvoiceState>(
-    `SELECT i.seq, i.currency, i.minimum_amount::text AS minimum_amount, i.billed,
+    `SELECT i.seq, i.currency, i.minimum_amount::text AS minimum_amount, i.minimum_terms, i.billed,
             CASE WHEN i.billed IS NULL THEN ${LINES_JSON} ELSE '[]'::json END AS lines
        FROM invoices i
       WHERE i.company_id = $1 AND i.status = ANY($2::text[]) AND i.period_start = $3

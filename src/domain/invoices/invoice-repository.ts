@@ -4,6 +4,7 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { FrozenBill } from "./invoice-figures.js";
 import type { PaymentRow } from "./collections/collection-repository.js";
 import type { LineRecord } from "./invoice-lines.js";
+import type { MinimumTermRecord } from "../contracts/minimum-terms.js";
 
 export interface InvoiceRow {
   company_id: string;
@@ -15,6 +16,8 @@ export interface InvoiceRow {
   period_start: string;
   period_end: string;
   minimum_amount: string | null;
+  /** The month's commitments (contracts/minimum-terms.ts); null on an invoice stored before they were kept. */
+  minimum_terms: MinimumTermRecord[] | null;
   projected_at: Date | null;
   /** Issued, paid and void invoices: the figures they were issued with (null on drafts). */
   billed: FrozenBill | null;
@@ -52,6 +55,7 @@ export interface LockedInvoice {
   period_start: string;
   currency: string;
   minimum_amount: string | null;
+  minimum_terms: MinimumTermRecord[] | null;
   status: string;
 }
 
@@ -79,7 +83,7 @@ export const LINES_JSON = `COALESCE((
  */
 export async function lockInvoices(tx: CompanyScope, keys: readonly PeriodKey[]): Promise<LockedInvoice[]> {
   const { rows } = await tx.query<LockedInvoice>(
-    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, i.status
+    `SELECT i.number, i.contract_id, i.period_start, i.currency, i.minimum_amount::text AS minimum_amount, i.minimum_terms, i.status
        FROM invoices i
       WHERE i.company_id = $1 AND billing_invoice_is_live(i.status)
         AND (i.contract_id, i.period_start) IN (SELECT * FROM unnest($2::text[], $3::date[]))
@@ -172,6 +176,7 @@ export interface LineWrite {
 export interface InvoiceStateWrite {
   number: string;
   minimumAmount: string | null;
+  minimumTerms: MinimumTermRecord[] | null;
   projectedAt: Date | null;
 }
 
@@ -206,8 +211,10 @@ export async function saveDraftState(
        RETURNING 1
      )
      UPDATE invoices i
-        SET minimum_amount = v.minimum_amount, projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $18
-       FROM unnest($15::text[], $16::numeric[], $17::timestamptz[]) AS v(number, minimum_amount, projected_at)
+        SET minimum_amount = v.minimum_amount, minimum_terms = v.minimum_terms,
+            projected_at = COALESCE(v.projected_at, i.projected_at), updated_at = $18
+       FROM unnest($15::text[], $16::numeric[], $17::timestamptz[], $19::jsonb[])
+         AS v(number, minimum_amount, projected_at, minimum_terms)
       WHERE i.company_id = $1 AND i.number = v.number`,
     [
       lines.map((l) => l.invoiceNumber),
@@ -227,6 +234,7 @@ export async function saveDraftState(
       invoices.map((i) => i.minimumAmount),
       invoices.map((i) => i.projectedAt),
       now,
+      invoices.map((i) => (i.minimumTerms === null ? null : JSON.stringify(i.minimumTerms))),
     ],
   );
 }

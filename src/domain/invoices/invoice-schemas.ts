@@ -39,6 +39,20 @@ const lineItemSchema = z
       .describe(
         "With tiers, when the rule's monthly cap cut the line: the exact (negative) amount that brings the tier amounts to the line's charge total",
       ),
+    minimum: z
+      .object({
+        commitment: jsonDecimal.describe(
+          "The monthly commitment (the minimum rules that count the same charges, summed)",
+        ),
+        counted: jsonDecimal.describe("What of the month's charges counted toward it (before credits)"),
+        top_up: jsonDecimal.describe("commitment − counted: the line's amount"),
+      })
+      .optional()
+      .describe("Minimum lines only: what the line tops up"),
+    pass_through: z
+      .literal(true)
+      .optional()
+      .describe("A pass-through rule's line (collected for a third party): no minimum counts it, no credit pays it"),
   })
   .meta({ id: "InvoiceLineItem" });
 

@@ -16,6 +16,7 @@ import {
   addCharge,
   addCredit,
   creditLineKey,
+  isCreditable,
   lineIdentity,
   prepaidLine,
   ruleTotals,
@@ -50,7 +51,7 @@ export interface OpenBook {
    * grant's credit line held (grant id → credit), to give back to the grants.
    */
   clearRated(contractId: string, periodStart: string): Map<string, Big>;
-  /** The exact total of the draft's usage lines of these metrics (null: every metric). */
+  /** The exact total of the draft's lines credits may pay (`isCreditable`) of these metrics (null: every metric). */
   usageTotal(contractId: string, periodStart: string, metrics: ReadonlySet<string> | null): Big;
   /** What the grant's credit line on the draft holds (a credit, 0 or more). */
   creditOf(contractId: string, periodStart: string, grantId: string): Big;
@@ -246,7 +247,7 @@ function openBook(locked: ReadonlyMap<string, DraftInvoice>): OpenBook & { reado
     usageTotal(contractId, periodStart, metrics) {
       let total = ZERO;
       for (const line of draftOf(contractId, periodStart).lines.values()) {
-        if (line.kind === "usage" && (metrics === null || (line.metric !== null && metrics.has(line.metric))))
+        if (isCreditable(line) && (metrics === null || (line.metric !== null && metrics.has(line.metric))))
           total = total.plus(line.chargeTotal);
       }
       return total;

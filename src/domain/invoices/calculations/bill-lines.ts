@@ -4,7 +4,7 @@
 // for no quantity); a subscription or one-time line's is its amount. A tiered line shows each tier reached, exact,
 // and `capAdjustment` when a monthly cap cut it. The charge lines and the credit lines are summed apart.
 import { Big, divideToChargePrecision, roundToMinorUnit } from "../../kernel/money.js";
-import type { Line } from "../invoice-lines.js";
+import { isPassThrough, type Line } from "../invoice-lines.js";
 import type { BilledLine, InvoiceCalc } from "./invoice-calculation.js";
 
 const ZERO = new Big(0);
@@ -25,6 +25,7 @@ function billLine(line: Line, currency: string): BilledLine {
     unitPrice,
     amount,
   };
+  if (isPassThrough(line)) billed.passThrough = true;
   if (line.tiers !== null) {
     billed.tiers = line.tiers.filter((t) => !t.quantity.eq(0) || !t.amount.eq(0));
     const adjustment = line.chargeTotal.minus(billed.tiers.reduce((sum, t) => sum.plus(t.amount), ZERO));

@@ -3,6 +3,7 @@
 // out. A step reads what the steps before it left and writes its own part; none reaches outside the state. Adding
 // a step (a tax rule, a ledger posting's figures) is a file beside these and one line in the list.
 import type { Big } from "../../kernel/money.js";
+import type { MinimumTerm } from "../../contracts/minimum-terms.js";
 import type { Line, LineKindName, TierSum } from "../invoice-lines.js";
 
 /** A line as the invoice shows it (invoice-figures.ts says how each figure is made). */
@@ -18,6 +19,10 @@ export interface BilledLine {
   tiers?: TierSum[];
   /** With `tiers`, when a monthly cap cut the line: charge total − Σ tier amounts (exact, negative). */
   capAdjustment?: Big;
+  /** Of a minimum true-up line: the commitment and what of the month counted toward it (the line tops up the rest). */
+  minimum?: { commitment: Big; counted: Big };
+  /** Of a pass-through rule's line: true. */
+  passThrough?: true;
 }
 
 /** Every figure of an invoice. */
@@ -31,9 +36,9 @@ export interface BilledInvoice {
 
 /** The working state of the calculations. */
 export interface InvoiceCalc {
-  /** What the invoice is built from: its stored lines, its monthly minimum (null: none), its currency. */
+  /** What the invoice is built from: its stored lines, its monthly commitments (null: none), its currency. */
   readonly stored: readonly Line[];
-  readonly minimum: Big | null;
+  readonly minimum: readonly MinimumTerm[] | null;
   readonly currency: string;
   /** The billed lines so far, each with its key (a stored line's, or the step's own: `minimum`). */
   lines: { key: string; line: BilledLine }[];

@@ -6,6 +6,7 @@ import { billLines } from "./bill-lines.js";
 import type { InvoiceCalc } from "./invoice-calculation.js";
 import { calculateInvoice, INVOICE_CALCULATIONS } from "./invoice-calculations.js";
 import { minimumTrueUp } from "./minimum-true-up.js";
+import type { MinimumCounts } from "../../contracts/minimum-terms.js";
 import { presentationOrder } from "./presentation-order.js";
 import { noTax, subtotal, total } from "./totals.js";
 
@@ -92,33 +93,114 @@ describe("step: lines", () => {
 });
 
 describe("step: minimum", () => {
-  const cases: { name: string; minimum: string | null; charges: string; currency?: string; trueUp: string | null }[] = [
-    { name: "no minimum: no line", minimum: null, charges: "5", trueUp: null },
-    { name: "charges short of it: the shortfall", minimum: "1000", charges: "700.01", trueUp: "299.99" },
-    { name: "charges equal to it: no line", minimum: "1000", charges: "1000", trueUp: null },
-    { name: "charges above it: no line", minimum: "1000", charges: "1000.01", trueUp: null },
+  /** A billed line of the working state: kind, key (which marks pass-through and prepaid lines), amount. */
+  const billed = (
+    key: string,
+    kind: LineKindName,
+    amount: string,
+    ruleId: string | null = key,
+    metric: string | null = null,
+  ) => ({
+    key,
+    line: {
+      kind,
+      ruleId,
+      metric,
+      description: key,
+      quantity: new Big(1),
+      unitPrice: new Big(amount),
+      amount: new Big(amount),
+    },
+  });
+  const month = [
+    billed("usage|wire|20", "usage", "20", "wire", "wire"),
+    billed("fee|fx", "fee", "100", "fx", "fx"),
+    billed("pass|fee|corr", "fee", "100", "corr", "corr"),
+    billed("prepaid|cg_1", "one_time", "800", null),
+    billed("one_time|setup", "one_time", "50", "setup"),
+    billed("subscription|plan", "subscription", "30", "plan"),
+    billed("credit|cg_1", "credit", "-120", null),
+  ];
+  const cases: {
+    name: string;
+    lines?: ReturnType<typeof billed>[];
+    terms: { amount: string; counts: MinimumCounts | null }[] | null;
+    currency?: string;
+    /** Each true-up line: "top-up committed counted". */
+    trueUps: string[];
+  }[] = [
+    { name: "no minimum: no line", terms: null, trueUps: [] },
+    {
+      name: "by default: usage, fees and subscriptions; not pass-through, prepaid, one-time or credits",
+      terms: [{ amount: "1000", counts: null }],
+      trueUps: ["850 1000 150"],
+    },
+    {
+      name: "charges equal to it: no line",
+      terms: [{ amount: "150", counts: null }],
+      trueUps: [],
+    },
+    {
+      name: "charges above it: no line",
+      terms: [{ amount: "149.99", counts: null }],
+      trueUps: [],
+    },
+    {
+      name: "counting named kinds only",
+      terms: [{ amount: "1000", counts: { kinds: ["usage", "one_time"] } }],
+      trueUps: ["930 1000 70"],
+    },
+    {
+      name: "counting a metric only",
+      terms: [{ amount: "1000", counts: { metrics: ["wire"] } }],
+      trueUps: ["980 1000 20"],
+    },
+    {
+      name: "a pass-through rule counts when named",
+      terms: [{ amount: "1000", counts: { rule_ids: ["corr", "wire"] } }],
+      trueUps: ["880 1000 120"],
+    },
+    {
+      name: "two commitments, each its own line",
+      terms: [
+        { amount: "1000", counts: null },
+        { amount: "100", counts: { metrics: ["wire"] } },
+      ],
+      trueUps: ["850 1000 150", "80 100 20"],
+    },
     {
       name: "a minimum in a currency without decimals, rounded first",
-      minimum: "1000.6",
-      charges: "0",
+      lines: [],
+      terms: [{ amount: "1000.6", counts: null }],
       currency: "JPY",
-      trueUp: "1001",
+      trueUps: ["1001 1001 0"],
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
+      const lines = c.lines ?? month;
+      const charges = lines.filter((l) => l.line.kind !== "credit").reduce((s, l) => s.plus(l.line.amount), new Big(0));
       const calc = state({
-        minimum: c.minimum === null ? null : new Big(c.minimum),
-        charges: new Big(c.charges),
+        lines: [...lines],
+        minimum: c.terms === null ? null : c.terms.map((t) => ({ amount: new Big(t.amount), counts: t.counts })),
+        charges,
         currency: c.currency ?? "USD",
       });
       minimumTrueUp(calc);
-      const trueUp = calc.lines.find((l) => l.key === "minimum")?.line;
-      assert.equal(trueUp?.amount.toFixed() ?? null, c.trueUp);
-      assert.equal(calc.charges.toFixed(), new Big(c.charges).plus(c.trueUp ?? "0").toFixed());
-      if (trueUp) assert.equal(trueUp.description, "Monthly minimum");
+      const trueUps = calc.lines.filter((l) => l.line.kind === "minimum").map((l) => l.line);
+      assert.deepEqual(
+        trueUps.map((l) => `${l.amount.toFixed()} ${l.minimum!.commitment.toFixed()} ${l.minimum!.counted.toFixed()}`),
+        c.trueUps,
+      );
+      const added = trueUps.reduce((s, l) => s.plus(l.amount), new Big(0));
+      assert.equal(calc.charges.toFixed(), charges.plus(added).toFixed());
     });
   }
+  it("states the commitment and what counted in the line's words", () => {
+    const calc = state({ lines: [...month], minimum: [{ amount: new Big("1000"), counts: null }] });
+    minimumTrueUp(calc);
+    assert.equal(calc.lines.at(-1)!.line.description, "Monthly minimum: $1,000.00 committed, $150.00 counted");
+  });
 });
 
 describe("steps: subtotal, tax, total", () => {

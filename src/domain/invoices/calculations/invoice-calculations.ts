@@ -9,6 +9,7 @@ import { minimumTrueUp } from "./minimum-true-up.js";
 import { presentationOrder } from "./presentation-order.js";
 import { noTax, subtotal, total } from "./totals.js";
 import { Big } from "../../kernel/money.js";
+import type { MinimumTerm } from "../../contracts/minimum-terms.js";
 
 export const INVOICE_CALCULATIONS: readonly { name: string; run: InvoiceCalculation }[] = [
   { name: "lines", run: billLines },
@@ -19,8 +20,16 @@ export const INVOICE_CALCULATIONS: readonly { name: string; run: InvoiceCalculat
   { name: "order", run: presentationOrder },
 ];
 
-/** Runs the calculations over an invoice's stored lines, monthly minimum (null: none) and currency. Pure. */
-export function calculateInvoice(stored: Iterable<Line>, minimum: Big | null, currency: string): BilledInvoice {
+/**
+ * Runs the calculations over an invoice's stored lines, monthly commitments (null: none; one amount: a
+ * commitment that counts the default charges) and currency. Pure.
+ */
+export function calculateInvoice(
+  stored: Iterable<Line>,
+  commitments: readonly MinimumTerm[] | Big | null,
+  currency: string,
+): BilledInvoice {
+  const minimum = commitments instanceof Big ? [{ amount: commitments, counts: null }] : commitments;
   const zero = new Big(0);
   const calc: InvoiceCalc = {
     stored: [...stored],

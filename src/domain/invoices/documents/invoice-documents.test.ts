@@ -42,6 +42,7 @@ const row = (fields: Partial<InvoiceDocumentRow> = {}): InvoiceDocumentRow => ({
   period_start: "2026-03-01",
   period_end: "2026-03-31",
   minimum_amount: "5000",
+  minimum_terms: null,
   projected_at: null,
   billed: null,
   issued_at: null,
@@ -137,7 +138,12 @@ describe("invoicePdfInput: the PDF's figures from the domain's values", () => {
         { description: "Platform", quantity: "1", unitPrice: "1000", amount: "1000.00" },
         { description: "domestic_wire usage", quantity: "1234", unitPrice: "0.205", amount: "252.97" },
         { description: "card fees", quantity: "3", unitPrice: "0.333333333333", amount: "1.00" },
-        { description: "Monthly minimum", quantity: "1", unitPrice: "3746.03", amount: "3746.03" },
+        {
+          description: "Monthly minimum: $5,000.00 committed, $1,253.97 counted",
+          quantity: "1",
+          unitPrice: "3746.03",
+          amount: "3746.03",
+        },
       ],
     );
     assert.deepEqual([input.invoice.subtotal, input.invoice.tax, input.invoice.total], ["5000.00", "0.00", "5000.00"]);

@@ -68,7 +68,7 @@ describe("usage statement rows", () => {
       [
         'line,,,,,,,1,,,,sub,,subscription,"Platform, monthly",99,99.00',
         "line,,,domestic_wire,,,,3,,,,wire,,usage,'=Domestic wire,20,60.00",
-        "line,,,,,,,1,,,,,,minimum,Monthly minimum,841,841.00",
+        'line,,,,,,,1,,,,,,minimum,"Monthly minimum: $1,000.00 committed, $159.00 counted",841,841.00',
         "tax,,,,,,,,,,,,,,Tax,,0.00",
         "total,,,,,,,,,,,,,,Total,,1000.00",
         "",

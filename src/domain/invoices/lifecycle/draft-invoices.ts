@@ -8,6 +8,7 @@ import { nextNumbers } from "../../counters/counters.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
 import { lineFromRecord, tiersFromRecord, tiersToRecord, type Line } from "../invoice-lines.js";
 import * as repo from "../invoice-repository.js";
+import { termsFromRecord, termsToRecord, termsTotal, type MinimumTerm } from "../../contracts/minimum-terms.js";
 
 /** A locked draft invoice and its lines, changed in memory, then saved in the same transaction. */
 export interface DraftInvoice {
@@ -17,7 +18,7 @@ export interface DraftInvoice {
   currency: string;
   /** Only a draft changes (invoice-states.ts); a locked invoice of another status is left as it is. */
   status: string;
-  minimum: Big | null;
+  minimum: MinimumTerm[] | null;
   projectedAt: Date | null;
   lines: Map<string, Line>;
   original: Map<string, repo.LineRow>;
@@ -148,7 +149,7 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
           periodStart: row.period_start,
           currency: row.currency,
           status: row.status,
-          minimum: row.minimum_amount === null ? null : new Big(row.minimum_amount),
+          minimum: termsFromRecord(row),
           projectedAt: null,
           lines: new Map(),
           original: new Map(),
@@ -185,7 +186,8 @@ export function createDraftInvoices({ clock }: { clock: Clock }) {
         }
         invoices.push({
           number: draft.number,
-          minimumAmount: draft.minimum === null ? null : toDecimalString(draft.minimum),
+          minimumAmount: draft.minimum === null ? null : toDecimalString(termsTotal(draft.minimum)!),
+          minimumTerms: termsToRecord(draft.minimum),
           projectedAt: draft.projectedAt,
         });
       }

@@ -3,7 +3,6 @@ import type { CompanyScope } from "../../../db/company-scope.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import { toDateString } from "../../kernel/billing-period.js";
 import type { Clock } from "../../kernel/clock.js";
-import { Big } from "../../kernel/money.js";
 import type { DraftInvoice, DraftInvoices } from "./draft-invoices.js";
 import { freezeBill } from "../invoice-figures.js";
 import { dueDateOf } from "./invoice-lifecycle.js";
@@ -15,6 +14,7 @@ import { findLinesOfInvoices } from "../invoice-repository.js";
 import type { InvoiceWithLines } from "../invoice-schemas.js";
 import { changeInvoice } from "./change-invoice.js";
 import { bringUpToDate } from "../project-invoice.js";
+import { termsFromRecord } from "../../contracts/minimum-terms.js";
 
 /**
  * The locked draft with its lines, read in a statement after the lock: one that waited for the lock (an
@@ -27,7 +27,7 @@ async function draftOf(tx: CompanyScope, invoice: InvoiceForChange): Promise<Dra
     periodStart: invoice.period_start,
     currency: invoice.currency,
     status: invoice.status,
-    minimum: invoice.minimum_amount === null ? null : new Big(invoice.minimum_amount),
+    minimum: termsFromRecord(invoice),
     projectedAt: null,
     lines: new Map(),
     original: new Map(),

@@ -100,9 +100,9 @@ export async function reissueInvoice(
 ): Promise<void> {
   await tx.query(
     `INSERT INTO invoices (company_id, number, seq, contract_id, status, currency, period_start, period_end,
-                           minimum_amount, projected_at, issued_date, due_date, created_at, updated_at, reissue_of)
+                           minimum_amount, minimum_terms, projected_at, issued_date, due_date, created_at, updated_at, reissue_of)
      SELECT company_id, $3, $4, contract_id, 'draft', currency, period_start, period_end, minimum_amount,
-            projected_at, $5, $6, $7, $7, number
+            minimum_terms, projected_at, $5, $6, $7, $7, number
        FROM invoices WHERE company_id = $1 AND number = $2`,
     [reissue.from, reissue.number, reissue.seq, reissue.issuedDate, reissue.dueDate, reissue.at],
   );

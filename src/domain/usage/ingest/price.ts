@@ -105,10 +105,13 @@ function recordStep(c: OnBook): void {
   });
 }
 
-/** Step "credits": a usage charge paid from the contract's grants that cover its day and metric (credit-wallet.ts). */
+/**
+ * Step "credits": a usage charge or pre-calculated fee paid from the contract's grants that cover its day and
+ * metric (credit-wallet.ts); a pass-through rule's charge never (invoice-lines.ts, `isCreditable`).
+ */
 function creditStep(c: OnBook): void {
   const rating = c.rating!;
-  if (!c.credit || rating.kind !== "usage") return;
+  if (!c.credit || c.rule.pass_through === true) return;
   c.credit.wallet.apply(
     c.book,
     c.credit.invoiceNumber,
