@@ -151,22 +151,67 @@ function compareTiers(a: TierPart, b: TierPart): number {
   return (a.flat ?? ZERO).cmp(b.flat ?? ZERO);
 }
 
-/** A line's tier sums with a charge's parts added: summed by the tier's terms, kept in tier order. Pure. */
-export function mergeTiers(sums: readonly TierSum[] | null, parts: readonly TierPart[] | undefined): TierSum[] | null {
-  if (parts === undefined) return sums === null ? null : [...sums];
+/**
+ * Tier sums that `mergeTiers` made: in tier order, one entry per tier's terms, never changed after (frozen). Only
+ * sums from elsewhere (read from a stored line, built by a caller) are put in order first.
+ */
+const inTierOrder = new WeakSet<readonly TierSum[]>();
+
+/** Tier sums from elsewhere in tier order, one entry per tier's terms (the last of the same terms kept). */
+function ordered(sums: readonly TierSum[]): TierSum[] {
   const byKey = new Map<string, TierSum>();
-  for (const sum of sums ?? []) byKey.set(tierKey(sum), sum);
-  for (const part of parts) {
-    const key = tierKey(part);
-    const sofar = byKey.get(key);
-    byKey.set(
-      key,
-      sofar
-        ? { ...sofar, quantity: sofar.quantity.plus(part.quantity), amount: sofar.amount.plus(part.amount) }
-        : { upTo: part.upTo, unit: part.unit, flat: part.flat, quantity: part.quantity, amount: part.amount },
-    );
-  }
+  for (const sum of sums) byKey.set(tierKey(sum), sum);
   return [...byKey.values()].sort(compareTiers);
+}
+
+const sameBound = (a: Big | null, b: Big | null): boolean => (a === null || b === null ? a === b : a.eq(b));
+
+/**
+ * `part` added to sums in tier order, in place: summed into the entry of its terms, or a new entry where tier order
+ * puts it (after any entry that compares equal, as a stable sort of the entries in the order they came would).
+ * A binary search: a line of a 250-tier rule costs each event a few comparisons, not a pass over every tier.
+ */
+function addPart(sums: TierSum[], part: TierPart): void {
+  let low = 0;
+  let high = sums.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareTiers(sums[mid]!, part) < 0) low = mid + 1;
+    else high = mid;
+  }
+  let at = low;
+  for (; at < sums.length && compareTiers(sums[at]!, part) === 0; at++) {
+    const sofar = sums[at]!;
+    // Equal in tier order but other terms: a flat amount of 0 beside none.
+    if (!sameBound(sofar.flat, part.flat)) continue;
+    sums[at] = { ...sofar, quantity: sofar.quantity.plus(part.quantity), amount: sofar.amount.plus(part.amount) };
+    return;
+  }
+  sums.splice(at, 0, {
+    upTo: part.upTo,
+    unit: part.unit,
+    flat: part.flat,
+    quantity: part.quantity,
+    amount: part.amount,
+  });
+}
+
+/**
+ * A line's tier sums with a charge's parts added: summed by the tier's terms, kept in tier order. Pure. Called for
+ * every event of a graduated or volume rule (ingestion, re-rating, a preview of a month): its cost is that of the
+ * event's parts (one or two tiers), not of the line's tiers (docs/performance.md, "Stalls").
+ */
+export function mergeTiers(sums: readonly TierSum[] | null, parts: readonly TierPart[] | undefined): TierSum[] | null {
+  if (parts === undefined) {
+    if (sums === null) return null;
+    const copy = [...sums];
+    if (inTierOrder.has(sums)) inTierOrder.add(Object.freeze(copy));
+    return copy;
+  }
+  const merged = sums === null ? [] : inTierOrder.has(sums) ? [...sums] : ordered(sums);
+  for (const part of parts) addPart(merged, part);
+  inTierOrder.add(Object.freeze(merged));
+  return merged;
 }
 
 /** The line after one more charge is added to it: its exact sums grow, nothing is rounded. Pure. */

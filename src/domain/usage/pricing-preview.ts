@@ -87,6 +87,7 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
         invoiceNumber: "preview",
         programOf: () => program,
         upToSeq: lastSeq ?? "0",
+        keepChanges: false,
         limitPages: (pages) => atMost(MAX_PREVIEW_EVENTS, pages),
       });
       return comparePeriodBills(tenant.data, {

@@ -74,7 +74,8 @@ async function rerateOnBook(
   book: OpenBook,
   contractId: string,
   periodStart: string,
-  credits?: { wallet: CreditWallet; invoiceNumber: string },
+  credits: { wallet: CreditWallet; invoiceNumber: string } | undefined,
+  keepChanges: boolean,
 ): Promise<Rerating> {
   const changed: EventRatingWrite[] = [];
   const unpriced: StoredRatingRow[] = [];
@@ -83,48 +84,56 @@ async function rerateOnBook(
   for await (const page of pages) {
     for (const e of page) {
       if (slices.due()) await slices.yield();
-      const write = rerateOne(e, programOf(e), book, contractId, periodStart, credits);
-      if (write === null) unpriced.push(e);
+      const program = programOf(e);
+      const charged = priceAgain(e, program, book, contractId, periodStart, credits);
+      if (charged === null) unpriced.push(e);
       else {
         priced++;
-        if (write.changed) changed.push(write.write);
+        const write = keepChanges ? changeOf(e, charged, program.version) : null;
+        if (write !== null) changed.push(write);
       }
     }
   }
   return { changed, priced, unpriced };
 }
 
-/** One event priced again onto the book: its new figures and whether they changed, or null when no rule prices it. */
-function rerateOne(
+/** An event priced again onto the book: its rule, charge and line, or null when no rule prices it. */
+function priceAgain(
   e: StoredRatingRow,
   program: ProgramVersion,
   book: OpenBook,
   contractId: string,
   periodStart: string,
   credits: { wallet: CreditWallet; invoiceNumber: string } | undefined,
-): { write: EventRatingWrite; changed: boolean } | null {
-  {
-    const ratable = ratableOf(e);
-    const rule = selectRule(program.rules, ratable);
-    if (!rule || (ratable.appliedRate !== null && ratable.feeAmount === null && !takesAppliedRate(rule))) return null;
-    const credit = credits?.wallet.has(contractId) ? { ...credits, day: toDateString(e.event_timestamp) } : undefined;
-    const { rating, lineKey } = chargeOnBook(book, contractId, periodStart, ratable, rule, credit);
-    const write: EventRatingWrite = {
-      id: e.id,
-      ratedAmount: toDecimalString(rating.charge),
-      appliedRate: rating.appliedRate === null ? null : toDecimalString(rating.appliedRate),
-      ruleId: rule.id,
-      pricingVersion: program.version,
-      lineKey,
-    };
-    const changed =
-      !sameDecimal(write.ratedAmount, e.rated_amount) ||
-      !sameDecimal(write.appliedRate, e.applied_rate) ||
-      write.ruleId !== e.rule_id ||
-      write.pricingVersion !== e.pricing_version ||
-      write.lineKey !== e.line_key;
-    return { write, changed };
-  }
+): (ReturnType<typeof chargeOnBook> & { rule: PricingRule }) | null {
+  const ratable = ratableOf(e);
+  const rule = selectRule(program.rules, ratable);
+  if (!rule || (ratable.appliedRate !== null && ratable.feeAmount === null && !takesAppliedRate(rule))) return null;
+  const credit = credits?.wallet.has(contractId) ? { ...credits, day: toDateString(e.event_timestamp) } : undefined;
+  return { ...chargeOnBook(book, contractId, periodStart, ratable, rule, credit), rule };
+}
+
+/** A re-priced event's new figures, or null when they are the ones it has (amount, rate, rule, version, line). */
+function changeOf(
+  e: StoredRatingRow,
+  { rating, lineKey, rule }: ReturnType<typeof chargeOnBook> & { rule: PricingRule },
+  version: number,
+): EventRatingWrite | null {
+  const write: EventRatingWrite = {
+    id: e.id,
+    ratedAmount: toDecimalString(rating.charge),
+    appliedRate: rating.appliedRate === null ? null : toDecimalString(rating.appliedRate),
+    ruleId: rule.id,
+    pricingVersion: version,
+    lineKey,
+  };
+  const changed =
+    !sameDecimal(write.ratedAmount, e.rated_amount) ||
+    !sameDecimal(write.appliedRate, e.applied_rate) ||
+    write.ruleId !== e.rule_id ||
+    write.pricingVersion !== e.pricing_version ||
+    write.lineKey !== e.line_key;
+  return changed ? write : null;
 }
 
 /**
@@ -155,6 +164,12 @@ export interface RerateMonth {
   upToSeq?: string;
   /** What the month's credit lines held, given back to the grants first; by default what the book's draft held. */
   heldCredits?: Map<string, BigValue>;
+  /**
+   * False: the new figures of the events that changed are not kept (`changed` comes back empty). The preview stores
+   * nothing: a month of 100,000 events' figures held until it answered grew the heap that every request's garbage
+   * collection walks.
+   */
+  keepChanges?: boolean;
   /** Wraps the pages read (the preview counts them, and refuses a month past its limit). */
   limitPages?: (pages: AsyncIterable<readonly StoredRatingRow[]>) => AsyncIterable<readonly StoredRatingRow[]>;
 }
@@ -182,5 +197,6 @@ export async function rerateMonth(month: RerateMonth): Promise<Rerating> {
       wallet,
       invoiceNumber,
     },
+    month.keepChanges ?? true,
   );
 }
