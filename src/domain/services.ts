@@ -13,6 +13,7 @@ import { createLineBook } from "./invoices/line-book.js";
 import { createOAuthService } from "./oauth/oauth-service.js";
 import { createInvoiceService } from "./invoices/invoice-service.js";
 import type { Clock } from "./kernel/clock.js";
+import { createRecrediting } from "./usage/recredit.js";
 import { createRepricing } from "./usage/reprice.js";
 import { createUsageService } from "./usage/usage-service.js";
 import type { WebhookSettings } from "./webhooks/delivery-engine.js";
@@ -53,7 +54,13 @@ export function createServices(deps: ServiceDeps) {
     contracts: createContractService({ ...deps, contexts, repriceFrom: createRepricing({ book, clock: deps.clock }) }),
     usage: createUsageService({ ...deps, book, contexts }),
     invoices: createInvoiceService({ ...deps, drafts }),
-    credits: createCreditService({ ...deps, drafts, lineBook: book, contexts }),
+    credits: createCreditService({
+      ...deps,
+      drafts,
+      lineBook: book,
+      contexts,
+      recredit: createRecrediting({ book, clock: deps.clock }),
+    }),
     webhooks: createWebhookService({ ...deps, http: deps.outboundHttp, settings: deps.webhookSettings }),
     /** Operators' check of the stored data (`billing verify`, GET /admin/v1/verify). */
     invariants: { verify: (companyId: string | null) => verifyBilling(deps.db, companyId) },

@@ -73,6 +73,24 @@ export const creditGrantSchema = z
     invoice_number: z.string().nullable().describe("A prepaid grant: the invoice that bills it"),
     created_at: instantText(),
     ledger: z.array(ledgerEntrySchema).optional().describe("Every movement, oldest first (GET of one grant only)"),
+    recredited_invoices: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "The answer to its creation only: the open drafts its validity meets, their credits burned again with it (credits pay by the usage's date, whenever it arrived)",
+      ),
+    unchanged_invoices: z
+      .array(
+        z.object({
+          number: z.string(),
+          status: z.string(),
+          billing_period: z.object({ start: dateText(), end: dateText() }),
+        }),
+      )
+      .optional()
+      .describe(
+        "The answer to its creation only: invoices of months its validity meets that had left draft, left as they were issued",
+      ),
   })
   .meta({ id: "CreditGrant" });
 export type CreditGrant = z.infer<typeof creditGrantSchema>;

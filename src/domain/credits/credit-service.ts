@@ -71,6 +71,21 @@ export async function saveCredits(
   await repo.insertLedgerEntries(scope, wallet.movements(kind), at);
 }
 
+/** What a new grant did to the months its validity meets (usage/recredit.ts). */
+export interface Recrediting {
+  /** The open drafts priced again, whose credits it may now pay. */
+  recredited: string[];
+  /** The invoices that had left draft, left as they were issued. */
+  unchanged: { number: string; status: string; periodStart: string; periodEnd: string }[];
+}
+
+/** Credits by service date: the open drafts a new grant covers, their credits burned again (usage/recredit.ts). */
+export type Recredit = (
+  tx: CompanyScope,
+  contract: { id: string; currency: string },
+  validity: { startsOn: string; expiresOn: string | null },
+) => Promise<Recrediting>;
+
 const invalid = (errors: ErrorDetail[]) =>
   new ValidationError(
     `Invalid credit grant: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}`,
@@ -88,17 +103,21 @@ export function createCreditService({
   drafts,
   lineBook,
   contexts,
+  recredit,
 }: {
   db: Database;
   clock: Clock;
   drafts: DraftInvoices;
   lineBook: LineBook;
   contexts: RatingContextCache;
+  recredit: Recredit;
 }) {
   return {
     /**
      * Grants credit (201): the grant and its first ledger entry; a prepaid grant also a one-time line on the
-     * contract's draft of this month (the next month's, when this month's invoice has left draft). One transaction.
+     * contract's draft of this month (the next month's, when this month's invoice has left draft); the open drafts
+     * its validity meets burn their credits again (by service date), and the answer names them and the invoices it
+     * left as issued. One transaction.
      */
     async grant(tenant: Tenancy, contractId: string, input: CreateCreditGrantInput): Promise<CreditGrant> {
       requireScope(tenant, "contracts:write");
@@ -150,10 +169,20 @@ export function createCreditService({
           [{ grantId: id, kind: "grant", amount: toDecimalString(amount), invoiceNumber }],
           now,
         );
-        return (await repo.findGrant(tx, contract.id, id))!;
+        // By service date: the open months it covers burn their credits again, now with this grant among them.
+        const months = await recredit(tx, contract, { startsOn, expiresOn: input.expires_on ?? null });
+        return { row: (await repo.findGrant(tx, contract.id, id))!, months };
       });
       contexts.invalidate(tenant.companyId, [contract.id]);
-      return presentGrant(created);
+      return {
+        ...presentGrant(created.row),
+        recredited_invoices: created.months.recredited,
+        unchanged_invoices: created.months.unchanged.map((i) => ({
+          number: i.number,
+          status: i.status,
+          billing_period: { start: i.periodStart, end: i.periodEnd },
+        })),
+      };
     },
 
     async list(tenant: Tenancy, contractId: string): Promise<CreditGrant[]> {

@@ -3,13 +3,13 @@ import { type InvoiceStatus, may } from "../invoices/invoice-states.js";
 import { programOn, type ProgramSegment } from "../contracts/program-timeline.js";
 import { openCredits, saveCredits } from "../credits/credit-service.js";
 import { programVersions } from "../contracts/rating-context-cache.js";
-import { invoicesEndingFrom } from "../invoices/lifecycle/draft-invoices.js";
+import { invoicesEndingFrom, type PeriodInvoice } from "../invoices/lifecycle/draft-invoices.js";
 import type { LineBook } from "../invoices/line-book.js";
 import type { Clock } from "../kernel/clock.js";
 import { toDateString } from "../kernel/billing-period.js";
 import { ConflictError } from "../kernel/errors.js";
-import { pricedWith, rerateMonth } from "./rerate.js";
-import { updateEventRatings } from "./rerating-repository.js";
+import { pricedWith, rerateMonth, type ProgramVersion } from "./rerate.js";
+import { type StoredRatingRow, updateEventRatings } from "./rerating-repository.js";
 
 /** The contract a dated pricing change re-prices, as the change holds it (locked). */
 export interface RepricedContract {
@@ -41,54 +41,78 @@ export function createRepricing({ book, clock }: { book: LineBook; clock: Clock 
       );
     }
     if (invoices.length === 0) return;
-    const wanted = invoices.map((i) => ({
-      contractId: contract.id,
-      periodStart: i.periodStart,
-      periodEnd: i.periodEnd,
-      currency: contract.currency,
-      paymentTermsDays: 30, // the drafts exist: none is created here
-    }));
     const versions = await programVersions(tx, contract.id);
+    const stored = pricedWith(versions, contract.id);
     const inForce = new Map<string, ProgramSegment>();
-    await book.recordIn(tx, wanted, async (open) => {
-      const wallet = await openCredits(tx, [contract.id]);
-      for (const invoice of invoices) {
-        if (open.draftNumber(contract.id, invoice.periodStart) === null) {
-          throw new ConflictError(
-            `Invoice ${invoice.number} was issued meanwhile: its period is closed`,
-            "period_closed",
-          );
+    await rerateDrafts({ tx, book, clock }, contract, invoices, {
+      // Before the day, the version an event was priced with; from the day on, the one in force on its day.
+      programOf: (e) => {
+        const day = toDateString(e.event_timestamp);
+        if (day < from) return stored(e);
+        let segment = inForce.get(day);
+        if (!segment) {
+          segment = programOn(segments, day);
+          inForce.set(day, segment);
         }
-        const stored = pricedWith(versions, contract.id);
-        const rerated = await rerateMonth({
-          scope: tx,
-          book: open,
-          wallet,
-          contractId: contract.id,
-          periodStart: invoice.periodStart,
-          invoiceNumber: invoice.number,
-          // Before the day, the version an event was priced with; from the day on, the one in force on its day.
-          programOf: (e) => {
-            const day = toDateString(e.event_timestamp);
-            if (day < from) return stored(e);
-            let segment = inForce.get(day);
-            if (!segment) {
-              segment = programOn(segments, day);
-              inForce.set(day, segment);
-            }
-            return segment;
-          },
-        });
-        if (rerated.unpriced.length > 0) {
-          const first = rerated.unpriced[0]!;
-          throw new ConflictError(
-            `${rerated.unpriced.length} usage event(s) from ${from} on would have no rule under the changed program (the first: ${first.id}, metric '${first.metric}')`,
-            "usage_without_rule",
-          );
-        }
-        await updateEventRatings(tx, rerated.changed);
-      }
-      await saveCredits(tx, wallet, clock.now());
+        return segment;
+      },
+      onUnpriced: (unpriced) => {
+        const first = unpriced[0]!;
+        throw new ConflictError(
+          `${unpriced.length} usage event(s) from ${from} on would have no rule under the changed program (the first: ${first.id}, metric '${first.metric}')`,
+          "usage_without_rule",
+        );
+      },
     });
   };
+}
+
+/**
+ * Open drafts of one contract priced again in the caller's transaction, under their locks, with one wallet: what
+ * every draft's credit lines held goes back to the grants first, then the months are priced in period order, so
+ * that a grant pays for the earliest usage it covers whatever the order the events or the grant arrived in. Each
+ * event under the version `programOf` gives it; events no rule prices go to `onUnpriced`, which throws. The
+ * events' new figures and the grants' movements (`burn` entries) are saved.
+ */
+export async function rerateDrafts(
+  { tx, book, clock }: { tx: CompanyScope; book: LineBook; clock: Clock },
+  contract: RepricedContract,
+  invoices: readonly PeriodInvoice[],
+  how: { programOf: (e: StoredRatingRow) => ProgramVersion; onUnpriced?: (unpriced: StoredRatingRow[]) => never },
+): Promise<void> {
+  const months = [...invoices].sort((a, b) => (a.periodStart < b.periodStart ? -1 : 1));
+  const wanted = months.map((i) => ({
+    contractId: contract.id,
+    periodStart: i.periodStart,
+    periodEnd: i.periodEnd,
+    currency: contract.currency,
+    paymentTermsDays: 30, // the drafts exist: none is created here
+  }));
+  await book.recordIn(tx, wanted, async (open) => {
+    const wallet = await openCredits(tx, [contract.id]);
+    for (const invoice of months) {
+      if (open.draftNumber(contract.id, invoice.periodStart) === null) {
+        throw new ConflictError(
+          `Invoice ${invoice.number} was issued meanwhile: its period is closed`,
+          "period_closed",
+        );
+      }
+      wallet.giveBack(contract.id, invoice.number, open.clearRated(contract.id, invoice.periodStart));
+    }
+    for (const invoice of months) {
+      const rerated = await rerateMonth({
+        scope: tx,
+        book: open,
+        wallet,
+        contractId: contract.id,
+        periodStart: invoice.periodStart,
+        invoiceNumber: invoice.number,
+        programOf: how.programOf,
+        heldCredits: new Map(),
+      });
+      if (rerated.unpriced.length > 0) how.onUnpriced?.(rerated.unpriced);
+      await updateEventRatings(tx, rerated.changed);
+    }
+    await saveCredits(tx, wallet, clock.now());
+  });
 }
