@@ -273,7 +273,10 @@ export interface ProjectionInputRow {
 }
 
 /** The projection inputs of these invoices (drafts: the reads' `projected` figures), one statement for all of them. */
-export async function findProjectionInputs(db: CompanyScope, numbers: readonly string[]): Promise<ProjectionInputRow[]> {
+export async function findProjectionInputs(
+  db: CompanyScope,
+  numbers: readonly string[],
+): Promise<ProjectionInputRow[]> {
   if (numbers.length === 0) return [];
   const { rows } = await db.query<ProjectionInputRow>(
     `SELECT i.number, billing_program_segments(i.company_id, i.contract_id) AS programs,

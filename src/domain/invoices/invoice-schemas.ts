@@ -51,7 +51,7 @@ const projectedFiguresSchema = z
     subscriptions: jsonDecimal.describe("The subscription rules' lines, each at its monthly amount"),
     one_time_fees: jsonDecimal.describe("The one-time rules not billed on another invoice of the contract"),
     minimum_top_up: jsonDecimal.describe(
-      "The \"Monthly minimum\" line that would result: what the month falls short of the minimum; 0 when it does not",
+      'The "Monthly minimum" line that would result: what the month falls short of the minimum; 0 when it does not',
     ),
     subtotal: jsonDecimal,
     tax: jsonDecimal,

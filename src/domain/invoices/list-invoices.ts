@@ -51,7 +51,14 @@ async function projectDrafts(
   rows: readonly Pick<repo.InvoiceState, "number" | "status" | "period_end" | "lines" | "currency">[],
 ): Promise<Map<string, BilledInvoice>> {
   const drafts = rows.filter((row) => may(row.status as InvoiceStatus, "change"));
-  const inputs = new Map((await repo.findProjectionInputs(db, drafts.map((d) => d.number))).map((i) => [i.number, i]));
+  const inputs = new Map(
+    (
+      await repo.findProjectionInputs(
+        db,
+        drafts.map((d) => d.number),
+      )
+    ).map((i) => [i.number, i]),
+  );
   const projected = new Map<string, BilledInvoice>();
   for (const draft of drafts) {
     const input = inputs.get(draft.number);

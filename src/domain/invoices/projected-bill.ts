@@ -17,8 +17,10 @@ export interface ProjectionInputs {
 }
 
 /** The rules projection bills a month by: the program version in force on the month's last day (none: no rules). */
-export const rulesForPeriod = (programs: readonly ProgramSegment[] | null, periodEnd: string): readonly PricingRule[] =>
-  programs === null || programs.length === 0 ? [] : programOn(programs, periodEnd).rules;
+export const rulesForPeriod = (
+  programs: readonly ProgramSegment[] | null,
+  periodEnd: string,
+): readonly PricingRule[] => (programs === null || programs.length === 0 ? [] : programOn(programs, periodEnd).rules);
 
 /** A draft's stored lines brought up to date as projection would (subscriptions, one-time fees, the minimum), billed. */
 export function billProjected(

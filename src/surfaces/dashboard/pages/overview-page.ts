@@ -4,7 +4,7 @@ import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit
 import { html, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge, monthName } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";
-import { invoicePath, invoicesTable } from "./invoice-page-parts.js";
+import { invoicePath, invoicesTable, invoiceTotal } from "./invoice-page-parts.js";
 
 const CHART_DAYS = 30;
 const MONTH_ROWS = 50;
@@ -32,15 +32,16 @@ function monthSection(month: MonthToDate): SafeHtml {
             { header: "Customer", cell: (i) => i.customer_name },
             { header: "Invoice", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
             { header: "Status", cell: (i) => i.status },
-            { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
+            { header: "Total", cell: invoiceTotal, numeric: true },
             { header: "Currency", cell: (i) => i.currency },
           ],
           month.invoices.items,
+          { stacked: true },
         )}
 ${month.invoices.hasMore ? html`<p><a href="${more}">All invoices of ${name}</a></p>` : ""}
 <h3>Total per currency</h3>
 <ul class="totals">${month.totals.map((t) => html`<li><strong>${money(t.total, t.currency)}</strong> <span class="hint">over ${plural(t.invoices, "invoice")}</span></li>`)}</ul>`;
-  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name})</h2><p class="hint">The invoices of ${name}'s billing period: drafts so far, issued and paid; void invoices are left out.</p>${body}</section>`;
+  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name})</h2><p class="hint">The invoices of ${name}'s billing period, issued, paid and drafts; void invoices are left out. A draft counts at what its month will bill if nothing else arrives: its usage so far, its subscriptions and one-time fees, and the top-up to its monthly minimum.</p>${body}</section>`;
 }
 
 /** Bar geometry for the chart: a 620 × 200 canvas with room for the axis labels. */
