@@ -152,11 +152,11 @@ async function detailPage(
           invoice.line_items.flatMap(withTierRows(currency)),
           { stacked: true },
         );
-  const totals = html`<div class="card"><dl class="facts">
-<dt>Subtotal</dt><dd data-amount>${money(invoice.subtotal, currency)}</dd>
-<dt>Tax</dt><dd data-amount>${money(invoice.tax, currency)}</dd>
-<dt>Total${invoice.projected ? " so far" : ""}</dt><dd data-amount><strong>${money(invoice.total, currency)}</strong></dd>
-${invoice.status === "draft" ? "" : html`<dt>Amount due</dt><dd data-amount><strong>${money(invoice.amount_due, currency)}</strong></dd>`}
+  const totals = html`<div class="card"><dl class="facts figures">
+<dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
+<dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
+<dt>Total${invoice.projected ? " so far" : ""}</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
+${invoice.status === "draft" ? "" : html`<dt>Amount due</dt><dd><strong>${money(invoice.amount_due, currency)}</strong></dd>`}
 </dl></div>${projectedSection(invoice)}`;
   const reproject =
     invoice.status === "draft"
@@ -186,15 +186,14 @@ function projectedSection(invoice: InvoiceWithLines): SafeHtml {
   const projected = invoice.projected;
   if (!projected) return html``;
   const currency = invoice.currency;
-  const row = (label: string, amount: DecimalValue) =>
-    html`<dt>${label}</dt><dd data-amount>${money(amount, currency)}</dd>`;
+  const row = (label: string, amount: DecimalValue) => html`<dt>${label}</dt><dd>${money(amount, currency)}</dd>`;
   return html`<section class="card" aria-labelledby="projected-heading"><h2 id="projected-heading">This month if nothing else arrives</h2>
 <p class="hint">What finalizing would bill now: the usage above, the subscriptions and one-time fees at their amounts, and the top-up to the monthly minimum. Projection puts them on the draft at the end of the month.</p>
-<dl class="facts">
+<dl class="facts figures">
 ${row("Subscriptions", projected.subscriptions)}
 ${row("One-time fees", projected.one_time_fees)}
 ${row("Minimum top-up", projected.minimum_top_up)}
-<dt>Projected total</dt><dd data-amount><strong>${money(projected.total, currency)}</strong></dd>
+<dt>Projected total</dt><dd><strong>${money(projected.total, currency)}</strong></dd>
 </dl></section>`;
 }
 

@@ -123,16 +123,23 @@ function deliveriesSection(deliveries: readonly Delivery[], endpointUrls: Readon
   return html`<section aria-labelledby="failed-deliveries"><h2 id="failed-deliveries">Failed deliveries</h2>${body}</section>`;
 }
 
-/** For a company with nothing billed yet: the four steps from sign-up to a draft invoice, each said done or not. */
+/**
+ * For a company with nothing billed yet: the steps from sign-up to a draft invoice, each said done or not. The
+ * invoice profile (who the invoices say they are from) and a real contract's upload come before the first usage,
+ * as Stripe's setup guide puts the business details and the first product before the first invoice.
+ */
 async function gettingStarted(deps: DashboardDeps, viewer: Viewer): Promise<SafeHtml> {
   const actor = viewer.session.actor;
-  const [keys, customers, contracts] = await Promise.all([
+  const [keys, account, customers, contracts] = await Promise.all([
     deps.services.access.listApiKeys(actor),
+    deps.services.account.get(actor),
     deps.services.customers.list(actor, {}, { limit: 1 }),
     deps.services.contracts.list(actor, undefined),
   ]);
   const step = (done: boolean, content: SafeHtml) =>
     html`<li>${done ? badge("done", "ok") : badge("to do")} ${content}</li>`;
+  // The profile counts as filled in once it names the seller and where it is: what an invoice's head shows.
+  const profiled = account.legal_name !== null && account.address !== null;
   return html`<section class="card" aria-labelledby="get-started">
 <h2 id="get-started">Get started</h2>
 <ol class="steps">
@@ -140,8 +147,12 @@ ${step(
   keys.some((k) => !k.revoked_at),
   html`<a href="/settings/api-keys">Create an API key</a> to call the API from your systems.`,
 )}
-${step(customers.items.length > 0, html`<a href="/customers">Create a customer</a>.`)}
-${step(contracts.length > 0, html`Create a sample contract from <a href="/customers">the customer's page</a>: two wire metrics and a monthly minimum.`)}
+${step(profiled, html`Fill in your <a href="/settings/invoice-profile">invoice profile</a>: your legal name, address, tax id, logo and how to pay you, as every invoice and its email show them.`)}
+${step(customers.items.length > 0, html`<a href="/customers">Create a customer</a>, or let a contract upload create it.`)}
+${step(
+  contracts.length > 0,
+  html`<a href="/upload-contract">Upload a signed contract</a> (a PDF): its customer, dates and prices are read for you to check before saving. Or try a sample contract from <a href="/customers">a customer's page</a>: two wire metrics and a monthly minimum.`,
+)}
 ${step(false, html`Send usage with <code>POST /v1/billing/usage</code> and your key; the draft invoice of the month updates at once. The API is described at <a href="/v1/openapi.json">/v1/openapi.json</a>.`)}
 </ol>
 </section>`;
