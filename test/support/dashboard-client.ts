@@ -182,7 +182,7 @@ export function tableRows(body: string, caption: string): string[] {
 }
 
 /** Markup without the `data-label` attributes a stacked table puts on its cells. */
-export const withoutLabels = (markup: string): string => markup.replace(/ data-label="[^"]*"/g, "");
+const withoutLabels = (markup: string): string => markup.replace(/ data-label="[^"]*"/g, "");
 
 /**
  * The values a browser would send for the form posting to `action`, as the page shows them: every input's

@@ -10,12 +10,6 @@ import { projectLines, type Line } from "./invoice-lines.js";
 
 const ZERO = new Big(0);
 
-/** What projection reads of a draft beyond its lines: its contract's program over time, and the one-time rules billed on the contract's other invoices. */
-export interface ProjectionInputs {
-  programs: readonly ProgramSegment[] | null;
-  oneTimeBilledElsewhere: ReadonlySet<string>;
-}
-
 /** The rules projection bills a month by: the program version in force on the month's last day (none: no rules). */
 export const rulesForPeriod = (
   programs: readonly ProgramSegment[] | null,
@@ -34,11 +28,11 @@ export function billProjected(
 }
 
 /** Whether a projected line is one projection puts on the draft: a subscription, a one-time fee of a rule, the minimum top-up. */
-export const isProjectionLine = (line: BilledLine): boolean =>
+const isProjectionLine = (line: BilledLine): boolean =>
   line.kind === "subscription" || line.kind === "minimum" || (line.kind === "one_time" && line.ruleId !== null);
 
 /** A projected bill's parts, as the `projected` block names them. */
-export interface ProjectedParts {
+interface ProjectedParts {
   subscriptions: Big;
   oneTimeFees: Big;
   minimumTopUp: Big;

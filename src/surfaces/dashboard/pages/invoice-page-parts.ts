@@ -20,7 +20,7 @@ export const invoiceTotal = (i: Invoice): SafeHtml =>
     : html`${money(i.total, i.currency)}`;
 
 /** What an invoice owes now (`amount_due`); a draft owes nothing until it is issued. */
-export const invoiceAmountDue = (i: Invoice): SafeHtml =>
+const invoiceAmountDue = (i: Invoice): SafeHtml =>
   i.status === "draft" ? html`<span class="hint">not issued yet</span>` : html`${money(i.amount_due, i.currency)}`;
 
 /** Invoices as a table, each with its customer's name, what it owes and its total (stacked on a phone). */
