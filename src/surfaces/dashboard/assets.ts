@@ -140,7 +140,7 @@ details > summary { cursor: pointer; min-height: 2rem; }
 /* Stacked tables (dataTable's stacked option): on a narrow screen every row is a card of "header: value" lines,
    the header from the cell's data-label, so that nothing hides behind a sideways scroll. A wide screen shows the
    table; its ids and codes may wrap there, so that it fits its column rather than scrolling. */
-.table-wrap.stacked code, .table-wrap.stacked .mono { white-space: normal; overflow-wrap: break-word; }
+.table-wrap.stacked code, .table-wrap.stacked .mono, .table-wrap.stacked a { white-space: normal; overflow-wrap: anywhere; }
 @media (max-width: 40rem) {
   .table-wrap.stacked { overflow-x: visible; border: 0; background: transparent; border-radius: 0; }
   table.stacked thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0,0,0,0); }
@@ -152,7 +152,7 @@ details > summary { cursor: pointer; min-height: 2rem; }
     color: var(--muted); font-weight: 600; overflow-wrap: normal; }
   table.stacked td.num { text-align: left; white-space: nowrap; }
   table.stacked td:empty { display: none; }
-  .table-wrap.stacked a, .table-wrap.stacked time, .table-wrap.stacked .badge { white-space: normal; overflow-wrap: anywhere; }
+  .table-wrap.stacked time, .table-wrap.stacked .badge { white-space: normal; overflow-wrap: anywhere; }
 }
 `;
 
