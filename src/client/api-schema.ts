@@ -1094,6 +1094,19 @@ export interface components {
             created_at: string;
             /** @description Every movement, oldest first (GET of one grant only) */
             ledger?: components["schemas"]["CreditLedgerEntry"][];
+            /** @description The answer to its creation only: the open drafts its validity meets, their credits burned again with it (credits pay by the usage's date, whenever it arrived) */
+            recredited_invoices?: string[];
+            /** @description The answer to its creation only: invoices of months its validity meets that had left draft, left as they were issued */
+            unchanged_invoices?: {
+                number: string;
+                status: string;
+                billing_period: {
+                    /** Format: date */
+                    start: string;
+                    /** Format: date */
+                    end: string;
+                };
+            }[];
         };
         CreditGrantList: {
             /** @constant */
@@ -1365,6 +1378,8 @@ export interface components {
              * @description What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice
              */
             amount_due: Decimal;
+            /** @description Drafts only: the month as it will bill if nothing else arrives (subscriptions, one-time fees, the minimum's top-up), beside the lines the draft holds now; null on issued, paid and void invoices */
+            projected: components["schemas"]["InvoiceProjectedFigures"] | null;
             currency: string;
             billing_period: components["schemas"]["BillingPeriod"];
             /** @description A reissued invoice: the number of the void invoice whose period and usage it took over */
@@ -1576,6 +1591,40 @@ export interface components {
                 object: components["schemas"]["InvoicePayment"];
             };
         };
+        InvoiceProjectedFigures: {
+            /**
+             * Format: decimal
+             * @description The subscription rules' lines, each at its monthly amount
+             */
+            subscriptions: Decimal;
+            /**
+             * Format: decimal
+             * @description The one-time rules not billed on another invoice of the contract
+             */
+            one_time_fees: Decimal;
+            /**
+             * Format: decimal
+             * @description The "Monthly minimum" line that would result: what the month falls short of the minimum; 0 when it does not
+             */
+            minimum_top_up: Decimal;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            subtotal: Decimal;
+            /**
+             * Format: decimal
+             * @description Exact decimal: the digits are the stored value's, never a binary float's
+             */
+            tax: Decimal;
+            /**
+             * Format: decimal
+             * @description What the month will bill if no other usage arrives
+             */
+            total: Decimal;
+            /** @description The lines projection puts on the draft: subscriptions, one-time fees, the minimum top-up */
+            line_items: components["schemas"]["InvoiceLineItem"][];
+        };
         InvoiceProjection: {
             /** @constant */
             object: "invoice";
@@ -1646,6 +1695,8 @@ export interface components {
              * @description What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice
              */
             amount_due: Decimal;
+            /** @description Drafts only: the month as it will bill if nothing else arrives (subscriptions, one-time fees, the minimum's top-up), beside the lines the draft holds now; null on issued, paid and void invoices */
+            projected: components["schemas"]["InvoiceProjectedFigures"] | null;
             currency: string;
             billing_period: components["schemas"]["BillingPeriod"];
             /** @description A reissued invoice: the number of the void invoice whose period and usage it took over */
@@ -6551,4 +6602,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","top_up","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","minimum_top_up","one_time_fees","over_90","package_size","preview_amount","quantity","rate","rated_amount","subscriptions","subtotal","tax","to_balance","top_up","total","unit_amount","unit_price","up_to"]);

@@ -225,12 +225,12 @@ describeEachEngine("dashboard contract detail", (t) => {
     const contract = await createSampleContract(t(), key, (await createCustomer(t(), key, { name: "Rules Corp" })).id);
     const res = await client.get(`/contracts/${contract.id}`);
     assert.match(res.body, /<caption class="visually-hidden">Pricing rules, version 1<\/caption>/);
-    assert.match(res.body, /<td>Domestic wire<\/td>/);
+    assert.match(res.body, /<td data-label="Name">Domestic wire<\/td>/);
     assert.match(res.body, /\$20\.00 per unit/);
     assert.match(res.body, /\$30\.00 per unit/);
     assert.match(
       res.body,
-      /<td>Monthly minimum<\/td><td>minimum<\/td><td>flat<\/td><td>—<\/td><td class="num">\$1,000\.00<\/td>/,
+      /<td data-label="Name">Monthly minimum<\/td><td data-label="Type">minimum<\/td><td data-label="Model">flat<\/td><td data-label="Metric">—<\/td><td data-label="Price">\$1,000\.00<\/td>/,
     );
     const program = await getPricing(t(), key, contract.id);
     for (const rule of program.rules) assert.ok(res.body.includes(`<code>${rule.id}</code>`));

@@ -40,8 +40,12 @@ describeEachEngine("dashboard invoice pages", (t) => {
     assert.match(rows[1]!, new RegExp(`<a href="/contracts/${contract.id}">${contract.id}</a>`));
     assert.match(rows[1]!, /2026-03-01 to 2026-03-31/);
     assert.match(rows[1]!, /class="badge warn">draft</);
-    assert.match(rows[1]!, /<td class="num">\$40\.00<\/td><td class="num">\$40\.00<\/td>/);
-    assert.match(rows[1]!, new RegExp(`<td>${march!.issued_date}</td><td>${march!.due_date}</td>`));
+    // A draft owes nothing yet; its total is what its month will bill (the sample's 1000.00 minimum), so far 40.00.
+    assert.match(
+      rows[1]!,
+      /<td class="num"><span class="hint">not issued yet<\/span><\/td><td class="num">\$1,000\.00<span class="hint figure-note">projected · \$40\.00 so far<\/span><\/td>/,
+    );
+    assert.match(rows[1]!, new RegExp(`<td>${march!.due_date}</td>`));
     assert.match(page.body, /<label for="project-contract">Contract<\/label>/);
     assert.match(page.body, /<label for="invoice-from">Period starts on or after<\/label>/);
   });
@@ -170,7 +174,14 @@ describeEachEngine("dashboard invoice pages", (t) => {
     );
     assert.match(page.body, /<dt>Subtotal<\/dt><dd>\$60\.50<\/dd>/);
     assert.match(page.body, /<dt>Tax<\/dt><dd>\$0\.00<\/dd>/);
-    assert.match(page.body, /<dt>Total<\/dt><dd><strong>\$60\.50<\/strong><\/dd>/);
+    // A draft's total is what it holds so far; beside it, what its month will bill: the sample's 1000.00 minimum.
+    assert.match(page.body, /<dt>Total so far<\/dt><dd><strong>\$60\.50<\/strong><\/dd>/);
+    assert.match(page.body, /<h2 id="projected-heading">This month if nothing else arrives<\/h2>/);
+    assert.match(page.body, /<dt>Subscriptions<\/dt><dd>\$0\.00<\/dd>/);
+    assert.match(page.body, /<dt>Minimum top-up<\/dt><dd>\$939\.50<\/dd>/);
+    assert.match(page.body, /<dt>Projected total<\/dt><dd><strong>\$1,000\.00<\/strong><\/dd>/);
+    // Each cell of the lines names its column for a phone, where the rows stack.
+    assert.match(page.body, /<td class="num" data-label="Amount">\$0\.50<\/td>/);
     assert.match(
       page.body,
       new RegExp(`href="/usage\\?contract=${contract.id}&amp;from=2026-03-01&amp;to=2026-03-31"`),

@@ -18,7 +18,7 @@ describeEachEngine(
   "dashboard overview",
   (t) => {
     it("welcomes a brand-new company with the get-started steps and an empty state for each section", async () => {
-      const { client } = await dashboardCompany(t, { company: `<b>New</b> & "Co"` });
+      const { client, key } = await dashboardCompany(t, { company: `<b>New</b> & "Co"` });
       const page = await client.get("/");
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<h1>Overview<\/h1>/);
@@ -31,12 +31,32 @@ describeEachEngine(
         "the key made by the test counts",
       );
       assert.match(page.body, /<li><span class="badge">to do<\/span> <a href="\/customers">Create a customer<\/a>/);
+      assert.match(
+        page.body,
+        /<li><span class="badge">to do<\/span> Fill in your <a href="\/settings\/invoice-profile">invoice profile<\/a>/,
+      );
+      assert.match(
+        page.body,
+        /<li><span class="badge">to do<\/span> <a href="\/upload-contract">Upload a signed contract<\/a> \(a PDF\)/,
+      );
       assert.match(page.body, /Send usage with <code>POST \/v1\/billing\/usage<\/code>/);
       assert.match(page.body, /Nothing billed in March 2026 yet/);
       assert.match(page.body, /No usage events with timestamps from 2026-02-14 to 2026-03-15/);
       assert.match(page.body, /No invoices yet/);
       assert.match(page.body, /No failed webhook deliveries/);
       assert.doesNotMatch(page.body, /<svg/);
+      // The profile step is done once the profile names the seller and its address.
+      const res = await t().call({
+        method: "PATCH",
+        url: "/v1/billing/account",
+        key,
+        payload: { legal_name: "New Co Ltd", address: "1 Main Street\nSpringfield" },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(
+        (await client.get("/")).body,
+        /<li><span class="badge ok">done<\/span> Fill in your <a href="\/settings\/invoice-profile">invoice profile<\/a>/,
+      );
     });
 
     it("shows this month's draft per contract with links and totals, and the sum per currency", async () => {
@@ -61,11 +81,15 @@ describeEachEngine(
       const rowA = rows.find((r) => r.includes(a.id))!;
       assert.match(rowA, new RegExp(`<a href="/contracts/${a.id}">${a.id}</a>`));
       assert.match(rowA, new RegExp(`<a href="/invoices/${marchA.number}">${marchA.number}</a>`));
-      assert.match(rowA, /<td class="num">\$40\.00<\/td><td>USD<\/td>/);
-      assert.match(rows.find((r) => r.includes(b.id))!, new RegExp(`${marchB.number}[\\s\\S]*\\$30\\.00`));
+      // A draft counts at what its month will bill: the sample's 1000.00 minimum, with its usage so far beside it.
+      assert.match(
+        rowA,
+        /<td class="num">\$1,000\.00<span class="hint figure-note">projected · \$40\.00 so far<\/span><\/td><td>USD<\/td>/,
+      );
+      assert.match(rows.find((r) => r.includes(b.id))!, new RegExp(`${marchB.number}[\\s\\S]*\\$30\\.00 so far`));
       assert.match(
         page.body,
-        /<h3>Total per currency<\/h3>\s*<ul class="totals"><li><strong>\$70\.00<\/strong> <span class="hint">over 2 invoices<\/span><\/li><\/ul>/,
+        /<h3>Total per currency<\/h3>\s*<ul class="totals"><li><strong>\$2,000\.00<\/strong> <span class="hint">over 2 invoices<\/span><\/li><\/ul>/,
       );
       assert.doesNotMatch(page.body, /id="get-started"/, "no get-started steps once something is billed");
     });

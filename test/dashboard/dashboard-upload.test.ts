@@ -200,7 +200,7 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     );
     assert.equal((review.body.match(/class="reviewed low-confidence"/g) ?? []).length, 1);
     // The tiered price: its wording, its source, and a box to keep it, ticked.
-    const kept = /<div class="kept-rule[^"]*" role="group" aria-label="API calls">([\s\S]*?)<\/div>\n<\/div>/.exec(
+    const kept = /<div class="kept-rule[^"]*" role="group" aria-label="API calls">([\s\S]*?Keep this price)/.exec(
       review.body,
     )?.[1];
     assert.ok(kept, "the tiered price is shown as read");
@@ -323,12 +323,60 @@ describeEachEngine("dashboard: upload a contract", (t) => {
     const review = await client.get(await stageWith(t, client, harborReading()));
     const action = /action="(\/upload-contract\/[0-9a-f-]{36})"/.exec(review.body)![1]!;
     const shown = formValuesIn(review.body, action);
-    for (const forged of ['{"type":"usage","model":"graduated","name":"API calls","metric":"api_calls"}', "not json"]) {
+    // The name and the tiers are the form's own fields; a metric is not, so one dropped on the way is refused.
+    for (const forged of ['{"type":"usage","model":"graduated","name":"API calls"}', "not json"]) {
       const refused = await client.post(action, { ...shown, kept_rule_0: forged });
       assert.equal(refused.statusCode, 400, refused.body.slice(0, 800));
       assert.ok(fieldErrorOf(refused.body, "upload-kept-0"), "the error is beside the price's box");
     }
     assert.deepEqual(await counts(t, key), { contracts: 0, customers: 0 });
+  });
+
+  it("renames a tiered price read from the agreement and changes its tiers before saving", async () => {
+    const { client, key } = await dashboardCompany(t);
+    const reading = harborReading();
+    reading.terms.rules![4]!.name = "Band it falls in, as follows";
+    const review = await client.get(await stageWith(t, client, reading));
+    const action = /action="(\/upload-contract\/[0-9a-f-]{36})"/.exec(review.body)![1]!;
+    const shown = formValuesIn(review.body, action);
+    // The name and each tier as read, in fields.
+    assert.equal(shown.kept_name_0, "Band it falls in, as follows");
+    assert.deepEqual(
+      [
+        shown.kept_tier_up_to_0_0,
+        shown.kept_tier_unit_amount_0_0,
+        shown.kept_tier_up_to_0_1,
+        shown.kept_tier_unit_amount_0_1,
+      ],
+      ["10000", "0.002", "", "0.001"],
+    );
+    assert.match(review.body, /<label for="upload-kept-0-name">Name of price 1/);
+    assert.match(review.body, /<label for="upload-kept-0-tier-1-unit-amount">Tier 2: price per unit, USD<\/label>/);
+    // A tier's bad price is refused beside that tier's field, with what was typed kept.
+    const edited = {
+      ...shown,
+      kept_name_0: "API calls",
+      kept_tier_up_to_0_0: "20000",
+      kept_tier_unit_amount_0_1: "cheap",
+    };
+    const refused = await client.post(action, edited);
+    assert.equal(refused.statusCode, 400, refused.body.slice(0, 800));
+    assert.ok(fieldErrorOf(refused.body, "upload-kept-0-tier-1-unit-amount"), "the error is beside the tier's price");
+    assert.equal(formValuesIn(refused.body, action).kept_name_0, "API calls");
+    assert.match(refused.body, /<strong>API calls<\/strong>: /, "the price is shown by the name typed");
+    assert.deepEqual(await counts(t, key), { contracts: 0, customers: 0 });
+
+    const saved = await client.post(action, { ...edited, kept_tier_unit_amount_0_1: "0.0008" });
+    assert.equal(saved.statusCode, 303, saved.body.slice(0, 1500));
+    const rule = (await getPricing(t(), key, "MSA-2026-0142")).rules.find((r) => r.model === "graduated")!;
+    assert.equal(rule.name, "API calls");
+    assert.deepEqual(
+      rule.tiers?.map((tier) => [tier.up_to === null ? null : String(tier.up_to), String(tier.unit_amount)]),
+      [
+        ["20000", "0.002"],
+        [null, "0.0008"],
+      ],
+    );
   });
 
   it("says when pages were read by OCR, when nothing could be read, and shows every warning", async () => {

@@ -215,9 +215,16 @@ describeEachEngine("MCP tools", (t) => {
       "draft",
       "nothing issued without confirm",
     );
+    // A draft says what its month will bill (the sample's 1000 minimum); an issued invoice has billed it.
+    assert.equal(draft.projected?.total, 1000);
+    assert.equal(
+      (await toolOk<Invoice>(t(), token.read, "get_invoice", { number: draft.number })).projected?.total,
+      1000,
+    );
     await toolError(t(), token.other, "finalize_invoice", { number: draft.number, confirm: true }, "not_found");
     const issued = await toolOk<Invoice>(t(), token.full, "finalize_invoice", { number: draft.number, confirm: true });
     assert.equal(issued.status, "issued");
+    assert.equal(issued.projected, null);
     assert.deepEqual(
       (await toolOk<List<Invoice>>(t(), token.full, "list_invoices", { contract: own.id, status: "issued" })).data.map(
         (i) => i.number,

@@ -177,8 +177,12 @@ export function tableRows(body: string, caption: string): string[] {
   if (start < 0) return [];
   const end = body.indexOf("</table>", start);
   const tbody = body.slice(start, end);
-  return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => m[1]!).slice(1);
+  // A stacked table repeats each column's header on its cells (data-label, for phones): left out, the cells remain.
+  return [...tbody.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((m) => withoutLabels(m[1]!)).slice(1);
 }
+
+/** Markup without the `data-label` attributes a stacked table puts on its cells. */
+const withoutLabels = (markup: string): string => markup.replace(/ data-label="[^"]*"/g, "");
 
 /**
  * The values a browser would send for the form posting to `action`, as the page shows them: every input's

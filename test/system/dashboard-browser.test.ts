@@ -640,17 +640,19 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
           .getByRole("row", { name: new RegExp(story.contractId) });
         await assert.doesNotReject(draftRow.waitFor());
         assert.match((await draftRow.textContent()) ?? "", /draft/);
+        // A draft's total is what its month will bill (its usage is past the minimum already), with what it holds so far.
         assert.equal(
           await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"),
-          "$2,000.00",
+          "$2,000.00projected · $2,000.00 so far",
         );
         story.invoiceNumber = ((await draftRow.getByRole("link").first().textContent()) ?? "").trim();
         story.invoiceUrl = `/invoices/${encodeURIComponent(story.invoiceNumber)}`;
         await capture("invoices-one-event");
         await visit(page, "/");
+        // A draft's total is what its month will bill (its usage is past the minimum already), with what it holds so far.
         assert.equal(
           await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"),
-          "$2,000.00",
+          "$2,000.00projected · $2,000.00 so far",
         );
       });
 
@@ -671,15 +673,17 @@ describe("dashboard in a real browser", { concurrency: 2 }, () => {
         });
         assert.equal(submitted.body.accepted, 1, JSON.stringify(submitted.body));
         await page.reload();
+        // A draft's total is what its month will bill (its usage is past the minimum already), with what it holds so far.
         assert.equal(
           await cellUnder(page, /^Billed in .* per contract$/, new RegExp(story.contractId), "Total"),
-          "$2,200.00",
+          "$2,200.00projected · $2,200.00 so far",
         );
         await capture("overview");
         await visit(page, "/invoices");
+        // A draft's total is what its month will bill (its usage is past the minimum already), with what it holds so far.
         assert.equal(
           await cellUnder(page, "Invoices, newest first", new RegExp(story.contractId), "Total"),
-          "$2,200.00",
+          "$2,200.00projected · $2,200.00 so far",
         );
         await capture("invoices");
         await Promise.all([

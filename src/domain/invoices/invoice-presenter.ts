@@ -5,7 +5,8 @@ import type { InvoiceStatus } from "./invoice-states.js";
 import type { InvoiceRow } from "./invoice-repository.js";
 import type { PaymentRow } from "./collections/collection-repository.js";
 import type { Payment } from "./collections/collection-schemas.js";
-import type { Invoice, InvoiceWithLines } from "./invoice-schemas.js";
+import type { Invoice, InvoiceWithLines, ProjectedFigures } from "./invoice-schemas.js";
+import { projectedParts } from "./projected-bill.js";
 
 /**
  * The invoice as the API answers it (invoice-schemas.ts): its figures from `billInvoice`, money as JSON numbers
@@ -19,7 +20,25 @@ export const billStored = (row: Pick<InvoiceRow, "lines" | "minimum_amount" | "c
 /** The invoice row's fields the answer shows (its lines are in `billed`). */
 export type PresentedRow = Omit<InvoiceRow, "lines" | "seq" | "company_id">;
 
-function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
+/**
+ * A draft's `projected` block: its month brought up to date as projection would (`billProjected`), the sums it
+ * names and the lines projection puts on. Null on any other invoice: its month is billed.
+ */
+function presentProjected(projected: BilledInvoice | null, currency: string): ProjectedFigures | null {
+  if (projected === null) return null;
+  const parts = projectedParts(projected);
+  return {
+    subscriptions: toJsonMoney(parts.subscriptions, currency),
+    one_time_fees: toJsonMoney(parts.oneTimeFees, currency),
+    minimum_top_up: toJsonMoney(parts.minimumTopUp, currency),
+    subtotal: toJsonMoney(projected.subtotal, currency),
+    tax: toJsonMoney(projected.tax, currency),
+    total: toJsonMoney(projected.total, currency),
+    line_items: presentLineItems({ ...projected, lines: parts.lines }, currency),
+  };
+}
+
+function presentInvoice(row: PresentedRow, billed: BilledInvoice, projected: BilledInvoice | null): Invoice {
   return {
     object: "invoice",
     number: row.number,
@@ -33,6 +52,7 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
     amount_paid: toJsonMoney(row.amount_paid, row.currency),
     amount_credited: toJsonMoney(row.amount_credited, row.currency),
     amount_due: toJsonMoney(amountDue({ ...row, total: billed.total }), row.currency),
+    projected: presentProjected(projected, row.currency),
     currency: row.currency,
     billing_period: { start: row.period_start, end: row.period_end },
     reissue_of: row.reissue_of,
@@ -47,9 +67,17 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice): Invoice {
   };
 }
 
-export function presentWithLines(row: PresentedRow, billed: BilledInvoice): InvoiceWithLines {
+/**
+ * An invoice with its lines. `projected`: a draft's figures as projection would bring it up to date (the reads
+ * pass them); every other answer presents an issued, paid or void invoice, which has none.
+ */
+export function presentWithLines(
+  row: PresentedRow,
+  billed: BilledInvoice,
+  projected: BilledInvoice | null = null,
+): InvoiceWithLines {
   return {
-    ...presentInvoice(row, billed),
+    ...presentInvoice(row, billed, projected),
     line_items: presentLineItems(billed, row.currency),
     payments: row.payments.map((p) => presentPayment(p, row.currency)),
   };
@@ -108,5 +136,6 @@ export function presentLineItems(billed: BilledInvoice, currency: string): Invoi
   }));
 }
 
-/** A listed invoice (no lines), its figures from its stored lines or as issued. */
-export const presentListed = (row: InvoiceRow): Invoice => presentInvoice(row, billStored(row));
+/** A listed invoice (no lines), its figures from its stored lines or as issued; a draft's projected figures as given. */
+export const presentListed = (row: InvoiceRow, projected: BilledInvoice | null): Invoice =>
+  presentInvoice(row, billStored(row), projected);

@@ -1,7 +1,7 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import { PAYMENTS_JSON } from "./collections/collection-repository.js";
 import type { ProgramSegment } from "../contracts/program-timeline.js";
-import { type InvoiceRow, LINES_JSON } from "./invoice-repository.js";
+import { type InvoiceRow, LINES_JSON, oneTimeRulesBilledSql } from "./invoice-repository.js";
 
 // Invoices as they are read: one with its lines, a page of them, the month's drafts, one with the parties its
 // PDF names. Each reads the lines in the same statement (LINES_JSON).
@@ -86,7 +86,7 @@ export async function listInvoices(
 /** What a month's totals need of an invoice: a draft's stored lines and minimum, any other's frozen figures. */
 export type InvoiceState = Pick<
   InvoiceRow,
-  "seq" | "currency" | "minimum_amount" | "minimum_terms" | "lines" | "billed"
+  "number" | "status" | "period_end" | "seq" | "currency" | "minimum_amount" | "minimum_terms" | "lines" | "billed"
 >;
 
 /**
@@ -102,7 +102,8 @@ export async function listInvoiceStates(
   limit: number,
 ): Promise<InvoiceState[]> {
   const { rows } = await db.query<InvoiceState>(
-    `SELECT i.seq, i.currency, i.minimum_amount::text AS minimum_amount, i.minimum_terms, i.billed,
+    `SELECT i.number, i.status, i.period_end, i.seq, i.currency, i.minimum_amount::text AS minimum_amount,
+            i.minimum_terms, i.billed,
             CASE WHEN i.billed IS NULL THEN ${LINES_JSON} ELSE '[]'::json END AS lines
        FROM invoices i
       WHERE i.company_id = $1 AND i.status = ANY($2::text[]) AND i.period_start = $3
@@ -261,6 +262,29 @@ export async function listReceivableInvoices(
       ORDER BY i.seq
       LIMIT $4`,
     [currency, afterSeq, limit],
+  );
+  return rows;
+}
+
+/** What projection reads of a draft beyond its lines (projected-bill.ts): its contract's program, the one-time rules billed elsewhere. */
+export interface ProjectionInputRow {
+  number: string;
+  programs: ProgramSegment[] | null;
+  one_time_billed: string[];
+}
+
+/** The projection inputs of these invoices (drafts: the reads' `projected` figures), one statement for all of them. */
+export async function findProjectionInputs(
+  db: CompanyScope,
+  numbers: readonly string[],
+): Promise<ProjectionInputRow[]> {
+  if (numbers.length === 0) return [];
+  const { rows } = await db.query<ProjectionInputRow>(
+    `SELECT i.number, billing_program_segments(i.company_id, i.contract_id) AS programs,
+            ARRAY(${oneTimeRulesBilledSql("i.company_id", "i.contract_id", "i.number")}) AS one_time_billed
+       FROM invoices i
+      WHERE i.company_id = $1 AND i.number = ANY($2::text[])`,
+    [[...numbers]],
   );
   return rows;
 }

@@ -245,14 +245,23 @@ export async function findOneTimeRulesBilled(
   contractId: string,
   exceptNumber: string,
 ): Promise<Set<string>> {
-  const { rows } = await db.query<{ rule_id: string }>(
-    `SELECT DISTINCT l.rule_id FROM invoice_lines l
-       JOIN invoices i ON i.company_id = l.company_id AND i.number = l.invoice_number
-      WHERE l.company_id = $1 AND i.contract_id = $2 AND l.kind = 'one_time' AND l.invoice_number <> $3`,
-    [contractId, exceptNumber],
-  );
+  const { rows } = await db.query<{ rule_id: string }>(oneTimeRulesBilledSql("$1", "$2", "$3"), [
+    contractId,
+    exceptNumber,
+  ]);
   return new Set(rows.map((r) => r.rule_id));
 }
+
+/**
+ * The one-time rules billed on a contract's invoices other than one (projection bills a one-time fee once):
+ * a SELECT of `rule_id` rows over SQL expressions for the company, the contract and the invoice left out, so that
+ * `findOneTimeRulesBilled` and the drafts' projected figures (invoice-read-repository.ts) ask the same question.
+ */
+export const oneTimeRulesBilledSql = (company: string, contract: string, except: string): string =>
+  `SELECT DISTINCT ol.rule_id FROM invoice_lines ol
+     JOIN invoices oi ON oi.company_id = ol.company_id AND oi.number = ol.invoice_number
+    WHERE ol.company_id = ${company} AND oi.contract_id = ${contract} AND ol.kind = 'one_time'
+      AND ol.rule_id IS NOT NULL AND ol.invoice_number <> ${except}`;
 
 /**
  * Drafts of every company whose billing period ended on or before `lastPeriodEnd` (the invoice worker's

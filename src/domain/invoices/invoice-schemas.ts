@@ -56,6 +56,27 @@ const lineItemSchema = z
   })
   .meta({ id: "InvoiceLineItem" });
 
+/**
+ * A draft's month as it will bill if nothing else arrives (docs/api.md, "Invoices", the live draft): the draft
+ * brought up to date as projection would bring it, computed when it is read, stored nowhere.
+ */
+const projectedFiguresSchema = z
+  .object({
+    subscriptions: jsonDecimal.describe("The subscription rules' lines, each at its monthly amount"),
+    one_time_fees: jsonDecimal.describe("The one-time rules not billed on another invoice of the contract"),
+    minimum_top_up: jsonDecimal.describe(
+      'The "Monthly minimum" line that would result: what the month falls short of the minimum; 0 when it does not',
+    ),
+    subtotal: jsonDecimal,
+    tax: jsonDecimal,
+    total: jsonDecimal.describe("What the month will bill if no other usage arrives"),
+    line_items: z
+      .array(lineItemSchema)
+      .describe("The lines projection puts on the draft: subscriptions, one-time fees, the minimum top-up"),
+  })
+  .meta({ id: "InvoiceProjectedFigures" });
+export type ProjectedFigures = z.infer<typeof projectedFiguresSchema>;
+
 /** An invoice without its lines, as lists answer it; `InvoiceSummary` in the OpenAPI document. */
 export const invoiceSchema = z
   .object({
@@ -73,6 +94,11 @@ export const invoiceSchema = z
     amount_due: jsonDecimal.describe(
       "What is still owed: total − amount_paid − amount_credited, never below 0; 0 on a draft or a void invoice",
     ),
+    projected: projectedFiguresSchema
+      .nullable()
+      .describe(
+        "Drafts only: the month as it will bill if nothing else arrives (subscriptions, one-time fees, the minimum's top-up), beside the lines the draft holds now; null on issued, paid and void invoices",
+      ),
     currency: z.string(),
     billing_period: billingPeriodSchema,
     reissue_of: z

@@ -10,6 +10,11 @@ import { billStored, presentListed, presentWithLines } from "./invoice-presenter
 import * as repo from "./invoice-read-repository.js";
 import { createReceivables } from "./collections/receivables.js";
 import type { Invoice, InvoiceListStatus, InvoiceWithLines } from "./invoice-schemas.js";
+import type { CompanyScope } from "../../db/company-scope.js";
+import type { BilledInvoice } from "./invoice-figures.js";
+import { type InvoiceStatus, may } from "./invoice-states.js";
+import { lineFromRecord } from "./invoice-lines.js";
+import { billProjected, rulesForPeriod } from "./projected-bill.js";
 
 /** Invoices read per query when the month-to-date totals add up every invoice's total. */
 const MONTH_PAGE = 1000;
@@ -37,6 +42,33 @@ export function storedFilter(filter: InvoiceListFilter, today: string): repo.Inv
   return { ...rest, statuses: [status] };
 }
 
+/**
+ * The drafts among these invoices, each brought up to date as projection would (`billProjected`), by number:
+ * what its month will bill if nothing else arrives. One statement for all of them; none for a page without drafts.
+ */
+async function projectDrafts(
+  db: CompanyScope,
+  rows: readonly Pick<repo.InvoiceState, "number" | "status" | "period_end" | "lines" | "currency">[],
+): Promise<Map<string, BilledInvoice>> {
+  const drafts = rows.filter((row) => may(row.status as InvoiceStatus, "change"));
+  const inputs = new Map(
+    (
+      await repo.findProjectionInputs(
+        db,
+        drafts.map((d) => d.number),
+      )
+    ).map((i) => [i.number, i]),
+  );
+  const projected = new Map<string, BilledInvoice>();
+  for (const draft of drafts) {
+    const input = inputs.get(draft.number);
+    const rules = rulesForPeriod(input?.programs ?? null, draft.period_end);
+    const billedElsewhere = new Set(input?.one_time_billed ?? []);
+    projected.set(draft.number, billProjected(draft.lines.map(lineFromRecord), rules, billedElsewhere, draft.currency));
+  }
+  return projected;
+}
+
 /** Reading invoices: a page of them, one with its lines, and the dashboard's month to date. */
 export function createInvoiceReads({ clock }: { clock: Clock }) {
   return {
@@ -57,20 +89,26 @@ export function createInvoiceReads({ clock }: { clock: Clock }) {
         page.limit,
       );
       const result = toPage(rows, page.limit);
-      return { items: result.items.map(presentListed), hasMore: result.hasMore };
+      const projected = await projectDrafts(tenant.data, result.items);
+      return {
+        items: result.items.map((row) => presentListed(row, projected.get(row.number) ?? null)),
+        hasMore: result.hasMore,
+      };
     },
 
     async get(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
       requireScope(tenant, "invoices:read");
       const row = await repo.findInvoice(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
-      return presentWithLines(row, billStored(row));
+      const projected = await projectDrafts(tenant.data, [row]);
+      return presentWithLines(row, billStored(row), projected.get(row.number) ?? null);
     },
 
     /**
      * This month so far, by the service's clock (dashboard overview): the calendar month, its newest `limit`
      * invoices billed for it (the billing period of this month: drafts, issued and paid; never void ones) and
-     * the totals per currency over all of them (a draft's derived from its lines, any other's as issued).
+     * the totals per currency over all of them: a draft's what its month will bill if nothing else arrives (its
+     * projected total: subscriptions and the minimum's top-up included), any other's as issued.
      */
     async monthToDate(
       tenant: Tenancy,
@@ -90,20 +128,26 @@ export function createInvoiceReads({ clock }: { clock: Clock }) {
         pageSize,
       );
       const page = toPage(rows, pageSize);
+      const projectedRows = await projectDrafts(tenant.data, page.items);
       // Totals per currency over all of the month's invoices but void ones, read a page at a time.
       const sums = new Map<string, { total: Big; invoices: number }>();
       for (let after: string | null = null; ; ) {
         const states = await repo.listInvoiceStates(tenant.data, BILLED_STATUSES, period.start, after, MONTH_PAGE);
+        const projected = await projectDrafts(tenant.data, states);
         for (const state of states) {
           const sum = sums.get(state.currency) ?? { total: new Big(0), invoices: 0 };
-          sums.set(state.currency, { total: sum.total.plus(billStored(state).total), invoices: sum.invoices + 1 });
+          const total = (projected.get(state.number) ?? billStored(state)).total;
+          sums.set(state.currency, { total: sum.total.plus(total), invoices: sum.invoices + 1 });
         }
         if (states.length < MONTH_PAGE) break;
         after = states[states.length - 1]!.seq;
       }
       return {
         period,
-        invoices: { items: page.items.map(presentListed), hasMore: page.hasMore },
+        invoices: {
+          items: page.items.map((row) => presentListed(row, projectedRows.get(row.number) ?? null)),
+          hasMore: page.hasMore,
+        },
         totals: [...sums.entries()]
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
           .map(([currency, s]) => ({ currency, total: toJsonMoney(s.total, currency), invoices: s.invoices })),

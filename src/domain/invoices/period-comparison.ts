@@ -2,9 +2,10 @@ import type { CompanyScope } from "../../db/company-scope.js";
 import type { PricingRule } from "../contracts/pricing-rule.js";
 import type { BillingPeriod } from "../kernel/billing-period.js";
 import { Big, toJsonMoney } from "../kernel/money.js";
-import { billInvoice, type BilledInvoice } from "./invoice-figures.js";
+import type { BilledInvoice } from "./invoice-figures.js";
 import { type InvoiceStatus, may } from "./invoice-states.js";
-import { creditLineKey, lineFromRecord, projectLines, type Line } from "./invoice-lines.js";
+import { creditLineKey, lineFromRecord, type Line } from "./invoice-lines.js";
+import { billProjected } from "./projected-bill.js";
 import { billStored, presentLineItems } from "./invoice-presenter.js";
 import { findPeriodInvoice } from "./invoice-read-repository.js";
 import { findOneTimeRulesBilled } from "./invoice-repository.js";
@@ -36,10 +37,8 @@ export interface PricedPeriod {
 export async function comparePeriodBills(scope: CompanyScope, p: PricedPeriod): Promise<PricingPreview> {
   const row = await findPeriodInvoice(scope, p.contractId, p.period.start);
   const billedElsewhere = await findOneTimeRulesBilled(scope, p.contractId, row?.number ?? "");
-  const project = (lines: Iterable<Line>, rules: readonly PricingRule[]): BilledInvoice => {
-    const projected = projectLines([...lines], rules, billedElsewhere);
-    return billInvoice(projected.lines.values(), projected.minimum, p.currency);
-  };
+  const project = (lines: Iterable<Line>, rules: readonly PricingRule[]): BilledInvoice =>
+    billProjected(lines, rules, billedElsewhere, p.currency);
   const actual =
     row && !may(row.status as InvoiceStatus, "change")
       ? billStored(row)

@@ -56,6 +56,8 @@ function sampleInvoice(type: "invoice.issued" | "invoice.paid" | "invoice.voided
     amount_paid: money(type === "invoice.paid" ? "1000.00" : "0.00"),
     amount_credited: money("0.00"),
     amount_due: money(type === "invoice.issued" ? "1000.00" : "0.00"),
+    // Only a draft has projected figures: an invoice that events announce is issued.
+    projected: null,
     currency: "USD",
     billing_period: { start: `${today.slice(0, 7)}-01`, end: today },
     reissue_of: null,

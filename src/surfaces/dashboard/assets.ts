@@ -135,6 +135,25 @@ details > summary { cursor: pointer; min-height: 2rem; }
   .table-wrap th, .table-wrap td { white-space: nowrap; }
   .chart text { font-size: 20px; }
 }
+/* A figure's note on a line of its own under it (a draft's projected total, what it holds so far). */
+.figure-note { display: block; white-space: normal; }
+/* Stacked tables (dataTable's stacked option): on a narrow screen every row is a card of "header: value" lines,
+   the header from the cell's data-label, so that nothing hides behind a sideways scroll. A wide screen shows the
+   table; its ids and codes may wrap there, so that it fits its column rather than scrolling. */
+.table-wrap.stacked code, .table-wrap.stacked .mono, .table-wrap.stacked a { white-space: normal; overflow-wrap: anywhere; }
+@media (max-width: 40rem) {
+  .table-wrap.stacked { overflow-x: visible; border: 0; background: transparent; border-radius: 0; }
+  table.stacked thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0,0,0,0); }
+  table.stacked, table.stacked tbody, table.stacked tr { display: block; width: 100%; }
+  table.stacked tr { background: var(--card); border: 1px solid var(--line); border-radius: 8px; margin-bottom: .5rem; padding: .35rem 0; }
+  table.stacked td { display: block; position: relative; border: 0; padding: .2rem .75rem .2rem 9.5rem;
+    min-height: 1.9rem; white-space: normal; overflow-wrap: anywhere; }
+  table.stacked td::before { content: attr(data-label); position: absolute; left: .75rem; width: 8.25rem;
+    color: var(--muted); font-weight: 600; overflow-wrap: normal; }
+  table.stacked td.num { text-align: left; white-space: nowrap; }
+  table.stacked td:empty { display: none; }
+  .table-wrap.stacked time, .table-wrap.stacked .badge { white-space: normal; overflow-wrap: anywhere; }
+}
 `;
 
 export const DASHBOARD_JS = `

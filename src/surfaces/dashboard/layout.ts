@@ -166,13 +166,24 @@ export interface Column<T> {
   numeric?: boolean;
 }
 
-/** A table with a caption for screen readers, scrolling sideways on a narrow screen instead of overflowing. */
-export function dataTable<T>(caption: string, columns: Column<T>[], rows: readonly T[]): SafeHtml {
-  return html`<div class="table-wrap" role="region" aria-label="${caption}" tabindex="0">
-<table>
+/**
+ * A table with a caption for screen readers, scrolling sideways on a narrow screen instead of overflowing. A
+ * `stacked` table does not scroll: on a narrow screen each row becomes a card of "header: value" lines (each cell
+ * carries its header as `data-label`, which the stylesheet shows before it), so that every figure is read without
+ * scrolling sideways: the tables whose figures matter (invoice lines, invoices, pricing rules).
+ */
+export function dataTable<T>(
+  caption: string,
+  columns: Column<T>[],
+  rows: readonly T[],
+  options: { stacked?: boolean } = {},
+): SafeHtml {
+  const label = (c: Column<T>) => (options.stacked ? html` data-label="${c.header}"` : "");
+  return html`<div class="table-wrap${options.stacked ? " stacked" : ""}" role="region" aria-label="${caption}" tabindex="0">
+<table${options.stacked ? html` class="stacked"` : ""}>
 <caption class="visually-hidden">${caption}</caption>
 <thead><tr>${columns.map((c) => html`<th scope="col"${c.numeric ? html` class="num"` : ""}>${c.header}</th>`)}</tr></thead>
-<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
+<tbody>${rows.map((row) => html`<tr>${columns.map((c) => html`<td${c.numeric ? html` class="num"` : ""}${label(c)}>${c.cell(row)}</td>`)}</tr>`)}</tbody>
 </table>
 </div>`;
 }

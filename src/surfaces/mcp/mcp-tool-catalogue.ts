@@ -186,7 +186,7 @@ export function defineTools(tool: DefineTool, services: Services, actor: Tenancy
   tool(
     "list_invoices",
     "read:invoices",
-    "Lists invoices, newest first, each with its customer's id and name (customer, customer_name), by contract, status (draft, issued, paid or void; open: issued and not paid yet; overdue: open and due before today, UTC) or billing-period dates (YYYY-MM-DD).",
+    "Lists invoices, newest first, each with its customer's id and name (customer, customer_name), by contract, status (draft, issued, paid or void; open: issued and not paid yet; overdue: open and due before today, UTC) or billing-period dates (YYYY-MM-DD). A draft's `projected.total` is what its month will bill if nothing else arrives.",
     { ...invoiceListFilters.shape, ...page },
     async (a) =>
       list(
@@ -200,7 +200,7 @@ export function defineTools(tool: DefineTool, services: Services, actor: Tenancy
   tool(
     "get_invoice",
     "read:invoices",
-    "Gets an invoice with its line items and its customer's id and name (customer, customer_name).",
+    "Gets an invoice with its line items and its customer's id and name (customer, customer_name). A draft also has `projected`: what its month will bill if nothing else arrives (subscriptions, one-time fees, the minimum's top-up, total); null once issued.",
     invoiceNumberParams.shape,
     (a) => invoices.get(actor, a.number),
   );

@@ -72,13 +72,15 @@ function rulesTable(caption: string, rules: readonly PresentedRule[]): SafeHtml 
       { header: "Type", cell: (r) => r.type.replace("_", "-") },
       { header: "Model", cell: (r) => r.model },
       { header: "Metric", cell: (r) => (r.metric ? html`<code>${r.metric}</code>` : "—") },
-      { header: "Price", cell: priceCell, numeric: true },
+      // A price in words ("graduated: $0.05 per unit up to 1,000; …") wraps in its column: not a figure kept on one line.
+      { header: "Price", cell: priceCell },
       { header: "Monthly cap", cell: (r) => (r.monthly_cap ? money(r.monthly_cap, r.currency) : "—"), numeric: true },
       { header: "Frequency", cell: (r) => r.frequency ?? "—" },
       { header: "Applies to", cell: (r) => scopeOf(r) },
       { header: "Rule id", cell: (r) => html`<code>${r.id}</code>` },
     ],
     rules,
+    { stacked: true },
   );
 }
 

@@ -18,11 +18,25 @@ export interface UsageRow {
   counterparty?: string | undefined;
 }
 
-/** A found price the form cannot edit (tiers, a package, fee bounds): carried as read, saved when kept. */
+/** A tier of a kept rule as the form holds it: text as typed; a blank `up_to` is the last tier's "no bound". */
+export interface TierRow {
+  up_to?: string | undefined;
+  unit_amount?: string | undefined;
+  flat_amount?: string | undefined;
+}
+
+/**
+ * A found price the usage rows cannot show (tiers, a package, fee bounds): carried as read, saved when kept, with
+ * its name and its tiers (a graduated or volume rule's) editable.
+ */
 interface KeptRule {
-  /** The rule as read, in JSON: saved as it is, checked by the same schema as every upload's rules. */
+  /** The rule as read, in JSON: saved as it is but for `name` and `tiers`, checked by the same schema as every upload's rules. */
   json: string;
   keep: boolean;
+  /** Its name as typed (blank: none of its own, so a usage rule is named after its metric). */
+  name?: string | undefined;
+  /** Its tiers as typed; undefined for a rule without tiers. */
+  tiers?: TierRow[] | undefined;
 }
 
 /** What the review form holds: typed, or read from the PDF. Text as typed; the service decides what it means. */
@@ -124,7 +138,19 @@ export function valuesFromExtraction(extraction: ContractExtraction | null): Rev
       counterparty: rule.counterparty,
     });
   }
-  for (const index of layout.kept) values.kept.push({ json: JSON.stringify(rules[index]), keep: true });
+  for (const index of layout.kept) {
+    const rule = rules[index]!;
+    values.kept.push({
+      json: JSON.stringify(rule),
+      keep: true,
+      name: rule.name,
+      tiers: rule.tiers?.map((t) => ({
+        up_to: t.up_to ?? undefined,
+        unit_amount: t.unit_amount,
+        flat_amount: t.flat_amount ?? undefined,
+      })),
+    });
+  }
   return values;
 }
 
@@ -144,7 +170,22 @@ export function valuesFromForm(form: FormBody): ReviewValues {
   }
   const kept: KeptRule[] = [];
   for (let k = 0; k < count("kept_rules"); k++) {
-    kept.push({ json: field(form, `kept_rule_${k}`) ?? "", keep: field(form, `keep_rule_${k}`) !== undefined });
+    // A rule with tiers posts how many rows of them the form showed; one without posts none.
+    const tierRows = field(form, `kept_tiers_${k}`) === undefined ? undefined : count(`kept_tiers_${k}`);
+    const tiers: TierRow[] | undefined =
+      tierRows === undefined
+        ? undefined
+        : Array.from({ length: tierRows }, (_, j) => ({
+            up_to: field(form, `kept_tier_up_to_${k}_${j}`),
+            unit_amount: field(form, `kept_tier_unit_amount_${k}_${j}`),
+            flat_amount: field(form, `kept_tier_flat_amount_${k}_${j}`),
+          }));
+    kept.push({
+      json: field(form, `kept_rule_${k}`) ?? "",
+      keep: field(form, `keep_rule_${k}`) !== undefined,
+      name: field(form, `kept_name_${k}`),
+      tiers,
+    });
   }
   return {
     customer_mode: field(form, "customer_mode") === "existing" ? "existing" : "new",
@@ -169,12 +210,35 @@ export function valuesFromForm(form: FormBody): ReviewValues {
 const blankRow = (row: UsageRow) => Object.values(row).every((value) => value === undefined);
 
 /** A kept rule as carried: its JSON parsed, or the text as posted for the schema to refuse beside it. */
-export function keptRuleOf(json: string): unknown {
+function parsedRule(json: string): unknown {
   try {
     return JSON.parse(json) as unknown;
   } catch {
     return json;
   }
+}
+
+/**
+ * A kept rule as it will be saved: as read, with the name and tiers the form holds in place of the read ones (a
+ * blank name left out, so that a usage rule is named after its metric; a blank bound is the last tier's none).
+ */
+export function keptRuleOf(kept: KeptRule): unknown {
+  const rule = parsedRule(kept.json);
+  if (typeof rule !== "object" || rule === null || Array.isArray(rule)) return rule;
+  const { name: _read, ...rest } = rule as Record<string, unknown>;
+  return {
+    ...(kept.name !== undefined ? { name: kept.name } : {}),
+    ...rest,
+    ...(kept.tiers !== undefined
+      ? {
+          tiers: kept.tiers.map((t) => ({
+            up_to: t.up_to ?? null,
+            unit_amount: t.unit_amount,
+            ...(t.flat_amount !== undefined ? { flat_amount: t.flat_amount } : {}),
+          })),
+        }
+      : {}),
+  };
 }
 
 /**
@@ -227,8 +291,15 @@ export function termsFromValues(v: ReviewValues): {
   });
   v.kept.forEach((kept, k) => {
     if (!kept.keep) return;
-    rules.push(keptRuleOf(kept.json));
-    ruleFields.push(() => `kept_rule_${k}`);
+    rules.push(keptRuleOf(kept));
+    // `name`, `tiers.<j>.<field>`: beside the field typed; anything else beside the rule's box.
+    ruleFields.push((name) => {
+      const [head, tier, tierField] = name.split(".");
+      if (head === "name") return `kept_name_${k}`;
+      if (head === "tiers" && tier !== undefined && kept.tiers?.[Number(tier)] !== undefined)
+        return `kept_tier_${tierField === "up_to" || tierField === "flat_amount" ? tierField : "unit_amount"}_${k}_${tier}`;
+      return `kept_rule_${k}`;
+    });
   });
   const customer =
     v.customer_mode === "existing"

@@ -41,6 +41,7 @@ import {
   keptRuleOf,
   type ReviewValues,
   type RuleLayout,
+  type TierRow,
   ruleLayout,
   termsFromValues,
   uploadFailure,
@@ -211,33 +212,54 @@ ${rows.length < MAX_PROGRAM_RULES ? html`<div><button type="submit" name="add_ro
 </fieldset>`;
 }
 
-/** The found prices the form cannot edit, as read, each with its source and a box to keep it. */
+/**
+ * The found prices the usage rows cannot show (tiers, a package, a fee's bounds), each with its source and a box to
+ * keep it; its name and its tiers are fields, so that a name read from the agreement's wording ("Band it falls in,
+ * as follows") is corrected before saving, as the usage rows' are.
+ */
 function keptRules(v: ReviewValues, errors: FieldErrors, sources: Sources): SafeHtml {
   if (v.kept.length === 0) return html``;
   return html`<fieldset class="card"><legend>Other prices read from the agreement</legend>
-<p class="hint">This form cannot edit these prices (tiers, packages, a fee's bounds): each is saved as read while its box is ticked. Untick one to leave it out, and add or change it on the contract's page once the contract is saved.</p>
+<p class="hint">Each price is saved as read while its box is ticked, with the name and tiers below as you leave them. What has no field here (a package, a fee's bounds) can be changed on the contract's page once the contract is saved; untick a price to leave it out.</p>
 <input type="hidden" name="kept_rules" value="${String(v.kept.length)}">
 ${v.kept.map((kept, k) => {
-  const rule = keptRuleOf(kept.json);
+  const rule = keptRuleOf(kept);
   const readable = typeof rule === "object" && rule !== null ? (rule as Partial<ExtractedRule>) : undefined;
   const index = sources.layout.kept[k];
   const found = index === undefined ? [] : sources.ofRule(index);
   const id = `upload-kept-${k}`;
   const error = errors[`kept_rule_${k}`];
-  const name = typeof readable?.name === "string" ? readable.name : `Price ${k + 1}`;
+  const label = kept.name ?? `Price ${k + 1}`;
   const words =
     readable && typeof readable.model === "string" && typeof readable.type === "string"
       ? rulePriceWords(readable as ExtractedRule, v.currency)
       : "—";
   const low = lowConfidence(found);
-  return html`<div class="kept-rule${low ? " low-confidence" : ""}" role="group" aria-label="${name}">
-<p><strong>${name}</strong>: ${words}</p>
+  return html`<div class="kept-rule${low ? " low-confidence" : ""}" role="group" aria-label="${label}">
+<p><strong>${label}</strong>: ${words}</p>
 ${low ? checkLine() : ""}${found.map((f) => sourceLine(f))}
 <input type="hidden" name="kept_rule_${String(k)}" value="${kept.json}">
+${inputField({ id: `${id}-name`, name: `kept_name_${k}`, label: `Name of price ${k + 1}`, hint: "(as invoices show it)", value: kept.name, maxlength: 200, error: errors[`kept_name_${k}`] })}
+${kept.tiers === undefined ? "" : keptTiers(k, kept.tiers, v.currency, errors)}
 <div><label><input id="${id}" type="checkbox" name="keep_rule_${String(k)}" value="1"${kept.keep ? html` checked` : ""}${invalidAttributes(id, error)}> Keep this price</label>${fieldError(id, error)}</div>
 </div>`;
 })}
 </fieldset>`;
+}
+
+/** A kept rule's tiers as fields, one row per tier: its bound (blank on the last), price per unit and flat amount. */
+function keptTiers(k: number, tiers: readonly TierRow[], currency: string | undefined, errors: FieldErrors): SafeHtml {
+  const money = currency ? `, ${currency}` : "";
+  return html`<input type="hidden" name="kept_tiers_${String(k)}" value="${String(tiers.length)}">
+${tiers.map((tier, j) => {
+  const name = (part: string) => `kept_tier_${part}_${k}_${j}`;
+  const id = (part: string) => `upload-kept-${k}-tier-${j}-${part.replaceAll("_", "-")}`;
+  return html`<div class="usage-row" role="group" aria-label="Tier ${String(j + 1)} of price ${String(k + 1)}">
+${inputField({ id: id("up_to"), name: name("up_to"), label: `Tier ${j + 1}: up to, units`, hint: "(blank: no upper bound)", value: tier.up_to, inputmode: "decimal", error: errors[name("up_to")] })}
+${inputField({ id: id("unit_amount"), name: name("unit_amount"), label: `Tier ${j + 1}: price per unit${money}`, value: tier.unit_amount, inputmode: "decimal", error: errors[name("unit_amount")] })}
+${inputField({ id: id("flat_amount"), name: name("flat_amount"), label: `Tier ${j + 1}: flat amount${money}`, hint: "(optional)", value: tier.flat_amount, inputmode: "decimal", error: errors[name("flat_amount")] })}
+</div>`;
+})}`;
 }
 
 /** The review page: what the reading says, then the form, filled in with `values`. */

@@ -150,12 +150,14 @@ async function detailPage(
             { header: "Amount", cell: (l) => money(l.amount, currency), numeric: true },
           ],
           invoice.line_items.flatMap(withTierRows(currency)),
+          { stacked: true },
         );
-  const totals = html`<div class="card"><dl class="facts">
+  const totals = html`<div class="card"><dl class="facts figures">
 <dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
 <dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
-<dt>Total</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
-</dl></div>`;
+<dt>Total${invoice.projected ? " so far" : ""}</dt><dd><strong>${money(invoice.total, currency)}</strong></dd>
+${invoice.status === "draft" ? "" : html`<dt>Amount due</dt><dd><strong>${money(invoice.amount_due, currency)}</strong></dd>`}
+</dl></div>${projectedSection(invoice)}`;
   const reproject =
     invoice.status === "draft"
       ? html`<form method="post" action="/invoices/project" class="actions">${csrfField(viewer.ctx)}
@@ -174,6 +176,25 @@ async function detailPage(
       : deliverySection(viewer, invoice, await deps.services.invoices.messages(viewer.session.actor, number));
   const content = html`${facts}${lifecycleForms(viewer, invoice, failure)}<h2>Line items</h2>${lines}<h2>Totals</h2>${totals}${collectionSections(viewer, invoice, notes, collectionFailure)}${reproject}${documents}${delivery}<p><a href="${usage}">Usage events of this period</a> · <a href="/invoices">All invoices</a></p>`;
   return page(viewer.ctx, `Invoice ${invoice.number}`, content, { flash });
+}
+
+/**
+ * A draft's month as it will bill if nothing else arrives (`projected`: docs/api.md, "Invoices"): the
+ * subscriptions, one-time fees and minimum top-up projection bills, and the total.
+ */
+function projectedSection(invoice: InvoiceWithLines): SafeHtml {
+  const projected = invoice.projected;
+  if (!projected) return html``;
+  const currency = invoice.currency;
+  const row = (label: string, amount: DecimalValue) => html`<dt>${label}</dt><dd>${money(amount, currency)}</dd>`;
+  return html`<section class="card" aria-labelledby="projected-heading"><h2 id="projected-heading">This month if nothing else arrives</h2>
+<p class="hint">What finalizing would bill now: the usage above, the subscriptions and one-time fees at their amounts, and the top-up to the monthly minimum. Projection puts them on the draft at the end of the month.</p>
+<dl class="facts figures">
+${row("Subscriptions", projected.subscriptions)}
+${row("One-time fees", projected.one_time_fees)}
+${row("Minimum top-up", projected.minimum_top_up)}
+<dt>Projected total</dt><dd><strong>${money(projected.total, currency)}</strong></dd>
+</dl></section>`;
 }
 
 /** The invoice's hosted link and its messages, with the forms that send it again and replace the link. */

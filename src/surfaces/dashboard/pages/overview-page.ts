@@ -4,7 +4,7 @@ import { sendPage, viewerOf, type DashboardDeps, type Viewer } from "../page-kit
 import { html, type SafeHtml } from "../html.js";
 import { deliveryStatusBadge, monthName } from "../format.js";
 import { badge, contractPath, dataTable, decimal, emptyState, link, money, page, when } from "../layout.js";
-import { invoicePath, invoicesTable } from "./invoice-page-parts.js";
+import { invoicePath, invoicesTable, invoiceTotal } from "./invoice-page-parts.js";
 
 const CHART_DAYS = 30;
 const MONTH_ROWS = 50;
@@ -32,15 +32,16 @@ function monthSection(month: MonthToDate): SafeHtml {
             { header: "Customer", cell: (i) => i.customer_name },
             { header: "Invoice", cell: (i) => html`<a href="${invoicePath(i.number)}">${i.number}</a>` },
             { header: "Status", cell: (i) => i.status },
-            { header: "Total", cell: (i) => money(i.total, i.currency), numeric: true },
+            { header: "Total", cell: invoiceTotal, numeric: true },
             { header: "Currency", cell: (i) => i.currency },
           ],
           month.invoices.items,
+          { stacked: true },
         )}
 ${month.invoices.hasMore ? html`<p><a href="${more}">All invoices of ${name}</a></p>` : ""}
 <h3>Total per currency</h3>
 <ul class="totals">${month.totals.map((t) => html`<li><strong>${money(t.total, t.currency)}</strong> <span class="hint">over ${plural(t.invoices, "invoice")}</span></li>`)}</ul>`;
-  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name})</h2><p class="hint">The invoices of ${name}'s billing period: drafts so far, issued and paid; void invoices are left out.</p>${body}</section>`;
+  return html`<section aria-labelledby="this-month"><h2 id="this-month">Billed this month (${name})</h2><p class="hint">The invoices of ${name}'s billing period, issued, paid and drafts; void invoices are left out. A draft counts at what its month will bill if nothing else arrives: its usage so far, its subscriptions and one-time fees, and the top-up to its monthly minimum.</p>${body}</section>`;
 }
 
 /** Bar geometry for the chart: a 620 × 200 canvas with room for the axis labels. */
@@ -122,16 +123,23 @@ function deliveriesSection(deliveries: readonly Delivery[], endpointUrls: Readon
   return html`<section aria-labelledby="failed-deliveries"><h2 id="failed-deliveries">Failed deliveries</h2>${body}</section>`;
 }
 
-/** For a company with nothing billed yet: the four steps from sign-up to a draft invoice, each said done or not. */
+/**
+ * For a company with nothing billed yet: the steps from sign-up to a draft invoice, each said done or not. The
+ * invoice profile (who the invoices say they are from) and a real contract's upload come before the first usage,
+ * as Stripe's setup guide puts the business details and the first product before the first invoice.
+ */
 async function gettingStarted(deps: DashboardDeps, viewer: Viewer): Promise<SafeHtml> {
   const actor = viewer.session.actor;
-  const [keys, customers, contracts] = await Promise.all([
+  const [keys, account, customers, contracts] = await Promise.all([
     deps.services.access.listApiKeys(actor),
+    deps.services.account.get(actor),
     deps.services.customers.list(actor, {}, { limit: 1 }),
     deps.services.contracts.list(actor, undefined),
   ]);
   const step = (done: boolean, content: SafeHtml) =>
     html`<li>${done ? badge("done", "ok") : badge("to do")} ${content}</li>`;
+  // The profile counts as filled in once it names the seller and where it is: what an invoice's head shows.
+  const profiled = account.legal_name !== null && account.address !== null;
   return html`<section class="card" aria-labelledby="get-started">
 <h2 id="get-started">Get started</h2>
 <ol class="steps">
@@ -139,8 +147,12 @@ ${step(
   keys.some((k) => !k.revoked_at),
   html`<a href="/settings/api-keys">Create an API key</a> to call the API from your systems.`,
 )}
-${step(customers.items.length > 0, html`<a href="/customers">Create a customer</a>.`)}
-${step(contracts.length > 0, html`Create a sample contract from <a href="/customers">the customer's page</a>: two wire metrics and a monthly minimum.`)}
+${step(profiled, html`Fill in your <a href="/settings/invoice-profile">invoice profile</a>: your legal name, address, tax id, logo and how to pay you, as every invoice and its email show them.`)}
+${step(customers.items.length > 0, html`<a href="/customers">Create a customer</a>, or let a contract upload create it.`)}
+${step(
+  contracts.length > 0,
+  html`<a href="/upload-contract">Upload a signed contract</a> (a PDF): its customer, dates and prices are read for you to check before saving. Or try a sample contract from <a href="/customers">a customer's page</a>: two wire metrics and a monthly minimum.`,
+)}
 ${step(false, html`Send usage with <code>POST /v1/billing/usage</code> and your key; the draft invoice of the month updates at once. The API is described at <a href="/v1/openapi.json">/v1/openapi.json</a>.`)}
 </ol>
 </section>`;
