@@ -43,7 +43,7 @@ const cases: Case[] = [
     oneTimeFees: "0",
     minimumTopUp: "430",
     total: "1000",
-    lines: ["subscription Platform fee 500", "minimum Monthly minimum 430"],
+    lines: ["subscription Platform fee 500", "minimum Monthly minimum: $1,000.00 committed, $570.00 counted 430"],
   },
   {
     name: "usage past the minimum: no top-up",
@@ -56,14 +56,18 @@ const cases: Case[] = [
     lines: ["subscription Platform fee 500"],
   },
   {
-    name: "a one-time fee not billed yet counts, and fills the minimum",
+    name: "a one-time fee not billed yet is billed, but does not count toward the minimum",
     stored: [],
     rules: [platform, setup, minimum],
     subscriptions: "500",
     oneTimeFees: "250",
-    minimumTopUp: "250",
-    total: "1000",
-    lines: ["subscription Platform fee 500", "one_time Setup fee 250", "minimum Monthly minimum 250"],
+    minimumTopUp: "500",
+    total: "1250",
+    lines: [
+      "subscription Platform fee 500",
+      "one_time Setup fee 250",
+      "minimum Monthly minimum: $1,000.00 committed, $500.00 counted 500",
+    ],
   },
   {
     name: "a one-time fee billed on another invoice is not billed again",
