@@ -7,11 +7,12 @@ import { requireScope } from "../../kernel/actor.js";
 import { creditNotePdf, invoicePdf } from "../../documents/document-pool.js";
 import { NotFoundError } from "../../kernel/errors.js";
 import { Big, toDecimalString, toMoneyString } from "../../kernel/money.js";
-import { findCreditNote } from "../collections/collection-repository.js";
+import { type CreditNoteRow, findCreditNote, listCreditNotesOf } from "../collections/collection-repository.js";
+import { amountDue } from "../invoice-amounts.js";
 import type { CreditNotePdfInput } from "./credit-note-pdf.js";
 import type { BilledInvoice } from "../invoice-figures.js";
 import { documentParties, type DocumentParties } from "./invoice-parties.js";
-import type { InvoicePdfInput } from "./invoice-pdf.js";
+import type { DocumentBalance, InvoicePdfInput } from "./invoice-words.js";
 import { billStored } from "../invoice-presenter.js";
 import * as repo from "../invoice-read-repository.js";
 import { findLastStatementSeq, listStatementRows } from "./statement-repository.js";
@@ -37,12 +38,17 @@ export function invoicePdfInput(
   billed: BilledInvoice,
   { parties, logo }: DocumentParties,
   rules: ReadonlyMap<string, PricingRule>,
+  creditNotes: readonly Pick<CreditNoteRow, "number" | "issued_date" | "amount">[] = [],
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
     ...pdfParties({ parties, logo }),
     memo: parties.memo,
+    ...(parties.seller.locale ? { locale: parties.seller.locale } : {}),
+    ...(row.status === "issued" || row.status === "paid" ? { balance: balanceOf(row, billed, creditNotes) } : {}),
     invoice: {
+      reissueOf: row.reissue_of,
+      reissuedAs: row.reissued_as,
       number: row.number,
       status: row.status,
       currency: row.currency,
@@ -80,6 +86,29 @@ export function invoicePdfInput(
   };
 }
 
+/**
+ * What was paid and credited on an issued or paid invoice, and what is still due (amountDue: the API's
+ * `amount_due`), as the records stand now: the frozen figures at issue are not touched, the balance is added under
+ * them whenever a document is made (docs/decisions.md, "Invoice documents").
+ */
+function balanceOf(
+  row: repo.InvoiceDocumentRow,
+  billed: BilledInvoice,
+  creditNotes: readonly Pick<CreditNoteRow, "number" | "issued_date" | "amount">[],
+): DocumentBalance {
+  const money = (amount: string) => toMoneyString(new Big(amount), row.currency);
+  return {
+    payments: row.payments.map((p) => ({
+      paidOn: p.paid_on,
+      method: p.method,
+      reference: p.reference,
+      amount: money(p.amount),
+    })),
+    creditNotes: creditNotes.map((n) => ({ number: n.number, issuedDate: n.issued_date, amount: money(n.amount) })),
+    amountDue: toMoneyString(amountDue({ ...row, total: billed.total }), row.currency),
+  };
+}
+
 /** The seller, the customer and the paper a document of an invoice shows (its own PDF, its credit notes'). */
 function pdfParties({ parties, logo }: DocumentParties): Pick<CreditNotePdfInput, "seller" | "customer" | "paperSize"> {
   return {
@@ -112,8 +141,10 @@ async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ f
   const row = await repo.findInvoiceDocument(scope, note.invoice_number);
   if (!row) throw new NotFoundError("credit_note");
   const money = (amount: string) => toMoneyString(new Big(amount), note.currency);
+  const parties = await documentParties(scope, row);
   const input: CreditNotePdfInput = {
-    ...pdfParties(await documentParties(scope, row)),
+    ...pdfParties(parties),
+    ...(parties.parties.seller.locale ? { locale: parties.parties.seller.locale } : {}),
     creditNote: {
       number: note.number,
       invoiceNumber: note.invoice_number,
@@ -175,17 +206,27 @@ export async function invoicePdfOf(scope: CompanyScope, number: string): Promise
 }
 
 /**
- * The PDF of an invoice its caller has read already (`findInvoiceDocument`): the mail worker reads the invoice
- * once for the email and its attachment.
+ * The PDF of an invoice its caller has read already (`findInvoiceDocument`, and `invoiceDocumentInput` when it
+ * has): the mail worker reads the invoice once for the email and its attachment.
  */
 export async function invoiceDocumentPdf(
   scope: CompanyScope,
   row: repo.InvoiceDocumentRow,
+  read?: InvoicePdfInput,
 ): Promise<{ filename: string; pdf: Buffer }> {
-  const parties = await documentParties(scope, row);
-  const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
+  const input = read ?? (await invoiceDocumentInput(scope, row));
   // Rendered in the document processes, in the company's turn (documents/document-pool.ts): never on this thread.
   return { filename: `${row.number}.pdf`, pdf: await invoicePdf(scope.companyId, input) };
+}
+
+/**
+ * What an invoice's documents show, as they stand now (the PDF, the hosted page and the email read it): the
+ * invoice as stored, its parties, the rules of its lines, and its payments and credit notes.
+ */
+export async function invoiceDocumentInput(scope: CompanyScope, row: repo.InvoiceDocumentRow): Promise<InvoicePdfInput> {
+  const parties = await documentParties(scope, row);
+  const notes = row.status === "issued" || row.status === "paid" ? await listCreditNotesOf(scope, row.number) : [];
+  return invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row), notes);
 }
 
 /** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */

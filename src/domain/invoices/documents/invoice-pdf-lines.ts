@@ -3,6 +3,7 @@
 // monthly cap that cut it, a rate as a percentage, a graduated or volume rule's tiers, a package's price, a
 // pass-through fee's count. Pure, as invoiceWords, which places these rows in the words of the whole invoice.
 import { Big, roundToMinorUnit } from "../../kernel/money.js";
+import { documentMoney } from "../../kernel/document-format.js";
 import { formatMoney } from "../../kernel/money-format.js";
 import { decimalWords, percentWords, type PricedRule, rulePriceWords } from "../../contracts/rule-price-wording.js";
 
@@ -42,9 +43,9 @@ const INDENT = "    ";
  * - a pass-through fee line: the count and the total (the fees are billed as sent, there is no unit price);
  * - a subscription, one-time fee, minimum or credit: 1 × its amount.
  */
-export function lineRows(line: PdfLine, currency: string): string[][] {
-  const money = (amount: string) => formatMoney(amount, currency);
-  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS);
+export function lineRows(line: PdfLine, currency: string, locale = "en-US"): string[][] {
+  const money = (amount: string) => documentMoney(amount, currency, locale);
+  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS, locale);
   const rule = line.rule ?? null;
   const note = (text: string, amount = ""): string[] => [`${INDENT}${text}`, "", "", amount];
   if (line.kind === "fee") return [[line.description, decimalWords(line.quantity), "pass-through", money(line.amount)]];

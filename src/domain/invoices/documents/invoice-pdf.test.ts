@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import Big from "big.js";
 import { pdfText } from "../../../../test/support/pdf-text.js";
 import { formatMoney } from "../../kernel/money-format.js";
-import { invoiceWords, renderInvoicePdf, type InvoicePdfInput } from "./invoice-pdf.js";
+import { renderInvoicePdf } from "./invoice-pdf.js";
+import { invoiceWords, type InvoicePdfInput } from "./invoice-words.js";
 
 const input = (overrides: Partial<InvoicePdfInput["invoice"]> = {}, currency = "USD"): InvoicePdfInput => ({
   seller: {
