@@ -162,7 +162,12 @@ export function invoiceWords(input: InvoicePdfInput) {
         ]
       : balance !== null
         ? [["Total", money(invoice.total)], ...balanceRows(balance, invoice.issuedDate, invoice.currency, locale)]
-        : [["Total due", money(invoice.total)]];
+        : invoice.status === "paid"
+          ? [
+              ["Total", money(invoice.total)],
+              [`Paid ${invoice.paidDate ? date(invoice.paidDate) : ""}`.trim(), money(invoice.total)],
+            ]
+          : [["Total due", money(invoice.total)]];
   const payable = invoice.status === "draft" || invoice.status === "issued";
   const references: Array<[string, string]> = [
     ...(invoice.reissueOf ? [["Replaces", `${invoice.reissueOf} (void)`] as [string, string]] : []),
