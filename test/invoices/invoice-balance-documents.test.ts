@@ -7,7 +7,14 @@
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { INVOICES, createCustomer, createSampleContract, invoiceFor, submitAccepted, usageEvent } from "../support/api.js";
+import {
+  INVOICES,
+  createCustomer,
+  createSampleContract,
+  invoiceFor,
+  submitAccepted,
+  usageEvent,
+} from "../support/api.js";
 import { expectError, expectStatus } from "../support/assertions.js";
 import { describeEachEngine, type TestApp } from "../support/harness.js";
 import { pdfText } from "../support/pdf-text.js";
@@ -160,7 +167,10 @@ describeEachEngine("invoice documents track the balance", (t) => {
         "invalid_request",
       );
     const fresh = await t().newCompany({ name: "Default Locale" });
-    assert.equal((await t().call({ method: "GET", url: "/v1/billing/account", key: fresh.key })).json().locale, "en-US");
+    assert.equal(
+      (await t().call({ method: "GET", url: "/v1/billing/account", key: fresh.key })).json().locale,
+      "en-US",
+    );
   });
 
   it("a void invoice and its reissue name each other on the PDF, the hosted page and the API", async () => {

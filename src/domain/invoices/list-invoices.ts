@@ -1,3 +1,5 @@
+import { rulesOfInvoice } from "./documents/invoice-documents.js";
+import { lineFactsOf } from "./documents/line-facts.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
@@ -62,9 +64,11 @@ export function createInvoiceReads({ clock }: { clock: Clock }) {
 
     async get(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
       requireScope(tenant, "invoices:read");
-      const row = await repo.findInvoice(tenant.data, number);
+      // With what explains its usage lines: their event counts and uncapped amounts (documents/line-facts.ts).
+      const row = await repo.findInvoiceDocument(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
-      return presentWithLines(row, billStored(row));
+      const billed = billStored(row);
+      return presentWithLines(row, billed, await lineFactsOf(tenant.data, row, billed.lines, rulesOfInvoice(row)));
     },
 
     /**

@@ -12,7 +12,8 @@ describe("document-format: dates, terms and money for people", () => {
     ["not a date", "en-US", "not a date"],
   ];
   for (const [day, locale, expected] of dates)
-    it(`writes ${day} in ${locale ?? "the default"} as ${expected}`, () => assert.equal(formatDate(day, locale), expected));
+    it(`writes ${day} in ${locale ?? "the default"} as ${expected}`, () =>
+      assert.equal(formatDate(day, locale), expected));
 
   const terms: Array<[string, string, string]> = [
     ["2026-12-01", "2026-12-31", "December 31, 2026 (Net 30)"],
@@ -33,7 +34,8 @@ describe("document-format: dates, terms and money for people", () => {
     ["", undefined],
   ];
   for (const [tag, expected] of locales)
-    it(`takes ${JSON.stringify(tag)} as ${expected ?? "no locale"}`, () => assert.equal(supportedLocale(tag), expected));
+    it(`takes ${JSON.stringify(tag)} as ${expected ?? "no locale"}`, () =>
+      assert.equal(supportedLocale(tag), expected));
 
   const money: Array<[string, string, string | undefined, string]> = [
     ["13490.70", "USD", undefined, "$13,490.70"],

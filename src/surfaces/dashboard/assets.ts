@@ -149,15 +149,18 @@ main.hosted { max-width: 52rem; margin: 2rem auto; }
 .hosted table.lines td, .hosted table.lines th { padding: .35rem .4rem; vertical-align: top; }
 .hosted table.lines td:first-child { overflow-wrap: anywhere; }
 .hosted table.lines td.sub { padding-left: 1.25rem; color: var(--muted); font-size: .85rem; }
-.hosted table.lines td.num, .hosted table.lines th.num { white-space: normal; overflow-wrap: anywhere; }
+.hosted table.lines td.num, .hosted table.lines th.num { white-space: normal; overflow-wrap: break-word; }
 .hosted table.lines td.amount { white-space: nowrap; overflow-wrap: normal; }
 .hosted dl.totals { display: grid; grid-template-columns: 1fr max-content; gap: .3rem 1rem; margin: 1rem 0 0 auto; max-width: 32rem; }
 .hosted dl.totals dt { overflow-wrap: anywhere; }
 .hosted dl.totals dd { margin: 0; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 .hosted dl.totals .due { font-weight: 700; border-top: 1px solid var(--line); padding-top: .3rem; }
 .hosted .instructions { white-space: pre-line; overflow-wrap: anywhere; }
+.hosted .narrow-only { display: none; }
 @media (max-width: 40rem) {
   main.hosted { margin: .5rem auto; padding: .5rem; }
+  .hosted table.lines .wide-only { display: none; }
+  .hosted table.lines .narrow-only { display: block; color: var(--muted); font-size: .8rem; }
   .hosted table.lines { font-size: .8rem; }
   .hosted table.lines td, .hosted table.lines th { padding: .3rem .25rem; }
 }

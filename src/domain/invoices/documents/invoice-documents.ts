@@ -12,6 +12,7 @@ import { amountDue } from "../invoice-amounts.js";
 import type { CreditNotePdfInput } from "./credit-note-pdf.js";
 import type { BilledInvoice } from "../invoice-figures.js";
 import { documentParties, type DocumentParties } from "./invoice-parties.js";
+import { type LineFacts, lineFactsOf } from "./line-facts.js";
 import type { DocumentBalance, InvoicePdfInput } from "./invoice-words.js";
 import { billStored } from "../invoice-presenter.js";
 import * as repo from "../invoice-read-repository.js";
@@ -22,7 +23,9 @@ import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-state
 const STATEMENT_PAGE = 5000;
 
 /** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
-function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
+export function rulesOfInvoice(
+  row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">,
+): Map<string, PricingRule> {
   if (row.programs === null || row.programs.length === 0) return new Map();
   return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
 }
@@ -39,6 +42,7 @@ export function invoicePdfInput(
   { parties, logo }: DocumentParties,
   rules: ReadonlyMap<string, PricingRule>,
   creditNotes: readonly Pick<CreditNoteRow, "number" | "issued_date" | "amount">[] = [],
+  facts: ReadonlyMap<number, LineFacts> = new Map(),
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
@@ -57,8 +61,9 @@ export function invoicePdfInput(
       dueDate: row.due_date,
       paidDate: row.paid_date,
       contract: row.contract_id,
-      lines: billed.lines.map((l) => ({
+      lines: billed.lines.map((l, index) => ({
         kind: l.kind,
+        ...lineFactWords(facts.get(index), row.currency),
         description: l.description,
         quantity: toDecimalString(l.quantity),
         unitPrice: toDecimalString(l.unitPrice),
@@ -85,6 +90,12 @@ export function invoicePdfInput(
     generatedAt: row.issued_at ?? row.updated_at,
   };
 }
+
+/** A line's event count and uncapped amount as the PDF takes them (decimal text). */
+const lineFactWords = (facts: LineFacts | undefined, currency: string) =>
+  facts === undefined
+    ? {}
+    : { events: facts.events, ...(facts.uncapped ? { uncapped: toMoneyString(facts.uncapped, currency) } : {}) };
 
 /**
  * What was paid and credited on an issued or paid invoice, and what is still due (amountDue: the API's
@@ -223,10 +234,16 @@ export async function invoiceDocumentPdf(
  * What an invoice's documents show, as they stand now (the PDF, the hosted page and the email read it): the
  * invoice as stored, its parties, the rules of its lines, and its payments and credit notes.
  */
-export async function invoiceDocumentInput(scope: CompanyScope, row: repo.InvoiceDocumentRow): Promise<InvoicePdfInput> {
+export async function invoiceDocumentInput(
+  scope: CompanyScope,
+  row: repo.InvoiceDocumentRow,
+): Promise<InvoicePdfInput> {
   const parties = await documentParties(scope, row);
   const notes = row.status === "issued" || row.status === "paid" ? await listCreditNotesOf(scope, row.number) : [];
-  return invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row), notes);
+  const billed = billStored(row);
+  const rules = rulesOfInvoice(row);
+  const facts = await lineFactsOf(scope, row, billed.lines, rules);
+  return invoicePdfInput(row, billed, parties, rules, notes, facts);
 }
 
 /** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */

@@ -44,7 +44,8 @@ ${content}
 }
 
 /** Lines of text, one after another (an address, a block of instructions). */
-const lines = (texts: readonly string[]): SafeHtml => html`${texts.map((t, i) => html`${i > 0 ? html`<br>` : ""}${t}`)}`;
+const lines = (texts: readonly string[]): SafeHtml =>
+  html`${texts.map((t, i) => html`${i > 0 ? html`<br>` : ""}${t}`)}`;
 
 /** The seller's logo, inline (the page's policy allows data: images, and the token page loads nothing else). */
 const logoImage = (logo: HostedInvoice["document"]["seller"]["logo"], name: string): SafeHtml =>
@@ -57,10 +58,12 @@ function lineTable(words: InvoiceWords): SafeHtml {
   if (words.lines.length === 0) return html`<p>${words.noLines}</p>`;
   const [description, quantity, unitPrice, amount] = words.lineHeaders;
   return html`<div class="lines-box"><table class="lines"><caption class="visually-hidden">Line items</caption>
-<thead><tr><th scope="col">${description}</th><th scope="col" class="num">${quantity}</th><th scope="col" class="num">${unitPrice}</th><th scope="col" class="num">${amount}</th></tr></thead>
+<thead><tr><th scope="col">${description}</th><th scope="col" class="num wide-only">${quantity}</th><th scope="col" class="num wide-only">${unitPrice}</th><th scope="col" class="num">${amount}</th></tr></thead>
 <tbody>${words.lines.map(([text = "", qty = "", unit = "", money = ""]) => {
     const sub = text.startsWith(" ");
-    return html`<tr${sub ? html` class="sub"` : ""}><td${sub ? html` class="sub"` : ""}>${text.trim()}</td><td class="num">${qty}</td><td class="num">${unit}</td><td class="num amount">${money}</td></tr>`;
+    // On a phone the quantity and unit price columns give way to one line under the description (the CSS).
+    const narrow = [qty, unit].filter((cell) => cell !== "").join(" × ");
+    return html`<tr${sub ? html` class="sub"` : ""}><td${sub ? html` class="sub"` : ""}>${text.trim()}${narrow ? html`<span class="narrow-only">${narrow}</span>` : ""}</td><td class="num wide-only">${qty}</td><td class="num wide-only">${unit}</td><td class="num amount">${money}</td></tr>`;
   })}</tbody></table></div>`;
 }
 
