@@ -59,6 +59,9 @@ export interface FrozenBill {
     amount: string;
     tiers?: TierRecord[];
     cap_adjustment?: string;
+    /** What explained the line at issue (documents/line-facts.ts); absent on invoices issued before they were kept. */
+    event_count?: number;
+    uncapped_amount?: string;
   }[];
   subtotal: string;
   tax: string;
@@ -77,6 +80,8 @@ export function freezeBill(billed: BilledInvoice): FrozenBill {
       amount: toDecimalString(l.amount),
       ...(l.tiers ? { tiers: tiersToRecord(l.tiers) } : {}),
       ...(l.capAdjustment ? { cap_adjustment: toDecimalString(l.capAdjustment) } : {}),
+      ...(l.eventCount !== undefined ? { event_count: l.eventCount } : {}),
+      ...(l.uncapped ? { uncapped_amount: toDecimalString(l.uncapped) } : {}),
     })),
     subtotal: toDecimalString(billed.subtotal),
     tax: toDecimalString(billed.tax),
@@ -96,6 +101,8 @@ export function thawBill(frozen: FrozenBill): BilledInvoice {
       amount: new Big(l.amount),
       ...(l.tiers ? { tiers: tiersFromRecord(l.tiers) } : {}),
       ...(l.cap_adjustment ? { capAdjustment: new Big(l.cap_adjustment) } : {}),
+      ...(l.event_count !== undefined ? { eventCount: l.event_count } : {}),
+      ...(l.uncapped_amount ? { uncapped: new Big(l.uncapped_amount) } : {}),
     })),
     subtotal: new Big(frozen.subtotal),
     tax: new Big(frozen.tax),

@@ -1,5 +1,4 @@
-import { rulesOfInvoice } from "./documents/invoice-documents.js";
-import { lineFactsOf } from "./documents/line-facts.js";
+import { invoiceLineFacts } from "./documents/line-facts.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
@@ -68,7 +67,7 @@ export function createInvoiceReads({ clock }: { clock: Clock }) {
       const row = await repo.findInvoiceDocument(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
       const billed = billStored(row);
-      return presentWithLines(row, billed, await lineFactsOf(tenant.data, row, billed.lines, rulesOfInvoice(row)));
+      return presentWithLines(row, billed, await invoiceLineFacts(tenant.data, row, billed));
     },
 
     /**

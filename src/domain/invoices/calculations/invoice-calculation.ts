@@ -18,6 +18,12 @@ export interface BilledLine {
   tiers?: TierSum[];
   /** With `tiers`, when a monthly cap cut the line: charge total − Σ tier amounts (exact, negative). */
   capAdjustment?: Big;
+  /**
+   * A usage line's events and, when a cap cut it, its uncapped amount: not calculated here (documents/line-facts.ts
+   * reads them from the events), kept with the figures at issue so that an issued or void invoice keeps them.
+   */
+  eventCount?: number;
+  uncapped?: Big;
 }
 
 /** Every figure of an invoice. */

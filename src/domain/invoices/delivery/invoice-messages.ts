@@ -7,6 +7,7 @@ import { companyData, type Tenancy } from "../../kernel/tenancy.js";
 import { HOSTED_TOKEN, hostedTokenSha256, newHostedLink } from "./invoice-delivery.js";
 import { invoiceDocumentInput, invoicePdfOf, usageStatementOf } from "../documents/invoice-documents.js";
 import type { InvoicePdfInput } from "../documents/invoice-words.js";
+import { invoiceLineFacts } from "../documents/line-facts.js";
 import * as messages from "./invoice-message-repository.js";
 import type { InvoiceMessage } from "./invoice-message-schemas.js";
 import { billStored, presentWithLines } from "../invoice-presenter.js";
@@ -80,13 +81,14 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
     async revokeHostedLink(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
       requireScope(tenant, "invoices:write");
       return tenant.transaction(async (tx) => {
-        const invoice = await reads.findInvoice(tx, number);
+        const invoice = await reads.findInvoiceDocument(tx, number);
         if (!invoice) throw new NotFoundError("invoice");
         requireMay(invoice.status as InvoiceStatus, "link");
         const link = newHostedLink(publicUrl);
         await messages.setHostedLink(tx, number, link);
         const row = { ...invoice, hosted_url: link.url };
-        return presentWithLines(row, billStored(row));
+        const billed = billStored(row);
+        return presentWithLines(row, billed, await invoiceLineFacts(tx, row, billed));
       });
     },
 

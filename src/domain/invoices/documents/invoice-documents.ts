@@ -1,6 +1,5 @@
 import type { Tenancy } from "../../kernel/tenancy.js";
 import type { PricingRule } from "../../contracts/pricing-rule.js";
-import { programOn } from "../../contracts/program-timeline.js";
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../../db/company-scope.js";
 import { requireScope } from "../../kernel/actor.js";
@@ -12,7 +11,7 @@ import { amountDue } from "../invoice-amounts.js";
 import type { CreditNotePdfInput } from "./credit-note-pdf.js";
 import type { BilledInvoice } from "../invoice-figures.js";
 import { documentParties, type DocumentParties } from "./invoice-parties.js";
-import { type LineFacts, lineFactsOf } from "./line-facts.js";
+import { invoiceLineFacts, type LineFacts, rulesOfInvoice } from "./line-facts.js";
 import type { DocumentBalance, InvoicePdfInput } from "./invoice-words.js";
 import { billStored } from "../invoice-presenter.js";
 import * as repo from "../invoice-read-repository.js";
@@ -21,14 +20,6 @@ import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-state
 
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
-
-/** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
-export function rulesOfInvoice(
-  row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">,
-): Map<string, PricingRule> {
-  if (row.programs === null || row.programs.length === 0) return new Map();
-  return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
-}
 
 /**
  * What the PDF shows, from the domain's values: the invoice as stored, its figures (`billInvoice`'s, or as
@@ -242,7 +233,7 @@ export async function invoiceDocumentInput(
   const notes = row.status === "issued" || row.status === "paid" ? await listCreditNotesOf(scope, row.number) : [];
   const billed = billStored(row);
   const rules = rulesOfInvoice(row);
-  const facts = await lineFactsOf(scope, row, billed.lines, rules);
+  const facts = await invoiceLineFacts(scope, row, billed);
   return invoicePdfInput(row, billed, parties, rules, notes, facts);
 }
 

@@ -5,9 +5,10 @@
 // reissue, shows none (docs/decisions.md, "Invoice documents").
 import type { CompanyScope } from "../../../db/company-scope.js";
 import type { PricingRule } from "../../contracts/pricing-rule.js";
+import { programOn, type ProgramSegment } from "../../contracts/program-timeline.js";
 import { Big, roundToMinorUnit } from "../../kernel/money.js";
 import { priceCharge } from "../../usage/pricers.js";
-import type { BilledLine } from "../calculations/invoice-calculation.js";
+import type { BilledInvoice, BilledLine } from "../calculations/invoice-calculation.js";
 import { countLineEvents, listLineEvents } from "./statement-repository.js";
 
 /** Of one usage line: its events, and (a capped line priced per event) its uncapped amount, in minor units. */
@@ -86,4 +87,54 @@ async function uncappedTotal(
     if (rows.length < PAGE) return sum;
     after = rows[rows.length - 1]!.seq;
   }
+}
+
+/** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
+export function rulesOfInvoice(row: {
+  programs: ProgramSegment[] | null;
+  period_end: string;
+}): Map<string, PricingRule> {
+  if (row.programs === null || row.programs.length === 0) return new Map();
+  return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
+}
+
+/**
+ * The facts of an invoice's lines as every answer with `line_items` gives them (GET, the lifecycle actions, a
+ * payment, a credit note, their webhooks), so that they all answer the same invoice.
+ */
+export async function invoiceLineFacts(
+  db: CompanyScope,
+  row: { number: string; currency: string; programs: ProgramSegment[] | null; period_end: string; billed: unknown },
+  billed: BilledInvoice,
+): Promise<Map<number, LineFacts>> {
+  // An invoice issued with its facts keeps them (its events may since have moved to a reissue); a draft, or an
+  // invoice issued before they were kept, has them read from its events.
+  if (row.billed !== null && billed.lines.some((l) => l.eventCount !== undefined)) {
+    const kept = new Map<number, LineFacts>();
+    billed.lines.forEach((l, index) => {
+      if (l.eventCount !== undefined)
+        kept.set(index, { events: l.eventCount, ...(l.uncapped ? { uncapped: l.uncapped } : {}) });
+    });
+    return kept;
+  }
+  return lineFactsOf(db, row, billed.lines, rulesOfInvoice(row));
+}
+
+/** The figures with each usage line's facts on it: what issuing freezes (finalize-invoice.ts). */
+export async function withLineFacts(
+  db: CompanyScope,
+  invoice: { number: string; currency: string },
+  billed: BilledInvoice,
+  rules: readonly PricingRule[],
+): Promise<BilledInvoice> {
+  const facts = await lineFactsOf(db, invoice, billed.lines, new Map(rules.map((r) => [r.id, r])));
+  return {
+    ...billed,
+    lines: billed.lines.map((line, index) => {
+      const fact = facts.get(index);
+      return fact === undefined
+        ? line
+        : { ...line, eventCount: fact.events, ...(fact.uncapped ? { uncapped: fact.uncapped } : {}) };
+    }),
+  };
 }
