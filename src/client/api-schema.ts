@@ -950,6 +950,8 @@ export interface components {
             invoice_footer: string | null;
             /** @enum {string} */
             paper_size: "letter" | "a4";
+            /** @description How invoices write dates and money (BCP 47); `en-US` by default */
+            locale: string;
             payment_terms_days: number;
             /** @description When unpaid invoices are reminded by email, in days from the due date, in order */
             reminder_days: number[];
@@ -1434,6 +1436,13 @@ export interface components {
              * @description With tiers, when the rule's monthly cap cut the line: the exact (negative) amount that brings the tier amounts to the line's charge total
              */
             cap_adjustment?: Decimal;
+            /** @description Usage lines, on GET /v1/billing/invoices/{number}: how many usage events the line bills (a percentage line's transactions; its `quantity` is their volume). Absent where the events are not on the invoice (a void invoice's moved to its reissue) */
+            event_count?: number;
+            /**
+             * Format: decimal
+             * @description Usage lines whose rule's monthly cap cut them, on GET /v1/billing/invoices/{number}: what the line's events cost before the cap, in the currency's minor unit; `amount` is what was charged
+             */
+            uncapped_amount?: Decimal;
         };
         InvoiceLineTier: {
             /** @description The tier's upper bound (inclusive); null on the last tier */
@@ -2247,6 +2256,8 @@ export interface operations {
                      * @enum {string}
                      */
                     paper_size?: "letter" | "a4";
+                    /** @description How invoices write dates and money (a BCP 47 tag: en-US, en-GB, de-DE, fr-FR); `en-US` by default */
+                    locale?: string;
                     /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
                     payment_terms_days?: number;
                     /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none */
@@ -6483,4 +6494,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","current","difference","fee_amount","flat_amount","over_90","package_size","preview_amount","quantity","rate","rated_amount","subtotal","tax","to_balance","total","uncapped_amount","unit_amount","unit_price","up_to"]);

@@ -45,6 +45,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       payment_instructions: null,
       invoice_footer: null,
       paper_size: "letter",
+      locale: "en-US",
       payment_terms_days: 30,
       reminder_days: [-3, 1, 7],
       logo: null,
