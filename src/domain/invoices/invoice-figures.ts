@@ -89,6 +89,17 @@ export function freezeBill(billed: BilledInvoice): FrozenBill {
   };
 }
 
+/**
+ * The figures of a frozen bill without what explains its lines (`event_count`, `uncapped_amount`: read from the
+ * events at issue, not derived from the lines): what `billing verify` compares with what the stored lines bill.
+ */
+export function figuresOnly(frozen: FrozenBill): FrozenBill {
+  return {
+    ...frozen,
+    lines: frozen.lines.map(({ event_count: _count, uncapped_amount: _uncapped, ...line }) => line),
+  };
+}
+
 export function thawBill(frozen: FrozenBill): BilledInvoice {
   return {
     lines: frozen.lines.map((l) => ({
