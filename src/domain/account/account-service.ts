@@ -112,16 +112,6 @@ export async function findSellerProfile(scope: CompanyScope): Promise<SellerProf
   };
 }
 
-/**
- * The name invoices give the seller (its legal name, else the company's name), as it is now: all an invoice's email
- * and its hosted page need of the account, read without the logo's bytes.
- */
-export async function findSellerName(scope: CompanyScope): Promise<string> {
-  const row = await repo.findAccount(scope);
-  if (!row) throw new NotFoundError("account");
-  return row.legal_name ?? row.name;
-}
-
 /** The names the seller goes by, its legal name first: the party of an agreement that is not the customer. */
 export async function sellerNames(scope: CompanyScope): Promise<string[]> {
   const row = await repo.findAccount(scope);

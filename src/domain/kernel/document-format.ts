@@ -39,7 +39,7 @@ export function formatDate(isoDate: string, locale: string = DEFAULT_LOCALE): st
 }
 
 /** Whole days from one calendar date to another (due − issued: the payment terms an invoice was issued with). */
-export function daysBetween(from: string, to: string): number {
+function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
 

@@ -74,7 +74,7 @@ export interface InvoicePdfInput {
 const WATERMARKS: Record<string, string> = { draft: "DRAFT", void: "VOID", paid: "PAID" };
 
 /** A multi-line text field (an address, a memo) as its lines, blank ones dropped. */
-export const textLines = (text: string | null): string[] =>
+const textLines = (text: string | null): string[] =>
   text === null
     ? []
     : text
@@ -116,7 +116,7 @@ const negated = (amount: string): string => (amount.startsWith("-") ? amount.sli
  * and date), each as a negative amount, then the amount due, dated by the last of them (or the issue date): the
  * balance as it stands whenever the document is made, which is the same until the next payment or credit note.
  */
-export function balanceRows(
+function balanceRows(
   balance: DocumentBalance,
   issuedDate: string,
   currency: string,

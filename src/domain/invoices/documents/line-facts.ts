@@ -22,7 +22,7 @@ const PAGE = 5000;
 const ZERO = new Big(0);
 
 /** The stored key of a billed usage line: by rule and unit price, or (a rule without one price) by rule. */
-export const usageLineKeys = (line: Pick<BilledLine, "ruleId" | "unitPrice">): string[] =>
+const usageLineKeys = (line: Pick<BilledLine, "ruleId" | "unitPrice">): string[] =>
   line.ruleId === null ? [] : [`usage|${line.ruleId}|${line.unitPrice.toFixed()}`, `usage|${line.ruleId}`];
 
 /**
@@ -30,14 +30,14 @@ export const usageLineKeys = (line: Pick<BilledLine, "ruleId" | "unitPrice">): s
  * whose charge is not quantity × unit price (fixed fee, minimum or maximum per event). A plain rate's uncapped
  * amount is that product; a tiered line shows its tiers and cap adjustment.
  */
-export const needsRepricing = (rule: PricingRule | undefined): rule is PricingRule =>
+const needsRepricing = (rule: PricingRule | undefined): rule is PricingRule =>
   rule !== undefined &&
   rule.monthly_cap !== null &&
   rule.model === "percentage" &&
   (rule.fixed_fee != null || rule.min_fee != null || rule.max_fee != null);
 
 /** The facts of each billed line (by its index; usage lines only), as the invoice's events stand now. */
-export async function lineFactsOf(
+async function lineFactsOf(
   db: CompanyScope,
   invoice: { number: string; currency: string },
   lines: readonly BilledLine[],
