@@ -63,6 +63,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       payment_instructions: "IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX",
       invoice_footer: "Thank you for your business.",
       paper_size: "a4",
+      locale: "de-DE",
       payment_terms_days: 14,
     };
     const res = await patchAccount(t(), key, { ...profile, legal_name: "  Seller GmbH  " });
