@@ -950,6 +950,8 @@ export interface components {
             invoice_footer: string | null;
             /** @enum {string} */
             paper_size: "letter" | "a4";
+            /** @description How invoices write dates and money (BCP 47); `en-US` by default */
+            locale: string;
             payment_terms_days: number;
             /** @description When unpaid invoices are reminded by email, in days from the due date, in order */
             reminder_days: number[];
@@ -1472,6 +1474,13 @@ export interface components {
              * @constant
              */
             pass_through?: true;
+            /** @description Usage lines, on GET /v1/billing/invoices/{number}: how many usage events the line bills (a percentage line's transactions; its `quantity` is their volume). Absent where the events are not on the invoice (a void invoice's moved to its reissue) */
+            event_count?: number;
+            /**
+             * Format: decimal
+             * @description Usage lines whose rule's monthly cap cut them, on GET /v1/billing/invoices/{number}: what the line's events cost before the cap, in the currency's minor unit; `amount` is what was charged
+             */
+            uncapped_amount?: Decimal;
         };
         InvoiceLineTier: {
             /** @description The tier's upper bound (inclusive); null on the last tier */
@@ -2335,6 +2344,8 @@ export interface operations {
                      * @enum {string}
                      */
                     paper_size?: "letter" | "a4";
+                    /** @description How invoices write dates and money (a BCP 47 tag: en-US, en-GB, de-DE, fr-FR); `en-US` by default */
+                    locale?: string;
                     /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
                     payment_terms_days?: number;
                     /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none */
@@ -6602,4 +6613,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","minimum_top_up","one_time_fees","over_90","package_size","preview_amount","quantity","rate","rated_amount","subscriptions","subtotal","tax","to_balance","top_up","total","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","minimum_top_up","one_time_fees","over_90","package_size","preview_amount","quantity","rate","rated_amount","subscriptions","subtotal","tax","to_balance","top_up","total","uncapped_amount","unit_amount","unit_price","up_to"]);

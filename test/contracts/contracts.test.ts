@@ -32,8 +32,8 @@ describeEachEngine("sample contracts", (t) => {
     assert.equal(contract.billing_cadence, "monthly");
     assert.equal(contract.start_date, "2026-03-15");
     assert.deepEqual(contract.metrics, ["domestic_wire", "international_wire"]);
-    assert.equal(typeof contract.contract_number, "string");
-    assert.ok(contract.contract_number.length > 0);
+    // Not CN-: credit notes are numbered CN-000001 (docs/decisions.md, "Document numbers").
+    assert.match(contract.contract_number, /^CTR-\d{6}$/);
     assert.match(contract.pdf_url, /^http:\/\/localhost:8080\/v1\/agreements\/[A-Za-z0-9_-]{43}\.pdf$/);
     assert.equal(contract.created_at, "2026-03-15T12:00:00.000Z");
   });

@@ -25,7 +25,8 @@ import { startSmtpReceiver, type SmtpReceiver } from "../support/smtp-receiver.j
 const MARCH_1 = new Date("2026-03-01T08:00:00.000Z");
 /** Issued on April 6 at Net 30: due May 6. */
 const ISSUE_DAY = new Date("2026-04-06T09:30:00.000Z");
-const DUE = "2026-05-06";
+/** The due date as documents write it (en-US, the default locale), with the terms it was issued with. */
+const DUE = "May 6, 2026";
 const SELLER = "Northwind Payments";
 
 const at = (day: string) => new Date(`${day}T10:00:00.000Z`);
@@ -115,10 +116,12 @@ describeEachEngine(
       assert.equal(mail.subject, `Invoice ${number} from ${SELLER}`);
       assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined, email);
       assert.equal(mail.from?.value[0]?.address, "billing@seller.test");
-      const due = Number(invoice.total).toFixed(2);
+      // Money as the PDF writes it, by the one formatter: "$1,200.00", never "1200.00 USD".
+      const due = formatMoney(Number(invoice.total).toFixed(2), "USD");
       for (const part of [mail.text ?? "", String(mail.html)]) {
         assert.ok(part.includes(invoice.hosted_url), "the hosted link");
-        assert.ok(part.includes(`${due} USD`), `the amount due ${due}`);
+        assert.ok(part.includes(due), `the amount due ${due}`);
+        assert.ok(!part.includes(" USD"), "no amount written as 1200.00 USD");
         assert.ok(part.includes(DUE), "the due date");
       }
       const pdf = await t.call({ method: "GET", url: invoiceUrl(number, "/pdf"), key });
@@ -339,7 +342,7 @@ describeEachEngine(
       assert.ok(page.body.includes("Globex Corporation"), "the customer");
       assert.ok(page.body.includes(DUE), "the due date");
       const amountDue = formatMoney(Number(invoice.total).toFixed(2), "USD");
-      assert.ok(page.body.includes(`<strong>${amountDue}</strong>`), `the amount due ${amountDue}`);
+      assert.match(page.body, new RegExp(`<dd class="due">${amountDue.replace(/[$.]/g, "\\$&")}</dd>`), amountDue);
       assert.ok(page.body.includes('name="robots" content="noindex'));
 
       const pdf = await t.call({ method: "GET", url: `${pathOf(invoice.hosted_url)}/pdf` });

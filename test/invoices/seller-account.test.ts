@@ -45,6 +45,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       payment_instructions: null,
       invoice_footer: null,
       paper_size: "letter",
+      locale: "en-US",
       payment_terms_days: 30,
       reminder_days: [-3, 1, 7],
       logo: null,
@@ -62,6 +63,7 @@ describeEachEngine("seller account (profile and logo)", (t) => {
       payment_instructions: "IBAN DE89 3704 0044 0532 0130 00\nBIC COBADEFFXXX",
       invoice_footer: "Thank you for your business.",
       paper_size: "a4",
+      locale: "de-DE",
       payment_terms_days: 14,
     };
     const res = await patchAccount(t(), key, { ...profile, legal_name: "  Seller GmbH  " });

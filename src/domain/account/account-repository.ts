@@ -11,6 +11,7 @@ export interface AccountRow {
   payment_instructions: string | null;
   invoice_footer: string | null;
   paper_size: PaperSize;
+  locale: string;
   payment_terms_days: number;
   reminder_days: number[];
   updated_at: Date | null;
@@ -20,7 +21,7 @@ export interface AccountRow {
 }
 
 const SELECT_ACCOUNT = `SELECT co.id, co.name, co.legal_name, co.address, co.tax_id, co.payment_instructions, co.invoice_footer,
-        co.paper_size, co.payment_terms_days, co.reminder_days, co.updated_at,
+        co.paper_size, co.locale, co.payment_terms_days, co.reminder_days, co.updated_at,
         l.content_type AS logo_type, octet_length(l.bytes) AS logo_size, l.sha256 AS logo_sha256
    FROM companies co LEFT JOIN company_logos l ON l.company_id = co.id
   WHERE co.id = $1`;
@@ -40,6 +41,7 @@ export type AccountChanges = Partial<
     | "payment_instructions"
     | "invoice_footer"
     | "paper_size"
+    | "locale"
     | "payment_terms_days"
     | "reminder_days"
   >

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { boundedText, paymentTermsDaysInput } from "../customers/customer-schemas.js";
+import { supportedLocale } from "../kernel/document-format.js";
 import { instantText } from "../kernel/text-formats.js";
 
 /** The papers an invoice's PDF is laid out on. */
@@ -32,6 +33,12 @@ export const updateAccountInput = z
       .describe("How to pay: bank name, account and routing numbers, IBAN and BIC, several lines"),
     invoice_footer: text(1000).nullable().optional().describe("Printed at the foot of every invoice"),
     paper_size: z.enum(PAPER_SIZES).optional().describe("The invoice PDF's paper; `letter` by default"),
+    locale: z
+      .string()
+      .max(35)
+      .refine((tag) => supportedLocale(tag) !== undefined, "must be a locale tag such as en-US, en-GB or de-DE")
+      .optional()
+      .describe("How invoices write dates and money (a BCP 47 tag: en-US, en-GB, de-DE, fr-FR); `en-US` by default"),
     payment_terms_days: paymentTermsDaysInput
       .optional()
       .describe("Default payment terms (days), for customers and contracts without their own; 30 by default"),
@@ -56,6 +63,7 @@ export const accountSchema = z
     payment_instructions: z.string().nullable(),
     invoice_footer: z.string().nullable(),
     paper_size: z.enum(PAPER_SIZES),
+    locale: z.string().describe("How invoices write dates and money (BCP 47); `en-US` by default"),
     payment_terms_days: z.number().int(),
     reminder_days: z
       .array(z.number().int())
@@ -83,5 +91,7 @@ export interface SellerProfile {
   paymentInstructions: string | null;
   invoiceFooter: string | null;
   paperSize: PaperSize;
+  /** How documents write dates and money (BCP 47, supported by Intl). */
+  locale: string;
   logo: { contentType: "image/png" | "image/jpeg"; bytes: Uint8Array } | null;
 }

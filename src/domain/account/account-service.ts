@@ -4,6 +4,7 @@ import { requireScope } from "../kernel/actor.js";
 import type { Clock } from "../kernel/clock.js";
 import { ChildJobError } from "../../platform/child-pool.js";
 import { normalisedLogo } from "../documents/document-pool.js";
+import { supportedLocale } from "../kernel/document-format.js";
 import { NotFoundError, TooLargeError, ValidationError } from "../kernel/errors.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import * as repo from "./account-repository.js";
@@ -21,6 +22,7 @@ function presentAccount(row: repo.AccountRow, logoSize: { width: number; height:
     payment_instructions: row.payment_instructions,
     invoice_footer: row.invoice_footer,
     paper_size: row.paper_size,
+    locale: row.locale,
     payment_terms_days: row.payment_terms_days,
     reminder_days: row.reminder_days,
     logo:
@@ -105,18 +107,9 @@ export async function findSellerProfile(scope: CompanyScope): Promise<SellerProf
     paymentInstructions: row.payment_instructions,
     invoiceFooter: row.invoice_footer,
     paperSize: row.paper_size,
+    locale: row.locale,
     logo: logo ? { contentType: logo.content_type, bytes: logo.bytes } : null,
   };
-}
-
-/**
- * The name invoices give the seller (its legal name, else the company's name), as it is now: all an invoice's email
- * and its hosted page need of the account, read without the logo's bytes.
- */
-export async function findSellerName(scope: CompanyScope): Promise<string> {
-  const row = await repo.findAccount(scope);
-  if (!row) throw new NotFoundError("account");
-  return row.legal_name ?? row.name;
 }
 
 /** The names the seller goes by, its legal name first: the party of an agreement that is not the customer. */
@@ -141,6 +134,8 @@ export function createAccountService({ clock }: { clock: Clock }) {
         for (const [key, value] of Object.entries(input) as [keyof repo.AccountChanges, unknown][]) {
           if (value !== undefined) (changes as Record<string, unknown>)[key] = value;
         }
+        // A locale is kept as Intl writes it ("en-us" is stored "en-US").
+        if (changes.locale !== undefined) changes.locale = supportedLocale(changes.locale) ?? changes.locale;
         // Reminder days are kept in the order they come round.
         if (changes.reminder_days) changes.reminder_days = [...changes.reminder_days].sort((a, b) => a - b);
         if (Object.keys(changes).length > 0) await repo.updateAccount(tx, changes, clock.now());

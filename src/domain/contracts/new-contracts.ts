@@ -20,7 +20,7 @@ export interface NewContractTerms {
   payment_terms_days?: number | null;
 }
 
-/** A new contract's row, not yet inserted: numbered (the company's next `CN-` number), active, monthly, version 1. */
+/** A new contract's row, not yet inserted: numbered (the company's next `CTR-` number), active, monthly, version 1. */
 export async function newContractRow(
   tx: CompanyScope,
   clock: Clock,
@@ -31,7 +31,7 @@ export async function newContractRow(
   return {
     company_id: tx.companyId,
     id: terms.id,
-    contract_number: `CN-${String(number).padStart(6, "0")}`,
+    contract_number: `CTR-${String(number).padStart(6, "0")}`,
     customer_id: customer.id,
     customer_name: customer.name,
     status: "active",

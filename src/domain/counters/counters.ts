@@ -1,7 +1,7 @@
 import type { CompanyScope } from "../../db/company-scope.js";
 import { addToCounter } from "./counter-repository.js";
 
-/** The per-company counters: contract numbers (`CN-…`), invoice numbers and credit note numbers. */
+/** The per-company counters: contract numbers (`CTR-…`; `CN-…` before: docs/decisions.md, "Document numbers"), invoice numbers and credit note numbers. */
 export type CounterName = "contract_number" | "invoice_number" | "credit_note_number";
 
 /**

@@ -10,7 +10,7 @@ import type { AgreementPdfInput } from "../contracts/agreement-text.js";
 import type { ExtractionContext, TermsReading } from "../contracts/extraction/extract-terms.js";
 import type { ExtractionItem } from "../contracts/extraction/extraction-types.js";
 import type { CreditNotePdfInput } from "../invoices/documents/credit-note-pdf.js";
-import type { InvoicePdfInput } from "../invoices/documents/invoice-pdf.js";
+import type { InvoicePdfInput } from "../invoices/documents/invoice-words.js";
 import { RateLimitedError } from "../kernel/errors.js";
 
 /**

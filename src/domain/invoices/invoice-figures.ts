@@ -66,6 +66,9 @@ export interface FrozenBill {
     cap_adjustment?: string;
     minimum?: { commitment: string; counted: string };
     pass_through?: true;
+    /** What explained the line at issue (documents/line-facts.ts); absent on invoices issued before they were kept. */
+    event_count?: number;
+    uncapped_amount?: string;
   }[];
   subtotal: string;
   tax: string;
@@ -90,10 +93,23 @@ export function freezeBill(billed: BilledInvoice): FrozenBill {
           }
         : {}),
       ...(l.passThrough ? { pass_through: true as const } : {}),
+      ...(l.eventCount !== undefined ? { event_count: l.eventCount } : {}),
+      ...(l.uncapped ? { uncapped_amount: toDecimalString(l.uncapped) } : {}),
     })),
     subtotal: toDecimalString(billed.subtotal),
     tax: toDecimalString(billed.tax),
     total: toDecimalString(billed.total),
+  };
+}
+
+/**
+ * The figures of a frozen bill without what explains its lines (`event_count`, `uncapped_amount`: read from the
+ * events at issue, not derived from the lines): what `billing verify` compares with what the stored lines bill.
+ */
+export function figuresOnly(frozen: FrozenBill): FrozenBill {
+  return {
+    ...frozen,
+    lines: frozen.lines.map(({ event_count: _count, uncapped_amount: _uncapped, ...line }) => line),
   };
 }
 
@@ -113,6 +129,8 @@ export function thawBill(frozen: FrozenBill): BilledInvoice {
         ? { minimum: { commitment: new Big(l.minimum.commitment), counted: new Big(l.minimum.counted) } }
         : {}),
       ...(l.pass_through ? { passThrough: true as const } : {}),
+      ...(l.event_count !== undefined ? { eventCount: l.event_count } : {}),
+      ...(l.uncapped_amount ? { uncapped: new Big(l.uncapped_amount) } : {}),
     })),
     subtotal: new Big(frozen.subtotal),
     tax: new Big(frozen.tax),

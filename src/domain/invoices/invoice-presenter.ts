@@ -1,4 +1,5 @@
-import { toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import { roundToMinorUnit, toJsonDecimal, toJsonMoney } from "../kernel/money.js";
+import type { LineFacts } from "./documents/line-facts.js";
 import { amountDue } from "./invoice-amounts.js";
 import { billRecords, thawBill, type BilledInvoice } from "./invoice-figures.js";
 import type { InvoiceStatus } from "./invoice-states.js";
@@ -69,16 +70,18 @@ function presentInvoice(row: PresentedRow, billed: BilledInvoice, projected: Bil
 
 /**
  * An invoice with its lines. `projected`: a draft's figures as projection would bring it up to date (the reads
- * pass them); every other answer presents an issued, paid or void invoice, which has none.
+ * pass them); every other answer presents an issued, paid or void invoice, which has none. `facts`: what explains
+ * each usage line (documents/line-facts.ts), by its index.
  */
 export function presentWithLines(
   row: PresentedRow,
   billed: BilledInvoice,
   projected: BilledInvoice | null = null,
+  facts?: ReadonlyMap<number, LineFacts>,
 ): InvoiceWithLines {
   return {
     ...presentInvoice(row, billed, projected),
-    line_items: presentLineItems(billed, row.currency),
+    line_items: presentLineItems(billed, row.currency, facts),
     payments: row.payments.map((p) => presentPayment(p, row.currency)),
   };
 }
@@ -102,8 +105,12 @@ export function presentPayment(
 }
 
 /** An invoice's lines as the API answers them. */
-export function presentLineItems(billed: BilledInvoice, currency: string): InvoiceWithLines["line_items"] {
-  return billed.lines.map((l) => ({
+export function presentLineItems(
+  billed: BilledInvoice,
+  currency: string,
+  facts?: ReadonlyMap<number, LineFacts>,
+): InvoiceWithLines["line_items"] {
+  return billed.lines.map((l, index) => ({
     description: l.description,
     quantity: toJsonDecimal(l.quantity),
     unit_price: toJsonDecimal(l.unitPrice),
@@ -133,7 +140,22 @@ export function presentLineItems(billed: BilledInvoice, currency: string): Invoi
         }
       : {}),
     ...(l.passThrough ? { pass_through: true as const } : {}),
+    ...lineFactFields(l, currency, facts?.get(index)),
   }));
+}
+
+/**
+ * A usage line's event count and, when its rule's cap cut it, its uncapped amount (docs/api.md, "Invoices"):
+ * the priced-again sum where the charge is not quantity × unit price, else that product.
+ */
+function lineFactFields(line: BilledInvoice["lines"][number], currency: string, facts: LineFacts | undefined) {
+  if (facts === undefined) return {};
+  const product = roundToMinorUnit(line.quantity.times(line.unitPrice), currency);
+  const uncapped = facts.uncapped ?? (line.tiers === undefined && product.gt(line.amount) ? product : undefined);
+  return {
+    event_count: facts.events,
+    ...(uncapped !== undefined && uncapped.gt(line.amount) ? { uncapped_amount: toJsonMoney(uncapped, currency) } : {}),
+  };
 }
 
 /** A listed invoice (no lines), its figures from its stored lines or as issued; a draft's projected figures as given. */

@@ -53,6 +53,18 @@ const lineItemSchema = z
       .literal(true)
       .optional()
       .describe("A pass-through rule's line (collected for a third party): no minimum counts it, no credit pays it"),
+    event_count: z
+      .number()
+      .int()
+      .optional()
+      .describe(
+        "Usage lines, on GET /v1/billing/invoices/{number}: how many usage events the line bills (a percentage line's transactions; its `quantity` is their volume). Absent where the events are not on the invoice (a void invoice's moved to its reissue)",
+      ),
+    uncapped_amount: jsonDecimal
+      .optional()
+      .describe(
+        "Usage lines whose rule's monthly cap cut them, on GET /v1/billing/invoices/{number}: what the line's events cost before the cap, in the currency's minor unit; `amount` is what was charged",
+      ),
   })
   .meta({ id: "InvoiceLineItem" });
 

@@ -1,3 +1,4 @@
+import { invoiceLineFacts } from "./documents/line-facts.js";
 import type { Tenancy } from "../kernel/tenancy.js";
 import type { JsonNumber } from "../../platform/exact-json.js";
 import { requireScope } from "../kernel/actor.js";
@@ -98,10 +99,13 @@ export function createInvoiceReads({ clock }: { clock: Clock }) {
 
     async get(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
       requireScope(tenant, "invoices:read");
-      const row = await repo.findInvoice(tenant.data, number);
+      // With what explains its usage lines: their event counts and uncapped amounts (documents/line-facts.ts).
+      const row = await repo.findInvoiceDocument(tenant.data, number);
       if (!row) throw new NotFoundError("invoice");
       const projected = await projectDrafts(tenant.data, [row]);
-      return presentWithLines(row, billStored(row), projected.get(row.number) ?? null);
+      const billed = billStored(row);
+      const facts = await invoiceLineFacts(tenant.data, row, billed);
+      return presentWithLines(row, billed, projected.get(row.number) ?? null, facts);
     },
 
     /**

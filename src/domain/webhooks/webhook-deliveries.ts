@@ -174,7 +174,7 @@ function sampleObject(type: EventType, now: Date): unknown {
     id: "sample-customer-inc-test",
     customer_id: SAMPLE_CUSTOMER_ID,
     customer_name: "Sample Customer Inc.",
-    contract_number: "CN-000000",
+    contract_number: "CTR-000000",
     status: "active",
     start_date: createdAt.slice(0, 10),
     end_date: null,

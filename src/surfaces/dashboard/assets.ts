@@ -154,6 +154,35 @@ details > summary { cursor: pointer; min-height: 2rem; }
   table.stacked td:empty { display: none; }
   .table-wrap.stacked time, .table-wrap.stacked .badge { white-space: normal; overflow-wrap: anywhere; }
 }
+/* The hosted invoice page (/i/{token}): the invoice as a customer reads it, its line table always inside its card
+   (no sideways scrolling at 390 px): descriptions and the quantity and unit price columns wrap, amounts never. */
+main.hosted { max-width: 52rem; margin: 2rem auto; }
+.hosted .seller { display: flex; justify-content: space-between; align-items: flex-start; gap: 1rem; flex-wrap: wrap; }
+.hosted .seller p { margin: 0; overflow-wrap: anywhere; }
+.hosted .seller img { max-width: 150px; max-height: 56px; height: auto; }
+.hosted .banner { background: var(--danger-bg, #fde8e8); padding: .5rem .75rem; border-radius: 6px; font-weight: 600; }
+.hosted .parties { display: flex; flex-wrap: wrap; gap: .5rem 2rem; }
+.hosted .parties section { min-width: 0; overflow-wrap: anywhere; }
+.hosted .lines-box { max-width: 100%; overflow-x: hidden; }
+.hosted table.lines { table-layout: auto; font-size: .9rem; }
+.hosted table.lines td, .hosted table.lines th { padding: .35rem .4rem; vertical-align: top; }
+.hosted table.lines td:first-child { overflow-wrap: anywhere; }
+.hosted table.lines td.sub { padding-left: 1.25rem; color: var(--muted); font-size: .85rem; }
+.hosted table.lines td.num, .hosted table.lines th.num { white-space: normal; overflow-wrap: break-word; }
+.hosted table.lines td.amount { white-space: nowrap; overflow-wrap: normal; }
+.hosted dl.totals { display: grid; grid-template-columns: 1fr max-content; gap: .3rem 1rem; margin: 1rem 0 0 auto; max-width: 32rem; }
+.hosted dl.totals dt { overflow-wrap: anywhere; }
+.hosted dl.totals dd { margin: 0; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.hosted dl.totals .due { font-weight: 700; border-top: 1px solid var(--line); padding-top: .3rem; }
+.hosted .instructions { white-space: pre-line; overflow-wrap: anywhere; }
+.hosted .narrow-only { display: none; }
+@media (max-width: 40rem) {
+  main.hosted { margin: .5rem auto; padding: .5rem; }
+  .hosted table.lines .wide-only { display: none; }
+  .hosted table.lines .narrow-only { display: block; color: var(--muted); font-size: .8rem; }
+  .hosted table.lines { font-size: .8rem; }
+  .hosted table.lines td, .hosted table.lines th { padding: .3rem .25rem; }
+}
 `;
 
 export const DASHBOARD_JS = `

@@ -23,6 +23,12 @@ export interface BilledLine {
   minimum?: { commitment: Big; counted: Big };
   /** Of a pass-through rule's line: true. */
   passThrough?: true;
+  /**
+   * A usage line's events and, when a cap cut it, its uncapped amount: not calculated here (documents/line-facts.ts
+   * reads them from the events), kept with the figures at issue so that an issued or void invoice keeps them.
+   */
+  eventCount?: number;
+  uncapped?: Big;
 }
 
 /** Every figure of an invoice. */

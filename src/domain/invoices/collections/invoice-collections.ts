@@ -1,3 +1,4 @@
+import { invoiceLineFacts } from "../documents/line-facts.js";
 import type { CompanyScope } from "../../../db/company-scope.js";
 import { nextNumbers } from "../../counters/counters.js";
 import { requireScope } from "../../kernel/actor.js";
@@ -43,7 +44,8 @@ function presentCreditNote(row: collections.CreditNoteRow): CreditNote {
  */
 async function presentAfter(tx: CompanyScope, clock: Clock, before: repo.InvoiceForChange): Promise<InvoiceWithLines> {
   const after = await lockForCollection(tx, before.number);
-  const answer = presentWithLines(after, thawBill(after.billed!));
+  const billed = thawBill(after.billed!);
+  const answer = presentWithLines(after, billed, null, await invoiceLineFacts(tx, after, billed));
   if (before.status !== "paid" && after.status === "paid") await recordEvent(tx, clock, "invoice.paid", answer);
   return answer;
 }

@@ -8,11 +8,13 @@ export interface InvoiceEmailFacts {
   sellerName: string;
   customerName: string;
   number: string;
-  /** Money as text with the currency's minor unit, e.g. "1250.00". */
+  /** Money as the documents write it (documentMoney: "$1,250.00"), the same formatter as the PDF's. */
   amountDue: string;
-  total: string;
-  currency: string;
-  dueDate: string;
+  /** The due date as the documents write it ("May 6, 2026"), and with the terms ("May 6, 2026 (Net 30)"). */
+  dueOn: string;
+  dueWithTerms: string;
+  /** The total, each payment and credit note, then the amount due: the PDF's rows (invoice-words.ts). */
+  balance: Array<[string, string]>;
   hostedUrl: string | null;
   memo: string | null;
 }
@@ -26,29 +28,26 @@ const escapeHtml = (text: string): string =>
 /** The first sentence: a new invoice, or a reminder before or after the due date. */
 function opening(f: InvoiceEmailFacts): string {
   if (f.kind !== "reminder" || f.reminderDay === null)
-    return `${f.sellerName} has sent you invoice ${f.number} for ${f.amountDue} ${f.currency}.`;
+    return `${f.sellerName} has sent you invoice ${f.number} for ${f.amountDue}.`;
   const days = Math.abs(f.reminderDay);
   const plural = days === 1 ? "day" : "days";
   if (f.reminderDay < 0)
-    return `A reminder: invoice ${f.number} from ${f.sellerName} is due in ${days} ${plural}, on ${f.dueDate}.`;
-  if (f.reminderDay === 0) return `A reminder: invoice ${f.number} from ${f.sellerName} is due today, ${f.dueDate}.`;
-  return `A reminder: invoice ${f.number} from ${f.sellerName} was due on ${f.dueDate}, ${days} ${plural} ago, and is still unpaid.`;
+    return `A reminder: invoice ${f.number} from ${f.sellerName} is due in ${days} ${plural}, on ${f.dueOn}.`;
+  if (f.reminderDay === 0) return `A reminder: invoice ${f.number} from ${f.sellerName} is due today, ${f.dueOn}.`;
+  return `A reminder: invoice ${f.number} from ${f.sellerName} was due on ${f.dueOn}, ${days} ${plural} ago, and is still unpaid.`;
 }
 
 /**
  * The email of an invoice (pure): its subject (the seller and the invoice number), a plain text body and a simple
- * HTML one saying the same: the amount due, the due date and the hosted page's link. The PDF goes attached.
+ * HTML one saying the same: the due date with its terms, the total, each payment and credit note, the amount due
+ * (the PDF's rows, so that both say the same) and the hosted page's link. The PDF goes attached.
  */
 export function composeInvoiceEmail(f: InvoiceEmailFacts): { subject: string; text: string; html: string } {
   const subject =
     f.kind === "reminder"
       ? `Reminder: invoice ${f.number} from ${f.sellerName}`
       : `Invoice ${f.number} from ${f.sellerName}`;
-  const facts: [string, string][] = [
-    ["Invoice", f.number],
-    ["Amount due", `${f.amountDue} ${f.currency}`],
-    ["Due date", f.dueDate],
-  ];
+  const facts: [string, string][] = [["Invoice", f.number], ["Due date", f.dueWithTerms], ...f.balance];
   const text = [
     `Hello ${f.customerName},`,
     "",

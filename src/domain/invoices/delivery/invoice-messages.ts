@@ -1,14 +1,13 @@
 import type { Database } from "../../../db/database.js";
 import { type InvoiceStatus, requireMay } from "../invoice-states.js";
-import { findSellerName } from "../../account/account-service.js";
 import { requireScope } from "../../kernel/actor.js";
 import type { Clock } from "../../kernel/clock.js";
 import { NotFoundError } from "../../kernel/errors.js";
 import { companyData, type Tenancy } from "../../kernel/tenancy.js";
-import { toMoneyString } from "../../kernel/money.js";
-import { amountDue } from "../invoice-amounts.js";
 import { HOSTED_TOKEN, hostedTokenSha256, newHostedLink } from "./invoice-delivery.js";
-import { invoicePdfOf, usageStatementOf } from "../documents/invoice-documents.js";
+import { invoiceDocumentInput, invoicePdfOf, usageStatementOf } from "../documents/invoice-documents.js";
+import type { InvoicePdfInput } from "../documents/invoice-words.js";
+import { invoiceLineFacts } from "../documents/line-facts.js";
 import * as messages from "./invoice-message-repository.js";
 import type { InvoiceMessage } from "./invoice-message-schemas.js";
 import { billStored, presentWithLines } from "../invoice-presenter.js";
@@ -82,30 +81,27 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
     async revokeHostedLink(tenant: Tenancy, number: string): Promise<InvoiceWithLines> {
       requireScope(tenant, "invoices:write");
       return tenant.transaction(async (tx) => {
-        const invoice = await reads.findInvoice(tx, number);
+        const invoice = await reads.findInvoiceDocument(tx, number);
         if (!invoice) throw new NotFoundError("invoice");
         requireMay(invoice.status as InvoiceStatus, "link");
         const link = newHostedLink(publicUrl);
         await messages.setHostedLink(tx, number, link);
         const row = { ...invoice, hosted_url: link.url };
-        return presentWithLines(row, billStored(row));
+        const billed = billStored(row);
+        return presentWithLines(row, billed, null, await invoiceLineFacts(tx, row, billed));
       });
     },
 
-    /** The hosted page's invoice: what its page shows (no key: the token is the capability). */
+    /**
+     * The hosted page's invoice: what its page shows (no key: the token is the capability). The same document the
+     * PDF is made from (invoiceDocumentInput: the parties as issued, the figures at issue, the payments and
+     * credit notes as they stand now).
+     */
     async hostedInvoice(token: string): Promise<HostedInvoice> {
       const { scope, number } = await hosted(token);
-      // One read: the invoice, what was paid and credited on it, its customer as now (memo included).
       const row = await reads.findInvoiceDocument(scope, number);
       if (!row) throw new NotFoundError("invoice");
-      const billed = billStored(row);
-      return {
-        invoice: presentWithLines(row, billed),
-        sellerName: await findSellerName(scope),
-        customer: { name: row.customer_name, address: row.customer_address, email: row.customer_email },
-        amountDue: toMoneyString(amountDue({ ...row, total: billed.total }), row.currency),
-        memo: row.customer_memo,
-      };
+      return { document: await invoiceDocumentInput(scope, row) };
     },
 
     /** The hosted page's PDF: the same bytes as GET …/pdf at the same instant. */
@@ -122,12 +118,7 @@ export function createInvoiceMessages({ db, clock, publicUrl }: { db: Database; 
   };
 }
 
-/** What the hosted page shows: the invoice as the API answers it, the parties, and what is still owed. */
+/** What the hosted page shows: the document its PDF is made from. */
 export interface HostedInvoice {
-  invoice: InvoiceWithLines;
-  sellerName: string;
-  customer: { name: string; address: string | null; email: string | null };
-  /** Money as text with the currency's minor unit. */
-  amountDue: string;
-  memo: string | null;
+  document: InvoicePdfInput;
 }

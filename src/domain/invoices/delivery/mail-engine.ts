@@ -1,18 +1,15 @@
 import type { Database } from "../../../db/database.js";
 import { type InvoiceStatus, may } from "../invoice-states.js";
 import type { Mailer } from "../../../platform/smtp-mailer.js";
-import { findSellerName } from "../../account/account-service.js";
 import { toDateString } from "../../kernel/billing-period.js";
 import type { Clock } from "../../kernel/clock.js";
-import { toMoneyString } from "../../kernel/money.js";
 import { RateLimitedError } from "../../kernel/errors.js";
 import { companyData } from "../../kernel/tenancy.js";
 import { maxAttempts, nextAttemptAt } from "../../webhooks/delivery-schedule.js";
-import { amountDue } from "../invoice-amounts.js";
-import { invoiceDocumentPdf } from "../documents/invoice-documents.js";
+import { invoiceDocumentInput, invoiceDocumentPdf } from "../documents/invoice-documents.js";
+import { emailFigures } from "../documents/invoice-words.js";
 import { composeInvoiceEmail } from "./invoice-email.js";
 import * as repo from "./invoice-message-repository.js";
-import { billStored } from "../invoice-presenter.js";
 import { findInvoiceDocument } from "../invoice-read-repository.js";
 
 export interface MailSettings {
@@ -59,23 +56,19 @@ export function createMailEngine({
     if (!mailer) return { ok: false, error: NO_SMTP, final: true };
     const to = message.recipient;
     if (!to) return { ok: false, error: "not sent: the customer has no email address", final: true };
-    const sellerName = await findSellerName(scope);
-    const billed = billStored(row);
-    const money = (amount: Parameters<typeof toMoneyString>[0]) => toMoneyString(amount, row.currency);
+    // The email's figures and seller are the PDF's (invoice-words.ts), read once for both.
+    const document = await invoiceDocumentInput(scope, row);
     const email = composeInvoiceEmail({
       kind: message.kind,
       reminderDay: message.reminder_day,
-      sellerName,
+      sellerName: document.seller.name,
       customerName: row.customer_name,
       number: row.number,
-      amountDue: money(amountDue({ ...row, total: billed.total })),
-      total: money(billed.total),
-      currency: row.currency,
-      dueDate: row.due_date,
+      ...emailFigures(document),
       hostedUrl: row.hosted_url,
       memo: row.customer_memo,
     });
-    const { filename, pdf } = await invoiceDocumentPdf(scope, row);
+    const { filename, pdf } = await invoiceDocumentPdf(scope, row, document);
     return mailer.send({
       from: settings.from,
       to,

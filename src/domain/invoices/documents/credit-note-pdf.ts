@@ -16,18 +16,9 @@ import {
 } from "../../../platform/pdf-layout.js";
 import { drawSummary, drawTable, type TableColumn } from "../../../platform/pdf-tables.js";
 import { BOLD, REGULAR } from "../../../platform/pdf-fonts.js";
-import { formatMoney } from "../../kernel/money-format.js";
-import {
-  customerLines,
-  drawableParts,
-  drawableWith,
-  drawParties,
-  drawSellerHead,
-  sellerLines,
-  type PdfCustomer,
-  type PdfPaperSize,
-  type PdfSeller,
-} from "./invoice-pdf.js";
+import { DEFAULT_LOCALE, documentMoney, formatDate } from "../../kernel/document-format.js";
+import { drawableParts, drawableWith, drawParties, drawSellerHead } from "./invoice-pdf.js";
+import { customerLines, sellerLines, type PdfCustomer, type PdfPaperSize, type PdfSeller } from "./invoice-words.js";
 
 export interface CreditNotePdfInput {
   seller: PdfSeller;
@@ -49,6 +40,8 @@ export interface CreditNotePdfInput {
     toBalance: string;
   };
   paperSize: PdfPaperSize;
+  /** How dates and money are written (BCP 47): the invoice's; en-US when unset. */
+  locale?: string;
   /** The metadata's date: the credit note's issue time, so that every download is the same file. */
   generatedAt: Date;
 }
@@ -56,7 +49,9 @@ export interface CreditNotePdfInput {
 /** What the credit note says, in order: pure, so that its text is tested without a PDF. */
 export function creditNoteWords(input: CreditNotePdfInput) {
   const note = input.creditNote;
-  const money = (amount: string) => formatMoney(amount, note.currency);
+  const locale = input.locale ?? DEFAULT_LOCALE;
+  const money = (amount: string) => documentMoney(amount, note.currency, locale);
+  const issued = formatDate(note.issuedDate, locale);
   return {
     seller: sellerLines(input.seller),
     title: `Credit note ${note.number}`,
@@ -65,7 +60,7 @@ export function creditNoteWords(input: CreditNotePdfInput) {
     facts: [
       ["Credit note", note.number],
       ["Invoice", note.invoiceNumber],
-      ["Issue date", note.issuedDate],
+      ["Issue date", issued],
       ["Currency", note.currency],
     ] as Array<[string, string]>,
     reason: `Reason: ${note.reason}`,
@@ -78,7 +73,7 @@ export function creditNoteWords(input: CreditNotePdfInput) {
     ] as Array<[string, string]>,
     footerNote: input.seller.footer,
     footer: {
-      generated: `${input.seller.name} · ${note.issuedDate}`,
+      generated: `${input.seller.name} · ${issued}`,
       reference: `${note.number} · credits ${note.invoiceNumber}`,
       page: (page: number, pages: number) => `Page ${page} of ${pages}`,
     },

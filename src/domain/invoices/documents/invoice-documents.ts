@@ -1,17 +1,18 @@
 import type { Tenancy } from "../../kernel/tenancy.js";
 import type { PricingRule } from "../../contracts/pricing-rule.js";
-import { programOn } from "../../contracts/program-timeline.js";
 import { createHash } from "node:crypto";
 import type { CompanyScope } from "../../../db/company-scope.js";
 import { requireScope } from "../../kernel/actor.js";
 import { creditNotePdf, invoicePdf } from "../../documents/document-pool.js";
 import { NotFoundError } from "../../kernel/errors.js";
 import { Big, toDecimalString, toMoneyString } from "../../kernel/money.js";
-import { findCreditNote } from "../collections/collection-repository.js";
+import { type CreditNoteRow, findCreditNote, listCreditNotesOf } from "../collections/collection-repository.js";
+import { amountDue } from "../invoice-amounts.js";
 import type { CreditNotePdfInput } from "./credit-note-pdf.js";
 import type { BilledInvoice } from "../invoice-figures.js";
 import { documentParties, type DocumentParties } from "./invoice-parties.js";
-import type { InvoicePdfInput } from "./invoice-pdf.js";
+import { invoiceLineFacts, type LineFacts, rulesOfInvoice } from "./line-facts.js";
+import type { DocumentBalance, InvoicePdfInput } from "./invoice-words.js";
 import { billStored } from "../invoice-presenter.js";
 import * as repo from "../invoice-read-repository.js";
 import { findLastStatementSeq, listStatementRows } from "./statement-repository.js";
@@ -19,12 +20,6 @@ import { STATEMENT_HEADER, statementLine, statementSummary } from "./usage-state
 
 /** Events per page of a usage statement: a page is one query and one chunk of the response. */
 const STATEMENT_PAGE = 5000;
-
-/** The rules an invoice's lines were priced by: the program version in force on the last day of its period. */
-function rulesOfInvoice(row: Pick<repo.InvoiceDocumentRow, "programs" | "period_end">): Map<string, PricingRule> {
-  if (row.programs === null || row.programs.length === 0) return new Map();
-  return new Map(programOn(row.programs, row.period_end).rules.map((r) => [r.id, r]));
-}
 
 /**
  * What the PDF shows, from the domain's values: the invoice as stored, its figures (`billInvoice`'s, or as
@@ -37,12 +32,18 @@ export function invoicePdfInput(
   billed: BilledInvoice,
   { parties, logo }: DocumentParties,
   rules: ReadonlyMap<string, PricingRule>,
+  creditNotes: readonly Pick<CreditNoteRow, "number" | "issued_date" | "amount">[] = [],
+  facts: ReadonlyMap<number, LineFacts> = new Map(),
 ): InvoicePdfInput {
   const money = (amount: BilledInvoice["total"]) => toMoneyString(amount, row.currency);
   return {
     ...pdfParties({ parties, logo }),
     memo: parties.memo,
+    ...(parties.seller.locale ? { locale: parties.seller.locale } : {}),
+    ...(row.status === "issued" || row.status === "paid" ? { balance: balanceOf(row, billed, creditNotes) } : {}),
     invoice: {
+      reissueOf: row.reissue_of,
+      reissuedAs: row.reissued_as,
       number: row.number,
       status: row.status,
       currency: row.currency,
@@ -51,8 +52,9 @@ export function invoicePdfInput(
       dueDate: row.due_date,
       paidDate: row.paid_date,
       contract: row.contract_id,
-      lines: billed.lines.map((l) => ({
+      lines: billed.lines.map((l, index) => ({
         kind: l.kind,
+        ...lineFactWords(facts.get(index), row.currency),
         description: l.description,
         quantity: toDecimalString(l.quantity),
         unitPrice: toDecimalString(l.unitPrice),
@@ -77,6 +79,35 @@ export function invoicePdfInput(
     },
     // The same invoice, the same document: an issued one is dated when it was issued, a draft by its last change.
     generatedAt: row.issued_at ?? row.updated_at,
+  };
+}
+
+/** A line's event count and uncapped amount as the PDF takes them (decimal text). */
+const lineFactWords = (facts: LineFacts | undefined, currency: string) =>
+  facts === undefined
+    ? {}
+    : { events: facts.events, ...(facts.uncapped ? { uncapped: toMoneyString(facts.uncapped, currency) } : {}) };
+
+/**
+ * What was paid and credited on an issued or paid invoice, and what is still due (amountDue: the API's
+ * `amount_due`), as the records stand now: the frozen figures at issue are not touched, the balance is added under
+ * them whenever a document is made (docs/decisions.md, "Invoice documents").
+ */
+function balanceOf(
+  row: repo.InvoiceDocumentRow,
+  billed: BilledInvoice,
+  creditNotes: readonly Pick<CreditNoteRow, "number" | "issued_date" | "amount">[],
+): DocumentBalance {
+  const money = (amount: string) => toMoneyString(new Big(amount), row.currency);
+  return {
+    payments: row.payments.map((p) => ({
+      paidOn: p.paid_on,
+      method: p.method,
+      reference: p.reference,
+      amount: money(p.amount),
+    })),
+    creditNotes: creditNotes.map((n) => ({ number: n.number, issuedDate: n.issued_date, amount: money(n.amount) })),
+    amountDue: toMoneyString(amountDue({ ...row, total: billed.total }), row.currency),
   };
 }
 
@@ -112,8 +143,10 @@ async function creditNotePdfOf(scope: CompanyScope, number: string): Promise<{ f
   const row = await repo.findInvoiceDocument(scope, note.invoice_number);
   if (!row) throw new NotFoundError("credit_note");
   const money = (amount: string) => toMoneyString(new Big(amount), note.currency);
+  const parties = await documentParties(scope, row);
   const input: CreditNotePdfInput = {
-    ...pdfParties(await documentParties(scope, row)),
+    ...pdfParties(parties),
+    ...(parties.parties.seller.locale ? { locale: parties.parties.seller.locale } : {}),
     creditNote: {
       number: note.number,
       invoiceNumber: note.invoice_number,
@@ -175,17 +208,33 @@ export async function invoicePdfOf(scope: CompanyScope, number: string): Promise
 }
 
 /**
- * The PDF of an invoice its caller has read already (`findInvoiceDocument`): the mail worker reads the invoice
- * once for the email and its attachment.
+ * The PDF of an invoice its caller has read already (`findInvoiceDocument`, and `invoiceDocumentInput` when it
+ * has): the mail worker reads the invoice once for the email and its attachment.
  */
 export async function invoiceDocumentPdf(
   scope: CompanyScope,
   row: repo.InvoiceDocumentRow,
+  read?: InvoicePdfInput,
 ): Promise<{ filename: string; pdf: Buffer }> {
-  const parties = await documentParties(scope, row);
-  const input = invoicePdfInput(row, billStored(row), parties, rulesOfInvoice(row));
+  const input = read ?? (await invoiceDocumentInput(scope, row));
   // Rendered in the document processes, in the company's turn (documents/document-pool.ts): never on this thread.
   return { filename: `${row.number}.pdf`, pdf: await invoicePdf(scope.companyId, input) };
+}
+
+/**
+ * What an invoice's documents show, as they stand now (the PDF, the hosted page and the email read it): the
+ * invoice as stored, its parties, the rules of its lines, and its payments and credit notes.
+ */
+export async function invoiceDocumentInput(
+  scope: CompanyScope,
+  row: repo.InvoiceDocumentRow,
+): Promise<InvoicePdfInput> {
+  const parties = await documentParties(scope, row);
+  const notes = row.status === "issued" || row.status === "paid" ? await listCreditNotesOf(scope, row.number) : [];
+  const billed = billStored(row);
+  const rules = rulesOfInvoice(row);
+  const facts = await invoiceLineFacts(scope, row, billed);
+  return invoicePdfInput(row, billed, parties, rules, notes, facts);
 }
 
 /** An invoice's usage statement as its company sees it (the API's, the dashboard's and the hosted page's). */

@@ -22,6 +22,8 @@ export interface InvoiceParties {
     payment_instructions: string | null;
     footer: string | null;
     logo_sha256: string | null;
+    /** How the documents write dates and money; absent on invoices issued before it was kept (en-US). */
+    locale?: string;
   };
   customer: {
     name: string;
@@ -58,6 +60,7 @@ function partiesOf(seller: SellerProfile, customer: repo.LiveCustomerColumns): D
         payment_instructions: seller.paymentInstructions,
         footer: seller.invoiceFooter,
         logo_sha256: seller.logo === null ? null : sha256Hex(seller.logo.bytes),
+        locale: seller.locale,
       },
       customer: {
         name: customer.customer_name,

@@ -3,6 +3,7 @@
 // monthly cap that cut it, a rate as a percentage, a graduated or volume rule's tiers, a package's price, a
 // pass-through fee's count. Pure, as invoiceWords, which places these rows in the words of the whole invoice.
 import { Big, roundToMinorUnit } from "../../kernel/money.js";
+import { documentMoney } from "../../kernel/document-format.js";
 import { formatMoney } from "../../kernel/money-format.js";
 import { decimalWords, percentWords, type PricedRule, rulePriceWords } from "../../contracts/rule-price-wording.js";
 
@@ -25,6 +26,10 @@ export interface PdfLine {
   capAdjustment?: string;
   /** The rule the line was priced by: how its price and its cap read. */
   rule?: PdfLineRule | null;
+  /** A usage line's events (line-facts.ts), when they are on the invoice. */
+  events?: number;
+  /** A capped usage line's events priced without the cap, in the currency's minor unit (line-facts.ts). */
+  uncapped?: string;
 }
 
 const ZERO = new Big(0);
@@ -35,16 +40,18 @@ const INDENT = "    ";
  * reads:
  * - a flat usage rule: quantity × unit price, and under it the monthly cap when the cap cut the line
  *   ("capped at the monthly cap of $4,000.00; uncapped $4,527.29"), since the amount is then not the product;
- * - a percentage rule: the value the rate applies to, in money, and the rate as a percentage ("2.35%"), with the
- *   rule's price in words under it when it has a fixed fee or bounds (the product is then not the charge);
+ * - a percentage rule: the value the rate applies to, in money, and the rate as a percentage ("2.35%"), then the
+ *   count of transactions and the volume ("1,500 transactions, volume $191,769.99"), the rule's price in words
+ *   when it has a fixed fee or bounds (the product is then not the charge), and the cap with the uncapped amount
+ *   (priced again from the events when the product is not the charge: line-facts.ts);
  * - a graduated or volume rule: a sub-row per tier, then the cap's adjustment with the same note;
  * - a package rule: the quantity, and the price per package in words under it;
  * - a pass-through fee line: the count and the total (the fees are billed as sent, there is no unit price);
  * - a subscription, one-time fee, minimum or credit: 1 × its amount.
  */
-export function lineRows(line: PdfLine, currency: string): string[][] {
-  const money = (amount: string) => formatMoney(amount, currency);
-  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS);
+export function lineRows(line: PdfLine, currency: string, locale = "en-US"): string[][] {
+  const money = (amount: string) => documentMoney(amount, currency, locale);
+  const exact = (amount: string) => formatMoney(amount, currency, UNIT_PRICE_DECIMALS, locale);
   const rule = line.rule ?? null;
   const note = (text: string, amount = ""): string[] => [`${INDENT}${text}`, "", "", amount];
   if (line.kind === "fee") return [[line.description, decimalWords(line.quantity), "pass-through", money(line.amount)]];
@@ -55,8 +62,9 @@ export function lineRows(line: PdfLine, currency: string): string[][] {
       ...(line.capAdjustment !== undefined ? [note("Monthly cap", exact(line.capAdjustment))] : []),
     ];
   }
-  const capped = (uncapped: Big | null): string[][] => {
+  const capped = (product: Big | null): string[][] => {
     if (rule.monthly_cap == null) return [];
+    const uncapped = line.uncapped !== undefined ? new Big(line.uncapped) : product;
     const cap = `capped at the monthly cap of ${money(rule.monthly_cap)}`;
     if (uncapped === null) return new Big(line.amount).gte(rule.monthly_cap) ? [note(cap)] : [];
     const rounded = roundToMinorUnit(uncapped, currency);
@@ -66,8 +74,18 @@ export function lineRows(line: PdfLine, currency: string): string[][] {
   switch (rule.model) {
     case "percentage": {
       const fees = rule.fixed_fee != null || rule.min_fee != null || rule.max_fee != null;
+      // The count of transactions and the volume the rate applies to, when the events are on the invoice.
+      const volume =
+        line.events === undefined
+          ? []
+          : [
+              note(
+                `${decimalWords(String(line.events))} ${line.events === 1 ? "transaction" : "transactions"}, volume ${money(line.quantity)}`,
+              ),
+            ];
       return [
         [line.description, exact(line.quantity), percentWords(line.unitPrice), money(line.amount)],
+        ...volume,
         ...(fees ? [note(rulePriceWords(rule, currency))] : []),
         ...capped(fees ? null : product),
       ];

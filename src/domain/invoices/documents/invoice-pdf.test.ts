@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import Big from "big.js";
 import { pdfText } from "../../../../test/support/pdf-text.js";
 import { formatMoney } from "../../kernel/money-format.js";
-import { invoiceWords, renderInvoicePdf, type InvoicePdfInput } from "./invoice-pdf.js";
+import { renderInvoicePdf } from "./invoice-pdf.js";
+import { invoiceWords, type InvoicePdfInput } from "./invoice-words.js";
 
 const input = (overrides: Partial<InvoicePdfInput["invoice"]> = {}, currency = "USD"): InvoicePdfInput => ({
   seller: {
@@ -93,7 +94,7 @@ describe("invoice PDF", () => {
     assert.equal(issued.watermark, null);
     assert.equal(invoiceWords(input({ status: "draft" })).watermark, "DRAFT");
     assert.equal(invoiceWords(input({ status: "void" })).watermark, "VOID");
-    assert.match(invoiceWords(input({ status: "paid", paidDate: "2026-04-10" })).status, /Paid 2026-04-10/);
+    assert.match(invoiceWords(input({ status: "paid", paidDate: "2026-04-10" })).status, /Paid April 10, 2026/);
   });
 
   it("says a void invoice is void and that nothing is due, with no total due; a paid one that it is paid", async () => {
@@ -104,7 +105,7 @@ describe("invoice PDF", () => {
     for (const words of ["VOID", "Nothing is due", "$0.00"]) assert.ok(text.includes(words), `${words}\n${text}`);
     assert.doesNotMatch(text, /Total due/);
     const paid = await pdfText(await renderInvoicePdf(input({ status: "paid", paidDate: "2026-04-10" })));
-    assert.match(paid, /Paid 2026-04-10/);
+    assert.match(paid, /Paid April 10, 2026/);
     assert.doesNotMatch(paid, /Total due/);
   });
 
@@ -256,16 +257,16 @@ describe("invoice PDF", () => {
       "Société Générale",
       "75009 Paris",
       "ap@example.fr",
-      "2026-03-01 to 2026-03-31",
-      "2026-04-04",
-      "2026-05-04",
+      "March 1, 2026 to March 31, 2026",
+      "April 4, 2026",
+      "May 4, 2026 (Net 30)",
       "domestic_wire usage",
       "1,234",
       "$20.50",
       "$25,297.00",
       "$0.333333333333",
       "$1,259,865.89",
-      "Due 2026-05-04",
+      "Due May 4, 2026 (Net 30)",
     ]) {
       assert.ok(usd.includes(text), `USD invoice: ${text}\n${usd}`);
     }

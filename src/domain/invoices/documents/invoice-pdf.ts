@@ -1,8 +1,9 @@
 // An invoice as a PDF (docs/api.md, "Invoices", the PDF): the seller (name, address, tax id, logo), the customer
 // (name, address, country, email, tax id), the memo or PO number, number, period, dates, lines worded by their
-// rule (a cap, a rate, a pass-through fee), totals, payment instructions and the seller's footer, on Letter or
-// A4; money per currency (formatMoney); a draft carries a DRAFT watermark, a void invoice VOID and "Nothing is
-// due". How each line reads is invoice-pdf-lines.ts. Laid out with the agreement's PDF stack
+// rule (a cap, a rate, a pass-through fee), totals, payments and credit notes, the amount due, payment
+// instructions and the seller's footer, on Letter or A4; a draft carries a DRAFT watermark, a void invoice VOID
+// and "Nothing is due". What it says is invoice-words.ts (shared with the hosted page and the email); how each
+// line reads is invoice-pdf-lines.ts. Laid out with the agreement's PDF stack
 // (platform/pdf-layout.ts and pdf-tables.ts, DejaVu Sans). A pure function of its input: the dates in the
 // metadata come from `generatedAt`, the file identifier from the invoice.
 import { BOLD, drawableText, loadPdfFonts, REGULAR } from "../../../platform/pdf-fonts.js";
@@ -22,153 +23,12 @@ import {
 } from "../../../platform/pdf-layout.js";
 import { drawSummary, drawTable, type TableColumn } from "../../../platform/pdf-tables.js";
 import { LOGO_BOX } from "../../account/logo-image.js";
-import { formatMoney } from "../../kernel/money-format.js";
-import { lineRows, type PdfLine } from "./invoice-pdf-lines.js";
-
-/** Who bills: the account's profile, as the document shows it (frozen on an issued invoice). */
-export interface PdfSeller {
-  name: string;
-  address: string | null;
-  taxId: string | null;
-  /** PNG or JPEG, drawn at the top right. */
-  logo: { contentType: "image/png" | "image/jpeg"; bytes: Uint8Array } | null;
-  paymentInstructions: string | null;
-  footer: string | null;
-}
-
-/** Who is billed. */
-export interface PdfCustomer {
-  name: string;
-  address: string | null;
-  country: string | null;
-  email: string | null;
-  taxId: string | null;
-}
-
-export type PdfPaperSize = "letter" | "a4";
-
-export interface InvoicePdfInput {
-  seller: PdfSeller;
-  customer: PdfCustomer;
-  /** The customer's memo or PO number, printed as the invoice's reference. */
-  memo: string | null;
-  paperSize: PdfPaperSize;
-  invoice: {
-    number: string;
-    status: string;
-    currency: string;
-    period: { start: string; end: string };
-    issuedDate: string;
-    dueDate: string;
-    paidDate: string | null;
-    contract: string;
-    /** Decimals as text, as the invoice gives them. */
-    lines: PdfLine[];
-    subtotal: string;
-    tax: string;
-    total: string;
-  };
-  /** The document's date (the metadata's, the footer's): an issued invoice's issue time, a draft's last change. */
-  generatedAt: Date;
-}
+import { type InvoicePdfInput, type InvoiceWords, invoiceWords, type PdfSeller } from "./invoice-words.js";
 
 /** At most this many characters of one value, so that one absurd value cannot outgrow a page. */
 const MAX_FIELD_CHARS = 200;
 /** Payment instructions and a footer are paragraphs: more room, still bounded. */
 const MAX_PARAGRAPH_CHARS = 2000;
-
-const WATERMARKS: Record<string, string> = { draft: "DRAFT", void: "VOID", paid: "PAID" };
-const BANNERS: Record<string, string> = {
-  draft: "DRAFT: not final, not yet due",
-  void: "VOID: cancelled. Nothing is due.",
-};
-
-/** A multi-line text field (an address, a memo) as its lines, blank ones dropped. */
-const textLines = (text: string | null): string[] =>
-  text === null
-    ? []
-    : text
-        .split(/\r?\n/)
-        .map((l) => l.trim())
-        .filter((l) => l !== "");
-
-/** The seller's block at the top left: name, address lines, tax id. */
-export function sellerLines(seller: PdfSeller): string[] {
-  return [seller.name, ...textLines(seller.address), ...(seller.taxId ? [`Tax ID: ${seller.taxId}`] : [])];
-}
-
-/** The customer's block: name, address lines, country, email, tax id. */
-export function customerLines(customer: PdfCustomer): string[] {
-  return [
-    customer.name,
-    ...textLines(customer.address),
-    ...(customer.country ? [customer.country] : []),
-    ...(customer.email ? [customer.email] : []),
-    ...(customer.taxId ? [`Tax ID: ${customer.taxId}`] : []),
-  ];
-}
-
-/** What the invoice says, in order: pure, so that its text is tested without a PDF. */
-export function invoiceWords(input: InvoicePdfInput) {
-  const { invoice, customer } = input;
-  const money = (amount: string) => formatMoney(amount, invoice.currency);
-  const statusLine: Record<string, string> = {
-    draft: "Draft: this invoice may still change and is not yet due.",
-    issued: `Due ${invoice.dueDate}.`,
-    paid: `Paid ${invoice.paidDate ?? ""}. Thank you.`,
-    void: "Void: this invoice has been cancelled. Nothing is due.",
-  };
-  const totalRows: Record<string, Array<[string, string]>> = {
-    paid: [
-      ["Total", money(invoice.total)],
-      [`Paid ${invoice.paidDate ?? ""}`.trim(), money(invoice.total)],
-    ],
-    void: [
-      ["Total (void)", money(invoice.total)],
-      ["Nothing is due", money("0")],
-    ],
-  };
-  const payable = invoice.status === "draft" || invoice.status === "issued";
-  return {
-    seller: sellerLines(input.seller),
-    title: `Invoice ${invoice.number}`,
-    subtitle: `Billing period ${invoice.period.start} to ${invoice.period.end}`,
-    status: statusLine[invoice.status] ?? invoice.status,
-    parties: [
-      { label: "Bill to", lines: customerLines(customer) },
-      ...(input.memo !== null && input.memo.trim() !== ""
-        ? [{ label: "Reference (PO / memo)", lines: textLines(input.memo) }]
-        : []),
-    ],
-    facts: [
-      ["Invoice number", invoice.number],
-      ["Contract", invoice.contract],
-      ["Issue date", invoice.issuedDate],
-      ["Due date", invoice.dueDate],
-      ["Billing period", `${invoice.period.start} to ${invoice.period.end}`],
-      ["Currency", invoice.currency],
-    ] as Array<[string, string]>,
-    lineHeaders: ["Description", "Quantity", "Unit price", "Amount"],
-    lines: invoice.lines.flatMap((l) => lineRows(l, invoice.currency)),
-    noLines: "No charges in this period.",
-    totals: [
-      ["Subtotal", money(invoice.subtotal)],
-      ["Tax", money(invoice.tax)],
-      ...(totalRows[invoice.status] ?? [["Total due", money(invoice.total)]]),
-    ] as Array<[string, string]>,
-    paymentInstructions: payable && input.seller.paymentInstructions ? input.seller.paymentInstructions : null,
-    footerNote: input.seller.footer,
-    watermark: WATERMARKS[invoice.status] ?? null,
-    banner: BANNERS[invoice.status] ?? null,
-    footer: {
-      generated: `${input.seller.name} · ${input.generatedAt.toISOString().slice(0, 10)}`,
-      reference: `${invoice.number} · ${invoice.status}`,
-      page: (page: number, pages: number) => `Page ${page} of ${pages}`,
-    },
-  };
-}
-
-type InvoiceWords = ReturnType<typeof invoiceWords>;
 
 /**
  * The seller at the top left (name in bold, address lines, tax id) and the logo, when set, at the top right.
@@ -293,6 +153,12 @@ export function drawableParts<P extends { lines: string[] }>(
   };
 }
 
+/** The balance's part of the file identifier: nothing while nothing was paid or credited (the bytes stay as before). */
+function balanceKey({ balance }: InvoicePdfInput): string {
+  if (!balance || (balance.payments.length === 0 && balance.creditNotes.length === 0)) return "";
+  return ` ${balance.payments.length} ${balance.creditNotes.length} ${balance.amountDue}`;
+}
+
 /**
  * Renders the invoice as a PDF on the seller's paper size. The same input gives the same bytes: the metadata's
  * dates are `generatedAt`, and the file identifier derives from the invoice's number, status and that date.
@@ -314,7 +180,8 @@ export async function renderInvoicePdf(input: InvoicePdfInput): Promise<Buffer> 
       keywords: "invoice",
       at: input.generatedAt,
       size: input.paperSize,
-      documentKey: `invoice ${input.invoice.number} ${input.invoice.status} ${input.generatedAt.toISOString()}`,
+      // What was paid and credited changes the document (its balance), so it changes the file's identifier too.
+      documentKey: `invoice ${input.invoice.number} ${input.invoice.status} ${input.generatedAt.toISOString()}${balanceKey(input)}`,
     },
     { watermark: words.watermark, footer: words.footer },
     (doc) => draw(doc, drawable, input.seller.logo),

@@ -57,3 +57,52 @@ export async function listStatementRows(
   );
   return rows;
 }
+
+/** What an invoice's usage lines hold, by line: how many events, and their quantity. */
+export interface LineEventCount {
+  line_key: string;
+  events: number;
+}
+
+/** The events on each line of an invoice (its stored events, voided ones left out), in one grouped read. */
+export async function countLineEvents(db: CompanyScope, invoice: { number: string }): Promise<LineEventCount[]> {
+  // (company_id, invoice_number, line_key) is usage_events_invoice_idx: an index-only count per line.
+  const { rows } = await db.query<LineEventCount>(
+    `SELECT line_key, count(*)::int AS events
+       FROM usage_events
+      WHERE company_id = $1 AND invoice_number = $2 AND status <> 'voided'
+      GROUP BY line_key`,
+    [invoice.number],
+  );
+  return rows;
+}
+
+/** A page of one line's events, as priced: what the line's uncapped amount is priced again from. */
+export interface LineEventRow {
+  seq: string;
+  metric: string;
+  quantity: string;
+  applied_rate: string | null;
+  counterparty: string | null;
+  counterparty_side: string | null;
+  pair: string | null;
+}
+
+export async function listLineEvents(
+  db: CompanyScope,
+  invoice: { number: string },
+  lineKey: string,
+  afterSeq: string | null,
+  limit: number,
+): Promise<LineEventRow[]> {
+  const { rows } = await db.query<LineEventRow>(
+    `SELECT seq::text, metric, quantity::text, applied_rate::text, counterparty, counterparty_side, pair
+       FROM usage_events
+      WHERE company_id = $1 AND invoice_number = $2 AND line_key = $3 AND status <> 'voided'
+        AND fee_amount IS NULL AND ($4::bigint IS NULL OR seq > $4)
+      ORDER BY usage_events.seq
+      LIMIT $5`,
+    [invoice.number, lineKey, afterSeq, limit],
+  );
+  return rows;
+}

@@ -1,3 +1,4 @@
+import { invoiceLineFacts } from "../documents/line-facts.js";
 import type { CompanyScope } from "../../../db/company-scope.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
 import type { Clock } from "../../kernel/clock.js";
@@ -57,7 +58,8 @@ export async function changeInvoice(
     } else unchanged?.(invoice);
     // Only a draft has no frozen figures, and every action either leaves a draft (finalize) or refuses it.
     if (after.billed === null) throw new Error(`invoice ${number} is answered as a draft after ${action}`);
-    const answer = presentWithLines(after, thawBill(after.billed));
+    const billed = thawBill(after.billed);
+    const answer = presentWithLines(after, billed, null, await invoiceLineFacts(tx, after, billed));
     if (verdict.kind === "apply") await recordEvent(tx, clock, EVENT_OF[action], answer);
     return { invoice: answer, applied: verdict.kind === "apply" };
   });

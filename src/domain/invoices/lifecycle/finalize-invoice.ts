@@ -1,3 +1,4 @@
+import { withLineFacts } from "../documents/line-facts.js";
 import { programOn } from "../../contracts/program-timeline.js";
 import type { CompanyScope } from "../../../db/company-scope.js";
 import type { CompanyData } from "../../kernel/tenancy.js";
@@ -61,7 +62,10 @@ export function createFinalizeInvoice({
       if (invoice.programs === null) throw new Error(`contract ${invoice.contract_id} has no pricing program`);
       const { rules } = programOn(invoice.programs, invoice.period_end);
       const draft = await draftOf(tx, invoice);
-      const billed = freezeBill(await bringUpToDate({ tx, clock, drafts }, rules, draft));
+      // Frozen with what explains each usage line (its events, its uncapped amount): a void invoice's events move
+      // to its reissue, and its lines must still read as they were sent.
+      const current = await bringUpToDate({ tx, clock, drafts }, rules, draft);
+      const billed = freezeBill(await withLineFacts(tx, invoice, current, rules));
       const now = clock.now();
       const issuedDate = toDateString(now);
       const dueDate = dueDateOf(issuedDate, invoice.payment_terms_days);

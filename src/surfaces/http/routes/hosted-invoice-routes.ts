@@ -2,10 +2,10 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { HostedInvoice } from "../../../domain/invoices/delivery/invoice-messages.js";
+import { invoiceWords, type InvoiceWords } from "../../../domain/invoices/documents/invoice-words.js";
 import { NotFoundError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 import { html, type SafeHtml } from "../../dashboard/html.js";
-import { decimal, money } from "../../dashboard/layout.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
 
 // The dashboard's policy (its stylesheet is public): nothing runs, nothing is framed, no form goes anywhere.
@@ -24,7 +24,7 @@ const params = z.object({ token: z.string().max(100) });
 const privately = (reply: FastifyReply): FastifyReply =>
   reply.header("x-robots-tag", "noindex, nofollow").header("cache-control", "no-store");
 
-function shell(title: string, content: SafeHtml): string {
+function shell(title: string, content: SafeHtml, mainClass = "auth"): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -36,45 +36,64 @@ function shell(title: string, content: SafeHtml): string {
 <link rel="stylesheet" href="/assets/dashboard.css">
 </head>
 <body>
-<main id="content" class="auth">
+<main id="content" class="${mainClass}">
 ${content}
 </main>
 </body>
 </html>`.value;
 }
 
+/** Lines of text, one after another (an address, a block of instructions). */
+const lines = (texts: readonly string[]): SafeHtml =>
+  html`${texts.map((t, i) => html`${i > 0 ? html`<br>` : ""}${t}`)}`;
+
+/** The seller's logo, inline (the page's policy allows data: images, and the token page loads nothing else). */
+const logoImage = (logo: HostedInvoice["document"]["seller"]["logo"], name: string): SafeHtml =>
+  logo === null
+    ? html``
+    : html`<img src="data:${logo.contentType};base64,${Buffer.from(logo.bytes).toString("base64")}" alt="${name}">`;
+
+/** The line table: the PDF's rows (invoice-words.ts), a row that explains the one above it indented. */
+function lineTable(words: InvoiceWords): SafeHtml {
+  if (words.lines.length === 0) return html`<p>${words.noLines}</p>`;
+  const [description, quantity, unitPrice, amount] = words.lineHeaders;
+  return html`<div class="lines-box"><table class="lines"><caption class="visually-hidden">Line items</caption>
+<thead><tr><th scope="col">${description}</th><th scope="col" class="num wide-only">${quantity}</th><th scope="col" class="num wide-only">${unitPrice}</th><th scope="col" class="num">${amount}</th></tr></thead>
+<tbody>${words.lines.map(([text = "", qty = "", unit = "", money = ""]) => {
+    const sub = text.startsWith(" ");
+    // On a phone the quantity and unit price columns give way to one line under the description (the CSS).
+    const narrow = [qty, unit].filter((cell) => cell !== "").join(" × ");
+    return html`<tr${sub ? html` class="sub"` : ""}><td${sub ? html` class="sub"` : ""}>${text.trim()}${narrow ? html`<span class="narrow-only">${narrow}</span>` : ""}</td><td class="num wide-only">${qty}</td><td class="num wide-only">${unit}</td><td class="num amount">${money}</td></tr>`;
+  })}</tbody></table></div>`;
+}
+
+/**
+ * The hosted page: what the PDF says (invoiceWords over the same document), as HTML. The seller with its logo,
+ * the status, the customer and the reference, the facts (the invoices it replaces or was replaced by among them),
+ * the lines, the totals with each payment and credit note and the amount due, how to pay, the footer.
+ */
 function invoicePage(token: string, hosted: HostedInvoice): string {
-  const { invoice } = hosted;
-  const currency = invoice.currency;
+  const { document } = hosted;
+  const words = invoiceWords(document);
   const base = `/i/${token}`;
-  const lines = html`<table><caption>Line items</caption>
-<thead><tr><th scope="col">Description</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Unit price</th><th scope="col" class="num">Amount</th></tr></thead>
-<tbody>${invoice.line_items.map(
-    (l) =>
-      html`<tr><td>${l.description}</td><td class="num">${l.kind === "credit" ? "" : decimal(l.quantity)}</td><td class="num">${l.kind === "credit" ? "" : money(l.unit_price, currency)}</td><td class="num">${money(l.amount, currency)}</td></tr>`,
-  )}</tbody></table>`;
+  const [sellerName = "", ...sellerRest] = words.seller;
+  const last = words.totals.length - 1;
   const content = html`<div class="card">
-<h1>Invoice ${invoice.number}</h1>
-<p>From <strong>${hosted.sellerName}</strong></p>
-<dl class="facts">
-<dt>Billed to</dt><dd>${hosted.customer.name}${hosted.customer.address ? html`<br>${hosted.customer.address.split("\n").map((line, i) => html`${i > 0 ? html`<br>` : ""}${line}`)}` : ""}</dd>
-<dt>Status</dt><dd>${invoice.status}</dd>
-<dt>Billing period</dt><dd>${invoice.billing_period.start} to ${invoice.billing_period.end}</dd>
-<dt>Issue date</dt><dd>${invoice.issued_date}</dd>
-<dt>Due date</dt><dd>${invoice.due_date}</dd>
-${invoice.paid_date ? html`<dt>Paid on</dt><dd>${invoice.paid_date}</dd>` : ""}
-</dl>
-${lines}
-<dl class="facts">
-<dt>Subtotal</dt><dd>${money(invoice.subtotal, currency)}</dd>
-<dt>Tax</dt><dd>${money(invoice.tax, currency)}</dd>
-<dt>Total</dt><dd>${money(invoice.total, currency)}</dd>
-<dt>Amount due</dt><dd><strong>${money(hosted.amountDue, currency)}</strong></dd>
-</dl>
-${hosted.memo ? html`<p>${hosted.memo}</p>` : ""}
+<header class="seller"><p><strong>${sellerName}</strong>${sellerRest.length > 0 ? html`<br>${lines(sellerRest)}` : ""}</p>${logoImage(document.seller.logo, sellerName)}</header>
+${words.banner ? html`<p class="banner" role="status">${words.banner}</p>` : ""}
+<h1>${words.title}</h1>
+<p>${words.subtitle}</p>
+<p><strong>${words.status}</strong></p>
+<div class="parties">${words.parties.map((party) => html`<section><h2 class="label">${party.label}</h2><p>${lines(party.lines)}</p></section>`)}</div>
+<dl class="facts">${words.facts.map(([label, value]) => html`<dt>${label}</dt><dd>${value}</dd>`)}</dl>
+<h2>Charges</h2>
+${lineTable(words)}
+<dl class="totals">${words.totals.map(([label, value], i) => html`<dt${i === last ? html` class="due"` : ""}>${label}</dt><dd${i === last ? html` class="due"` : ""}>${value}</dd>`)}</dl>
+${words.paymentInstructions ? html`<h2>How to pay</h2><p class="instructions">${words.paymentInstructions}</p>` : ""}
+${words.footerNote ? html`<p class="instructions">${words.footerNote}</p>` : ""}
 <p class="actions"><a href="${base}/pdf">Download the PDF</a> · <a href="${base}/usage.csv">Download the usage statement (CSV)</a></p>
 </div>`;
-  return shell(`Invoice ${invoice.number} from ${hosted.sellerName}`, content);
+  return shell(`${words.title} from ${sellerName}`, content, "hosted");
 }
 
 const NOT_FOUND = shell(
