@@ -9,8 +9,8 @@ function clientAnswering(body: string, chunked = false) {
   const client = createBillingClient({
     baseUrl: "https://billing.example.com",
     apiKey: "sk_test_client",
-    fetch: async (request: Request) => {
-      sent.push(await request.text());
+    fetch: async (input: RequestInfo | URL) => {
+      sent.push(input instanceof Request ? await input.text() : "");
       const length: Record<string, string> = chunked ? {} : { "content-length": String(Buffer.byteLength(body)) };
       return new Response(body, { status: 200, headers: { "content-type": "application/json", ...length } });
     },
@@ -58,8 +58,8 @@ describe("the typed client's answers through a plain JSON.stringify", () => {
     const { data } = await client.GET("/v1/billing/invoices/{number}", { params: { path: { number: "INV-000001" } } });
     await client.POST("/v1/billing/invoices/{number}/payments", {
       params: { path: { number: "INV-000001" } },
-      body: { amount: data!.total },
+      body: { amount: data!.total, method: "wire" },
     });
-    assert.equal(sent.at(-1), '{"amount":99999999999999.99}');
+    assert.equal(sent.at(-1), '{"amount":99999999999999.99,"method":"wire"}');
   });
 });

@@ -27,6 +27,7 @@ import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.j
 import { apiKeyAuth } from "./authenticate.js";
 import { answerClientError } from "./client-errors.js";
 import { handleError } from "./error-handler.js";
+import { bodyMayBeLeftOut } from "./action-body.js";
 import { exactJsonReader } from "./json-body.js";
 import { openapiOptions } from "./openapi-document.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
@@ -248,8 +249,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     let value: unknown;
     try {
       const text = decodeUtf8(body as Buffer, "The body");
-      // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
-      if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
+      // An action that may be left without a body (action-body.ts) may still say application/json.
+      if (text.trim() === "" && bodyMayBeLeftOut(request.routeOptions.schema?.body)) return done(null, undefined);
       value = readJson(request, text);
     } catch (error) {
       return done(error as Error, undefined);

@@ -9,6 +9,7 @@ import {
   usageEventSchema,
   voidUsageBody,
 } from "../../../domain/usage/usage-schemas.js";
+import { optionalBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -103,7 +104,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Takes the event's charge off its draft invoice: the draft is priced again without it (events of the same rule priced after it get back the cap room or tier it took). The event stays stored with status `voided`. Voiding a voided event changes nothing. An event on an issued invoice answers 409 `period_closed`: correct it with a credit note. Scope `usage:write`.",
           params: z.object({ event_id: z.string().min(1).max(255) }),
-          body: voidUsageBody.meta({ examples: [{ reason: "sent twice by the meter" }] }).nullish(),
+          body: optionalBody(voidUsageBody.meta({ examples: [{ reason: "sent twice by the meter" }] })),
           response: {
             200: usageEventSchema,
             ...errorResponses({

@@ -10,6 +10,7 @@ import {
   testResultSchema,
   updateEndpointInput,
 } from "../../../domain/webhooks/webhook-schemas.js";
+import { noBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { listSchema } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -95,6 +96,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           tags,
           summary: "Replace the signing secret, effective at once",
           params: idParams,
+          body: noBody(),
           response: { 200: endpointSchema, ...notFound("webhook endpoint") },
         },
       },
@@ -109,6 +111,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           tags,
           summary: "Delete a webhook endpoint",
           params: idParams,
+          body: noBody(),
           response: { 200: deletedEndpointSchema, ...notFound("webhook endpoint") },
         },
       },
@@ -161,6 +164,7 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           tags,
           summary: "Send a delivery's event again (same event id), now",
           params: idParams,
+          body: noBody(),
           response: {
             200: deliverySchema,
             ...errorResponses({ 404: { not_found: "no delivery with this id for this company" }, 409: disabled }),
