@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { createCustomerInput, paymentTermsDaysInput } from "../customers/customer-schemas.js";
 import { calendarDate } from "../kernel/calendar-date.js";
+import { BILLING_RANGE_WORDS } from "../kernel/time-range.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
@@ -118,7 +119,9 @@ export const pricingPreviewInput = z
       .array(addPricingRuleInput)
       .max(MAX_PROGRAM_RULES)
       .describe("Every rule of the program as it would be (each as `POST …/pricing-rules` takes it)"),
-    billing_period_start: calendarDate().describe("First day of a calendar month"),
+    billing_period_start: calendarDate().describe(
+      `First day of a calendar month, a billing month ${BILLING_RANGE_WORDS}`,
+    ),
     billing_period_end: calendarDate().describe("Last day of the same month"),
   })
   .strict();
