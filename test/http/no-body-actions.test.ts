@@ -138,7 +138,8 @@ async function world(t: TestApp): Promise<World> {
   t.clock.set(new Date("2026-07-15T09:00:00Z"));
   const numbers: string[] = [];
   for (const month of months) numbers.push((await invoiceFor(t, key, contract.id, `${month}-01`)).number);
-  for (const number of numbers.slice(1)) expectStatus(await t.call({ method: "POST", url: `${INVOICES}/${number}/finalize`, key }), 200);
+  for (const number of numbers.slice(1))
+    expectStatus(await t.call({ method: "POST", url: `${INVOICES}/${number}/finalize`, key }), 200);
   const [finalize, pay, voided, delivery] = numbers as [string, string, string, string];
   return {
     key,

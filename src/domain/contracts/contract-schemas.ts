@@ -8,6 +8,9 @@ import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { MAX_PROGRAM_RULES, MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
 
+/** Contract ids that would read as the API's own paths beside `/v1/billing/contracts/{ext_id}`. */
+const PATH_WORDS = ["extract", "upload"];
+
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
 
 /** POST /v1/billing/contracts: a customer id only; a name or contract id is refused (issue: sample contracts). */
@@ -255,7 +258,13 @@ export const uploadTermsInput = z
         }
       })
       .describe('`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one'),
-    contract_id: externalIdText.describe("The contract's id: the value usage events send as external_contract_id"),
+    contract_id: externalIdText
+      .refine((id) => !PATH_WORDS.includes(id), {
+        message: `must not be ${PATH_WORDS.join(" or ")}: those name the API's own paths under /v1/billing/contracts/`,
+      })
+      .describe(
+        "The contract's id: the value usage events send as external_contract_id. Not `extract` or `upload`, which name the API's own paths.",
+      ),
     start_date: calendarDate(),
     end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
     currency: z
