@@ -55,6 +55,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "getContractPricing",
           tags: ["Pricing"],
           summary: "The active pricing program version",
+          description:
+            "The version of the contract's pricing program in force today, with its rules, and the dated changes scheduled after it. Scope `contracts:read`.",
           params: contractParams,
           response: { 200: pricingProgramSchema, ...errorResponses({ 404: notFound("contract") }) },
         },
@@ -101,6 +103,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "listCreditGrants",
           tags: ["Credits"],
           summary: "List a contract's credit grants, oldest first, with their balances",
+          description:
+            "Every credit grant of the contract, oldest first, each with what it granted, what is left and its days. Scope `contracts:read`.",
           params: contractParams,
           response: { 200: creditGrantList, ...errorResponses({ 404: notFound("contract") }) },
         },
@@ -118,6 +122,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "getCreditGrant",
           tags: ["Credits"],
           summary: "Get a credit grant with its ledger",
+          description:
+            "The grant with its ledger: what it granted, what usage burned on which invoice, what expired or went back. Scope `contracts:read`.",
           params: contractParams.extend({ grant_id: z.string().min(1).max(64) }),
           response: { 200: creditGrantSchema, ...errorResponses({ 404: notFound("contract or credit grant") }) },
         },

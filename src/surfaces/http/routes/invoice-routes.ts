@@ -34,6 +34,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listInvoices",
           tags: ["Invoices"],
           summary: "List invoices, newest first (without line items)",
+          description:
+            "The company's invoices, newest first, cursor-paginated by number, filtered by contract, period (`from`, `to`) and status (`draft`, `issued`, `paid`, `void`, or `open` and `overdue`). Without line items: get one invoice for those. Scope `invoices:read`.",
           querystring: invoiceListFilters.extend({
             ...pageQuery,
             starting_after: pageQuery.starting_after.describe(
@@ -114,6 +116,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getInvoice",
           tags: ["Invoices"],
           summary: "Get an invoice with its line items",
+          description:
+            "The invoice with every line item and the figures derived from them (subtotal, tax, total, amount paid, amount due). A draft is priced as it stands; an issued invoice is frozen. Scope `invoices:read`.",
           params: invoiceNumberParams,
           response: { 200: invoiceWithLinesSchema, ...errorResponses({ 404: notFound }) },
         },

@@ -59,6 +59,8 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listUsageEvents",
           tags: ["Usage"],
           summary: "List usage events, newest first",
+          description:
+            "The company's usage events, newest first, cursor-paginated (`limit`, `starting_after`), filtered by contract, metric, status and by the months `from`…`to` their timestamps fall in. Each event carries its rating: the rule, rate and amount it was charged. Scope `usage:read` or `usage:write`.",
           querystring: usageListQuery,
           response: {
             200: usageEventList,
@@ -84,6 +86,8 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getUsageEvent",
           tags: ["Usage"],
           summary: "Get a usage event",
+          description:
+            "One usage event by its event id, with its rating (rule, pricing version, applied rate, rated amount) and status. Scope `usage:read` or `usage:write`.",
           params: z.object({ event_id: z.string().min(1).max(255) }),
           response: {
             200: usageEventSchema,
