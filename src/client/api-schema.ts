@@ -3679,28 +3679,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "rules": [
-                 *         {
-                 *           "metric": "domestic_wire",
-                 *           "amount": "18.00",
-                 *           "monthly_cap": "4000"
-                 *         },
-                 *         {
-                 *           "metric": "card_volume",
-                 *           "rate": "0.029",
-                 *           "fixed_fee": "0.30"
-                 *         },
-                 *         {
-                 *           "type": "minimum",
-                 *           "amount": "1000.00"
-                 *         }
-                 *       ],
-                 *       "billing_period_start": "2026-03-01",
-                 *       "billing_period_end": "2026-03-31"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Every rule of the program as it would be (each as `POST …/pricing-rules` takes it) */
                     rules: {

@@ -379,7 +379,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     await v1.register(accountRoutes(deps.services));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
-    await v1.register(contractPricingRoutes(deps.services));
+    await v1.register(contractPricingRoutes(deps.services, deps.clock));
     await v1.register(usageRoutes(deps.services));
     await v1.register(invoiceRoutes(deps.services));
     await v1.register(invoiceCollectionRoutes(deps.services));
