@@ -2312,7 +2312,7 @@ export interface operations {
                     paper_size?: "letter" | "a4";
                     /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
                     payment_terms_days?: number;
-                    /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none */
+                    /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it), each day at most once; [-3, 1, 7] by default, [] for none */
                     reminder_days?: number[];
                 };
             };
@@ -2628,7 +2628,7 @@ export interface operations {
                     /** @description Printed on each of its invoices when issued: a PO number, a reference it asked for */
                     invoice_memo?: string;
                     /**
-                     * @description `email`: each invoice is emailed to `email` when issued, with reminders; `none` (default): not sent
+                     * @description `email`: each invoice is emailed to `email` when issued, with reminders (needs `email`: 400 `email_required` without it); `none` (default): not sent
                      * @enum {string}
                      */
                     invoice_delivery?: "email" | "none";
@@ -3528,10 +3528,10 @@ export interface operations {
                     starts_on?: string;
                     /**
                      * Format: date
-                     * @description The last day its usage may burn it; what is left is released after it. Without it: no expiry
+                     * @description The last day its usage may burn it, on or after `starts_on`; what is left is released after it. Without it: no expiry
                      */
                     expires_on?: string;
-                    /** @description The usage metrics it pays for; without it, every usage metric */
+                    /** @description The usage metrics it pays for, each a metric of the contract's program; without it, every usage metric */
                     metrics?: string[];
                     /** @description 0 to 100, default 50: grants with a lower number burn first (then the one expiring first) */
                     priority?: number;
@@ -4063,7 +4063,7 @@ export interface operations {
             query?: {
                 contract?: string;
                 metric?: string;
-                /** @description Service periods ending on or after this date */
+                /** @description Service periods ending on or after this date; on or before `to` */
                 from?: string;
                 /** @description Service periods starting on or before this date */
                 to?: string;
@@ -5160,6 +5160,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The lines credited, each line at most once; send `lines` or `amount`, not both */
                     lines?: {
                         /** @description The line's index in the invoice's line_items (0 is the first) */
                         line: number;
@@ -5170,7 +5171,7 @@ export interface operations {
                     amount?: (number | Decimal) | string;
                     /** @description Why: printed on the credit note */
                     reason: string;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {

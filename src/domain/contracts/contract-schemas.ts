@@ -266,7 +266,7 @@ export const uploadTermsInput = z
         "The contract's id: the value usage events send as external_contract_id. Not `extract` or `upload`, which name the API's own paths.",
       ),
     start_date: calendarDate(),
-    end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
+    end_date: calendarDate().nullable().optional().describe("On or after `start_date`; omitted or null: open-ended"),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals, such as USD")

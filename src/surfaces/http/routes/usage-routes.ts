@@ -22,7 +22,7 @@ export const usageListQuery = datesInOrder(
   z.object({
     contract: z.string().min(1).max(255).optional(),
     metric: z.string().min(1).max(100).optional(),
-    from: date.optional().describe("Service periods ending on or after this date"),
+    from: date.optional().describe("Service periods ending on or after this date; on or before `to`"),
     to: date.optional().describe("Service periods starting on or before this date"),
     status: z.enum(USAGE_EVENT_STATUSES).optional(),
     ...pageQuery,
