@@ -5171,7 +5171,11 @@ export interface operations {
                     amount?: (number | Decimal) | string;
                     /** @description Why: printed on the credit note */
                     reason: string;
-                } & (unknown | unknown);
+                } & ({
+                    lines: unknown;
+                } | {
+                    amount: unknown;
+                });
             };
         };
         responses: {

@@ -81,7 +81,12 @@ export const createCreditNoteInput = z
     path: ["lines"],
   })
   // Exactly one of the two, as the document says it (JSON Schema's oneOf over which field is present).
-  .meta({ oneOf: [{ required: ["lines"] }, { required: ["amount"] }] });
+  .meta({
+    oneOf: [
+      { properties: { lines: {} }, required: ["lines"] },
+      { properties: { amount: {} }, required: ["amount"] },
+    ],
+  });
 export type CreateCreditNoteInput = z.output<typeof createCreditNoteInput>;
 
 export const creditNoteSchema = z
