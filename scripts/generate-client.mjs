@@ -57,8 +57,29 @@ function decimalFields(document) {
   return [...decimals].sort();
 }
 
+/**
+ * The document without its request examples: they are dated from the day the service starts (a sample contract's
+ * term begins that day; contract-pricing-routes.ts), and the types must not change from one day to the next.
+ */
+function withoutExamples(node, parentKey) {
+  if (Array.isArray(node)) {
+    for (const item of node) withoutExamples(item);
+  } else if (node !== null && typeof node === "object") {
+    if (parentKey !== "properties") {
+      delete node.example;
+      delete node.examples;
+    }
+    for (const [key, value] of Object.entries(node)) withoutExamples(value, key);
+  }
+  return node;
+}
+
 const document = JSON.parse(await servedOpenApi());
-const ast = await openapiTS(document, { alphabetize: false, exportType: false, transform });
+const ast = await openapiTS(withoutExamples(structuredClone(document)), {
+  alphabetize: false,
+  exportType: false,
+  transform,
+});
 const FIELDS = `
 /** The names of the answers' exact decimal fields (\`format: decimal\`): the client reads these as Decimals. */
 export const decimalFields: ReadonlySet<string> = new Set(${JSON.stringify(decimalFields(document))});

@@ -110,7 +110,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List contracts, newest first (not paginated) */
+        /**
+         * List contracts, newest first (not paginated)
+         * @description Every contract of the company, newest first, each with its customer, term, currency, status and metrics. The list is not paginated: `has_more` is always `false`. Scope `contracts:read`.
+         */
         get: operations["listContracts"];
         put?: never;
         /**
@@ -171,7 +174,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The contract's agreement: the uploaded PDF as it was sent, or the generated one */
+        /**
+         * The contract's agreement: the uploaded PDF as it was sent, or the generated one
+         * @description The agreement PDF of the contract: the file as it was uploaded (`POST …/contracts/upload`), byte for byte, or for a sample contract the agreement the service generates from its terms. Scope `contracts:read`.
+         */
         get: operations["getContractAgreement"];
         put?: never;
         post?: never;
@@ -188,7 +194,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a contract */
+        /**
+         * Get a contract
+         * @description The contract with its customer, term, currency, status, metrics and `pdf_url`; 404 when no contract of the company has this external id. Scope `contracts:read`.
+         */
         get: operations["getContract"];
         put?: never;
         post?: never;
@@ -205,7 +214,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The active pricing program version */
+        /**
+         * The active pricing program version
+         * @description The version of the contract's pricing program in force today, with its rules, and the dated changes scheduled after it. Scope `contracts:read`.
+         */
         get: operations["getContractPricing"];
         put?: never;
         post?: never;
@@ -222,7 +234,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a contract's credit grants, oldest first, with their balances */
+        /**
+         * List a contract's credit grants, oldest first, with their balances
+         * @description Every credit grant of the contract, oldest first, each with what it granted, what is left and its days. Scope `contracts:read`.
+         */
         get: operations["listCreditGrants"];
         put?: never;
         /**
@@ -243,7 +258,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a credit grant with its ledger */
+        /**
+         * Get a credit grant with its ledger
+         * @description The grant with its ledger: what it granted, what usage burned on which invoice, what expired or went back. Scope `contracts:read`.
+         */
         get: operations["getCreditGrant"];
         put?: never;
         post?: never;
@@ -320,7 +338,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List usage events, newest first */
+        /**
+         * List usage events, newest first
+         * @description The company's usage events, newest first, cursor-paginated (`limit`, `starting_after`), filtered by contract, metric, status and by the months `from`…`to` their timestamps fall in. Each event carries its rating: the rule, rate and amount it was charged. Scope `usage:read` or `usage:write`.
+         */
         get: operations["listUsageEvents"];
         put?: never;
         /**
@@ -341,7 +362,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a usage event */
+        /**
+         * Get a usage event
+         * @description One usage event by its event id, with its rating (rule, pricing version, applied rate, rated amount) and status. Scope `usage:read` or `usage:write`.
+         */
         get: operations["getUsageEvent"];
         put?: never;
         post?: never;
@@ -378,7 +402,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List invoices, newest first (without line items) */
+        /**
+         * List invoices, newest first (without line items)
+         * @description The company's invoices, newest first, cursor-paginated by number, filtered by contract, period (`from`, `to`) and status (`draft`, `issued`, `paid`, `void`, or `open` and `overdue`). Without line items: get one invoice for those. Scope `invoices:read`.
+         */
         get: operations["listInvoices"];
         put?: never;
         post?: never;
@@ -435,7 +462,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an invoice with its line items */
+        /**
+         * Get an invoice with its line items
+         * @description The invoice with every line item and the figures derived from them (subtotal, tax, total, amount paid, amount due). A draft is priced as it stands; an issued invoice is frozen. Scope `invoices:read`.
+         */
         get: operations["getInvoice"];
         put?: never;
         post?: never;
@@ -572,7 +602,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List an invoice's credit notes, oldest first */
+        /**
+         * List an invoice's credit notes, oldest first
+         * @description Every credit note issued on the invoice, oldest first, with its lines or amount and how it was applied. Scope `invoices:read`.
+         */
         get: operations["listInvoiceCreditNotes"];
         put?: never;
         /**
@@ -593,7 +626,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a credit note */
+        /**
+         * Get a credit note
+         * @description One credit note by its number (CN-000001), with its lines, amount, reason and what it applied to the invoice's amount due and to the customer's balance. Scope `invoices:read`.
+         */
         get: operations["getCreditNote"];
         put?: never;
         post?: never;
@@ -690,10 +726,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List webhook endpoints */
+        /**
+         * List webhook endpoints
+         * @description Every webhook endpoint of the company, with its URL, event types and whether it is enabled; never the secret. Scope `webhooks:read` or `webhooks:write`.
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Create a webhook endpoint (the secret is shown here) */
+        /**
+         * Create a webhook endpoint (the secret is shown here)
+         * @description Registers an HTTPS URL and the event types it receives. The answer carries the signing `secret`, shown only here and after a rotation: keep it to verify signatures. Scope `webhooks:write`.
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -708,15 +750,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook endpoint */
+        /**
+         * Get a webhook endpoint
+         * @description One webhook endpoint, with its URL, event types and whether it is enabled; never the secret. Scope `webhooks:read` or `webhooks:write`.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Delete a webhook endpoint */
+        /**
+         * Delete a webhook endpoint
+         * @description Deletes the endpoint: nothing more is sent to it. Answers `{object, id, deleted: true}`. Scope `webhooks:write`.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Update url, events, description, or enable/disable */
+        /**
+         * Update url, events, description, or enable/disable
+         * @description Changes the fields sent: `url`, `events`, `description`, or `enabled` (a disabled endpoint is sent nothing). Scope `webhooks:write`.
+         */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -729,7 +780,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret, effective at once */
+        /**
+         * Replace the signing secret, effective at once
+         * @description A new signing secret, answered once here; deliveries from now on are signed with it, and the old one stops verifying at once. Scope `webhooks:write`.
+         */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
         options?: never;
@@ -746,7 +800,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed test event now */
+        /**
+         * Send a signed test event now
+         * @description Signs and POSTs a test event of the given type to the endpoint now, and answers whether it was received (`status`, the endpoint's `status_code`, or the `error`). Scope `webhooks:write`.
+         */
         post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -761,7 +818,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The 50 most recent deliveries, with payloads */
+        /**
+         * The 50 most recent deliveries, with payloads
+         * @description The endpoint's 50 most recent deliveries, each with its event's payload, status and attempts. Scope `webhooks:read` or `webhooks:write`.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -780,7 +840,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a delivery's event again (same event id), now */
+        /**
+         * Send a delivery's event again (same event id), now
+         * @description Sends the delivery's event again, now, with the same event id (receivers dedupe on it); 409 when the endpoint is disabled. Scope `webhooks:write`.
+         */
         post: operations["resendWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -2348,7 +2411,7 @@ export interface operations {
                     locale?: string;
                     /** @description Default payment terms (days), for customers and contracts without their own; 30 by default */
                     payment_terms_days?: number;
-                    /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none */
+                    /** @description When unpaid invoices are reminded by email, in days from the due date (negative: before it), each day at most once; [-3, 1, 7] by default, [] for none */
                     reminder_days?: number[];
                 };
             };
@@ -2541,7 +2604,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -2660,7 +2727,7 @@ export interface operations {
                     /** @description Printed on each of its invoices when issued: a PO number, a reference it asked for */
                     invoice_memo?: string;
                     /**
-                     * @description `email`: each invoice is emailed to `email` when issued, with reminders; `none` (default): not sent
+                     * @description `email`: each invoice is emailed to `email` when issued, with reminders (needs `email`: 400 `email_required` without it); `none` (default): not sent
                      * @enum {string}
                      */
                     invoice_delivery?: "email" | "none";
@@ -3560,10 +3627,10 @@ export interface operations {
                     starts_on?: string;
                     /**
                      * Format: date
-                     * @description The last day its usage may burn it; what is left is released after it. Without it: no expiry
+                     * @description The last day its usage may burn it, on or after `starts_on`; what is left is released after it. Without it: no expiry
                      */
                     expires_on?: string;
-                    /** @description The usage metrics it pays for; without it, every usage metric */
+                    /** @description The usage metrics it pays for, each a metric of the contract's program; without it, every usage metric */
                     metrics?: string[];
                     /** @description 0 to 100, default 50: grants with a lower number burn first (then the one expiring first) */
                     priority?: number;
@@ -3711,28 +3778,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "rules": [
-                 *         {
-                 *           "metric": "domestic_wire",
-                 *           "amount": "18.00",
-                 *           "monthly_cap": "4000"
-                 *         },
-                 *         {
-                 *           "metric": "card_volume",
-                 *           "rate": "0.029",
-                 *           "fixed_fee": "0.30"
-                 *         },
-                 *         {
-                 *           "type": "minimum",
-                 *           "amount": "1000.00"
-                 *         }
-                 *       ],
-                 *       "billing_period_start": "2026-03-01",
-                 *       "billing_period_end": "2026-03-31"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Every rule of the program as it would be (each as `POST …/pricing-rules` takes it) */
                     rules: {
@@ -3788,7 +3833,7 @@ export interface operations {
                     }[];
                     /**
                      * Format: date
-                     * @description First day of a calendar month
+                     * @description First day of a calendar month, a billing month from 1970-01 to 9989-12
                      */
                     billing_period_start: string;
                     /**
@@ -4148,7 +4193,7 @@ export interface operations {
             query?: {
                 contract?: string;
                 metric?: string;
-                /** @description Service periods ending on or after this date */
+                /** @description Service periods ending on or after this date; on or before `to` */
                 from?: string;
                 /** @description Service periods starting on or before this date */
                 to?: string;
@@ -4220,7 +4265,7 @@ export interface operations {
                         quantity: (number | Decimal) | string;
                         /**
                          * Format: date-time
-                         * @description ISO 8601 with a time zone; decides the service period (UTC month)
+                         * @description ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), at most microseconds; decides the service period (UTC month), a billing month from 1970-01 to 9989-12
                          */
                         timestamp: string;
                         /** @description Billed as is; overrides the contract rate */
@@ -4532,7 +4577,7 @@ export interface operations {
                     external_contract_id: string;
                     /**
                      * Format: date
-                     * @description First day of a calendar month
+                     * @description First day of a calendar month, a billing month from 1970-01 to 9989-12
                      */
                     billing_period_start: string;
                     /**
@@ -4824,7 +4869,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -4994,7 +5043,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5237,6 +5290,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The lines credited, each line at most once; send `lines` or `amount`, not both */
                     lines?: {
                         /** @description The line's index in the invoice's line_items (0 is the first) */
                         line: number;
@@ -5247,7 +5301,11 @@ export interface operations {
                     amount?: (number | Decimal) | string;
                     /** @description Why: printed on the credit note */
                     reason: string;
-                };
+                } & ({
+                    lines: unknown;
+                } | {
+                    amount: unknown;
+                });
             };
         };
         responses: {
@@ -5530,7 +5588,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description Accepted */
             202: {
@@ -5609,7 +5671,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5850,7 +5916,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -5987,7 +6057,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {
@@ -6195,7 +6269,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
             /** @description OK */
             200: {

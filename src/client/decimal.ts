@@ -5,7 +5,17 @@
 import { Big } from "big.js";
 import { JsonNumber } from "../platform/exact-json.js";
 
-export type Decimal = JsonNumber;
+/**
+ * An answer's decimal. A plain `JSON.stringify` of an answer (a log line, a cache, `res.json`) writes it as its
+ * digits in a string, `"890.00"`: JSON.stringify cannot write a bare number token it was not given as a double
+ * (JSON.rawJSON is not in Node 20), and a double would round it. The client's own request bodies still send it
+ * as a bare number (billing-client.ts). docs/decisions.md, "Money".
+ */
+export class Decimal extends JsonNumber {
+  override toJSON(): string {
+    return this.text;
+  }
+}
 
 // openapi-fetch's answer types map every object type field by field (to drop write-only fields), which turns
 // a class's methods into `{}`: what an answer's Decimal is typed as there is its `text`, and the helpers take that.

@@ -38,6 +38,18 @@ export function stringifyJson(value: unknown, space?: number): string {
   return text !== undefined && text.includes(MARK_IN_JSON) ? text.replace(MARKED_NUMBER, "$1") : text;
 }
 
+/**
+ * stringifyJson for a value whose JsonNumbers may write themselves otherwise (the typed client's Decimal writes
+ * its digits as a string for a plain JSON.stringify): every JsonNumber is written as its bare number all the same.
+ */
+export function stringifyJsonNumbers(value: unknown): string {
+  const text = JSON.stringify(value, function (this: Record<string, unknown>, key: string, written: unknown) {
+    const original = this[key];
+    return original instanceof JsonNumber ? MARK + original.text : written;
+  });
+  return text === undefined ? text : unmarkNumbers(text);
+}
+
 /** Swaps the stand-ins of JsonNumbers in JSON text that was written by a plain `JSON.stringify`. */
 export function unmarkNumbers(json: string): string {
   return json.includes(MARK_IN_JSON) ? json.replace(MARKED_NUMBER, "$1") : json;

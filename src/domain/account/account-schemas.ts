@@ -16,7 +16,8 @@ const text = boundedText;
 const reminderDaysInput = z
   .array(z.number().int().min(-365).max(365))
   .max(10)
-  .refine((days) => new Set(days).size === days.length, "each day at most once");
+  .refine((days) => new Set(days).size === days.length, "each day at most once")
+  .meta({ uniqueItems: true });
 
 /**
  * PATCH /v1/billing/account: the seller's profile, as every invoice shows it. `null` clears a field. Several
@@ -45,7 +46,7 @@ export const updateAccountInput = z
     reminder_days: reminderDaysInput
       .optional()
       .describe(
-        "When unpaid invoices are reminded by email, in days from the due date (negative: before it); [-3, 1, 7] by default, [] for none",
+        "When unpaid invoices are reminded by email, in days from the due date (negative: before it), each day at most once; [-3, 1, 7] by default, [] for none",
       ),
   })
   .strict();

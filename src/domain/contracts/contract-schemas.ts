@@ -1,12 +1,16 @@
 import { z } from "zod";
 import { createCustomerInput, paymentTermsDaysInput } from "../customers/customer-schemas.js";
 import { calendarDate } from "../kernel/calendar-date.js";
+import { BILLING_RANGE_WORDS } from "../kernel/time-range.js";
 import { decimalText, jsonDecimal } from "../kernel/decimal-schemas.js";
 import { externalIdText } from "../kernel/ids.js";
 import { SUPPORTED_CURRENCIES } from "../kernel/money.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { COUNTED_KINDS } from "./minimum-terms.js";
 import { MAX_PROGRAM_RULES, MAX_RULE_TIERS, RULE_MODELS, RULE_TYPES } from "./pricing-rule.js";
+
+/** Contract ids that would read as the API's own paths beside `/v1/billing/contracts/{ext_id}`. */
+const PATH_WORDS = ["extract", "upload"];
 
 export const CONTRACT_STATUSES = ["draft", "active", "completed", "cancelled", "terminated"] as const;
 
@@ -153,7 +157,9 @@ export const pricingPreviewInput = z
       .array(addPricingRuleInput)
       .max(MAX_PROGRAM_RULES)
       .describe("Every rule of the program as it would be (each as `POST …/pricing-rules` takes it)"),
-    billing_period_start: calendarDate().describe("First day of a calendar month"),
+    billing_period_start: calendarDate().describe(
+      `First day of a calendar month, a billing month ${BILLING_RANGE_WORDS}`,
+    ),
     billing_period_end: calendarDate().describe("Last day of the same month"),
   })
   .strict();
@@ -289,9 +295,15 @@ export const uploadTermsInput = z
         }
       })
       .describe('`{"id"}` of an existing customer, or `{"name", "external_id"?, "email"?, "address"?}` for a new one'),
-    contract_id: externalIdText.describe("The contract's id: the value usage events send as external_contract_id"),
+    contract_id: externalIdText
+      .refine((id) => !PATH_WORDS.includes(id), {
+        message: `must not be ${PATH_WORDS.join(" or ")}: those name the API's own paths under /v1/billing/contracts/`,
+      })
+      .describe(
+        "The contract's id: the value usage events send as external_contract_id. Not `extract` or `upload`, which name the API's own paths.",
+      ),
     start_date: calendarDate(),
-    end_date: calendarDate().nullable().optional().describe("Omitted or null: open-ended"),
+    end_date: calendarDate().nullable().optional().describe("On or after `start_date`; omitted or null: open-ended"),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, "must be a three-letter ISO 4217 code in capitals, such as USD")

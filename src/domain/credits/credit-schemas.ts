@@ -19,7 +19,9 @@ export const createCreditGrantInput = z
     starts_on: calendarDate().optional().describe("The first day (UTC) its usage may burn it; defaults to today"),
     expires_on: calendarDate()
       .optional()
-      .describe("The last day its usage may burn it; what is left is released after it. Without it: no expiry"),
+      .describe(
+        "The last day its usage may burn it, on or after `starts_on`; what is left is released after it. Without it: no expiry",
+      ),
     metrics: z
       .array(
         z
@@ -32,7 +34,9 @@ export const createCreditGrantInput = z
       .min(1)
       .max(100)
       .optional()
-      .describe("The usage metrics it pays for; without it, every usage metric"),
+      .describe(
+        "The usage metrics it pays for, each a metric of the contract's program; without it, every usage metric",
+      ),
     priority: z
       .number()
       .int()

@@ -42,7 +42,9 @@ export const createCustomerInput = z
       .describe("Printed on each of its invoices when issued: a PO number, a reference it asked for"),
     invoice_delivery: invoiceDelivery
       .optional()
-      .describe("`email`: each invoice is emailed to `email` when issued, with reminders; `none` (default): not sent"),
+      .describe(
+        "`email`: each invoice is emailed to `email` when issued, with reminders (needs `email`: 400 `email_required` without it); `none` (default): not sent",
+      ),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { calendarDate } from "../kernel/calendar-date.js";
+import { BILLING_RANGE_WORDS } from "../kernel/time-range.js";
 import { jsonDecimal } from "../kernel/decimal-schemas.js";
 import { dateText, instantText, urlText } from "../kernel/text-formats.js";
 import { paymentSchema } from "./collections/collection-schemas.js";
@@ -150,7 +151,7 @@ const date = calendarDate();
 export const projectInvoiceInput = z
   .object({
     external_contract_id: z.string().min(1).max(255),
-    billing_period_start: date.describe("First day of a calendar month"),
+    billing_period_start: date.describe(`First day of a calendar month, a billing month ${BILLING_RANGE_WORDS}`),
     billing_period_end: date.describe("Last day of the same month"),
   })
   .strict();

@@ -5,20 +5,24 @@
  *
  * - an instant is ISO 8601 with seconds and a zone: `Z`, or an offset of at most ±15:59 (PostgreSQL refuses
  *   larger ones), at most 6 fractional digits (PostgreSQL keeps microseconds: a seventh digit would be rounded,
- *   and could move the event into the next month), and in UTC on or after 1970-01-01 and before year 10000;
- * - a date is `YYYY-MM-DD` from 1970-01-01 to 9999-12-31;
+ *   and could move the event into the next month), and in UTC on or after 1970-01-01 and before year 10000
+ *   (an instant is read back from PostgreSQL's timestamptz as a JavaScript Date: the epoch on keeps it simple);
+ * - a date is `YYYY-MM-DD` from 0001-01-01 to 9999-12-31 (what the API's reference says: every real day of the
+ *   years 0001 to 9999; PostgreSQL's `date` holds them all, and they come back as text);
  * - a billing month (an event's month, a projected month) is from 1970-01 to 9989-12: its invoice is issued the
  *   day after it ends and falls due up to 3,650 days later (the longest payment terms), still within year 9999.
  */
-export const FIRST_DAY = "1970-01-01";
+export const FIRST_DAY = "0001-01-01";
 export const LAST_DAY = "9999-12-31";
+/** The first day of the instants the service keeps. */
+const FIRST_INSTANT_DAY = "1970-01-01";
 const FIRST_MONTH = "1970-01";
 const LAST_MONTH = "9989-12";
 /** At most this many fractional digits of a second: PostgreSQL's precision. */
 const MAX_FRACTION_DIGITS = 6;
 
 /** How the range reads in a refusal. */
-export const INSTANT_RANGE_WORDS = `from ${FIRST_DAY}T00:00:00Z to ${LAST_DAY}T23:59:59.999999Z`;
+export const INSTANT_RANGE_WORDS = `from ${FIRST_INSTANT_DAY}T00:00:00Z to ${LAST_DAY}T23:59:59.999999Z`;
 export const BILLING_RANGE_WORDS = `from ${FIRST_MONTH} to ${LAST_MONTH}`;
 
 /**

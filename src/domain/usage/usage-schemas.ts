@@ -4,6 +4,7 @@ import { externalIdText } from "../kernel/ids.js";
 import { CHARGE_DP } from "../kernel/money.js";
 import { dateText, instantText } from "../kernel/text-formats.js";
 import { instantInput } from "../kernel/calendar-date.js";
+import { BILLING_RANGE_WORDS } from "../kernel/time-range.js";
 
 const MAX_EVENTS_PER_REQUEST = 100;
 /** A non-negative decimal given as a JSON number or a decimal string, with at most 12 fractional digits. */
@@ -26,7 +27,9 @@ export const usageEventInput = z
     event_id: id.describe("Unique per company: the idempotency key"),
     metric: z.string().min(1).max(METRIC_MAX).describe("Must be a metric of the contract"),
     quantity: decimal("quantity"),
-    timestamp: eventTimestamp.describe("ISO 8601 with a time zone; decides the service period (UTC month)"),
+    timestamp: eventTimestamp.describe(
+      `ISO 8601 with seconds and a time zone (Z or ±hh:mm up to ±15:59), at most microseconds; decides the service period (UTC month), a billing month ${BILLING_RANGE_WORDS}`,
+    ),
     fee_amount: decimal("fee_amount").optional().describe("Billed as is; overrides the contract rate"),
     applied_rate: decimal("applied_rate").optional().describe("Overrides the rule's rate or per-unit price"),
     counterparty: scope,

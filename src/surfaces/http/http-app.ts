@@ -27,6 +27,7 @@ import { createRateLimiter, type RateLimit } from "../../platform/rate-limiter.j
 import { apiKeyAuth } from "./authenticate.js";
 import { answerClientError } from "./client-errors.js";
 import { handleError } from "./error-handler.js";
+import { bodyMayBeLeftOut } from "./action-body.js";
 import { exactJsonReader } from "./json-body.js";
 import { openapiOptions } from "./openapi-document.js";
 import { exactSerializerCompiler } from "./exact-serializer.js";
@@ -136,25 +137,55 @@ function pinMethods(target: object): void {
 
 /**
  * The methods each route path answers, for the 405 of a method a known path does not take (with its
- * `Allow`): Fastify answers 404 there. Collected from every route as it is added.
+ * `Allow`): Fastify answers 404 there. Collected from every route as it is added. A path is the route it most
+ * specifically matches, as the router reads it (a literal segment before a parameter, from the left):
+ * `/v1/billing/contracts/extract` is its own POST route, not `/v1/billing/contracts/:ext_id`'s GET.
  */
-function routeMethods(app: FastifyInstance): (path: string) => string[] {
-  const routes: { pattern: RegExp; methods: string[] }[] = [];
+function routeMethods(app: FastifyInstance): {
+  methodsOf: (path: string) => string[];
+  /** Whether a literal route shares paths with this parameter route (`/contracts/extract`, `/contracts/:ext_id`). */
+  mayBeShadowed: (routeUrl: string) => boolean;
+} {
+  const routes: { url: string; pattern: RegExp; rank: string; methods: string[] }[] = [];
   app.addHook("onRoute", (route) => {
-    const source = route.url
-      .replace(/\/+$/, "")
-      .split("/")
+    const segments = route.url.replace(/\/+$/, "").split("/");
+    const source = segments
       .map((segment) =>
         segment.startsWith(":") ? "[^/]+" : segment === "*" ? ".*" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"),
       )
       .join("/");
-    routes.push({ pattern: new RegExp(`^${source}/?$`), methods: [route.method].flat().map(String) });
+    // Literal segments rank above parameters, parameters above a wildcard: a larger rank is more specific.
+    const rank = segments.map((segment) => (segment.startsWith(":") ? "1" : segment === "*" ? "0" : "2")).join("");
+    routes.push({
+      url: route.url,
+      pattern: new RegExp(`^${source}/?$`),
+      rank,
+      methods: [route.method].flat().map(String),
+    });
   });
-  return (path) => {
-    const methods = new Set(routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods));
+  const methodsOf = (path: string) => {
+    const matching = routes.filter((route) => route.pattern.test(path));
+    const best = matching.reduce((top, route) => (route.rank > top ? route.rank : top), "");
+    const methods = new Set(matching.filter((route) => route.rank === best).flatMap((route) => route.methods));
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods].sort();
   };
+  const shadowed = new Map<string, boolean>();
+  const mayBeShadowed = (routeUrl: string) => {
+    let answer = shadowed.get(routeUrl);
+    if (answer === undefined) {
+      const own = routes.find((route) => route.url === routeUrl);
+      answer =
+        own !== undefined &&
+        own.rank.includes("1") &&
+        routes.some(
+          (route) => route.rank > own.rank && route.rank.length === own.rank.length && own.pattern.test(route.url),
+        );
+      shadowed.set(routeUrl, answer);
+    }
+    return answer;
+  };
+  return { methodsOf, mayBeShadowed };
 }
 
 // The first path segments of the API, the agent surface and the service endpoints: an unknown URL under them
@@ -210,7 +241,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     frameworkErrors: (error, request, reply) =>
       handleError(percentEscapesAreUtf8(request.url ?? "") ? error : invalidEncodingError("The URL"), request, reply),
   }).withTypeProvider<ZodTypeProvider>();
-  const methodsOf = routeMethods(app as unknown as FastifyInstance);
+  const { methodsOf, mayBeShadowed } = routeMethods(app as unknown as FastifyInstance);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(exactSerializerCompiler);
@@ -219,20 +250,21 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   // before any body is read (Fastify reads a body even for a request it routes nowhere, and refuses it first).
   // A browser lost among the dashboard's pages gets a page with a way home; everything else the API's JSON 404.
   const dashboardNotFound = notFoundPage(deps);
+  const allowedAt = (request: FastifyRequest) => methodsOf((request.url.split("?")[0] ?? "/").replace(/\/+$/, ""));
   const notRouted = (request: FastifyRequest, reply: FastifyReply) => {
-    const allow = methodsOf((request.url.split("?")[0] ?? "/").replace(/\/+$/, ""));
-    if (allow.length > 0 && !allow.includes(request.method)) {
-      return reply
-        .code(405)
-        .header("allow", allow.join(", "))
-        .send({
-          error: `${request.method} is not allowed here; this path takes ${allow.join(", ")}`,
-          code: "method_not_allowed",
-        });
-    }
+    const allow = allowedAt(request);
+    if (allow.length > 0 && !allow.includes(request.method)) return methodNotAllowed(reply, request.method, allow);
     if (wantsDashboardPage(request)) return dashboardNotFound(request, reply);
     return reply.code(404).send({ error: "Not found", code: "not_found" });
   };
+  const methodNotAllowed = (reply: FastifyReply, method: string, allow: string[]) =>
+    reply
+      .code(405)
+      .header("allow", allow.join(", "))
+      .send({
+        error: `${method} is not allowed here; this path takes ${allow.join(", ")}`,
+        code: "method_not_allowed",
+      });
   app.setNotFoundHandler(notRouted);
   app.decorateRequest("actor", undefined);
 
@@ -248,8 +280,8 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     let value: unknown;
     try {
       const text = decodeUtf8(body as Buffer, "The body");
-      // A POST that takes no body (rotate-secret, test, resend) may still say application/json.
-      if (text.trim() === "" && !request.routeOptions.schema?.body) return done(null, undefined);
+      // An action that may be left without a body (action-body.ts) may still say application/json.
+      if (text.trim() === "" && bodyMayBeLeftOut(request.routeOptions.schema?.body)) return done(null, undefined);
       value = readJson(request, text);
     } catch (error) {
       return done(error as Error, undefined);
@@ -268,6 +300,13 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
   });
   app.addHook("onRequest", async (request, reply) => {
     if (request.is404) return notRouted(request, reply);
+    // The router hands `GET /v1/billing/contracts/extract` to `/contracts/:ext_id` when the literal path has no
+    // GET: the path is the literal route's, so the method is refused as on any path (405 with its `Allow`).
+    const route = request.routeOptions.url;
+    if (route !== undefined && mayBeShadowed(route)) {
+      const allow = allowedAt(request);
+      if (!allow.includes(request.method)) return methodNotAllowed(reply, request.method, allow);
+    }
   });
   const httpsOnly = deps.publicUrl.startsWith("https://");
   // Graceful shutdown: a request in flight when close() begins still finishes, but its keep-alive
@@ -340,7 +379,7 @@ export async function buildHttpApp(deps: HttpAppDeps): Promise<FastifyInstance> 
     await v1.register(accountRoutes(deps.services));
     await v1.register(customerRoutes(deps.services));
     await v1.register(contractRoutes(deps.services));
-    await v1.register(contractPricingRoutes(deps.services));
+    await v1.register(contractPricingRoutes(deps.services, deps.clock));
     await v1.register(usageRoutes(deps.services));
     await v1.register(invoiceRoutes(deps.services));
     await v1.register(invoiceCollectionRoutes(deps.services));

@@ -51,6 +51,8 @@ export function openapiOptions(publicUrl: string): FastifyDynamicSwaggerOptions 
         description:
           "Usage events, contracts, pricing programs, invoices, customers and webhook endpoints. Every operation needs an API key; every error is `Error` (`{ error, code, details? }`), and each response lists the codes it can carry (its `code` enum). A method a path does not take answers 405 `method_not_allowed` with an `Allow` header; a path the API does not have, 404 `not_found`. Decimals (`format: decimal`) are JSON numbers whose digits are exact: read them with a decimal-aware parser.",
         license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+        // Whoever runs this service: its reference page, at its own public URL.
+        contact: { name: "Billing API reference", url: `${publicUrl.replace(/\/+$/, "")}/docs` },
       },
       servers: [{ url: publicUrl, description: "This service (BILLING_PUBLIC_URL)" }],
       tags: TAGS,

@@ -68,7 +68,8 @@ export const createCreditNoteInput = z
       )
       .min(1)
       .max(500)
-      .optional(),
+      .optional()
+      .describe("The lines credited, each line at most once; send `lines` or `amount`, not both"),
     amount: decimalInput("amount", CHARGE_DP)
       .optional()
       .describe("An amount off the whole invoice, instead of lines: at most what is left to credit"),
@@ -78,6 +79,13 @@ export const createCreditNoteInput = z
   .refine(linesOrAmount, {
     message: "send either lines or amount, not both",
     path: ["lines"],
+  })
+  // Exactly one of the two, as the document says it (JSON Schema's oneOf over which field is present).
+  .meta({
+    oneOf: [
+      { properties: { lines: {} }, required: ["lines"] },
+      { properties: { amount: {} }, required: ["amount"] },
+    ],
   });
 export type CreateCreditNoteInput = z.output<typeof createCreditNoteInput>;
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { accountSchema, updateAccountInput } from "../../../domain/account/account-schemas.js";
 import { UnsupportedContentError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
+import { noBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { errorResponses, TOO_MANY_DOCUMENTS } from "../openapi-errors.js";
 
@@ -104,6 +105,7 @@ export function accountRoutes(services: Services): FastifyPluginAsyncZod {
           tags: ["Account"],
           summary: "Remove the logo",
           description: "Invoices issued before keep it. Scope `invoices:write`.",
+          body: noBody(),
           response: { 200: accountSchema, ...errorResponses({}) },
         },
       },

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { secretsEqual } from "../../../domain/access/api-key-secret.js";
 import { ALL_SCOPES } from "../../../domain/kernel/actor.js";
 import { instantInput } from "../../../domain/kernel/calendar-date.js";
+import { noBody, optionalBody } from "../action-body.js";
 import { RateLimitedError, UnauthenticatedError } from "../../../domain/kernel/errors.js";
 import type { Services } from "../../../domain/services.js";
 import type { FailureThrottle } from "../../../platform/failure-throttle.js";
@@ -58,7 +59,7 @@ export function adminRoutes(
     app.post(
       "/admin/v1/companies/:id/api-keys",
       // Every field is optional, so the body may be left out (Fastify then hands over null, not undefined).
-      { schema: { ...hide, params: idParams, body: apiKeyBody.nullish() } },
+      { schema: { ...hide, params: idParams, body: optionalBody(apiKeyBody) } },
       async (request, reply) => {
         const body = request.body ?? {};
         const key = await services.access.createApiKey(request.params.id, {
@@ -70,7 +71,7 @@ export function adminRoutes(
       },
     );
 
-    app.delete("/admin/v1/api-keys/:id", { schema: { ...hide, params: idParams } }, async (request) => {
+    app.delete("/admin/v1/api-keys/:id", { schema: { ...hide, params: idParams, body: noBody() } }, async (request) => {
       return services.access.revokeApiKey(request.params.id);
     });
 

@@ -15,6 +15,8 @@ import {
 } from "../../../domain/contracts/contract-schemas.js";
 import { createCreditGrantInput, creditGrantSchema } from "../../../domain/credits/credit-schemas.js";
 import { pricingPreviewSchema } from "../../../domain/invoices/invoice-schemas.js";
+import type { Clock } from "../../../domain/kernel/clock.js";
+import { addDays, periodOf, termEnd, toDateString } from "../../../domain/kernel/billing-period.js";
 import type { Services } from "../../../domain/services.js";
 import { actorOf } from "../authenticate.js";
 import { listSchema } from "../list-envelope.js";
@@ -27,27 +29,54 @@ const creditGrantList = listSchema(creditGrantSchema, "CreditGrantList");
 /** What addPricingRule needs beyond its schema, whose fields are each optional (normalizeRule decides; docs/api.md, "Pricing programs and rules"). */
 const RULE_REQUIREMENTS =
   "A pricing rule. `type` is required unless `metric` is given (the rule is then a usage rule). By type: `usage` needs `metric`, and `amount` (flat, the price per unit) or `rate` (percentage); `subscription`, `minimum` and `one_time` need `amount`, and take no metric, cap or counterparty scope. `model` is `percentage` when a `rate` is given, else `flat`. Usage rules may also be `graduated` or `volume` (`tiers`: `[{up_to, unit_amount, flat_amount?}]` in order, `up_to` inclusive and null on the last tier only) or `package` (`package_size`, a positive integer, and `amount` per started package); a `percentage` rule may add `fixed_fee`, `min_fee` and `max_fee` per event. `rate` is a fraction (0.0235 is 2.35 %): above 1 it needs `allow_rate_above_one: true`. A rule that does not add up is refused with 400 `invalid_pricing_rule`, `details` naming each field.";
-const addRuleBody = addPricingRuleBody.describe(RULE_REQUIREMENTS).meta({
-  examples: [
-    { metric: "domestic_wire", amount: "20.00" },
-    { metric: "card_volume", rate: "0.029", fixed_fee: "0.30", max_fee: "4000" },
-    {
-      metric: "api_calls",
-      model: "graduated",
-      tiers: [
-        { up_to: 1000, unit_amount: "0.10" },
-        { up_to: 10000, unit_amount: "0.08", flat_amount: "5" },
-        { up_to: null, unit_amount: "0.05" },
+/**
+ * The document's request examples, each answered 2xx by a fresh company's sample contract on the day the service
+ * started (test/http/openapi-examples.test.ts): its metrics (`domestic_wire`, `international_wire`) or new
+ * ones a rule adds, and dates in the term a sample contract has from that day (a year).
+ */
+function pricingExamples(today: string) {
+  const thisMonth = periodOf(new Date(`${today}T00:00:00Z`));
+  const nextMonth = addDays(thisMonth.end, 1);
+  return {
+    rules: [
+      { metric: "domestic_wire", amount: "18.00" },
+      { metric: "card_volume", rate: "0.029", fixed_fee: "0.30", max_fee: "4000" },
+      {
+        metric: "api_calls",
+        model: "graduated",
+        tiers: [
+          { up_to: 1000, unit_amount: "0.10" },
+          { up_to: 10000, unit_amount: "0.08", flat_amount: "5" },
+          { up_to: null, unit_amount: "0.05" },
+        ],
+      },
+      { metric: "sms", model: "package", package_size: 1000, amount: "10" },
+      { metric: "international_wire", amount: "25.00", effective_date: nextMonth },
+    ],
+    credits: [
+      { amount: "500.00", type: "prepaid", expires_on: termEnd(today, 1) },
+      { amount: "50", type: "promotional", metrics: ["domestic_wire"], priority: 10, name: "Launch credit" },
+    ],
+    preview: {
+      rules: [
+        { metric: "domestic_wire", amount: "18.00", monthly_cap: "4000" },
+        { metric: "international_wire", amount: "25.00" },
+        { metric: "card_volume", rate: "0.029", fixed_fee: "0.30" },
+        { type: "minimum", amount: "1000.00" },
       ],
+      billing_period_start: thisMonth.start,
+      billing_period_end: thisMonth.end,
     },
-    { metric: "sms", model: "package", package_size: 1000, amount: "10" },
-    { metric: "card_volume", rate: "0.022", effective_date: "2026-04-01" },
-  ],
-});
+  };
+}
+
 const invalidRule = { invalid_pricing_rule: "the fields do not make a valid rule; `details` name each problem" };
 
-export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod {
+/** `clock`: the service's, which dates the document's examples (the day the routes are registered). */
+export function contractPricingRoutes(services: Services, clock: Clock): FastifyPluginAsyncZod {
   return async (app) => {
+    const examples = pricingExamples(toDateString(clock.now()));
+    const addRuleBody = addPricingRuleBody.describe(RULE_REQUIREMENTS).meta({ examples: examples.rules });
     app.get(
       "/v1/billing/contracts/:ext_id/pricing",
       {
@@ -55,6 +84,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "getContractPricing",
           tags: ["Pricing"],
           summary: "The active pricing program version",
+          description:
+            "The version of the contract's pricing program in force today, with its rules, and the dated changes scheduled after it. Scope `contracts:read`.",
           params: contractParams,
           response: { 200: pricingProgramSchema, ...errorResponses({ 404: notFound("contract") }) },
         },
@@ -72,12 +103,7 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           description:
             "Usage burns the grant down as it is rated (in the same transaction), never below zero: each positive usage charge of a metric the grant pays for, on a day from `starts_on` to `expires_on`, is paid from the grants in priority order; the draft shows one `credit` line per grant, negative. A `prepaid` grant is billed as a one-time line on the contract's draft of this month. Every movement is a ledger entry (GET one grant). Scope `contracts:write`.",
           params: contractParams,
-          body: createCreditGrantInput.meta({
-            examples: [
-              { amount: "500.00", type: "prepaid", expires_on: "2026-12-31" },
-              { amount: "50", type: "promotional", metrics: ["card_volume"], priority: 10, name: "Launch credit" },
-            ],
-          }),
+          body: createCreditGrantInput.meta({ examples: examples.credits }),
           response: {
             201: creditGrantSchema,
             ...errorResponses({
@@ -101,6 +127,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "listCreditGrants",
           tags: ["Credits"],
           summary: "List a contract's credit grants, oldest first, with their balances",
+          description:
+            "Every credit grant of the contract, oldest first, each with what it granted, what is left and its days. Scope `contracts:read`.",
           params: contractParams,
           response: { 200: creditGrantList, ...errorResponses({ 404: notFound("contract") }) },
         },
@@ -118,6 +146,8 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           operationId: "getCreditGrant",
           tags: ["Credits"],
           summary: "Get a credit grant with its ledger",
+          description:
+            "The grant with its ledger: what it granted, what usage burned on which invoice, what expired or went back. Scope `contracts:read`.",
           params: contractParams.extend({ grant_id: z.string().min(1).max(64) }),
           response: { 200: creditGrantSchema, ...errorResponses({ 404: notFound("contract or credit grant") }) },
         },
@@ -135,19 +165,7 @@ export function contractPricingRoutes(services: Services): FastifyPluginAsyncZod
           description:
             "Prices the month's stored usage events (voided ones left out), in the order they were stored, under `rules`, the whole program as it would be, and answers that invoice beside the month's invoice as it stands (`actual`: as issued, or a draft brought up to date as projection would), with the difference per line and in total. The preview is the invoice the same program would give the same events. Nothing is stored. Scope `contracts:read`.",
           params: contractParams,
-          body: pricingPreviewInput.meta({
-            examples: [
-              {
-                rules: [
-                  { metric: "domestic_wire", amount: "18.00", monthly_cap: "4000" },
-                  { metric: "card_volume", rate: "0.029", fixed_fee: "0.30" },
-                  { type: "minimum", amount: "1000.00" },
-                ],
-                billing_period_start: "2026-03-01",
-                billing_period_end: "2026-03-31",
-              },
-            ],
-          }),
+          body: pricingPreviewInput.meta({ examples: [examples.preview] }),
           response: {
             200: pricingPreviewSchema,
             ...errorResponses({

@@ -100,6 +100,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listContracts",
           tags: ["Contracts"],
           summary: "List contracts, newest first (not paginated)",
+          description:
+            "Every contract of the company, newest first, each with its customer, term, currency, status and metrics. The list is not paginated: `has_more` is always `false`. Scope `contracts:read`.",
           querystring: z.object({ status: z.enum(CONTRACT_STATUSES).optional() }),
           response: { 200: contractList },
         },
@@ -233,6 +235,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getContractAgreement",
           tags: ["Contracts"],
           summary: "The contract's agreement: the uploaded PDF as it was sent, or the generated one",
+          description:
+            "The agreement PDF of the contract: the file as it was uploaded (`POST …/contracts/upload`), byte for byte, or for a sample contract the agreement the service generates from its terms. Scope `contracts:read`.",
           params: contractParams,
           response: errorResponses({ 404: notFound("contract"), 429: TOO_MANY_DOCUMENTS }),
         },
@@ -253,6 +257,8 @@ export function contractRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getContract",
           tags: ["Contracts"],
           summary: "Get a contract",
+          description:
+            "The contract with its customer, term, currency, status, metrics and `pdf_url`; 404 when no contract of the company has this external id. Scope `contracts:read`.",
           params: contractParams,
           response: { 200: contractSchema, ...errorResponses({ 404: notFound("contract") }) },
         },

@@ -98,6 +98,8 @@ export function invoiceCollectionRoutes(services: Services): FastifyPluginAsyncZ
           operationId: "listInvoiceCreditNotes",
           tags: ["Invoices"],
           summary: "List an invoice's credit notes, oldest first",
+          description:
+            "Every credit note issued on the invoice, oldest first, with its lines or amount and how it was applied. Scope `invoices:read`.",
           params: invoiceNumberParams,
           response: { 200: creditNoteList, ...errorResponses({ 404: notFound }) },
         },
@@ -115,6 +117,8 @@ export function invoiceCollectionRoutes(services: Services): FastifyPluginAsyncZ
           operationId: "getCreditNote",
           tags: ["Invoices"],
           summary: "Get a credit note",
+          description:
+            "One credit note by its number (CN-000001), with its lines, amount, reason and what it applied to the invoice's amount due and to the customer's balance. Scope `invoices:read`.",
           params: creditNoteNumberParams,
           response: {
             200: creditNoteSchema,

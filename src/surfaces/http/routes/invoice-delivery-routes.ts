@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { invoiceMessageSchema } from "../../../domain/invoices/delivery/invoice-message-schemas.js";
 import { invoiceNumberParams, invoiceWithLinesSchema } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
+import { noBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { listEnvelope, listSchema } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -42,6 +43,7 @@ export function invoiceDeliveryRoutes(services: Services): FastifyPluginAsyncZod
           description:
             "Queues a message (kind `manual`) to the customer's email address, whatever its `invoice_delivery`, with the PDF attached and the hosted link; the mail worker sends it and retries it if the SMTP server fails. Answers the message, queued (or failed at once when the customer has no email address).",
           params: invoiceNumberParams,
+          body: noBody(),
           response: {
             202: invoiceMessageSchema,
             ...errorResponses({
@@ -69,6 +71,7 @@ export function invoiceDeliveryRoutes(services: Services): FastifyPluginAsyncZod
           description:
             "The old `hosted_url` answers 404 from now on; the invoice answered carries the new one. Emails sent before hold the old link.",
           params: invoiceNumberParams,
+          body: noBody(),
           response: {
             200: invoiceWithLinesSchema,
             ...errorResponses({

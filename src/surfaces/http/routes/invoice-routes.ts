@@ -15,6 +15,7 @@ import {
   receivablesReportSchema,
 } from "../../../domain/invoices/invoice-schemas.js";
 import type { Services } from "../../../domain/services.js";
+import { noBody, optionalBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { sendPdf, sendUsageStatement } from "../send-documents.js";
 import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
@@ -33,6 +34,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listInvoices",
           tags: ["Invoices"],
           summary: "List invoices, newest first (without line items)",
+          description:
+            "The company's invoices, newest first, cursor-paginated by number, filtered by contract, period (`from`, `to`) and status (`draft`, `issued`, `paid`, `void`, or `open` and `overdue`). Without line items: get one invoice for those. Scope `invoices:read`.",
           querystring: invoiceListFilters.extend({
             ...pageQuery,
             starting_after: pageQuery.starting_after.describe(
@@ -113,6 +116,8 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getInvoice",
           tags: ["Invoices"],
           summary: "Get an invoice with its line items",
+          description:
+            "The invoice with every line item and the figures derived from them (subtotal, tax, total, amount paid, amount due). A draft is priced as it stands; an issued invoice is frozen. Scope `invoices:read`.",
           params: invoiceNumberParams,
           response: { 200: invoiceWithLinesSchema, ...errorResponses({ 404: notFound }) },
         },
@@ -175,6 +180,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Brings the draft up to date as projection does, freezes its lines and figures, sets issued_date to today and due_date from the customer's payment terms. Finalizing an issued or paid invoice answers it unchanged. Emits `invoice.issued` when it issues the draft (so does the worker's automatic issue).",
           params: invoiceNumberParams,
+          body: noBody(),
           response: transitionResponses({ invoice_is_void: "the invoice is void" }),
         },
       },
@@ -191,7 +197,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Records what is left due as one payment (method `other`) and sets paid_date (default today). Paying a paid invoice again answers it unchanged, unless another paid_date is given (409). To record a payment with its amount, method and reference, use POST …/payments. Emits `invoice.paid` when it marks the invoice paid.",
           params: invoiceNumberParams,
-          body: payInvoiceInput.nullish(),
+          body: optionalBody(payInvoiceInput),
           response: {
             ...transitionResponses({
               invoice_is_draft: "the invoice is a draft: finalize it first",
@@ -220,6 +226,7 @@ export function invoiceRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "An issued invoice that is not owed: it keeps its number, lines and figures, and is reissued: a new draft for the same contract and period (`reissue_of`; named by the void invoice's `reissued_as`) takes over its lines and usage, so the month can be corrected and billed again. The reissued draft is not issued by the worker: finalize it when it is right. Voiding a void invoice answers it unchanged. Emits `invoice.voided` when it voids the invoice.",
           params: invoiceNumberParams,
+          body: noBody(),
           response: transitionResponses({
             invoice_is_draft: "the invoice is a draft: it is not owed yet",
             invoice_is_paid: "the invoice is paid",

@@ -9,6 +9,7 @@ import {
   usageEventSchema,
   voidUsageBody,
 } from "../../../domain/usage/usage-schemas.js";
+import { optionalBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { listEnvelope, listSchema, pageQuery, toPageRequest } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -21,7 +22,7 @@ export const usageListQuery = datesInOrder(
   z.object({
     contract: z.string().min(1).max(255).optional(),
     metric: z.string().min(1).max(100).optional(),
-    from: date.optional().describe("Service periods ending on or after this date"),
+    from: date.optional().describe("Service periods ending on or after this date; on or before `to`"),
     to: date.optional().describe("Service periods starting on or before this date"),
     status: z.enum(USAGE_EVENT_STATUSES).optional(),
     ...pageQuery,
@@ -58,6 +59,8 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listUsageEvents",
           tags: ["Usage"],
           summary: "List usage events, newest first",
+          description:
+            "The company's usage events, newest first, cursor-paginated (`limit`, `starting_after`), filtered by contract, metric, status and by the months `from`…`to` their timestamps fall in. Each event carries its rating: the rule, rate and amount it was charged. Scope `usage:read` or `usage:write`.",
           querystring: usageListQuery,
           response: {
             200: usageEventList,
@@ -83,6 +86,8 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getUsageEvent",
           tags: ["Usage"],
           summary: "Get a usage event",
+          description:
+            "One usage event by its event id, with its rating (rule, pricing version, applied rate, rated amount) and status. Scope `usage:read` or `usage:write`.",
           params: z.object({ event_id: z.string().min(1).max(255) }),
           response: {
             200: usageEventSchema,
@@ -103,7 +108,7 @@ export function usageRoutes(services: Services): FastifyPluginAsyncZod {
           description:
             "Takes the event's charge off its draft invoice: the draft is priced again without it (events of the same rule priced after it get back the cap room or tier it took). The event stays stored with status `voided`. Voiding a voided event changes nothing. An event on an issued invoice answers 409 `period_closed`: correct it with a credit note. Scope `usage:write`.",
           params: z.object({ event_id: z.string().min(1).max(255) }),
-          body: voidUsageBody.meta({ examples: [{ reason: "sent twice by the meter" }] }).nullish(),
+          body: optionalBody(voidUsageBody.meta({ examples: [{ reason: "sent twice by the meter" }] })),
           response: {
             200: usageEventSchema,
             ...errorResponses({

@@ -10,6 +10,7 @@ import {
   testResultSchema,
   updateEndpointInput,
 } from "../../../domain/webhooks/webhook-schemas.js";
+import { noBody } from "../action-body.js";
 import { actorOf } from "../authenticate.js";
 import { listSchema } from "../list-envelope.js";
 import { errorResponses } from "../openapi-errors.js";
@@ -35,6 +36,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "createWebhookEndpoint",
           tags,
           summary: "Create a webhook endpoint (the secret is shown here)",
+          description:
+            "Registers an HTTPS URL and the event types it receives. The answer carries the signing `secret`, shown only here and after a rotation: keep it to verify signatures. Scope `webhooks:write`.",
           body: createEndpointInput,
           response: { 201: endpointSchema, ...errorResponses({ 400: invalidUrl }) },
         },
@@ -49,6 +52,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listWebhookEndpoints",
           tags,
           summary: "List webhook endpoints",
+          description:
+            "Every webhook endpoint of the company, with its URL, event types and whether it is enabled; never the secret. Scope `webhooks:read` or `webhooks:write`.",
           response: { 200: endpointList },
         },
       },
@@ -65,6 +70,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "getWebhookEndpoint",
           tags,
           summary: "Get a webhook endpoint",
+          description:
+            "One webhook endpoint, with its URL, event types and whether it is enabled; never the secret. Scope `webhooks:read` or `webhooks:write`.",
           params: idParams,
           response: { 200: endpointSchema, ...notFound("webhook endpoint") },
         },
@@ -79,6 +86,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "updateWebhookEndpoint",
           tags,
           summary: "Update url, events, description, or enable/disable",
+          description:
+            "Changes the fields sent: `url`, `events`, `description`, or `enabled` (a disabled endpoint is sent nothing). Scope `webhooks:write`.",
           params: idParams,
           body: updateEndpointInput,
           response: { 200: endpointSchema, ...errorResponses({ 400: invalidUrl }), ...notFound("webhook endpoint") },
@@ -94,7 +103,10 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "rotateWebhookEndpointSecret",
           tags,
           summary: "Replace the signing secret, effective at once",
+          description:
+            "A new signing secret, answered once here; deliveries from now on are signed with it, and the old one stops verifying at once. Scope `webhooks:write`.",
           params: idParams,
+          body: noBody(),
           response: { 200: endpointSchema, ...notFound("webhook endpoint") },
         },
       },
@@ -108,7 +120,10 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "deleteWebhookEndpoint",
           tags,
           summary: "Delete a webhook endpoint",
+          description:
+            "Deletes the endpoint: nothing more is sent to it. Answers `{object, id, deleted: true}`. Scope `webhooks:write`.",
           params: idParams,
+          body: noBody(),
           response: { 200: deletedEndpointSchema, ...notFound("webhook endpoint") },
         },
       },
@@ -122,6 +137,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "testWebhookEndpoint",
           tags,
           summary: "Send a signed test event now",
+          description:
+            "Signs and POSTs a test event of the given type to the endpoint now, and answers whether it was received (`status`, the endpoint's `status_code`, or the `error`). Scope `webhooks:write`.",
           params: idParams,
           body: testEventInput,
           response: {
@@ -143,6 +160,8 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "listWebhookDeliveries",
           tags,
           summary: "The 50 most recent deliveries, with payloads",
+          description:
+            "The endpoint's 50 most recent deliveries, each with its event's payload, status and attempts. Scope `webhooks:read` or `webhooks:write`.",
           params: idParams,
           response: { 200: deliveryList, ...notFound("webhook endpoint") },
         },
@@ -160,7 +179,10 @@ export function webhookRoutes(services: Services): FastifyPluginAsyncZod {
           operationId: "resendWebhookDelivery",
           tags,
           summary: "Send a delivery's event again (same event id), now",
+          description:
+            "Sends the delivery's event again, now, with the same event id (receivers dedupe on it); 409 when the endpoint is disabled. Scope `webhooks:write`.",
           params: idParams,
+          body: noBody(),
           response: {
             200: deliverySchema,
             ...errorResponses({ 404: { not_found: "no delivery with this id for this company" }, 409: disabled }),
