@@ -15,18 +15,18 @@ export interface TimeSlices {
   yield(): Promise<void>;
 }
 
-export function timeSlices(sliceMs = SLICE_MS): TimeSlices {
-  let started = performance.now();
+export function timeSlices(sliceMs = SLICE_MS, now: () => number = () => performance.now()): TimeSlices {
+  let started = now();
   let steps = 0;
   return {
     due() {
       if (++steps < STEPS_PER_LOOK) return false;
       steps = 0;
-      return performance.now() - started >= sliceMs;
+      return now() - started >= sliceMs;
     },
     async yield() {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      started = performance.now();
+      started = now();
     },
   };
 }

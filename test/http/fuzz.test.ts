@@ -49,11 +49,7 @@ import { bombPdf, plainPdf } from "../support/uploads.js";
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS ?? 2500));
 /** Abusive uploads per engine: a few of them are read by a child process (a second each, a bomb more). */
 const UPLOAD_RUNS = Math.max(10, Math.round(RUNS / 125));
-/** An upload the service reads may take up to the reading's budget (15 s of CPU, which a quiet machine spends in as many seconds), plus the request around it. */
-const UPLOAD_MAX_MS = 20_000;
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
-/** No request may take longer than this (measured around fastify.inject, never slept). */
-const MAX_MS = 2000;
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 type Auth = "valid" | "x-api-key" | "limited" | "none" | "garbage";
@@ -767,10 +763,13 @@ async function send(
   return { res, ms };
 }
 
-/** No 5xx, in time, and every 4xx is `{ error: string, code: string, ... }`. */
-function assertAnswer(res: LightMyRequestResponse, ms: number, maxMs = MAX_MS): void {
+/**
+ * No 5xx, and every 4xx is `{ error: string, code: string, ... }`. How long an answer took is reported (the
+ * slowest, in the suite's summary), never asserted: a wall-clock limit fails on a busy machine, not on a slow
+ * service; speed is the benchmarks' (docs/testing.md).
+ */
+function assertAnswer(res: LightMyRequestResponse): void {
   assert.ok(res.statusCode < 500, `answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
-  assert.ok(ms < maxMs, `took ${ms.toFixed(0)} ms (limit ${maxMs} ms)`);
   if (res.statusCode >= 400) {
     let body: unknown;
     assert.doesNotThrow(
@@ -881,8 +880,8 @@ describeEachEngine(
         fc.asyncProperty(fuzzRequests(seed), async (request) => {
           // before and after each request, so that a failure names the request that wrote (and shrinks)
           const stateBefore = await storedState(t(), seed.companyId);
-          const { res, ms } = await send(t(), request, stats);
-          assertAnswer(res, ms);
+          const { res } = await send(t(), request, stats);
+          assertAnswer(res);
           if (request.auth === "none" || request.auth === "garbage") {
             assert.ok(res.statusCode >= 400, `answered ${res.statusCode} without a valid key`);
             if (res.statusCode === 401)
@@ -943,8 +942,8 @@ describeEachEngine(
             auth: "valid",
             mustFail: true,
           };
-          const { res, ms } = await send(t(), request, stats);
-          assertAnswer(res, ms, UPLOAD_MAX_MS);
+          const { res } = await send(t(), request, stats);
+          assertAnswer(res);
           assert.ok(res.statusCode >= 400, `${upload.family}: answered ${res.statusCode}`);
           assert.equal(
             await storedState(t(), seed.companyId),
@@ -1100,8 +1099,8 @@ describeEachEngine(
             auth: "valid" as Auth,
             mustFail: false,
           });
-          const { res, ms } = await send(t(), request, stats);
-          assertAnswer(res, ms);
+          const { res } = await send(t(), request, stats);
+          assertAnswer(res);
           if (res.statusCode >= 400)
             assert.equal(
               await storedState(t(), other.companyId),

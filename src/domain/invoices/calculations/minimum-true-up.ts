@@ -12,7 +12,7 @@ import type { BilledLine, InvoiceCalc } from "./invoice-calculation.js";
 const ONE = new Big(1);
 
 /** Whether a commitment that counts `counts` (null: the default) counts a billed line. Pure. */
-export function countsToward(entry: { key: string; line: BilledLine }, counts: MinimumCounts | null): boolean {
+function countsToward(entry: { key: string; line: BilledLine }, counts: MinimumCounts | null): boolean {
   const { line } = entry;
   if (line.kind === "credit" || line.kind === "minimum" || isPrepaidPurchase(entry)) return false;
   const named = counts?.rule_ids !== undefined && line.ruleId !== null && counts.rule_ids.includes(line.ruleId);
