@@ -1829,6 +1829,16 @@ export interface components {
                  * @description Exact decimal: the digits are the stored value's, never a binary float's
                  */
                 total: Decimal;
+                /**
+                 * Format: decimal
+                 * @description What the pricing changes: the difference of every line but credits (the charges before credits)
+                 */
+                charges: Decimal;
+                /**
+                 * Format: decimal
+                 * @description What the credits change: the difference of the credit lines (a grant made after the month's usage, a charge it now covers)
+                 */
+                credits: Decimal;
                 /** @description Per line (kind and description), the amounts of both invoices; lines of either, in invoice order */
                 lines: components["schemas"]["PricingPreviewLineDifference"][];
             };
@@ -3779,28 +3789,21 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Every rule of the program as it would be (each as `POST …/pricing-rules` takes it) */
+                    /** @description Every rule of the program as it would be, each as `POST …/pricing-rules` takes it or as `GET …/pricing` answers it (a null field is not set) */
                     rules: {
                         id?: string;
-                        name?: string;
-                        /** @enum {string} */
-                        type?: "usage" | "subscription" | "minimum" | "one_time";
-                        /** @enum {string} */
-                        model?: "flat" | "percentage" | "graduated" | "volume" | "package";
-                        /** @description Money amount as a decimal string, for flat rules (per unit on usage rules) */
-                        amount?: (number | Decimal) | string;
-                        /** @description Fraction, for percentage rules: 0.0235 is 2.35 percent; above 1 only with allow_rate_above_one */
-                        rate?: (number | Decimal) | string;
-                        metric?: string;
-                        /** @enum {string} */
-                        frequency?: "monthly";
-                        /** @description Money amount: the most the rule's rate-based charges add up to in a month */
-                        monthly_cap?: (number | Decimal) | string;
-                        currency?: string;
-                        counterparty?: string;
-                        counterparty_side?: string;
-                        pair?: string;
-                        /** @description graduated and volume rules: the tiers, in order of up_to (at most 250) */
+                        name?: string | null;
+                        type?: ("usage" | "subscription" | "minimum" | "one_time") | null;
+                        model?: ("flat" | "percentage" | "graduated" | "volume" | "package") | null;
+                        amount?: ((number | Decimal) | string) | null;
+                        rate?: ((number | Decimal) | string) | null;
+                        metric?: string | null;
+                        frequency?: "monthly" | null;
+                        monthly_cap?: ((number | Decimal) | string) | null;
+                        currency?: string | null;
+                        counterparty?: string | null;
+                        counterparty_side?: string | null;
+                        pair?: string | null;
                         tiers?: {
                             /** @description Units up to and including this quantity; null (or absent) on the last tier only: no upper bound */
                             up_to?: ((number | Decimal) | string) | null;
@@ -3808,20 +3811,13 @@ export interface operations {
                             unit_amount: (number | Decimal) | string;
                             /** @description Money amount charged once when the period enters the tier */
                             flat_amount?: ((number | Decimal) | string) | null;
-                        }[];
-                        /** @description package rules: units per package, a positive integer; amount is the price per started package */
-                        package_size?: (number | Decimal) | string;
-                        /** @description percentage rules: money amount added to each event's charge (the 30¢ of 2.9 % + 30¢) */
-                        fixed_fee?: (number | Decimal) | string;
-                        /** @description percentage rules: the least one event is charged, fixed fee included */
-                        min_fee?: (number | Decimal) | string;
-                        /** @description percentage rules: the most one event is charged, fixed fee included */
-                        max_fee?: (number | Decimal) | string;
-                        /** @description percentage rules: a rate above 1 (100 %) is meant; without it such a rate is refused as a likely typo */
-                        allow_rate_above_one?: boolean;
-                        /** @description usage rules: the charges are collected for a third party (network, correspondent, interchange fees): no monthly minimum counts them and no credit pays them */
-                        pass_through?: boolean;
-                        /** @description minimum rules: what the minimum counts, each field narrowing it. Without it: the month's usage, fees and subscriptions, but pass-through rules' charges and prepaid credit purchases */
+                        }[] | null;
+                        package_size?: ((number | Decimal) | string) | null;
+                        fixed_fee?: ((number | Decimal) | string) | null;
+                        min_fee?: ((number | Decimal) | string) | null;
+                        max_fee?: ((number | Decimal) | string) | null;
+                        allow_rate_above_one?: boolean | null;
+                        pass_through?: boolean | null;
                         counts?: {
                             /** @description The kinds of charge counted; default usage, fee and subscription */
                             kinds?: ("usage" | "fee" | "subscription" | "one_time")[];
@@ -3829,7 +3825,7 @@ export interface operations {
                             metrics?: string[];
                             /** @description Only the charges of these rules (a pass-through rule named here counts) */
                             rule_ids?: string[];
-                        };
+                        } | null;
                     }[];
                     /**
                      * Format: date
@@ -3841,6 +3837,11 @@ export interface operations {
                      * @description Last day of the same month
                      */
                     billing_period_end: string;
+                    /**
+                     * Format: date
+                     * @description The day (UTC) the previewed program would apply from, in the month: events before it keep the version they were priced with, as saving the change with this `effective_date` would. Without it, the whole month is priced with the previewed program
+                     */
+                    effective_date?: string;
                 };
             };
         };
@@ -6691,4 +6692,4 @@ type WithRequired<T, K extends keyof T> = T & {
 };
 
 /** The names of the answers' exact decimal fields (`format: decimal`): the client reads these as Decimals. */
-export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","commitment","counted","current","difference","fee_amount","flat_amount","minimum_top_up","one_time_fees","over_90","package_size","preview_amount","quantity","rate","rated_amount","subscriptions","subtotal","tax","to_balance","top_up","total","uncapped_amount","unit_amount","unit_price","up_to"]);
+export const decimalFields: ReadonlySet<string> = new Set(["1_30","31_60","61_90","actual_amount","amount","amount_credited","amount_due","amount_paid","applied_rate","applied_to_due","balance","cap_adjustment","charges","commitment","counted","credits","current","difference","fee_amount","flat_amount","minimum_top_up","one_time_fees","over_90","package_size","preview_amount","quantity","rate","rated_amount","subscriptions","subtotal","tax","to_balance","top_up","total","uncapped_amount","unit_amount","unit_price","up_to"]);

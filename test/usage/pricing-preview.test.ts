@@ -67,10 +67,17 @@ async function sendInBatches(t: TestApp, key: string, events: readonly Record<st
   for (let i = 0; i < events.length; i += 5) await submitAccepted(t, key, events.slice(i, i + 5));
 }
 
-const figures = (invoice: { subtotal: number; total: number; line_items: unknown[] }) => ({
+/**
+ * An invoice's figures as a preview states them: its lines without what GET of one invoice adds from its events
+ * (`event_count`, `uncapped_amount`), which a preview of a program does not claim.
+ */
+const figures = (invoice: { subtotal: number; total: number; line_items: object[] }) => ({
   subtotal: invoice.subtotal,
   total: invoice.total,
-  line_items: invoice.line_items,
+  line_items: invoice.line_items.map((line) => {
+    const { event_count: _count, uncapped_amount: _uncapped, ...stated } = line as Record<string, unknown>;
+    return stated;
+  }),
 });
 
 describeEachEngine("pricing preview", (t) => {
@@ -134,6 +141,59 @@ describeEachEngine("pricing preview", (t) => {
     );
     assertDecimal(wires.difference, new Big(wires.preview_amount).minus(wires.actual_amount));
     assertDecimal(wires.preview_amount, 120, "capped at 120 under the preview");
+  });
+
+  it("with effective_date, equals the draft after saving the same change, line by line and in total", async () => {
+    t().clock.set(new Date("2026-03-01T08:00:00.000Z"));
+    const { key, contract } = await companyWithContract(t());
+    t().clock.set(MID_MARCH);
+    await submitAccepted(t(), key, [
+      usageEvent(contract.id, { quantity: 3, timestamp: "2026-03-05T10:00:00.000Z" }),
+      usageEvent(contract.id, { quantity: 60, timestamp: "2026-03-20T10:00:00.000Z" }),
+    ]);
+    await project(t(), key, contract.id);
+    const rules = await programOf(t(), key, contract.id);
+    const wire = rules.find((r: { metric?: string }) => r.metric === "domestic_wire") as { id: string };
+    const changed = rules.map((r: Record<string, unknown>) => (r.id === wire.id ? { ...r, amount: "25.00" } : r));
+    const previewed = await preview(t(), key, contract.id, { rules: changed, ...MARCH, effective_date: "2026-03-15" });
+    await updateRule(t(), key, contract.id, wire.id, { amount: "25.00", effective_date: "2026-03-15" });
+    await project(t(), key, contract.id);
+    const saved = await invoiceFor(t(), key, contract.id);
+    // 3 wires at 20.00 before the day, 60 at 25.00 from it: 1,560.00, above the minimum.
+    assert.equal(saved.total, 1560);
+    assert.deepEqual(figures(previewed.preview), figures(saved));
+    // Without the day, the whole month at 25.00: the preview of the month, not of the change.
+    const whole = await preview(t(), key, contract.id, { rules: changed, ...MARCH });
+    assert.equal(whole.preview.total, 1575);
+    expectError(
+      await previewOf(t(), key, contract.id, { rules: changed, ...MARCH, effective_date: "2026-04-01" }),
+      400,
+      "invalid_request",
+    );
+  });
+
+  it("takes GET …/pricing back as it answers it, nulls and all: an unchanged program's pricing difference is 0", async () => {
+    t().clock.set(new Date("2026-03-01T08:00:00.000Z"));
+    const { key, contract } = await companyWithContract(t());
+    t().clock.set(MID_MARCH);
+    await submitAccepted(t(), key, [usageEvent(contract.id, { quantity: 3, timestamp: "2026-03-05T10:00:00.000Z" })]);
+    // A grant made after the month's usage: the credits move, the pricing does not.
+    const grant = await t().call({
+      method: "POST",
+      url: `${CONTRACTS}/${encodeURIComponent(contract.id)}/credits`,
+      key,
+      payload: { amount: "25", type: "promotional", starts_on: "2026-03-01" },
+    });
+    expectStatus(grant, 201);
+    const program = await getPricing(t(), key, contract.id);
+    assert.ok(
+      program.rules.some((r: Record<string, unknown>) => Object.values(r).includes(null)),
+      "nulls sent back",
+    );
+    const answer = await preview(t(), key, contract.id, { rules: program.rules, ...MARCH });
+    assert.equal(answer.difference.charges, 0);
+    assert.equal(answer.difference.credits, 0);
+    assert.equal(answer.difference.total, 0);
   });
 
   it("stores nothing: the draft, its events and the month without an invoice stay as they were", async () => {

@@ -150,17 +150,34 @@ export const addPricingRuleInput = z
   })
   .strict();
 
+/** A rule as the preview takes it: as `POST …/pricing-rules` does, or as `GET …/pricing` answers it (null: not set). */
+const previewedRule = z
+  .object({
+    id: ruleIdSchema.optional(),
+    ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.nullable().optional()])),
+  } as { id: z.ZodOptional<typeof ruleIdSchema> } & {
+    [K in keyof typeof ruleFieldShape]: z.ZodOptional<z.ZodNullable<(typeof ruleFieldShape)[K]>>;
+  })
+  .strict();
+
 /** POST …/pricing/preview: the whole program as it would be, and the month to price with it. */
 export const pricingPreviewInput = z
   .object({
     rules: z
-      .array(addPricingRuleInput)
+      .array(previewedRule)
       .max(MAX_PROGRAM_RULES)
-      .describe("Every rule of the program as it would be (each as `POST …/pricing-rules` takes it)"),
+      .describe(
+        "Every rule of the program as it would be, each as `POST …/pricing-rules` takes it or as `GET …/pricing` answers it (a null field is not set)",
+      ),
     billing_period_start: calendarDate().describe(
       `First day of a calendar month, a billing month ${BILLING_RANGE_WORDS}`,
     ),
     billing_period_end: calendarDate().describe("Last day of the same month"),
+    effective_date: calendarDate()
+      .optional()
+      .describe(
+        "The day (UTC) the previewed program would apply from, in the month: events before it keep the version they were priced with, as saving the change with this `effective_date` would. Without it, the whole month is priced with the previewed program",
+      ),
   })
   .strict();
 

@@ -250,6 +250,12 @@ export const pricingPreviewSchema = z
     difference: z.object({
       subtotal: jsonDecimal,
       total: jsonDecimal,
+      charges: jsonDecimal.describe(
+        "What the pricing changes: the difference of every line but credits (the charges before credits)",
+      ),
+      credits: jsonDecimal.describe(
+        "What the credits change: the difference of the credit lines (a grant made after the month's usage, a charge it now covers)",
+      ),
       lines: z
         .array(previewLineDifference)
         .describe("Per line (kind and description), the amounts of both invoices; lines of either, in invoice order"),

@@ -65,6 +65,8 @@ export async function comparePeriodBills(scope: CompanyScope, p: PricedPeriod): 
     difference: {
       subtotal: money(preview.subtotal.minus(actual.subtotal)),
       total: money(preview.total.minus(actual.total)),
+      charges: money(sumOf(preview, (k) => k !== "credit").minus(sumOf(actual, (k) => k !== "credit"))),
+      credits: money(sumOf(preview, (k) => k === "credit").minus(sumOf(actual, (k) => k === "credit"))),
       lines: lineDifferences(actual, preview).map((d) => ({
         kind: d.kind,
         description: d.description,
@@ -75,6 +77,10 @@ export async function comparePeriodBills(scope: CompanyScope, p: PricedPeriod): 
     },
   };
 }
+
+/** The sum of an invoice's lines of the kinds `keep` takes. */
+const sumOf = (billed: BilledInvoice, keep: (kind: BilledInvoice["lines"][number]["kind"]) => boolean): Big =>
+  billed.lines.filter((l) => keep(l.kind)).reduce((sum, l) => sum.plus(l.amount), ZERO);
 
 /** What the credit lines of a contract's month hold (grant id → credit): a preview gives them back first. */
 export async function creditsOnPeriod(

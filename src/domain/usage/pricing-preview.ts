@@ -10,7 +10,9 @@ import { requireBillingPeriod, requirePeriodInTerm } from "../kernel/billing-per
 import { NotFoundError, RateLimitedError, ValidationError } from "../kernel/errors.js";
 import { createFairQueue, type FairQueueLimits, QueueFullError } from "../../platform/fair-queue.js";
 import type { Tenancy } from "../kernel/tenancy.js";
-import { rerateMonth } from "./rerate.js";
+import { pricedWith, rerateMonth } from "./rerate.js";
+import { programVersions } from "../contracts/rating-context-cache.js";
+import { toDateString } from "../kernel/billing-period.js";
 import { lastPeriodSeq } from "./rerating-repository.js";
 
 /** A previewed program, as the API takes it (contract-schemas.ts, `pricingPreviewInput`). */
@@ -18,6 +20,8 @@ export interface PreviewRequest {
   rules: readonly RuleFields[];
   periodStart: string;
   periodEnd: string;
+  /** The day the program would apply from (null: the whole month); events before it keep their stored version. */
+  effectiveDate?: string | null;
 }
 
 /**
@@ -71,6 +75,13 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
     if (!contract) throw new NotFoundError("contract");
     requirePeriodInTerm(period, contract);
     const proposed = normalizeProgram(request.rules, contract.currency);
+    const from = request.effectiveDate ?? null;
+    if (from !== null && (from < period.start || from > period.end)) {
+      throw new ValidationError("effective_date must be a day of the previewed month", "invalid_request", [
+        { path: "effective_date", message: `must be from ${period.start} to ${period.end}` },
+      ]);
+    }
+    const stored = from === null ? null : pricedWith(await programVersions(tenant.data, contractId), contractId);
     // The events stored so far, and no later one: the preview prices the month as it was when it was asked for.
     const lastSeq = await lastPeriodSeq(tenant.data, contractId, period.start);
     const work = async () => {
@@ -85,7 +96,8 @@ export function createPricingPreview({ contexts }: { contexts: RatingContextCach
         contractId,
         periodStart: period.start,
         invoiceNumber: "preview",
-        programOf: () => program,
+        // As saving the change would: before its day, the version an event was priced with (usage/reprice.ts).
+        programOf: (e) => (stored !== null && toDateString(e.event_timestamp) < from! ? stored(e) : program),
         upToSeq: lastSeq ?? "0",
         keepChanges: false,
         limitPages: (pages) => atMost(MAX_PREVIEW_EVENTS, pages),

@@ -139,6 +139,7 @@ export function defineTools(tool: DefineTool, services: Services, actor: Tenancy
         rules: a.rules,
         periodStart: a.billing_period_start,
         periodEnd: a.billing_period_end,
+        effectiveDate: a.effective_date ?? null,
       }),
   );
   tool(

@@ -190,6 +190,7 @@ export function contractPricingRoutes(services: Services, clock: Clock): Fastify
           rules: request.body.rules,
           periodStart: request.body.billing_period_start,
           periodEnd: request.body.billing_period_end,
+          effectiveDate: request.body.effective_date ?? null,
         }),
     );
 
