@@ -150,8 +150,11 @@ export const addPricingRuleInput = z
   })
   .strict();
 
-/** A rule as the preview takes it: as `POST …/pricing-rules` does, or as `GET …/pricing` answers it (null: not set). */
-const previewedRule = z
+/**
+ * Rule fields any of which may be absent or null: a rule as the preview takes it (as `POST …/pricing-rules` does,
+ * or as `GET …/pricing` answers it, null: not set), and an update's fields (null clears one).
+ */
+const nullableRuleFields = z
   .object({
     id: ruleIdSchema.optional(),
     ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.nullable().optional()])),
@@ -164,7 +167,7 @@ const previewedRule = z
 export const pricingPreviewInput = z
   .object({
     rules: z
-      .array(previewedRule)
+      .array(nullableRuleFields)
       .max(MAX_PROGRAM_RULES)
       .describe(
         "Every rule of the program as it would be, each as `POST …/pricing-rules` takes it or as `GET …/pricing` answers it (a null field is not set)",
@@ -192,14 +195,7 @@ const effectiveDateField = calendarDate()
 export const addPricingRuleBody = addPricingRuleInput.extend({ effective_date: effectiveDateField }).strict();
 
 /** PUT …/pricing-rules/{rule_id}: any subset, merged into the rule; null clears an optional field. */
-export const updatePricingRuleInput = z
-  .object({
-    id: ruleIdSchema.optional(),
-    ...Object.fromEntries(Object.entries(ruleFieldShape).map(([k, v]) => [k, v.nullable().optional()])),
-  } as { id: z.ZodOptional<typeof ruleIdSchema> } & {
-    [K in keyof typeof ruleFieldShape]: z.ZodOptional<z.ZodNullable<(typeof ruleFieldShape)[K]>>;
-  })
-  .strict();
+export const updatePricingRuleInput = nullableRuleFields;
 
 /** PUT …/pricing-rules/{rule_id}: the fields, and when the change applies from. */
 export const updatePricingRuleBody = updatePricingRuleInput.extend({ effective_date: effectiveDateField }).strict();
