@@ -103,7 +103,7 @@ describeEachEngine("contract upload (API)", (t) => {
     const sample = await createSampleContract(t(), key, contract.customer_id);
     const generated = await t().call({ method: "GET", url: `${CONTRACTS}/${sample.id}/agreement.pdf`, key });
     expectStatus(generated, 200);
-    assert.match(String(generated.headers["content-disposition"]), /^inline; filename="CN-\d+\.pdf"$/);
+    assert.match(String(generated.headers["content-disposition"]), /^inline; filename="CTR-\d+\.pdf"$/);
     assert.equal(generated.headers["content-security-policy"], undefined);
 
     expectError(await t().call({ method: "GET", url: new URL(contract.pdf_url).pathname }), 401);

@@ -389,7 +389,7 @@ describe('README.md, "Your first ten minutes", run verbatim', { skip }, () => {
     const withLines = find("the invoice with its lines", (a) => a.object === "invoice" && Array.isArray(a.line_items));
     const minimum = withLines.line_items.filter((l: any) => l.kind === "minimum");
     assert.equal(minimum.length, 1, `one minimum line: ${JSON.stringify(withLines)}`);
-    assert.equal(minimum[0].description, "Monthly minimum");
+    assert.equal(minimum[0].description, "Monthly minimum: $1,000.00 committed, $70.00 counted");
     assert.equal(Number(minimum[0].amount), 930, `the monthly minimum line is 930.00: ${JSON.stringify(withLines)}`);
     assert.equal(Number(withLines.total), 1000);
 
