@@ -106,15 +106,22 @@ describeEachEngine("billing verify", (t) => {
 
   it("keeps the minimum true-up equal to what the lines fall short of the invoice's minimum, whatever the minimum", async () => {
     const { key, companyId, contract } = await busyCompany(t());
-    // busyCompany: 2 × 20 + 1 × 30 + the capped 5.00 = 75.00 of usage against the sample's 1000.00 minimum.
+    // busyCompany: 2 × 20 + 1 × 30 + the capped 5.00 = 75.00 of usage against the sample's 1000.00 minimum. An
+    // invoice stored before minimums kept what they count (no `minimum_terms`) counts the default charges.
     const trueUp = async () =>
       (await invoiceFor(t(), key, contract.id)).line_items.find((l) => l.kind === "minimum")?.amount ?? null;
     assert.equal(await trueUp(), 925);
-    await t().app.db.query("UPDATE invoices SET minimum_amount = 75.004 WHERE company_id = $1", [companyId]);
+    await t().app.db.query("UPDATE invoices SET minimum_amount = 75.004, minimum_terms = NULL WHERE company_id = $1", [
+      companyId,
+    ]);
     assert.equal(await trueUp(), null, "75.004 rounds to 75.00: reached");
-    await t().app.db.query("UPDATE invoices SET minimum_amount = 75.006 WHERE company_id = $1", [companyId]);
+    await t().app.db.query("UPDATE invoices SET minimum_amount = 75.006, minimum_terms = NULL WHERE company_id = $1", [
+      companyId,
+    ]);
     assert.equal(await trueUp(), 0.01);
-    await t().app.db.query("UPDATE invoices SET minimum_amount = NULL WHERE company_id = $1", [companyId]);
+    await t().app.db.query("UPDATE invoices SET minimum_amount = NULL, minimum_terms = NULL WHERE company_id = $1", [
+      companyId,
+    ]);
     assert.equal(await trueUp(), null, "no minimum kept: no true-up");
     assert.deepEqual((await verify(t(), companyId)).problems, []);
   });

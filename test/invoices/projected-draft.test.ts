@@ -12,6 +12,7 @@ import {
   project,
   submitAccepted,
   usageEvent,
+  minimumWords,
 } from "../support/api.js";
 import { assertDecimal, expectStatus } from "../support/assertions.js";
 
@@ -49,7 +50,7 @@ describeEachEngine("a draft's projected month", (t) => {
       projected.line_items.map((l) => [l.kind, l.description, l.amount]),
       [
         ["subscription", "Platform fee", 500],
-        ["minimum", "Monthly minimum", 430],
+        ["minimum", minimumWords("1,000.00", "570.00"), 430],
       ],
     );
 
@@ -87,14 +88,14 @@ describeEachEngine("a draft's projected month", (t) => {
     assertDecimal(after.projected!.total, "1000");
   });
 
-  it("counts a one-time fee once: on the first month's draft, not on a later month's once it is billed", async () => {
+  it("bills a one-time fee once, on the first month's draft, and does not count it toward the minimum", async () => {
     const { key, contract } = await companyWithContract(t());
     await addRule(t(), key, contract.id, { type: "one_time", name: "Setup fee", amount: "1250.00" });
     await submitAccepted(t(), key, [usageEvent(contract.id)]);
     const march = await invoiceFor(t(), key, contract.id);
     assertDecimal(march.projected!.one_time_fees, "1250");
-    assertDecimal(march.projected!.minimum_top_up, "0");
-    assertDecimal(march.projected!.total, "1270");
+    assertDecimal(march.projected!.minimum_top_up, "980");
+    assertDecimal(march.projected!.total, "2250");
     // March is projected: its draft now bills the fee, so April's projection does not.
     await project(t(), key, contract.id);
     t().clock.set(new Date(APRIL));
@@ -122,7 +123,7 @@ describeEachEngine("a draft's projected month", (t) => {
       draft.projected!.line_items.map((l) => [l.description, l.amount]),
       [
         ["Support", 100],
-        ["Monthly minimum", 880],
+        [minimumWords("1,000.00", "120.00"), 880],
       ],
     );
   });
