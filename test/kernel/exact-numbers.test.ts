@@ -32,8 +32,33 @@ const MARCH = "2026-03-20T10:00:00.000Z";
 const jsonValue = (text: string, form: "number" | "string") => (form === "number" ? text : JSON.stringify(text));
 
 /** Every number text that follows `"field":` in a JSON body (the answer is compact JSON). */
+/**
+ * The texts of `field`'s numbers in an answer, a draft's `projected` block left out (it restates the month's
+ * figures, with the same digits).
+ */
 function numberTexts(body: string, field: string): string[] {
-  return [...body.matchAll(new RegExp(`"${field}":(-?[0-9][0-9.eE+-]*)`, "g"))].map((m) => m[1]!);
+  return [...withoutProjected(body).matchAll(new RegExp(`"${field}":(-?[0-9][0-9.eE+-]*)`, "g"))].map((m) => m[1]!);
+}
+
+/** The answer's text without its `"projected":{…}` objects (matched by their braces, strings skipped). */
+function withoutProjected(body: string): string {
+  let out = body;
+  for (let at = out.indexOf('"projected":{'); at >= 0; at = out.indexOf('"projected":{')) {
+    let depth = 0;
+    let inString = false;
+    let end = at + '"projected":'.length;
+    for (; end < out.length; end++) {
+      const c = out[end];
+      if (inString) {
+        if (c === "\\") end++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === "{") depth++;
+      else if (c === "}" && --depth === 0) break;
+    }
+    out = `${out.slice(0, at)}"projected":null${out.slice(end + 1)}`;
+  }
+  return out;
 }
 
 function numberText(body: string, field: string): string {
