@@ -607,7 +607,10 @@ async function runSixteenClients(
   // order; none goes below zero (the table refuses it); each grant's ledger sums to its balance and each credit line
   // is what its grant burned on the invoice (billing verify).
   if (grants.length > 0 && grants.every((g) => g.metric === null)) {
-    const usage = lines.filter((l) => l.kind === "usage").reduce((sum, l) => sum + toUnits(l.charge_total), 0n);
+    // What credits may pay: usage and pre-calculated fees (no rule here is a pass-through).
+    const usage = lines
+      .filter((l) => l.kind === "usage" || l.kind === "fee")
+      .reduce((sum, l) => sum + toUnits(l.charge_total), 0n);
     const held = grants.reduce((sum, g) => sum + toUnits((g.cents / 100).toFixed(2)), 0n);
     const credit = -lines.filter((l) => l.kind === "credit").reduce((sum, l) => sum + toUnits(l.charge_total), 0n);
     const covered = usage < 0n ? 0n : usage < held ? usage : held;
