@@ -53,7 +53,8 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
   it("lists every operation of the served document, searches them, and asks nothing of another host", {
     timeout: 60_000,
   }, async () => {
-    type Operations = Record<string, Record<string, { operationId: string }>>;
+    type Operation = { operationId: string; summary?: string; description?: string; tags?: string[] };
+    type Operations = Record<string, Record<string, Operation>>;
     const spec = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: Operations; webhooks: Operations };
     // The API's operations and the webhooks it sends.
     const operations = [...Object.values(spec.paths), ...Object.values(spec.webhooks)].flatMap((methods) =>
@@ -90,12 +91,40 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
         .map((s) => s.trim())
         .filter((id) => !webhooks.includes(id))
         .sort();
-    await page.locator(".operation-filter-input").fill("pricing-rules");
-    await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 2 + webhooks.length);
-    assert.deepEqual(await apiOperationsShown(), ["addPricingRule", "updatePricingRule"]);
-    await page.locator(".operation-filter-input").fill("contracts/upload");
-    await page.waitForFunction((count) => document.querySelectorAll(".opblock").length === count, 1 + webhooks.length);
-    assert.deepEqual(await apiOperationsShown(), ["uploadContract"]);
+    // What the filter should find, read from the document: the operations whose path, method, summary,
+    // description, operationId or tag holds the phrase.
+    const matching = (phrase: string) =>
+      Object.entries(spec.paths)
+        .flatMap(([path, methods]) =>
+          Object.entries(methods)
+            .filter(([method, op]) =>
+              [path, method, op.summary, op.description, op.operationId, ...(op.tags ?? [])].some((v) =>
+                (v ?? "").toLowerCase().includes(phrase),
+              ),
+            )
+            .map(([, op]) => op.operationId),
+        )
+        .sort();
+    for (const [phrase, mustFind] of [
+      ["pricing-rules", ["addPricingRule", "updatePricingRule"]],
+      ["contracts/upload", ["uploadContract"]],
+    ] as const) {
+      const expected = matching(phrase);
+      for (const id of mustFind) assert.ok(expected.includes(id), `${phrase} finds ${id}`);
+      assert.ok(expected.length < operations.length - webhooks.length, `${phrase} leaves operations out`);
+      await page.locator(".operation-filter-input").fill(phrase);
+      // Waits for the filtered list itself (two phrases can find as many operations: a count alone would pass early).
+      await page.waitForFunction(
+        (ids) =>
+          [...document.querySelectorAll(".opblock .opblock-summary-operation-id")]
+            .map((e) => (e.textContent ?? "").trim())
+            .filter((id) => !ids.webhooks.includes(id))
+            .sort()
+            .join(",") === ids.expected.join(","),
+        { expected, webhooks },
+      );
+      assert.deepEqual(await apiOperationsShown(), expected);
+    }
 
     // An operation opens with its responses.
     await page.locator(".operation-filter-input").fill("submitUsage");
