@@ -14,21 +14,16 @@
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { chromiumSkip, launchChromium } from "../support/chromium.js";
 import { createTestDatabase, postgresSkip } from "../support/harness.js";
 import { serviceProcesses, type ServiceProcess } from "../support/service-process.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const haveChromium = existsSync(CHROMIUM);
-const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
-const skipAll =
-  !haveChromium && !inCi
-    ? `${CHROMIUM} is not installed (apt-get install -y chromium); set CI=1 to make this a failure instead of a skip`
-    : false;
+const skipAll = chromiumSkip;
 
 const WIDTHS = [
   { width: 390, height: 844 },
@@ -104,7 +99,6 @@ describe("dashboard figures by geometry", { concurrency: 2 }, () => {
 
       before(
         async () => {
-          if (!haveChromium) assert.fail(`${CHROMIUM} is missing and CI is set: apt-get install -y chromium`);
           const storage: Record<string, string> = {};
           if (engine === "pglite") {
             dataDir = mkdtempSync(join(tmpdir(), "billing-geometry-"));
@@ -179,12 +173,7 @@ describe("dashboard figures by geometry", { concurrency: 2 }, () => {
           paths.list = "/invoices";
           paths.contract = `/contracts/${encodeURIComponent(contract.id)}`;
 
-          browser = await chromium.launch({
-            executablePath: CHROMIUM,
-            headless: true,
-            args: ["--no-sandbox", "--disable-gpu", "--no-first-run"],
-            timeout: 30_000,
-          });
+          browser = await launchChromium();
           const context = await browser.newContext({ baseURL: service.base, viewport: WIDTHS[1] });
           // tsx (esbuild, keepNames) wraps named functions in page.evaluate callbacks in __name(...).
           await context.addInitScript({ content: "globalThis.__name = globalThis.__name || ((fn) => fn);" });

@@ -5,30 +5,19 @@
  * total's) ends inside the viewport. Screenshots under test-results/hosted-page/.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createApp, type App } from "../../src/app.js";
 import { createMigratedTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
+import { chromiumSkip, freePort, launchChromium } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/service-process.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const KEY = "sk_test_hosted_page_0123456789";
 const SHOTS = join(REPO_ROOT, "test-results", "hosted-page");
 
-/** A port nothing listens on now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
-const skip = !existsSync(CHROMIUM) && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium)` : false;
+const skip = chromiumSkip;
 
 describe("the hosted invoice page in Chromium, at 390 and 1280 px", { skip }, () => {
   let database: TestDatabase;
@@ -53,7 +42,6 @@ describe("the hosted invoice page in Chromium, at 390 and 1280 px", { skip }, ()
 
   before(
     async () => {
-      if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
       database = await createMigratedTestDatabase("pglite");
       const port = await freePort();
       app = await createApp(
@@ -65,11 +53,7 @@ describe("the hosted invoice page in Chromium, at 390 and 1280 px", { skip }, ()
         { db: database.db },
       );
       base = await app.http.listen({ port, host: "127.0.0.1" });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-      });
+      browser = await launchChromium();
 
       await api("PATCH", "/v1/billing/account", {
         legal_name: "Northwind Payments International Settlement Services Ltd",

@@ -15,11 +15,11 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { waitFor } from "../support/assertions.js";
+import { freePort } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/service-process.js";
 
 const README = readFileSync(join(REPO_ROOT, "README.md"), "utf8").replace(/\r\n/g, "\n");
@@ -85,15 +85,6 @@ function withoutComments(block: string): string {
     .split("\n")
     .filter((line) => !/^\s*#/.test(line))
     .join("\n");
-}
-
-/** A port nothing listens on right now (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**

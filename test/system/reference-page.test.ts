@@ -1,24 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createApp, type App } from "../../src/app.js";
+import { chromiumSkip, freePort, launchChromium } from "../support/chromium.js";
 import { createMigratedTestDatabase, testConfig, type TestDatabase } from "../support/harness.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-
-/** A port nothing listens on now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-const inCi = !!process.env.CI && !/^(0|false|no)$/i.test(process.env.CI);
-const skip = !existsSync(CHROMIUM) && !inCi ? `${CHROMIUM} is not installed (apt-get install -y chromium)` : false;
+const skip = chromiumSkip;
 
 describe("the API reference at /docs, in Chromium", { skip }, () => {
   let database: TestDatabase;
@@ -29,17 +16,12 @@ describe("the API reference at /docs, in Chromium", { skip }, () => {
 
   before(
     async () => {
-      if (!existsSync(CHROMIUM)) assert.fail(`${CHROMIUM} is missing and CI is set: .ci/run installs it`);
       database = await createMigratedTestDatabase("pglite");
       // The public URL says localhost, on the port the service listens on; the page is also opened as 127.0.0.1.
       port = await freePort();
       app = await createApp(testConfig({ BILLING_PUBLIC_URL: `http://localhost:${port}` }), { db: database.db });
       base = await app.http.listen({ port, host: "127.0.0.1" });
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-      });
+      browser = await launchChromium();
     },
     { timeout: 60_000 },
   );
