@@ -78,6 +78,35 @@ describeEachEngine("credits by service date", (t) => {
     assert.deepEqual(await verifyProblems(t(), companyId), []);
   });
 
+  it("a grant dated back while usage arrives in parallel: it covers min(its amount, the usage), never more, never below zero", async () => {
+    const { key, companyId, contractId } = await marchAndApril(t());
+    // 35 already rated; 8 batches of 3 + 2 calls more race the grant, half in March, half in April.
+    const batches = Array.from({ length: 8 }, (_, i) => [
+      usageEvent(contractId, {
+        metric: "api_calls",
+        quantity: 3,
+        timestamp: i % 2 === 0 ? "2026-03-20T10:00:00.000Z" : "2026-04-02T10:00:00.000Z",
+      }),
+      usageEvent(contractId, { metric: "api_calls", quantity: 2, timestamp: "2026-03-31T23:00:00.000Z" }),
+    ]);
+    const [grant] = await Promise.all([
+      grantOn(t(), key, contractId, { amount: "60", type: "promotional", starts_on: "2026-03-01" }),
+      ...batches.map((events) => submitAccepted(t(), key, events)),
+    ]);
+    // 35 + 8 × 5 = 75 of usage against 60 of credit: all of it burned, split between the two months.
+    const credited =
+      (await creditOf(t(), key, contractId, "2026-03-01")) + (await creditOf(t(), key, contractId, "2026-04-01"));
+    assert.equal(credited, -60);
+    const after = await t().call({
+      method: "GET",
+      url: `${CONTRACTS}/${encodeURIComponent(contractId)}/credits/${grant.id}`,
+      key,
+    });
+    assert.equal(after.json().balance, 0);
+    await assertInvoicesMatchEvents(t(), key, contractId);
+    assert.deepEqual(await verifyProblems(t(), companyId), []);
+  });
+
   it("a grant that starts in April leaves March's draft as it was", async () => {
     const { key, contractId } = await marchAndApril(t());
     const april = await invoiceFor(t(), key, contractId, "2026-04-01");
